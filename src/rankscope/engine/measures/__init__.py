@@ -1,0 +1,21 @@
+"""Measures: canonical names, the registry, and one vectorized kernel per family."""
+
+from rankscope.engine.measures._names import Measure
+from rankscope.engine.measures._registry import (
+    FAMILIES,
+    Family,
+    aggregate,
+    measure,
+    parse_measures,
+    parse_trec_measure,
+)
+
+__all__ = [
+    "FAMILIES",
+    "Family",
+    "Measure",
+    "aggregate",
+    "measure",
+    "parse_measures",
+    "parse_trec_measure",
+]

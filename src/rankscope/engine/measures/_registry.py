@@ -1,0 +1,364 @@
+"""The registry of measures: each family's kernel, parameters, aggregate and aliases.
+
+Adding a measure is a kernel in ``_kernels.py`` plus one `Family` entry here.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from rankscope.engine.batch import FloatArray, RankedBatch
+from rankscope.engine.measures import _kernels as k
+from rankscope.engine.measures._names import NAME_PATTERN, TREC_PATTERN, Measure
+from rankscope.engine.profiles import Conventions
+from rankscope.errors import MeasureError, UnknownMeasureError
+
+__all__ = ["FAMILIES", "Family", "aggregate", "measure", "parse_measures", "parse_trec_measure"]
+
+Kernel = Callable[[RankedBatch, Measure, Conventions, int], FloatArray]
+Aggregate = Literal["mean", "geometric_mean", "sum", "count"]
+CutoffKind = Literal["none", "optional", "required", "recall_level"]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A family of measures sharing one kernel: ``P`` covers ``P@5``, ``P(rel=2)@10``, ...
+
+    Attributes
+    ----------
+    name
+        Canonical spelling.
+    kernel
+        The vectorized function computing one value per query.
+    summary
+        One line: what the measure is.
+    cutoff
+        Whether ``@k`` is refused, optional, required, or a recall level in [0, 1].
+    params
+        Allowed parameters and their allowed values (None: any integer).
+    aggregate
+        How per-query values combine: mean, geometric mean (trec_eval's gm_*), or sum and
+        count for the counting measures, as trec_eval prints them.
+    bounded
+        Whether values lie in [0, 1].
+    aliases
+        Other names (case-insensitive), including trec_eval's.
+    weknora
+        Whether the ``weknora`` profile defines the measure.
+    """
+
+    name: str
+    kernel: Kernel
+    summary: str
+    cutoff: CutoffKind = "optional"
+    params: dict[str, tuple[str, ...] | None] = field(default_factory=lambda: {"rel": None})
+    aggregate: Aggregate = "mean"
+    bounded: bool = True
+    aliases: tuple[str, ...] = ()
+    weknora: bool = False
+
+
+_BINARY = {"rel": None}
+
+FAMILIES: dict[str, Family] = {
+    f.name: f
+    for f in [
+        Family(
+            "nDCG",
+            k.ndcg,
+            "normalized discounted cumulative gain; gain = grade (gain=exp: 2^grade-1)",
+            params={"gain": ("linear", "exp")},
+            aliases=("ndcg", "ndcg_cut"),
+            weknora=True,
+        ),
+        Family(
+            "AP",
+            k.average_precision,
+            "average precision: mean of P@rank over relevant documents, / number relevant",
+            aliases=("map", "map_cut", "mean_average_precision"),
+            weknora=True,
+        ),
+        Family(
+            "RR",
+            k.reciprocal_rank,
+            "reciprocal rank of the first relevant document",
+            aliases=("recip_rank", "mrr"),
+            weknora=True,
+        ),
+        Family(
+            "P",
+            k.precision,
+            "precision: relevant in the top k / k (no k: relevant retrieved / retrieved)",
+            aliases=("precision", "set_p"),
+            weknora=True,
+        ),
+        Family(
+            "R",
+            k.recall,
+            "recall: relevant in the top k / number relevant",
+            aliases=("recall", "set_recall"),
+            weknora=True,
+        ),
+        Family(
+            "Rprec",
+            k.r_precision,
+            "precision at rank R, R = number relevant",
+            cutoff="none",
+            aliases=("r_prec", "r-prec"),
+        ),
+        Family(
+            "Success",
+            k.success,
+            "1 if any relevant document is in the top k, else 0",
+            cutoff="required",
+            aliases=("success_at",),
+        ),
+        Family(
+            "Bpref",
+            k.bpref,
+            "binary preference: relevant documents ranked above judged non-relevant ones",
+            cutoff="none",
+        ),
+        Family(
+            "GM_AP",
+            k.average_precision,
+            "average precision, aggregated by geometric mean (floor 1e-5)",
+            cutoff="none",
+            aggregate="geometric_mean",
+            aliases=("gm_map", "gmap"),
+        ),
+        Family(
+            "IPrec",
+            k.interpolated_precision,
+            "interpolated precision at a recall level in [0, 1]",
+            cutoff="recall_level",
+            aliases=("iprec_at_recall",),
+        ),
+        Family(
+            "NumRet",
+            k.num_ret,
+            "number of documents retrieved (summed over queries)",
+            cutoff="none",
+            params={},
+            aggregate="sum",
+            bounded=False,
+            aliases=("num_ret",),
+        ),
+        Family(
+            "NumRel",
+            k.num_rel,
+            "number of relevant judged documents (summed over queries)",
+            cutoff="none",
+            aggregate="sum",
+            bounded=False,
+            aliases=("num_rel",),
+        ),
+        Family(
+            "NumRelRet",
+            k.num_rel_ret,
+            "number of relevant documents retrieved (summed over queries)",
+            cutoff="none",
+            aggregate="sum",
+            bounded=False,
+            aliases=("num_rel_ret",),
+        ),
+        Family(
+            "NumQ",
+            k.num_q,
+            "number of queries evaluated",
+            cutoff="none",
+            params={},
+            aggregate="count",
+            bounded=False,
+            aliases=("num_q",),
+        ),
+    ]
+}
+
+_LOOKUP: dict[str, str] = {}
+for _family in FAMILIES.values():
+    for _alias in (_family.name, *_family.aliases):
+        _LOOKUP[_alias.lower()] = _family.name
+# trec_eval's "set" measures are the cutoff-free forms; a few names need their exact case.
+_SET_ALIASES = {"set_p", "set_recall"}
+
+
+def _suggest(name: str) -> str:
+    known = sorted({*FAMILIES, *(a for f in FAMILIES.values() for a in f.aliases)})
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    if not close:
+        close = difflib.get_close_matches(name.lower(), [n.lower() for n in known], n=3)
+        close = [n for n in known if n.lower() in close]
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return f"unknown measure {name!r}{hint} (known: {', '.join(FAMILIES)})"
+
+
+def _family_of(name: str) -> Family:
+    try:
+        return FAMILIES[_LOOKUP[name.lower()]]
+    except KeyError:
+        raise UnknownMeasureError(_suggest(name)) from None
+
+
+def _cutoff(family: Family, text: str | None, name: str) -> int | float | None:
+    if text is None:
+        if family.cutoff in ("required", "recall_level"):
+            raise MeasureError(
+                f"measure {family.name} needs a cutoff, as in {family.name}@"
+                f"{'0.5' if family.cutoff == 'recall_level' else '10'}; got {name!r}"
+            )
+        return None
+    if family.cutoff == "none":
+        raise MeasureError(f"measure {family.name} takes no cutoff; got {name!r}")
+    if family.cutoff == "recall_level":
+        try:
+            level = float(text)
+        except ValueError:
+            level = math.nan
+        if not 0.0 <= level <= 1.0:
+            raise MeasureError(
+                f"the recall level of {family.name} must be a number in [0, 1]; "
+                f"got {text!r} in {name!r}"
+            )
+        return level
+    if not text.isdigit() or int(text) < 1:
+        raise MeasureError(
+            f"the cutoff of {family.name} must be an integer >= 1; got {text!r} in {name!r}"
+        )
+    return int(text)
+
+
+def _params(family: Family, text: str | None, name: str) -> tuple[tuple[str, str], ...]:
+    if not text:
+        return ()
+    params: dict[str, str] = {}
+    for item in text.split(","):
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not sep or not key or not value:
+            raise MeasureError(f"parameters are written key=value; got {item!r} in {name!r}")
+        if key not in family.params:
+            allowed = ", ".join(family.params) or "none"
+            raise MeasureError(
+                f"measure {family.name} has no parameter {key!r} (parameters: {allowed}); "
+                f"got {name!r}"
+            )
+        choices = family.params[key]
+        if choices is None:
+            if not value.lstrip("-").isdigit() or int(value) < 1:
+                raise MeasureError(
+                    f"parameter {key} of {family.name} must be an integer >= 1; "
+                    f"got {value!r} in {name!r}"
+                )
+            value = str(int(value))
+        elif value not in choices:
+            raise MeasureError(
+                f"parameter {key} of {family.name} must be one of {', '.join(choices)}; "
+                f"got {value!r} in {name!r}"
+            )
+        if key in params:
+            raise MeasureError(f"parameter {key!r} given twice in {name!r}")
+        params[key] = value
+    return tuple(sorted(params.items()))
+
+
+def measure(name: str | Measure) -> Measure:
+    """Parse a measure name (canonical, ir_measures-style or trec_eval) into a `Measure`.
+
+    Examples
+    --------
+    >>> measure("nDCG@10"), measure("ndcg_cut.10"), measure("ndcg_cut_10")
+    (nDCG@10, nDCG@10, nDCG@10)
+    >>> measure("map"), measure("MRR"), measure("P_5"), measure("iprec_at_recall_0.10")
+    (AP, RR, P@5, IPrec@0.1)
+    >>> measure("nDCG(gain=exp)@3").name
+    'nDCG(gain=exp)@3'
+    >>> measure("nDGC@10")
+    Traceback (most recent call last):
+    ...
+    rankscope.errors.UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG? (known: ...)
+    """
+    if isinstance(name, Measure):
+        return name
+    if not isinstance(name, str):
+        raise MeasureError(f"a measure is given by its name as a string; got {name!r}")
+    text = name.strip()
+    match = NAME_PATTERN.match(text)
+    if match and (match["params"] is not None or match["cutoff"] is not None):
+        family = _family_of(match["family"])
+        return Measure(
+            family.name,
+            _cutoff(family, match["cutoff"], text),
+            _params(family, match["params"], text),
+        )
+    trec = TREC_PATTERN.match(text)
+    if trec is None:
+        raise UnknownMeasureError(_suggest(text))
+    family_name, cutoff = trec["family"], trec["cutoff"]
+    family = _family_of(family_name)
+    if family_name.lower() in _SET_ALIASES and cutoff is not None:
+        raise MeasureError(f"{family_name} takes no cutoff; got {text!r}")
+    if cutoff is not None and family.cutoff == "recall_level":
+        cutoff = cutoff if not cutoff.startswith(".") else "0" + cutoff
+    return Measure(family.name, _cutoff(family, cutoff, text), ())
+
+
+def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measure]:
+    """Parse one name or several into measures, dropping repeats and keeping the order.
+
+    Examples
+    --------
+    >>> parse_measures(["nDCG@10", "ndcg_cut.10", "AP"])
+    [nDCG@10, AP]
+    """
+    if isinstance(names, str | Measure):
+        names = [names]
+    result: list[Measure] = []
+    for name in names:
+        parsed = measure(name)
+        if parsed not in result:
+            result.append(parsed)
+    if not result:
+        raise MeasureError("no measure given; name at least one, e.g. 'nDCG@10'")
+    return result
+
+
+def parse_trec_measure(spec: str) -> list[Measure]:
+    """A trec_eval ``-m`` argument: ``P.5,10`` gives P@5 and P@10; ``map`` gives AP.
+
+    Examples
+    --------
+    >>> parse_trec_measure("P.5,10")
+    [P@5, P@10]
+    >>> parse_trec_measure("iprec_at_recall..10,.5")
+    [IPrec@0.1, IPrec@0.5]
+    """
+    family_name, sep, values = spec.partition(".")
+    if not sep:
+        return [measure(spec)]
+    return [measure(f"{family_name}.{value}") for value in values.split(",")]
+
+
+def aggregate(values: FloatArray, how: Aggregate) -> float:
+    """Combine per-query values into one, as trec_eval does for ``how``.
+
+    Examples
+    --------
+    >>> aggregate(np.array([0.5, 0.0]), "geometric_mean")
+    0.0022360679774997894
+    """
+    if values.size == 0:
+        return math.nan
+    if how == "mean":
+        return float(np.mean(values))
+    if how == "geometric_mean":
+        floored = np.maximum(values, k.GEOMETRIC_MEAN_FLOOR)
+        return float(np.exp(np.mean(np.log(floored))))
+    if how == "sum":
+        return float(np.sum(values))
+    return float(values.size)

@@ -1,0 +1,163 @@
+"""Prepare: validate, de-duplicate, order and join a run with its qrels into a `RankedBatch`.
+
+All the work is done by polars on whole columns (multi-threaded); the result is a handful of
+numpy arrays. Query ids are ordered byte-wise, as trec_eval prints them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from rankscope.engine.batch import UNJUDGED, RankedBatch
+from rankscope.engine.profiles import Conventions
+from rankscope.errors import DuplicateDocumentError, InputError
+from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
+
+__all__ = ["Prepared", "prepare"]
+
+_ORDER = "_order"
+_QUERY_INDEX = "_query_index"
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """A batch with what was left out on the way.
+
+    Attributes
+    ----------
+    batch
+        The queries to evaluate.
+    unjudged_queries
+        Query ids of the run that have no judgements (ignored, as trec_eval does).
+    missing_queries
+        Judged query ids absent from the run (scored 0 under ``complete``, else left out).
+    """
+
+    batch: RankedBatch
+    unjudged_queries: list[str]
+    missing_queries: list[str]
+
+
+def _offsets(counts: np.ndarray) -> np.ndarray:
+    offsets = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
+
+
+def _duplicate_error(frame: pl.DataFrame, what: str, source: str) -> DuplicateDocumentError:
+    dup = frame.filter(pl.struct(QUERY_ID, DOC_ID).is_duplicated()).row(0, named=True)
+    return DuplicateDocumentError(
+        f"document {dup[DOC_ID]!r} appears more than once in the {what} of query "
+        f"{dup[QUERY_ID]!r}; each document may be ranked once per query "
+        "(use duplicate_documents='keep_first' to keep the first occurrence)",
+        source=source,
+    )
+
+
+def _ordered_run(run: Run, conventions: Conventions) -> pl.DataFrame:
+    """The run's rows in rank order per query, query ids byte-wise ascending."""
+    frame = run.frame
+    if conventions.ordering == "as_given":
+        return (
+            frame.with_row_index(_ORDER)
+            .sort([QUERY_ID, _ORDER], maintain_order=True)
+            .drop(_ORDER)
+        )
+    score = pl.col(SCORE)
+    if conventions.score_precision == "float32":
+        score = score.cast(pl.Float32).cast(pl.Float64)
+    return frame.with_columns(score).sort(
+        [QUERY_ID, SCORE, DOC_ID], descending=[False, True, True], maintain_order=True
+    )
+
+
+def prepare(
+    qrels: Qrels,
+    run: Run,
+    conventions: Conventions,
+    *,
+    relevance_level: int = 1,
+    complete: bool = False,
+    max_documents: int | None = None,
+) -> Prepared:
+    """Join ``run`` with ``qrels`` under ``conventions`` into a `RankedBatch`.
+
+    Parameters
+    ----------
+    relevance_level
+        Used only by profiles with binary relevance, whose grades become 0 or 1 here.
+    complete
+        Include judged queries absent from the run, with an empty ranking.
+    max_documents
+        Keep only the first ``max_documents`` of each query's ranking (trec_eval ``-M``).
+    """
+    judgements = qrels.frame
+    if conventions.duplicate_documents != "keep_all" and judgements.select(
+        pl.struct(QUERY_ID, DOC_ID).is_duplicated().any()
+    ).item():
+        raise _duplicate_error(judgements, "qrels", qrels.source)
+
+    judged_queries = judgements.select(pl.col(QUERY_ID).unique())
+    run_queries = run.frame.select(pl.col(QUERY_ID).unique())
+    unjudged = run_queries.join(judged_queries, on=QUERY_ID, how="anti")[QUERY_ID]
+    missing = judged_queries.join(run_queries, on=QUERY_ID, how="anti")[QUERY_ID]
+    evaluated = judged_queries if complete else judged_queries.join(run_queries, on=QUERY_ID)
+    if evaluated.height == 0:
+        raise InputError(
+            f"no query of the run ({run.source}) is judged in the qrels ({qrels.source}): "
+            f"the run has {run_queries.height} queries, the qrels {judged_queries.height}, "
+            "none in common; check that the query ids match"
+        )
+    evaluated = evaluated.sort(QUERY_ID).with_row_index(_QUERY_INDEX)
+
+    # Rows are grouped by query id in ascending order, as are the query indexes: every join
+    # below keeps the left order, so rank order survives to the arrays.
+    ranked = _ordered_run(run, conventions).join(
+        evaluated, on=QUERY_ID, how="inner", maintain_order="left"
+    )
+    if conventions.duplicate_documents == "error":
+        if ranked.select(pl.struct(QUERY_ID, DOC_ID).is_duplicated().any()).item():
+            raise _duplicate_error(ranked, "run", run.source)
+    elif conventions.duplicate_documents == "keep_first":
+        ranked = ranked.unique([QUERY_ID, DOC_ID], keep="first", maintain_order=True)
+    if max_documents is not None:
+        ranked = ranked.filter(pl.int_range(pl.len()).over(QUERY_ID) < max_documents)
+
+    grade_of = judgements.unique([QUERY_ID, DOC_ID], keep="first")
+    relevance = pl.col(RELEVANCE)
+    if conventions.binary_relevance:
+        relevance = (relevance >= relevance_level).cast(pl.Int64)
+    ranked = ranked.join(
+        grade_of.select(QUERY_ID, DOC_ID, relevance),
+        on=[QUERY_ID, DOC_ID],
+        how="left",
+        maintain_order="left",
+    )
+
+    judged = (
+        judgements.join(evaluated, on=QUERY_ID)
+        .select(_QUERY_INDEX, relevance)
+        .sort([_QUERY_INDEX, RELEVANCE], descending=[False, True])
+    )
+    num_queries = evaluated.height
+    retrieved_counts = np.bincount(ranked[_QUERY_INDEX].to_numpy(), minlength=num_queries)
+    judged_counts = np.bincount(judged[_QUERY_INDEX].to_numpy(), minlength=num_queries)
+    distinct = None
+    if conventions.duplicate_documents == "keep_all":
+        distinct_rows = grade_of.join(evaluated, on=QUERY_ID).filter(relevance >= 1)
+        distinct = np.bincount(
+            distinct_rows[_QUERY_INDEX].to_numpy(), minlength=num_queries
+        ).astype(np.int64)
+
+    batch = RankedBatch(
+        query_ids=evaluated[QUERY_ID].to_list(),
+        offsets=_offsets(retrieved_counts),
+        grades=ranked[RELEVANCE].fill_null(UNJUDGED).to_numpy().astype(np.int64, copy=False),
+        judged_offsets=_offsets(judged_counts),
+        judged=judged[RELEVANCE].to_numpy().astype(np.int64, copy=False),
+        num_distinct_relevant=distinct,
+    )
+    return Prepared(batch, sorted(unjudged.to_list()), sorted(missing.to_list()))

@@ -1,0 +1,112 @@
+"""Profiles: named bundles of the conventions that evaluation tools disagree on.
+
+Every convention is a field of :class:`Conventions` with a name that says what it decides.
+A profile is one value of it. ``trec`` reproduces trec_eval 10, ``trec9`` trec_eval up to 9.0.8
+(and so pytrec_eval and published BEIR numbers), ``weknora`` WeKnora's metric package.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from rankscope.errors import ProfileError
+
+__all__ = ["PROFILES", "Conventions", "resolve_profile"]
+
+Ordering = Literal["score_then_docid_desc", "as_given"]
+ScorePrecision = Literal["float64", "float32"]
+DuplicatePolicy = Literal["error", "keep_first", "keep_all"]
+Gain = Literal["linear", "exp"]
+IdealRanking = Literal["judged", "judged_capped_by_retrieved"]
+PrecisionDenominator = Literal["cutoff", "retrieved"]
+APDenominator = Literal["relevant", "relevant_retrieved"]
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """How a ranking is formed and how measures treat the contested cases.
+
+    Attributes
+    ----------
+    name
+        The profile's name.
+    ordering
+        ``"score_then_docid_desc"``: sort each query's documents by score descending, ties by
+        document id descending, byte-wise (trec_eval). ``"as_given"``: the order of the input.
+    score_precision
+        ``"float32"`` rounds scores to 32-bit floats before sorting (trec_eval <= 9.0.8).
+    duplicate_documents
+        A document id twice in one query's ranking: ``"error"``, ``"keep_first"`` (the first
+        after sorting), or ``"keep_all"`` (every occurrence counts, as WeKnora does).
+    binary_relevance
+        Grades become 1 (``grade >= relevance_level``) or 0 before any measure sees them.
+    gain
+        Default gain of nDCG: ``"linear"`` (the grade) or ``"exp"`` (``2**grade - 1``).
+    ideal_ranking
+        ``"judged"``: the ideal DCG ranks all judged documents of the query by grade.
+        ``"judged_capped_by_retrieved"``: as WeKnora, at most as many ideal positions as
+        documents were retrieved (so returning fewer documents can raise nDCG).
+    precision_denominator
+        ``"cutoff"``: P@k divides by k (trec_eval). ``"retrieved"``: by the number retrieved.
+    ap_denominator
+        ``"relevant"``: AP divides by the number of relevant documents (trec_eval).
+        ``"relevant_retrieved"``: by the number of relevant documents retrieved (WeKnora).
+    """
+
+    name: str
+    ordering: Ordering = "score_then_docid_desc"
+    score_precision: ScorePrecision = "float64"
+    duplicate_documents: DuplicatePolicy = "error"
+    binary_relevance: bool = False
+    gain: Gain = "linear"
+    ideal_ranking: IdealRanking = "judged"
+    precision_denominator: PrecisionDenominator = "cutoff"
+    ap_denominator: APDenominator = "relevant"
+
+    def with_options(self, **changes: object) -> Conventions:
+        """A copy with some conventions changed (validated)."""
+        unknown = set(changes) - set(self.__dataclass_fields__)
+        if unknown:
+            raise ProfileError(
+                f"unknown convention(s) {sorted(unknown)}; "
+                f"expected some of {sorted(self.__dataclass_fields__)}"
+            )
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+PROFILES: dict[str, Conventions] = {
+    "trec": Conventions("trec"),
+    "trec9": Conventions("trec9", score_precision="float32"),
+    "weknora": Conventions(
+        "weknora",
+        ordering="as_given",
+        duplicate_documents="keep_all",
+        binary_relevance=True,
+        gain="exp",
+        ideal_ranking="judged_capped_by_retrieved",
+        precision_denominator="retrieved",
+        ap_denominator="relevant_retrieved",
+    ),
+}
+
+
+def resolve_profile(profile: str | Conventions) -> Conventions:
+    """The conventions of a profile given by name (or as conventions already).
+
+    Examples
+    --------
+    >>> resolve_profile("trec9").score_precision
+    'float32'
+    >>> resolve_profile("trac")
+    Traceback (most recent call last):
+    ...
+    rankscope.errors.ProfileError: unknown profile 'trac'; expected one of 'trec', 'trec9', 'weknora'
+    """
+    if isinstance(profile, Conventions):
+        return profile
+    try:
+        return PROFILES[profile]
+    except (KeyError, TypeError):
+        names = ", ".join(repr(name) for name in PROFILES)
+        raise ProfileError(f"unknown profile {profile!r}; expected one of {names}") from None

@@ -1,0 +1,360 @@
+"""`Qrels` and `Run`: the two inputs of every evaluation, as validated columnar tables.
+
+Both wrap a polars DataFrame with fixed column names and types:
+
+* ``Qrels.frame``: ``query_id`` (str), ``doc_id`` (str), ``relevance`` (Int64)
+* ``Run.frame``: ``query_id`` (str), ``doc_id`` (str), ``score`` (Float64)
+
+Ids are always strings (integer ids are converted with ``str``), because trec_eval breaks score
+ties by comparing document ids as byte strings. Row order is kept exactly as given: the ``trec``
+profile re-sorts by score, the ``weknora`` profile uses the order as given. Constructors copy,
+never mutate, what they are given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from rankscope.errors import EmptyInputError, InputError
+
+__all__ = ["Qrels", "Run"]
+
+QUERY_ID = "query_id"
+DOC_ID = "doc_id"
+RELEVANCE = "relevance"
+SCORE = "score"
+
+QRELS_SCHEMA = {QUERY_ID: pl.String, DOC_ID: pl.String, RELEVANCE: pl.Int64}
+RUN_SCHEMA = {QUERY_ID: pl.String, DOC_ID: pl.String, SCORE: pl.Float64}
+
+
+def _id_column(values: pl.Series, name: str, source: str) -> pl.Series:
+    """Cast an id column to strings, refusing nulls and empty ids."""
+    if values.dtype != pl.String:
+        if values.dtype.is_float():
+            raise InputError(
+                f"column {name!r} must hold strings or integers; found floats ({values.dtype})",
+                source=source,
+            )
+        values = values.cast(pl.String)
+    bad = values.is_null() | (values.str.len_bytes() == 0)
+    if bad.any():
+        row = int(bad.arg_max() or 0)
+        raise InputError(f"column {name!r} is empty or null at row {row + 1}", source=source)
+    return values.alias(name)
+
+
+def _check_scores(scores: pl.Series, ids: pl.DataFrame, source: str) -> pl.Series:
+    """Scores must be finite numbers: NaN, infinite and null scores are errors."""
+    try:
+        scores = scores.cast(pl.Float64)
+    except pl.exceptions.InvalidOperationError as error:
+        raise InputError(f"scores must be numbers; found {scores.dtype}", source=source) from error
+    bad = scores.is_null() | ~scores.is_finite()
+    if bad.any():
+        row = int(bad.arg_max() or 0)
+        found = scores[row]
+        raise InputError(
+            f"score must be a finite number; found {found!r} for query "
+            f"{ids[QUERY_ID][row]!r}, document {ids[DOC_ID][row]!r} (row {row + 1})",
+            source=source,
+        )
+    return scores.alias(SCORE)
+
+
+def _check_grades(grades: pl.Series, ids: pl.DataFrame, source: str) -> pl.Series:
+    """Grades must be integers; a float column is accepted only when every value is whole."""
+    if grades.dtype.is_integer():
+        if grades.is_null().any():
+            row = int(grades.is_null().arg_max() or 0)
+            raise InputError(f"relevance is missing at row {row + 1}", source=source)
+        return grades.cast(pl.Int64).alias(RELEVANCE)
+    if grades.dtype == pl.String:
+        as_int = grades.str.strip_chars().cast(pl.Int64, strict=False)
+        bad = as_int.is_null()
+        if bad.any():
+            row = int(bad.arg_max() or 0)
+            raise InputError(
+                f"relevance must be an integer grade; found {grades[row]!r} for query "
+                f"{ids[QUERY_ID][row]!r}, document {ids[DOC_ID][row]!r} (row {row + 1})",
+                source=source,
+            )
+        return as_int.alias(RELEVANCE)
+    if grades.dtype.is_float() or grades.dtype == pl.Boolean:
+        as_float = grades.cast(pl.Float64)
+        bad = as_float.is_null() | ~as_float.is_finite() | (as_float != as_float.round(0))
+        if bad.any():
+            row = int(bad.arg_max() or 0)
+            raise InputError(
+                f"relevance must be an integer grade; found {grades[row]!r} for query "
+                f"{ids[QUERY_ID][row]!r}, document {ids[DOC_ID][row]!r} (row {row + 1})",
+                source=source,
+            )
+        return as_float.cast(pl.Int64).alias(RELEVANCE)
+    raise InputError(f"relevance must be integer grades; found {grades.dtype}", source=source)
+
+
+def _frame_from(data: Any, columns: Mapping[str, str], what: str) -> pl.DataFrame:
+    """A polars DataFrame from a polars or pandas DataFrame, renaming ``columns`` to ours."""
+    if isinstance(data, pl.LazyFrame):
+        data = data.collect()
+    if not isinstance(data, pl.DataFrame):
+        module = type(data).__module__.split(".")[0]
+        if module == "pandas":
+            data = pl.from_pandas(data, include_index=False)
+        else:
+            raise InputError(
+                f"{what} must be a polars or pandas DataFrame; found {type(data).__name__}"
+            )
+    missing = [theirs for theirs in columns.values() if theirs not in data.columns]
+    if missing:
+        raise InputError(
+            f"{what} needs the columns {sorted(columns.values())}; missing {missing}, "
+            f"found {data.columns}"
+        )
+    return data.select([pl.col(theirs).alias(ours) for ours, theirs in columns.items()])
+
+
+@dataclass(frozen=True, eq=False)
+class Qrels:
+    """Relevance judgements: for each query, documents and their integer grades.
+
+    Build one with :meth:`from_dict`, :meth:`from_df` or a reader of :mod:`rankscope.io`.
+
+    Examples
+    --------
+    >>> qrels = Qrels.from_dict({"q1": {"d1": 2, "d2": 0}, "q2": {"d3": 1}})
+    >>> len(qrels), qrels.query_ids
+    (3, ['q1', 'q2'])
+    """
+
+    frame: pl.DataFrame
+    source: str = "<qrels>"
+
+    @classmethod
+    def from_frame(cls, frame: pl.DataFrame, source: str = "<qrels>") -> Qrels:
+        """Validate a frame that already has the columns query_id, doc_id, relevance."""
+        if frame.height == 0:
+            raise EmptyInputError("qrels hold no judgements", source=source)
+        ids = pl.DataFrame(
+            [
+                _id_column(frame[QUERY_ID], QUERY_ID, source),
+                _id_column(frame[DOC_ID], DOC_ID, source),
+            ]
+        )
+        grades = _check_grades(frame[RELEVANCE], ids, source)
+        return cls(ids.with_columns(grades), source)
+
+    @classmethod
+    def from_dict(cls, qrels: Mapping[Any, Mapping[Any, Any]], source: str = "<dict>") -> Qrels:
+        """From ``{query_id: {doc_id: grade}}``; ids may be strings or integers.
+
+        Examples
+        --------
+        >>> Qrels.from_dict({1: {10: 1}}).frame.row(0)
+        ('1', '10', 1)
+        """
+        query_ids: list[Any] = []
+        doc_ids: list[Any] = []
+        grades: list[Any] = []
+        for query_id, docs in qrels.items():
+            if not isinstance(docs, Mapping):
+                raise InputError(
+                    f"qrels of query {query_id!r} must be a mapping doc_id -> grade; "
+                    f"found {type(docs).__name__}",
+                    source=source,
+                )
+            for doc_id, grade in docs.items():
+                if isinstance(grade, bool) or not isinstance(grade, int | float | np.number):
+                    raise InputError(
+                        f"relevance must be an integer grade; found {grade!r} for query "
+                        f"{query_id!r}, document {doc_id!r}",
+                        source=source,
+                    )
+                query_ids.append(str(query_id))
+                doc_ids.append(str(doc_id))
+                grades.append(float(grade) if isinstance(grade, float) else int(grade))
+        frame = pl.DataFrame(
+            {QUERY_ID: query_ids, DOC_ID: doc_ids, RELEVANCE: grades},
+            schema={
+                QUERY_ID: pl.String,
+                DOC_ID: pl.String,
+                RELEVANCE: pl.Float64 if any(isinstance(g, float) for g in grades) else pl.Int64,
+            },
+        )
+        return cls.from_frame(frame, source)
+
+    @classmethod
+    def from_df(
+        cls,
+        data: Any,
+        *,
+        query_id: str = QUERY_ID,
+        doc_id: str = DOC_ID,
+        relevance: str = RELEVANCE,
+        source: str = "<DataFrame>",
+    ) -> Qrels:
+        """From a pandas or polars DataFrame; name the columns if they differ from ours.
+
+        Examples
+        --------
+        >>> frame = pl.DataFrame({"qid": ["q1"], "docno": ["d1"], "rel": [1]})
+        >>> Qrels.from_df(frame, query_id="qid", doc_id="docno", relevance="rel").frame.row(0)
+        ('q1', 'd1', 1)
+        """
+        columns = {QUERY_ID: query_id, DOC_ID: doc_id, RELEVANCE: relevance}
+        return cls.from_frame(_frame_from(data, columns, "qrels"), source)
+
+    @property
+    def query_ids(self) -> list[str]:
+        """The judged query ids, sorted."""
+        return sorted(self.frame[QUERY_ID].unique().to_list())
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        """``{query_id: {doc_id: grade}}`` (a later duplicate judgement wins)."""
+        result: dict[str, dict[str, int]] = {}
+        for query_id, doc_id, grade in self.frame.iter_rows():
+            result.setdefault(query_id, {})[doc_id] = grade
+        return result
+
+    def __len__(self) -> int:
+        return self.frame.height
+
+    def __repr__(self) -> str:
+        queries = self.frame[QUERY_ID].n_unique()
+        return f"Qrels({self.frame.height} judgements, {queries} queries, source={self.source!r})"
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """Ranked results: for each query, retrieved documents with scores, in the order given.
+
+    Examples
+    --------
+    >>> run = Run.from_dict({"q1": {"d1": 0.9, "d2": 0.3}})
+    >>> run.frame.rows()
+    [('q1', 'd1', 0.9), ('q1', 'd2', 0.3)]
+    >>> Run.from_lists({"q1": ["d2", "d1"]}).frame.rows()
+    [('q1', 'd2', 2.0), ('q1', 'd1', 1.0)]
+    """
+
+    frame: pl.DataFrame
+    name: str = "run"
+    source: str = "<run>"
+
+    @classmethod
+    def from_frame(cls, frame: pl.DataFrame, name: str = "run", source: str = "<run>") -> Run:
+        """Validate a frame that already has the columns query_id, doc_id, score."""
+        if frame.height == 0:
+            raise EmptyInputError("run holds no results", source=source)
+        ids = pl.DataFrame(
+            [
+                _id_column(frame[QUERY_ID], QUERY_ID, source),
+                _id_column(frame[DOC_ID], DOC_ID, source),
+            ]
+        )
+        scores = _check_scores(frame[SCORE], ids, source)
+        return cls(ids.with_columns(scores), name, source)
+
+    @classmethod
+    def from_dict(
+        cls,
+        run: Mapping[Any, Mapping[Any, Any]],
+        name: str = "run",
+        source: str = "<dict>",
+    ) -> Run:
+        """From ``{query_id: {doc_id: score}}``; ids may be strings or integers."""
+        query_ids: list[str] = []
+        doc_ids: list[str] = []
+        scores: list[Any] = []
+        for query_id, docs in run.items():
+            if not isinstance(docs, Mapping):
+                raise InputError(
+                    f"results of query {query_id!r} must be a mapping doc_id -> score; "
+                    f"found {type(docs).__name__} (use Run.from_lists for ranked lists)",
+                    source=source,
+                )
+            for doc_id, score in docs.items():
+                if isinstance(score, bool) or not isinstance(score, int | float | np.number):
+                    raise InputError(
+                        f"score must be a finite number; found {score!r} for query "
+                        f"{query_id!r}, document {doc_id!r}",
+                        source=source,
+                    )
+                query_ids.append(str(query_id))
+                doc_ids.append(str(doc_id))
+                scores.append(float(score))
+        frame = pl.DataFrame({QUERY_ID: query_ids, DOC_ID: doc_ids, SCORE: scores}, RUN_SCHEMA)
+        return cls.from_frame(frame, name, source)
+
+    @classmethod
+    def from_lists(
+        cls,
+        run: Mapping[Any, Sequence[Any]],
+        name: str = "run",
+        source: str = "<lists>",
+    ) -> Run:
+        """From ``{query_id: [doc_id, ...]}`` in rank order, best first.
+
+        Scores are made from the position (``n - i`` for the i-th of n documents), so every
+        profile ranks the documents exactly in the order given.
+        """
+        query_ids: list[str] = []
+        doc_ids: list[str] = []
+        scores: list[float] = []
+        for query_id, docs in run.items():
+            if isinstance(docs, str | bytes) or not isinstance(docs, Iterable):
+                raise InputError(
+                    f"results of query {query_id!r} must be a list of document ids; "
+                    f"found {type(docs).__name__}",
+                    source=source,
+                )
+            ranked = [str(doc) for doc in docs]
+            query_ids.extend([str(query_id)] * len(ranked))
+            doc_ids.extend(ranked)
+            scores.extend(float(len(ranked) - i) for i in range(len(ranked)))
+        frame = pl.DataFrame({QUERY_ID: query_ids, DOC_ID: doc_ids, SCORE: scores}, RUN_SCHEMA)
+        return cls.from_frame(frame, name, source)
+
+    @classmethod
+    def from_df(
+        cls,
+        data: Any,
+        *,
+        query_id: str = QUERY_ID,
+        doc_id: str = DOC_ID,
+        score: str = SCORE,
+        name: str = "run",
+        source: str = "<DataFrame>",
+    ) -> Run:
+        """From a pandas or polars DataFrame; name the columns if they differ from ours."""
+        columns = {QUERY_ID: query_id, DOC_ID: doc_id, SCORE: score}
+        return cls.from_frame(_frame_from(data, columns, "run"), name, source)
+
+    @property
+    def query_ids(self) -> list[str]:
+        """The query ids of the run, sorted."""
+        return sorted(self.frame[QUERY_ID].unique().to_list())
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{query_id: {doc_id: score}}`` (a later duplicate wins)."""
+        result: dict[str, dict[str, float]] = {}
+        for query_id, doc_id, score in self.frame.iter_rows():
+            result.setdefault(query_id, {})[doc_id] = score
+        return result
+
+    def __len__(self) -> int:
+        return self.frame.height
+
+    def __repr__(self) -> str:
+        queries = self.frame[QUERY_ID].n_unique()
+        return (
+            f"Run({self.name!r}, {self.frame.height} results, {queries} queries, "
+            f"source={self.source!r})"
+        )
+

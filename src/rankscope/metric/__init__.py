@@ -1,0 +1,269 @@
+"""WeKnora's metric API, in Python: ``NDCGMetric(k).compute(MetricInput(...))`` and siblings.
+
+These reproduce WeKnora's evaluation metrics exactly (profile ``weknora``), including the ways
+they depart from standard practice. They are thin wrappers over the same kernels that
+`rankscope.evaluate` runs; each call builds a one-query (or one-query-per-list) batch.
+
+How WeKnora's metrics differ from trec_eval's, and why most users want ``profile="trec"``:
+
+* **Binary relevance.** A document is relevant if it is in any ground-truth list; grades are not
+  used. NDCG's gain is ``2**rel - 1``, so 1 for every relevant document.
+* **The ideal ranking is capped by what was retrieved.** IDCG@k has
+  ``min(countGt, len(ids[:k]))`` ones, where countGt counts every ground-truth entry, duplicates
+  and all lists included. Returning fewer documents can therefore *raise* NDCG: with ground
+  truth ``[[1, 2, 3]]``, returning only ``[1]`` scores 1.0, a perfect score.
+* **Duplicates count every time.** Retrieving the same relevant document again adds gain again,
+  so NDCG can exceed 1 (``[[1, 2]]`` and ids ``[1, 1, 1, 1]`` give 1.5706 at k = 10) and
+  recall can exceed 1 (2.0 for that input).
+* **No cut-off except NDCG's.** Precision, recall, MRR and MAP look at the whole list of ids,
+  score each ground-truth list separately and average over the lists.
+* **MAP divides by the hits.** Average precision is the sum of precision at each hit divided
+  by the number of hits, not by the number of relevant documents, so a system that finds one
+  relevant document out of ten at rank 1 gets AP = 1.0.
+
+Departure from WeKnora: ``NDCGMetric(k)`` with ``k < 1`` raises ValueError (WeKnora returns 0
+for k = 0 and panics for negative k).
+
+Examples
+--------
+WeKnora's documented example (its documentation guesses NDCG@10 ≈ 0.78; its code and the
+formula give 0.885460):
+
+>>> from rankscope.metric import MetricInput, NDCGMetric, retrieval_metrics
+>>> example = MetricInput(retrieval_gt=[[1, 5, 8]], retrieval_ids=[1, 3, 5, 7, 8, 10, 12, 14, 16, 18])
+>>> round(NDCGMetric(10).compute(example), 6)
+0.88546
+>>> retrieval_metrics(example).rounded(6)
+RetrievalMetrics(precision=0.3, recall=1.0, ndcg3=0.703918, ndcg10=0.88546, mrr=1.0, map=0.755556)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, fields
+
+import numpy as np
+import polars as pl
+
+from rankscope.engine.evaluate import compute
+from rankscope.engine.measures import Measure
+from rankscope.engine.prepare import prepare
+from rankscope.engine.profiles import PROFILES
+from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
+
+__all__ = [
+    "MAPMetric",
+    "MRRMetric",
+    "MetricInput",
+    "NDCGMetric",
+    "PrecisionMetric",
+    "RecallMetric",
+    "RetrievalMetrics",
+    "retrieval_metrics",
+]
+
+_WEKNORA = PROFILES["weknora"]
+
+
+@dataclass(frozen=True)
+class MetricInput:
+    """One question's retrieval result and ground truth, as WeKnora's ``types.MetricInput``.
+
+    Attributes
+    ----------
+    retrieval_gt
+        Ground-truth lists of relevant document ids (WeKnora's ``RetrievalGT [][]int``).
+    retrieval_ids
+        Retrieved document ids, best first (``RetrievalIDs []int``).
+    generated_texts, generated_gt
+        Generated answer and reference answer; carried for WeKnora's text metrics, unused here.
+    """
+
+    retrieval_gt: Sequence[Sequence[Hashable]] = ()
+    retrieval_ids: Sequence[Hashable] = ()
+    generated_texts: str = ""
+    generated_gt: str = ""
+
+
+def _scores(gt_lists: Sequence[Sequence[Hashable]], ids: Sequence[Hashable], m: Measure) -> float:
+    """Value of ``m`` for each ground-truth list given as one query, summed."""
+    queries: list[str] = []
+    docs: list[str] = []
+    for index, gt in enumerate(gt_lists):
+        queries.extend([str(index)] * len(gt))
+        docs.extend(str(doc) for doc in gt)
+    judged = {str(index) for index, gt in enumerate(gt_lists) if len(gt)}
+    ranked_queries = sorted(judged)
+    qrels = Qrels(
+        pl.DataFrame(
+            {QUERY_ID: queries, DOC_ID: docs, RELEVANCE: np.ones(len(docs), dtype=np.int64)},
+            schema={QUERY_ID: pl.String, DOC_ID: pl.String, RELEVANCE: pl.Int64},
+        )
+    )
+    ranked_ids = [str(doc) for doc in ids]
+    run = Run(
+        pl.DataFrame(
+            {
+                QUERY_ID: [q for q in ranked_queries for _ in ranked_ids],
+                DOC_ID: ranked_ids * len(ranked_queries),
+                SCORE: np.zeros(len(ranked_ids) * len(ranked_queries)),
+            },
+            schema={QUERY_ID: pl.String, DOC_ID: pl.String, SCORE: pl.Float64},
+        )
+    )
+    batch = prepare(qrels, run, _WEKNORA).batch
+    return float(np.sum(compute(batch, [m], _WEKNORA)[m]))
+
+
+def _per_list_mean(metric_input: MetricInput, m: Measure) -> float:
+    """WeKnora's Precision, Recall, MRR and MAP: each ground-truth list scored, then averaged."""
+    gt_lists, ids = metric_input.retrieval_gt, metric_input.retrieval_ids
+    if not gt_lists or not ids or not any(len(gt) for gt in gt_lists):
+        return 0.0
+    return _scores(gt_lists, ids, m) / len(gt_lists)
+
+
+class NDCGMetric:
+    """NDCG@k with binary relevance, gain 2^rel - 1 and WeKnora's capped ideal ranking.
+
+    ``DCG = Σ_{i<k} (2^rel_i - 1) / log2(i + 2)`` over ``ids[:k]``, rel_i = 1 if the id is in
+    any ground-truth list; ``IDCG`` has ``min(countGt, len(ids[:k]))`` ones.
+
+    Examples
+    --------
+    >>> NDCGMetric(10).compute(MetricInput([[1, 2, 3]], [1]))
+    1.0
+    >>> round(NDCGMetric(10).compute(MetricInput([[1, 2]], [1, 1, 1, 1])), 6)
+    1.570642
+    >>> NDCGMetric(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'k' parameter of NDCGMetric must be an int in the range [1, inf). Got 0 instead.
+    """
+
+    def __init__(self, k: int) -> None:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(
+                "The 'k' parameter of NDCGMetric must be an int in the range [1, inf). "
+                f"Got {k!r} instead."
+            )
+        self.k = k
+        self._measure = Measure("nDCG", k)
+
+    def compute(self, metric_input: MetricInput) -> float:
+        """The NDCG@k of one question."""
+        gt_lists, ids = metric_input.retrieval_gt, metric_input.retrieval_ids
+        if not ids or not any(len(gt) for gt in gt_lists):
+            return 0.0
+        # One query holding every ground-truth entry: relevance is the union, and the ideal
+        # ranking counts entries with their duplicates (countGt).
+        return _scores([[doc for gt in gt_lists for doc in gt]], ids, self._measure)
+
+    def __repr__(self) -> str:
+        return f"NDCGMetric(k={self.k})"
+
+
+class PrecisionMetric:
+    """Hits / len(ids) per ground-truth list, averaged over the lists (duplicates count).
+
+    Examples
+    --------
+    >>> PrecisionMetric().compute(MetricInput([[1, 5, 8]], [1, 3, 5, 7, 8, 10, 12, 14, 16, 18]))
+    0.3
+    """
+
+    _measure = Measure("P")
+
+    def compute(self, metric_input: MetricInput) -> float:
+        """The precision of one question."""
+        return _per_list_mean(metric_input, self._measure)
+
+
+class RecallMetric:
+    """Hits / |set(gt)| per ground-truth list, averaged; duplicates count, so it can exceed 1.
+
+    Examples
+    --------
+    >>> RecallMetric().compute(MetricInput([[1, 2]], [1, 1, 1, 1]))
+    2.0
+    """
+
+    _measure = Measure("R")
+
+    def compute(self, metric_input: MetricInput) -> float:
+        """The recall of one question."""
+        return _per_list_mean(metric_input, self._measure)
+
+
+class MRRMetric:
+    """1 / rank of the first hit per ground-truth list, averaged over the lists.
+
+    Examples
+    --------
+    >>> MRRMetric().compute(MetricInput([[3], [9]], [1, 3, 9]))
+    0.41666666666666663
+    """
+
+    _measure = Measure("RR")
+
+    def compute(self, metric_input: MetricInput) -> float:
+        """The reciprocal rank of one question."""
+        return _per_list_mean(metric_input, self._measure)
+
+
+class MAPMetric:
+    """Σ over hits of (hits so far / rank), divided by the number of hits, per list, averaged.
+
+    Examples
+    --------
+    >>> round(MAPMetric().compute(MetricInput([[1, 2], [2, 3]], [2, 9, 1])), 6)
+    0.916667
+    """
+
+    _measure = Measure("AP")
+
+    def compute(self, metric_input: MetricInput) -> float:
+        """The average precision of one question."""
+        return _per_list_mean(metric_input, self._measure)
+
+
+@dataclass(frozen=True)
+class RetrievalMetrics:
+    """WeKnora's ``RetrievalMetrics``: the six retrieval numbers of one question (or a mean)."""
+
+    precision: float = 0.0
+    recall: float = 0.0
+    ndcg3: float = 0.0
+    ndcg10: float = 0.0
+    mrr: float = 0.0
+    map: float = 0.0
+
+    def rounded(self, digits: int) -> RetrievalMetrics:
+        """A copy with every value rounded to ``digits`` decimals."""
+        return RetrievalMetrics(
+            **{f.name: round(getattr(self, f.name), digits) for f in fields(self)}
+        )
+
+    def as_dict(self) -> dict[str, float]:
+        """``{field: value}``."""
+        return {f.name: float(getattr(self, f.name)) for f in fields(self)}
+
+
+def retrieval_metrics(metric_input: MetricInput) -> RetrievalMetrics:
+    """Fill a `RetrievalMetrics` from one `MetricInput`, as WeKnora's EvaluationService does.
+
+    Examples
+    --------
+    >>> retrieval_metrics(MetricInput([[1, 2], [2, 3]], [2, 9, 1])).rounded(6)
+    RetrievalMetrics(precision=0.5, recall=0.75, ndcg3=0.703918, ndcg10=0.703918, mrr=1.0, map=0.916667)
+    >>> retrieval_metrics(MetricInput([], [1, 2]))
+    RetrievalMetrics(precision=0.0, recall=0.0, ndcg3=0.0, ndcg10=0.0, mrr=0.0, map=0.0)
+    """
+    return RetrievalMetrics(
+        precision=PrecisionMetric().compute(metric_input),
+        recall=RecallMetric().compute(metric_input),
+        ndcg3=NDCGMetric(3).compute(metric_input),
+        ndcg10=NDCGMetric(10).compute(metric_input),
+        mrr=MRRMetric().compute(metric_input),
+        map=MAPMetric().compute(metric_input),
+    )
