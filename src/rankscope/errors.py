@@ -115,4 +115,4 @@ class MissingDependencyError(RankscopeError, ImportError):
 
 
 class RankscopeWarning(UserWarning):
-    """Something was left out or skipped (unjudged queries, lenient parsing); the message counts it."""
+    """Something was left out or skipped (unjudged queries, bad lines); the message counts it."""

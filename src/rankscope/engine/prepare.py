@@ -62,9 +62,7 @@ def _ordered_run(run: Run, conventions: Conventions) -> pl.DataFrame:
     frame = run.frame
     if conventions.ordering == "as_given":
         return (
-            frame.with_row_index(_ORDER)
-            .sort([QUERY_ID, _ORDER], maintain_order=True)
-            .drop(_ORDER)
+            frame.with_row_index(_ORDER).sort([QUERY_ID, _ORDER], maintain_order=True).drop(_ORDER)
         )
     score = pl.col(SCORE)
     if conventions.score_precision == "float32":
@@ -95,9 +93,10 @@ def prepare(
         Keep only the first ``max_documents`` of each query's ranking (trec_eval ``-M``).
     """
     judgements = qrels.frame
-    if conventions.duplicate_documents != "keep_all" and judgements.select(
-        pl.struct(QUERY_ID, DOC_ID).is_duplicated().any()
-    ).item():
+    if (
+        conventions.duplicate_documents != "keep_all"
+        and judgements.select(pl.struct(QUERY_ID, DOC_ID).is_duplicated().any()).item()
+    ):
         raise _duplicate_error(judgements, "qrels", qrels.source)
 
     judged_queries = judgements.select(pl.col(QUERY_ID).unique())

@@ -7,8 +7,8 @@ A profile is one value of it. ``trec`` reproduces trec_eval 10, ``trec9`` trec_e
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Literal
+from dataclasses import dataclass, fields, replace
+from typing import Literal, get_args, get_type_hints
 
 from rankscope.errors import ProfileError
 
@@ -21,6 +21,7 @@ Gain = Literal["linear", "exp"]
 IdealRanking = Literal["judged", "judged_capped_by_retrieved"]
 PrecisionDenominator = Literal["cutoff", "retrieved"]
 APDenominator = Literal["relevant", "relevant_retrieved"]
+RecallLevelRounding = Literal["nearest", "add_0.9_truncate"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,10 @@ class Conventions:
     ap_denominator
         ``"relevant"``: AP divides by the number of relevant documents (trec_eval).
         ``"relevant_retrieved"``: by the number of relevant documents retrieved (WeKnora).
+    recall_level_rounding
+        How IPrec@r turns the recall level r into a number of relevant documents:
+        ``"nearest"`` rounds ``r * R`` (trec_eval 10); ``"add_0.9_truncate"`` takes
+        ``int(r * R + 0.9)`` (trec_eval <= 9.0.8, pytrec_eval).
     """
 
     name: str
@@ -63,6 +68,16 @@ class Conventions:
     ideal_ranking: IdealRanking = "judged"
     precision_denominator: PrecisionDenominator = "cutoff"
     ap_denominator: APDenominator = "relevant"
+    recall_level_rounding: RecallLevelRounding = "nearest"
+
+    def __post_init__(self) -> None:
+        hints = get_type_hints(Conventions)
+        for f in fields(self):
+            allowed = get_args(hints[f.name])
+            value = getattr(self, f.name)
+            if allowed and value not in allowed:
+                choices = ", ".join(repr(a) for a in allowed)
+                raise ProfileError(f"{f.name} must be one of {choices}; got {value!r}")
 
     def with_options(self, **changes: object) -> Conventions:
         """A copy with some conventions changed (validated)."""
@@ -77,7 +92,9 @@ class Conventions:
 
 PROFILES: dict[str, Conventions] = {
     "trec": Conventions("trec"),
-    "trec9": Conventions("trec9", score_precision="float32"),
+    "trec9": Conventions(
+        "trec9", score_precision="float32", recall_level_rounding="add_0.9_truncate"
+    ),
     "weknora": Conventions(
         "weknora",
         ordering="as_given",
@@ -101,7 +118,7 @@ def resolve_profile(profile: str | Conventions) -> Conventions:
     >>> resolve_profile("trac")
     Traceback (most recent call last):
     ...
-    rankscope.errors.ProfileError: unknown profile 'trac'; expected one of 'trec', 'trec9', 'weknora'
+    rankscope.errors.ProfileError: unknown profile 'trac'; expected one of 'trec', ...
     """
     if isinstance(profile, Conventions):
         return profile

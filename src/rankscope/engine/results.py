@@ -6,7 +6,6 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from rankscope.engine.batch import FloatArray
@@ -97,4 +96,3 @@ class Results:
             for name, value in self.mean().items()
         )
         return f"Results({self.run_name!r}, {self.per_query.height} queries, {means})"
-

@@ -117,7 +117,10 @@ def _frame_from(data: Any, columns: Mapping[str, str], what: str) -> pl.DataFram
             f"{what} needs the columns {sorted(columns.values())}; missing {missing}, "
             f"found {data.columns}"
         )
-    return data.select([pl.col(theirs).alias(ours) for ours, theirs in columns.items()])
+    selected: pl.DataFrame = data.select(
+        [pl.col(theirs).alias(ours) for ours, theirs in columns.items()]
+    )
+    return selected
 
 
 @dataclass(frozen=True, eq=False)
@@ -357,4 +360,3 @@ class Run:
             f"Run({self.name!r}, {self.frame.height} results, {queries} queries, "
             f"source={self.source!r})"
         )
-

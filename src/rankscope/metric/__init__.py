@@ -30,11 +30,13 @@ WeKnora's documented example (its documentation guesses NDCG@10 ≈ 0.78; its co
 formula give 0.885460):
 
 >>> from rankscope.metric import MetricInput, NDCGMetric, retrieval_metrics
->>> example = MetricInput(retrieval_gt=[[1, 5, 8]], retrieval_ids=[1, 3, 5, 7, 8, 10, 12, 14, 16, 18])
+>>> ids = [1, 3, 5, 7, 8, 10, 12, 14, 16, 18]
+>>> example = MetricInput(retrieval_gt=[[1, 5, 8]], retrieval_ids=ids)
 >>> round(NDCGMetric(10).compute(example), 6)
 0.88546
 >>> retrieval_metrics(example).rounded(6)
-RetrievalMetrics(precision=0.3, recall=1.0, ndcg3=0.703918, ndcg10=0.88546, mrr=1.0, map=0.755556)
+RetrievalMetrics(precision=0.3, recall=1.0, ndcg3=0.703918, ndcg10=0.88546, mrr=1.0,
+                 map=0.755556)
 """
 
 from __future__ import annotations
@@ -255,7 +257,8 @@ def retrieval_metrics(metric_input: MetricInput) -> RetrievalMetrics:
     Examples
     --------
     >>> retrieval_metrics(MetricInput([[1, 2], [2, 3]], [2, 9, 1])).rounded(6)
-    RetrievalMetrics(precision=0.5, recall=0.75, ndcg3=0.703918, ndcg10=0.703918, mrr=1.0, map=0.916667)
+    RetrievalMetrics(precision=0.5, recall=0.75, ndcg3=0.703918, ndcg10=0.703918, mrr=1.0,
+                     map=0.916667)
     >>> retrieval_metrics(MetricInput([], [1, 2]))
     RetrievalMetrics(precision=0.0, recall=0.0, ndcg3=0.0, ndcg10=0.0, mrr=0.0, map=0.0)
     """

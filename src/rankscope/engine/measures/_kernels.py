@@ -191,13 +191,17 @@ def interpolated_precision(
     """IPrec@r = max precision at any rank where recall >= r (trec_eval's iprec_at_recall).
 
     As trec_eval 10 does, the recall level becomes a number of relevant documents
-    ``round(r * R)`` (halves away from zero); levels beyond the relevant retrieved score 0.
+    ``round(r * R)`` (halves away from zero; ``int(r * R + 0.9)`` under ``trec9``); levels
+    beyond the relevant documents retrieved score 0.
     """
     queries, ranks, so_far = _relevant_rows(batch, level)
     interpolated = _segment_suffix_max(so_far / (ranks + 1.0), queries)
     num_rel_ret = batch.num_relevant_retrieved(level)
-    needed = np.floor(float(measure.cutoff or 0.0) * batch.num_relevant(level) + 0.5)
-    needed = needed.astype(np.int64)
+    exact = float(measure.cutoff or 0.0) * batch.num_relevant(level)
+    if conv.recall_level_rounding == "nearest":
+        needed = np.floor(exact + 0.5).astype(np.int64)
+    else:
+        needed = (exact + 0.9).astype(np.int64)
     reachable = (num_rel_ret > 0) & (needed <= num_rel_ret)
     starts = np.concatenate(([0], np.cumsum(num_rel_ret)[:-1]))
     index = starts + np.maximum(needed, 1) - 1

@@ -117,7 +117,7 @@ FAMILIES: dict[str, Family] = {
             k.success,
             "1 if any relevant document is in the top k, else 0",
             cutoff="required",
-            aliases=("success_at",),
+            aliases=("success",),
         ),
         Family(
             "Bpref",

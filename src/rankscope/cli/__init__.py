@@ -1,0 +1,100 @@
+"""The ``rankscope`` command line: a thin shell over the library.
+
+Each subcommand lives in its own module with ``add_parser(subparsers)``, which registers its
+arguments and sets ``handler`` to a function ``(args) -> int``. This module dispatches and turns
+errors into one clear message and an exit code.
+
+Exit codes
+----------
+0  success
+1  invalid input: a file, measure, profile or option value the command cannot use
+2  invalid command line (unknown option, missing argument)
+3  an optional dependency is missing (the message names the install command)
+70 an internal error (a bug): the message asks for a report; ``--debug`` shows the traceback
+130 interrupted (Ctrl-C)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from rankscope.errors import MissingDependencyError, RankscopeError
+
+__all__ = ["EXIT_DEPENDENCY", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "main"]
+
+EXIT_OK = 0
+EXIT_INPUT = 1
+EXIT_USAGE = 2
+EXIT_DEPENDENCY = 3
+EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser with every subcommand registered."""
+    from rankscope import __version__
+    from rankscope.cli import _measures
+
+    parser = argparse.ArgumentParser(
+        prog="rankscope",
+        description="Exact, fast evaluation of ranked retrieval.",
+    )
+    parser.add_argument("--version", action="version", version=f"rankscope {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show a traceback for internal errors")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in _subcommand_modules():
+        module.add_parser(subparsers)
+    _measures.add_parser(subparsers)
+    return parser
+
+
+def _subcommand_modules() -> list[ModuleType]:
+    """Subcommand modules present in this installation, in help order."""
+    import importlib
+
+    modules: list[ModuleType] = []
+    for name in ("_evaluate", "_trec_eval", "_compare", "_service"):
+        try:
+            modules.append(importlib.import_module(f"rankscope.cli.{name}"))
+        except ModuleNotFoundError as error:
+            if error.name != f"rankscope.cli.{name}":
+                raise
+    return modules
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.handler(args)
+        return code
+    except MissingDependencyError as error:
+        print(f"rankscope: {error}", file=sys.stderr)
+        return EXIT_DEPENDENCY
+    except RankscopeError as error:
+        print(f"rankscope: error: {error}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("rankscope: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader of our output went away (e.g. `| head`); that is not an error.
+        sys.stderr.close()
+        return EXIT_OK
+    except OSError as error:
+        print(f"rankscope: error: {error}", file=sys.stderr)
+        return EXIT_INPUT
+    except Exception as error:
+        if args.debug:
+            raise
+        print(
+            f"rankscope: internal error: {type(error).__name__}: {error}\n"
+            "This is a bug in rankscope; please report it with the command you ran "
+            "(rerun with --debug for the traceback).",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL

@@ -1,0 +1,171 @@
+"""Bad input never gives a number: each case raises an error that says what and where."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+
+import rankscope
+from rankscope import Qrels, Run
+
+GOOD_QRELS = {"q1": {"d1": 1, "d2": 0}}
+GOOD_RUN = {"q1": {"d1": 1.0, "d2": 0.5}}
+
+
+@pytest.mark.parametrize(
+    ("qrels", "run", "error", "message"),
+    [
+        (
+            GOOD_QRELS,
+            {"q1": {"d1": math.nan}},
+            rankscope.InputError,
+            "score must be a finite number; found nan for query 'q1', document 'd1'",
+        ),
+        (
+            GOOD_QRELS,
+            {"q1": {"d1": math.inf}},
+            rankscope.InputError,
+            "score must be a finite number; found inf",
+        ),
+        (
+            GOOD_QRELS,
+            {"q1": {"d1": "high"}},
+            rankscope.InputError,
+            "score must be a finite number; found 'high'",
+        ),
+        (
+            {"q1": {"d1": 1.5}},
+            GOOD_RUN,
+            rankscope.InputError,
+            "relevance must be an integer grade; found 1.5 for query 'q1', document 'd1'",
+        ),
+        (
+            {"q1": {"d1": "yes"}},
+            GOOD_RUN,
+            rankscope.InputError,
+            "relevance must be an integer grade; found 'yes'",
+        ),
+        (
+            {"q1": {"d1": True}},
+            GOOD_RUN,
+            rankscope.InputError,
+            "relevance must be an integer grade; found True",
+        ),
+        (
+            {"q1": ["d1"]},
+            GOOD_RUN,
+            rankscope.InputError,
+            "qrels of query 'q1' must be a mapping doc_id -> grade; found list",
+        ),
+        ({}, GOOD_RUN, rankscope.EmptyInputError, "qrels hold no judgements"),
+        (GOOD_QRELS, {"q1": {}}, rankscope.EmptyInputError, "run holds no results"),
+        (
+            {"q2": {"d1": 1}},
+            GOOD_RUN,
+            rankscope.InputError,
+            "no query of the run (<dict>) is judged in the qrels (<dict>)",
+        ),
+        ([("q1", "d1", 1)], GOOD_RUN, rankscope.InputError, "qrels must be a Qrels or a dict"),
+        (GOOD_QRELS, "run.txt", rankscope.InputError, "run must be a Run, a dict"),
+    ],
+)
+def test_bad_inputs_raise(qrels: Any, run: Any, error: type[Exception], message: str) -> None:
+    with pytest.raises(error) as raised:
+        rankscope.evaluate(qrels, run, "AP")
+    assert message in str(raised.value)
+
+
+def test_duplicate_document_in_a_ranking_is_an_error_under_trec() -> None:
+    frame = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d1"], "score": [1.0, 0.5]})
+    run = Run.from_frame(frame, source="run.tsv")
+    with pytest.raises(rankscope.DuplicateDocumentError) as raised:
+        rankscope.evaluate(GOOD_QRELS, run, "AP")
+    assert str(raised.value).startswith(
+        "run.tsv: document 'd1' appears more than once in the run of query 'q1'"
+    )
+    kept = rankscope.evaluate(GOOD_QRELS, run, "NumRet", duplicate_documents="keep_first")
+    assert kept.mean() == {"NumRet": 1.0}
+
+
+def test_duplicate_judgement_is_an_error() -> None:
+    frame = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d1"], "relevance": [1, 0]})
+    with pytest.raises(rankscope.DuplicateDocumentError, match="in the qrels of query 'q1'"):
+        rankscope.evaluate(Qrels.from_frame(frame), GOOD_RUN, "AP")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"profile": "trac"}, "unknown profile 'trac'; expected one of 'trec', 'trec9', 'weknora'"),
+        ({"relevance_level": 0}, "relevance_level must be an integer >= 1; got 0"),
+        ({"relevance_level": 1.5}, "relevance_level must be an integer >= 1; got 1.5"),
+        ({"max_documents": 0}, "max_documents must be an integer >= 1; got 0"),
+        (
+            {"duplicate_documents": "merge"},
+            "duplicate_documents must be one of 'error', 'keep_first', 'keep_all'; got 'merge'",
+        ),
+    ],
+)
+def test_bad_options_raise(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(rankscope.RankscopeError) as raised:
+        rankscope.evaluate(GOOD_QRELS, GOOD_RUN, "AP", **options)
+    assert message in str(raised.value)
+
+
+def test_unjudged_run_queries_are_ignored_and_counted_in_a_warning() -> None:
+    run = {**GOOD_RUN, "q9": {"d1": 1.0}, "q8": {"d2": 1.0}}
+    with pytest.warns(
+        rankscope.RankscopeWarning, match="2 queries of run 'run' have no judgements"
+    ):
+        results = rankscope.evaluate(GOOD_QRELS, run, "AP")
+    assert results.query_ids == ["q1"]
+    assert results.unjudged_queries == ("q8", "q9")
+
+
+def test_inputs_are_not_mutated() -> None:
+    qrels = {"q1": {"d1": 1, "d2": 0}}
+    run = {"q1": {"d2": 0.9, "d1": 0.1}}
+    frame = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "score": [0.3]})
+    before = (repr(qrels), repr(run), frame.copy())
+    rankscope.evaluate(qrels, run, ["AP", "nDCG@10"])
+    rankscope.evaluate(qrels, Run.from_df(frame), "AP")
+    assert (repr(qrels), repr(run)) == before[:2]
+    pd.testing.assert_frame_equal(frame, before[2])
+
+
+def test_integer_ids_and_dataframes_give_the_same_results_as_dicts() -> None:
+    by_dict = rankscope.evaluate({1: {10: 1, 11: 2}}, {1: {10: 0.2, 11: 0.9, 12: 0.5}}, "nDCG@2")
+    qrels_df = pd.DataFrame({"qid": [1, 1], "docno": [10, 11], "rel": [1, 2]})
+    run_df = pl.DataFrame({"query_id": [1, 1, 1], "doc_id": [10, 11, 12], "score": [0.2, 0.9, 0.5]})
+    by_frames = rankscope.evaluate(
+        Qrels.from_df(qrels_df, query_id="qid", doc_id="docno", relevance="rel"),
+        Run.from_df(run_df),
+        "nDCG@2",
+    )
+    assert by_dict.to_dict() == by_frames.to_dict()
+    assert by_dict.query_ids == ["1"]
+
+
+def test_missing_dataframe_columns_are_named() -> None:
+    with pytest.raises(rankscope.InputError, match=r"missing \['score'\]"):
+        Run.from_df(pd.DataFrame({"query_id": ["q"], "doc_id": ["d"]}))
+
+
+def test_results_conversions_agree() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        results = rankscope.evaluate(GOOD_QRELS, GOOD_RUN, ["AP", "P@1", "NumRet"])
+    assert results.to_dict() == {"q1": {"AP": 1.0, "P@1": 1.0, "NumRet": 2.0}}
+    assert results.to_pandas().to_dict("records") == [
+        {"query_id": "q1", "AP": 1.0, "P@1": 1.0, "NumRet": 2.0}
+    ]
+    assert results.to_polars().equals(results.per_query)
+    np.testing.assert_array_equal(results.scores("map"), [1.0])
+    with pytest.raises(rankscope.MeasureError, match="nDCG was not computed"):
+        results.scores("nDCG")
