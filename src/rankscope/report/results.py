@@ -1,0 +1,144 @@
+"""Render evaluation results: a terminal table, JSON, CSV, Markdown, or trec_eval text.
+
+Every renderer takes a list of `Results` (one per run) and returns text; one table of formats
+maps names to renderers, so the command line offers exactly what is here.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Callable
+
+from rankscope.engine.measures import FAMILIES, Measure
+from rankscope.engine.results import Results
+from rankscope.errors import InputError
+from rankscope.report.trec_eval import TrecMeasure, format_trec_eval
+
+__all__ = ["FORMATS", "render"]
+
+
+def _formatter(m: Measure) -> Callable[[float], str]:
+    """Counts print as integers, everything else with 4 decimals (as trec_eval does)."""
+    if FAMILIES[m.family].aggregate in ("sum", "count"):
+        return lambda value: "nan" if math.isnan(value) else str(round(value))
+    return lambda value: f"{value:.4f}"
+
+
+def table_rows(runs: list[Results], per_query: bool) -> tuple[list[str], list[list[str]]]:
+    """Header and text rows: one per run (means), or one per run and query."""
+    measures = runs[0].measures
+    formats = [_formatter(m) for m in measures]
+    header = ["run", *(["query"] if per_query else []), *(m.name for m in measures)]
+    rows: list[list[str]] = []
+    for results in runs:
+        if per_query:
+            for query_id, values in results.to_dict().items():
+                cells = [f(values[m.name]) for f, m in zip(formats, measures, strict=True)]
+                rows.append([results.run_name, query_id, *cells])
+        means = results.mean()
+        cells = [f(means[m.name]) for f, m in zip(formats, measures, strict=True)]
+        rows.append([results.run_name, *(["all"] if per_query else []), *cells])
+    return header, rows
+
+
+def render_json(runs: list[Results], per_query: bool) -> str:
+    """``{"runs": [{"run", "profile", "queries", "mean", "per_query"?}]}``, NaN as null."""
+
+    def clean(value: float) -> float | None:
+        return None if math.isnan(value) else value
+
+    payload = []
+    for results in runs:
+        entry: dict[str, object] = {
+            "run": results.run_name,
+            "profile": results.profile,
+            "queries": len(results.query_ids),
+            "mean": {name: clean(value) for name, value in results.mean().items()},
+        }
+        if results.unjudged_queries:
+            entry["unjudged_queries"] = list(results.unjudged_queries)
+        if results.missing_queries:
+            entry["missing_queries"] = list(results.missing_queries)
+        if per_query:
+            entry["per_query"] = {
+                query: {name: clean(v) for name, v in values.items()}
+                for query, values in results.to_dict().items()
+            }
+        payload.append(entry)
+    return json.dumps({"runs": payload}, indent=2) + "\n"
+
+
+def render_csv(runs: list[Results], per_query: bool) -> str:
+    """One header line, then one line per run (or per run and query, then its mean)."""
+    header, rows = table_rows(runs, per_query)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def render_markdown(runs: list[Results], per_query: bool) -> str:
+    """A GitHub-flavoured Markdown table, numbers right-aligned."""
+    header, rows = table_rows(runs, per_query)
+    labels = 2 if per_query else 1
+    align = ["---"] * labels + ["---:"] * (len(header) - labels)
+    lines = [header, align, *rows]
+    return "".join("| " + " | ".join(cells) + " |\n" for cells in lines)
+
+
+def render_text(runs: list[Results], per_query: bool) -> str:
+    """A plain, aligned text table (what the terminal table prints when piped)."""
+    header, rows = table_rows(runs, per_query)
+    labels = 2 if per_query else 1
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            cell.ljust(width) if i < labels else cell.rjust(width)
+            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return "".join(line(cells) + "\n" for cells in [header, *rows])
+
+
+def render_trec(runs: list[Results], per_query: bool) -> str:
+    """trec_eval's format for the measures asked, one block per run."""
+    blocks = []
+    for results in runs:
+        lines = [TrecMeasure(m.family, m.trec_name or m.name, m) for m in results.measures]
+        blocks.append(format_trec_eval(results, lines, per_query))
+    return "".join(blocks)
+
+
+FORMATS: dict[str, Callable[[list[Results], bool], str]] = {
+    "table": render_text,
+    "json": render_json,
+    "csv": render_csv,
+    "markdown": render_markdown,
+    "trec": render_trec,
+}
+
+
+def render(runs: list[Results], format: str = "table", per_query: bool = False) -> str:
+    """Render ``runs`` in one of :data:`FORMATS`.
+
+    Examples
+    --------
+    >>> import rankscope
+    >>> results = rankscope.evaluate({"q": {"a": 1}}, {"q": ["b", "a"]}, ["RR", "P@1"])
+    >>> print(render([results], "markdown"), end="")
+    | run | RR | P@1 |
+    | --- | ---: | ---: |
+    | run | 0.5000 | 0.0000 |
+    """
+    try:
+        renderer = FORMATS[format]
+    except KeyError:
+        raise InputError(
+            f"unknown output format {format!r}; expected one of {', '.join(FORMATS)}"
+        ) from None
+    return renderer(runs, per_query)
