@@ -210,10 +210,10 @@ def format_trec_eval(
         for row, query_id in enumerate(results.query_ids):
             for line in lines:
                 if line.printed in columns:
-                    value = _value(line, columns[line.printed][row], run_name)
-                    out.append(f"{line.printed:<22}\t{query_id}\t{value}\n")
+                    text = _value(line, columns[line.printed][row], run_name)
+                    out.append(f"{line.printed:<22}\t{query_id}\t{text}\n")
     means = results.mean() if summary else {}
     for line in lines if summary else []:
-        value = means[line.measure.name] if line.measure is not None else 0.0
-        out.append(f"{line.printed:<22}\tall\t{_value(line, value, run_name)}\n")
+        mean = means[line.measure.name] if line.measure is not None else 0.0
+        out.append(f"{line.printed:<22}\tall\t{_value(line, mean, run_name)}\n")
     return "".join(out)
