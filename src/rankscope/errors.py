@@ -10,6 +10,7 @@
      ├── MeasureError (ValueError)     a measure name or parameter is not valid
      │    └── UnknownMeasureError      no measure of that name; suggests close names
      ├── ProfileError (ValueError)     an unknown profile or convention
+     ├── OptionError (ValueError)      an option value outside what a function accepts
      └── MissingDependencyError        an optional extra is not installed (ImportError)
 
     RankscopeWarning (UserWarning)     something was left out or skipped, and counted
@@ -26,6 +27,7 @@ __all__ = [
     "InputError",
     "MeasureError",
     "MissingDependencyError",
+    "OptionError",
     "ParseError",
     "ProfileError",
     "RankscopeError",
@@ -101,6 +103,10 @@ class UnknownMeasureError(MeasureError):
 
 class ProfileError(RankscopeError, ValueError):
     """An unknown profile name or an invalid convention value."""
+
+
+class OptionError(RankscopeError, ValueError):
+    """An option (a test name, a level, a count) is outside what the function accepts."""
 
 
 class MissingDependencyError(RankscopeError, ImportError):
