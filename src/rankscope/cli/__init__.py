@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 from types import ModuleType
+from typing import Any
 
-from rankscope.errors import MissingDependencyError, RankscopeError
+from rankscope.errors import MissingDependencyError, RankscopeError, RankscopeWarning
 
 __all__ = ["EXIT_DEPENDENCY", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "main"]
 
@@ -65,12 +67,23 @@ def _subcommand_modules() -> list[ModuleType]:
     return modules
 
 
+def _show_warning(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
+    print(f"rankscope: warning: {message}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
-        code: int = args.handler(args)
+        args = parser.parse_args(argv)
+    except RankscopeError as error:  # raised by options that refuse themselves
+        print(f"rankscope: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", RankscopeWarning)
+            warnings.showwarning = _show_warning
+            code: int = args.handler(args)
         return code
     except MissingDependencyError as error:
         print(f"rankscope: {error}", file=sys.stderr)

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["RankedBatch", "segment_count", "segment_first", "segment_sum"]
+__all__ = ["RankedBatch", "Rows", "segment_count"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -55,7 +56,7 @@ class RankedBatch:
     judged_offsets: IntArray
     judged: IntArray
     num_distinct_relevant: IntArray | None = None
-    _cache: dict[object, np.ndarray] = field(default_factory=dict, repr=False)
+    _cache: dict[object, Any] = field(default_factory=dict, repr=False)
 
     @property
     def num_queries(self) -> int:
@@ -66,24 +67,26 @@ class RankedBatch:
         """Documents retrieved per query."""
         return np.diff(self.offsets)
 
-    @cached_property
-    def query_of_row(self) -> IntArray:
-        """For each retrieved document, the index of its query."""
-        return np.repeat(np.arange(self.num_queries, dtype=np.int64), self.num_retrieved)
-
-    @cached_property
-    def rank_index(self) -> IntArray:
-        """For each retrieved document, its 0-based rank within its query."""
-        return np.arange(self.grades.size, dtype=np.int64) - np.repeat(
-            self.offsets[:-1], self.num_retrieved
-        )
-
-    def relevant(self, level: int) -> BoolArray:
-        """For each retrieved document, whether its grade is at least ``level``."""
-        key = ("relevant", level)
+    def rows_at_least(self, level: int) -> Rows:
+        """The retrieved documents with grade >= ``level``, in rank order, query by query."""
+        key = ("rows_at_least", level)
         if key not in self._cache:
-            self._cache[key] = self.grades >= level
-        return self._cache[key]
+            self._cache[key] = self._rows(np.flatnonzero(self.grades >= level))
+        rows: Rows = self._cache[key]
+        return rows
+
+    def judged_nonrelevant_rows(self, level: int) -> Rows:
+        """The retrieved documents judged non-relevant (``0 <= grade < level``)."""
+        key = ("judged_nonrelevant_rows", level)
+        if key not in self._cache:
+            grades = self.grades
+            self._cache[key] = self._rows(np.flatnonzero((grades >= 0) & (grades < level)))
+        rows: Rows = self._cache[key]
+        return rows
+
+    def _rows(self, positions: IntArray) -> Rows:
+        queries = np.searchsorted(self.offsets, positions, side="right") - 1
+        return Rows(positions, queries, positions - self.offsets[queries], self.num_queries)
 
     def num_relevant(self, level: int) -> IntArray:
         """Judged documents with grade at least ``level``, per query."""
@@ -93,7 +96,8 @@ class RankedBatch:
                 self._cache[key] = self.num_distinct_relevant
             else:
                 self._cache[key] = segment_count(self.judged >= level, self.judged_offsets)
-        return self._cache[key]
+        counts: IntArray = self._cache[key]
+        return counts
 
     def num_judged_nonrelevant(self, level: int) -> IntArray:
         """Judged documents with ``0 <= grade < level``, per query."""
@@ -101,17 +105,71 @@ class RankedBatch:
         if key not in self._cache:
             mask = (self.judged >= 0) & (self.judged < level)
             self._cache[key] = segment_count(mask, self.judged_offsets)
-        return self._cache[key]
+        counts: IntArray = self._cache[key]
+        return counts
 
     def num_relevant_retrieved(self, level: int, cutoff: int | None = None) -> IntArray:
         """Relevant documents among the first ``cutoff`` retrieved (all if None), per query."""
         key = ("num_relevant_retrieved", level, cutoff)
         if key not in self._cache:
-            mask = self.relevant(level)
-            if cutoff is not None:
-                mask = mask & (self.rank_index < cutoff)
-            self._cache[key] = segment_count(mask, self.offsets)
-        return self._cache[key]
+            self._cache[key] = self.rows_at_least(level).within(cutoff).count()
+        counts: IntArray = self._cache[key]
+        return counts
+
+
+@dataclass(frozen=True, eq=False)
+class Rows:
+    """A subset of a batch's retrieved documents, in batch order (query, then rank).
+
+    Attributes
+    ----------
+    positions
+        Indexes into the batch's ``grades``.
+    queries
+        The query index of each.
+    ranks
+        The 0-based rank of each within its query.
+    num_queries
+        Queries in the batch (for per-query results).
+    """
+
+    positions: IntArray
+    queries: IntArray
+    ranks: IntArray
+    num_queries: int
+
+    def within(self, cutoff: int | IntArray | None) -> Rows:
+        """The rows ranked above ``cutoff`` (one value, or one per query)."""
+        if cutoff is None:
+            return self
+        limit = cutoff if isinstance(cutoff, int) else cutoff[self.queries]
+        keep = self.ranks < limit
+        return Rows(self.positions[keep], self.queries[keep], self.ranks[keep], self.num_queries)
+
+    def count(self) -> IntArray:
+        """Rows per query."""
+        return np.bincount(self.queries, minlength=self.num_queries).astype(np.int64)
+
+    def sum(self, values: FloatArray) -> FloatArray:
+        """Per-query sum of one value per row, added in rank order."""
+        sums = np.bincount(self.queries, weights=values, minlength=self.num_queries)
+        return sums.astype(np.float64, copy=False)
+
+    def count_so_far(self) -> IntArray:
+        """For each row, how many rows of its query come before it, itself included."""
+        per_query = self.count()
+        starts = np.concatenate(([0], np.cumsum(per_query)[:-1]))
+        so_far: IntArray = np.arange(1, self.positions.size + 1) - np.repeat(starts, per_query)
+        return so_far
+
+    def first(self) -> Rows:
+        """The first row of each query that has one."""
+        is_first = np.empty(self.queries.size, dtype=bool)
+        is_first[:1] = True
+        np.not_equal(self.queries[1:], self.queries[:-1], out=is_first[1:])
+        return Rows(
+            self.positions[is_first], self.queries[is_first], self.ranks[is_first], self.num_queries
+        )
 
 
 def segment_count(mask: BoolArray, offsets: IntArray) -> IntArray:
@@ -124,38 +182,3 @@ def segment_count(mask: BoolArray, offsets: IntArray) -> IntArray:
     """
     running = np.concatenate(([0], np.cumsum(mask, dtype=np.int64)))
     return running[offsets[1:]] - running[offsets[:-1]]
-
-
-def segment_sum(values: FloatArray, offsets: IntArray) -> FloatArray:
-    """Sum of each segment, added in order within the segment (no cross-query cancellation).
-
-    Examples
-    --------
-    >>> segment_sum(np.array([0.5, 1.0, 2.0]), np.array([0, 1, 1, 3]))
-    array([0.5, 0. , 3. ])
-    """
-    sums = np.zeros(offsets.size - 1, dtype=np.float64)
-    if values.size == 0:
-        return sums
-    starts = offsets[:-1]
-    nonempty = np.flatnonzero(offsets[1:] > starts)
-    if nonempty.size:
-        sums[nonempty] = np.add.reduceat(values[: offsets[-1]], starts[nonempty])
-    return sums
-
-
-def segment_first(mask: BoolArray, offsets: IntArray) -> IntArray:
-    """Offset within its segment of the first True value, or -1 where there is none.
-
-    Examples
-    --------
-    >>> segment_first(np.array([False, True, True, False]), np.array([0, 3, 4]))
-    array([ 1, -1])
-    """
-    rows = np.flatnonzero(mask)
-    queries = np.searchsorted(offsets, rows, side="right") - 1
-    first = np.full(offsets.size - 1, -1, dtype=np.int64)
-    if rows.size:
-        is_first = np.concatenate(([True], queries[1:] != queries[:-1]))
-        first[queries[is_first]] = rows[is_first] - offsets[queries[is_first]]
-    return first

@@ -57,9 +57,21 @@ def _duplicate_error(frame: pl.DataFrame, what: str, source: str) -> DuplicateDo
     )
 
 
-def _ordered_run(run: Run, conventions: Conventions) -> pl.DataFrame:
-    """The run's rows in rank order per query, query ids byte-wise ascending."""
-    frame = run.frame
+def _has_duplicates(frame: pl.DataFrame) -> bool:
+    """Whether a (query_id, doc_id) pair occurs twice.
+
+    Exact, and cheap on the common path: distinct 64-bit hashes mean distinct pairs; only rows
+    whose hashes repeat (true duplicates or, rarely, collisions) are compared as strings.
+    """
+    keys = pl.col(DOC_ID).hash(0x5EED).xor(pl.col(QUERY_ID).hash(0xD0C))
+    if frame.select(keys.n_unique()).item() == frame.height:
+        return False
+    candidates = frame.filter(keys.is_duplicated())
+    return bool(candidates.select(pl.struct(QUERY_ID, DOC_ID).is_duplicated().any()).item())
+
+
+def _ordered_run(frame: pl.DataFrame, conventions: Conventions) -> pl.DataFrame:
+    """The rows in rank order per query, query ids byte-wise ascending."""
     if conventions.ordering == "as_given":
         return (
             frame.with_row_index(_ORDER).sort([QUERY_ID, _ORDER], maintain_order=True).drop(_ORDER)
@@ -93,10 +105,7 @@ def prepare(
         Keep only the first ``max_documents`` of each query's ranking (trec_eval ``-M``).
     """
     judgements = qrels.frame
-    if (
-        conventions.duplicate_documents != "keep_all"
-        and judgements.select(pl.struct(QUERY_ID, DOC_ID).is_duplicated().any()).item()
-    ):
+    if conventions.duplicate_documents != "keep_all" and _has_duplicates(judgements):
         raise _duplicate_error(judgements, "qrels", qrels.source)
 
     judged_queries = judgements.select(pl.col(QUERY_ID).unique())
@@ -112,18 +121,23 @@ def prepare(
         )
     evaluated = evaluated.sort(QUERY_ID).with_row_index(_QUERY_INDEX)
 
-    # Rows are grouped by query id in ascending order, as are the query indexes: every join
-    # below keeps the left order, so rank order survives to the arrays.
-    ranked = _ordered_run(run, conventions).join(
-        evaluated, on=QUERY_ID, how="inner", maintain_order="left"
-    )
-    if conventions.duplicate_documents == "error":
-        if ranked.select(pl.struct(QUERY_ID, DOC_ID).is_duplicated().any()).item():
-            raise _duplicate_error(ranked, "run", run.source)
-    elif conventions.duplicate_documents == "keep_first":
+    rows = run.frame
+    if unjudged.len():
+        rows = rows.filter(~pl.col(QUERY_ID).is_in(unjudged.implode()))
+    if conventions.duplicate_documents == "error" and _has_duplicates(rows):
+        raise _duplicate_error(rows, "run", run.source)
+    # From here on rows are grouped by query id in ascending order, and every join keeps the
+    # left order, so rank order survives to the arrays.
+    ranked = _ordered_run(rows, conventions)
+    if conventions.duplicate_documents == "keep_first":
         ranked = ranked.unique([QUERY_ID, DOC_ID], keep="first", maintain_order=True)
-    if max_documents is not None:
-        ranked = ranked.filter(pl.int_range(pl.len()).over(QUERY_ID) < max_documents)
+    blocks = ranked[QUERY_ID].rle().struct.unnest()
+    lengths = blocks["len"].to_numpy().astype(np.int64)
+    if max_documents is not None and lengths.max(initial=0) > max_documents:
+        starts = np.repeat(_offsets(lengths)[:-1], lengths)
+        keep = np.arange(ranked.height) - starts < max_documents
+        ranked = ranked.filter(pl.Series(keep))
+        lengths = np.minimum(lengths, max_documents)
 
     grade_of = judgements.unique([QUERY_ID, DOC_ID], keep="first")
     relevance = pl.col(RELEVANCE)
@@ -142,7 +156,11 @@ def prepare(
         .sort([_QUERY_INDEX, RELEVANCE], descending=[False, True])
     )
     num_queries = evaluated.height
-    retrieved_counts = np.bincount(ranked[_QUERY_INDEX].to_numpy(), minlength=num_queries)
+    retrieved_counts = np.zeros(num_queries, dtype=np.int64)
+    block_index = blocks.select(pl.col("value").alias(QUERY_ID)).join(
+        evaluated, on=QUERY_ID, how="left", maintain_order="left"
+    )[_QUERY_INDEX]
+    retrieved_counts[block_index.to_numpy()] = lengths
     judged_counts = np.bincount(judged[_QUERY_INDEX].to_numpy(), minlength=num_queries)
     distinct = None
     if conventions.duplicate_documents == "keep_all":

@@ -10,15 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankscope.engine.batch import (
-    BoolArray,
-    FloatArray,
-    IntArray,
-    RankedBatch,
-    segment_count,
-    segment_first,
-    segment_sum,
-)
+from rankscope.engine.batch import FloatArray, IntArray, RankedBatch
 from rankscope.engine.measures._names import Measure
 from rankscope.engine.profiles import Conventions
 
@@ -55,33 +47,6 @@ def _int_cutoff(measure: Measure) -> int | None:
     return None if measure.cutoff is None else int(measure.cutoff)
 
 
-def _relevant_rows(batch: RankedBatch, level: int) -> tuple[IntArray, IntArray, IntArray]:
-    """For each relevant retrieved document, in rank order: its query, its 0-based rank and how
-    many relevant documents its query has up to and including it."""
-    key = ("relevant_rows", level)
-    if key not in batch._cache:
-        rows = np.flatnonzero(batch.relevant(level))
-        queries = batch.query_of_row[rows]
-        per_query = np.bincount(queries, minlength=batch.num_queries)
-        starts = np.concatenate(([0], np.cumsum(per_query)[:-1]))
-        so_far = np.arange(1, rows.size + 1, dtype=np.int64) - np.repeat(starts, per_query)
-        batch._cache[key] = np.stack([queries, batch.rank_index[rows], so_far])
-    queries, ranks, so_far = batch._cache[key]
-    return queries, ranks, so_far
-
-
-def _log2_discounts(batch: RankedBatch) -> FloatArray:
-    """log2(rank + 2) for 0-based ranks up to the longest ranking or ideal ranking."""
-    longest = max(
-        int(batch.num_retrieved.max(initial=0)),
-        int(np.diff(batch.judged_offsets).max(initial=0)),
-    )
-    key = ("log2", longest)
-    if key not in batch._cache:
-        batch._cache[key] = np.log2(np.arange(2, longest + 2, dtype=np.float64))
-    return batch._cache[key]
-
-
 def precision(batch: RankedBatch, measure: Measure, conv: Conventions, level: int) -> FloatArray:
     """P@k = (1/k) Σ_{i<=k} rel_i; without k, relevant retrieved / retrieved.
 
@@ -114,12 +79,10 @@ def reciprocal_rank(
     batch: RankedBatch, measure: Measure, conv: Conventions, level: int
 ) -> FloatArray:
     """RR@k = 1 / rank of the first relevant document (0 if none in the first k)."""
-    first = segment_first(batch.relevant(level), batch.offsets)
-    found = first >= 0
-    cutoff = _int_cutoff(measure)
-    if cutoff is not None:
-        found &= first < cutoff
-    return _divide(found, first + 1)
+    first = batch.rows_at_least(level).first().within(_int_cutoff(measure))
+    result = np.zeros(batch.num_queries, dtype=np.float64)
+    result[first.queries] = 1.0 / (first.ranks + 1.0)
+    return result
 
 
 def average_precision(
@@ -129,25 +92,22 @@ def average_precision(
 
     The ``weknora`` profile divides by the number of relevant documents retrieved instead of R.
     """
-    queries, ranks, so_far = _relevant_rows(batch, level)
-    precisions = so_far / (ranks + 1.0)
+    relevant = batch.rows_at_least(level)
+    precisions = relevant.count_so_far() / (relevant.ranks + 1.0)
     cutoff = _int_cutoff(measure)
     if cutoff is not None:
-        keep = ranks < cutoff
-        queries, precisions = queries[keep], precisions[keep]
-    per_query = np.bincount(queries, minlength=batch.num_queries)
-    offsets = np.concatenate(([0], np.cumsum(per_query)))
-    total = segment_sum(precisions, offsets)
+        keep = relevant.ranks < cutoff
+        relevant, precisions = relevant.within(cutoff), precisions[keep]
+    total = relevant.sum(precisions)
     if conv.ap_denominator == "relevant_retrieved":
-        return _divide(total, per_query)
+        return _divide(total, relevant.count())
     return _divide(total, batch.num_relevant(level))
 
 
 def r_precision(batch: RankedBatch, measure: Measure, conv: Conventions, level: int) -> FloatArray:
     """Rprec = Σ_{i<=R} rel_i / R: precision at rank R, the number of relevant documents."""
     num_rel = batch.num_relevant(level)
-    in_top_r = batch.relevant(level) & (batch.rank_index < num_rel[batch.query_of_row])
-    return _divide(segment_count(in_top_r, batch.offsets), num_rel)
+    return _divide(batch.rows_at_least(level).within(num_rel).count(), num_rel)
 
 
 def bpref(batch: RankedBatch, measure: Measure, conv: Conventions, level: int) -> FloatArray:
@@ -157,18 +117,17 @@ def bpref(batch: RankedBatch, measure: Measure, conv: Conventions, level: int) -
     judged non-relevant documents; a term is 1 when ``n_r`` is 0. Unjudged documents are
     skipped. Buckley & Voorhees, "Retrieval Evaluation with Incomplete Information", SIGIR 2004.
     """
-    nonrelevant: BoolArray = (batch.grades >= 0) & (batch.grades < level)
-    before = np.concatenate(([0], np.cumsum(nonrelevant, dtype=np.int64)))
-    rows = np.flatnonzero(batch.relevant(level))
-    queries = batch.query_of_row[rows]
-    nonrel_above = before[rows] - before[batch.offsets[queries]]
+    relevant = batch.rows_at_least(level)
+    nonrelevant = batch.judged_nonrelevant_rows(level).positions
+    query_start = batch.offsets[relevant.queries]
+    nonrel_above = np.searchsorted(nonrelevant, relevant.positions) - np.searchsorted(
+        nonrelevant, query_start
+    )
     num_rel = batch.num_relevant(level)
-    cap = np.minimum(batch.num_judged_nonrelevant(level), num_rel)[queries]
-    penalty = _divide(np.minimum(nonrel_above, num_rel[queries]), cap)
+    cap = np.minimum(batch.num_judged_nonrelevant(level), num_rel)[relevant.queries]
+    penalty = _divide(np.minimum(nonrel_above, num_rel[relevant.queries]), cap)
     terms = np.where(nonrel_above > 0, 1.0 - penalty, 1.0)
-    per_query = np.bincount(queries, minlength=batch.num_queries)
-    total = segment_sum(terms, np.concatenate(([0], np.cumsum(per_query))))
-    return _divide(total, num_rel)
+    return _divide(relevant.sum(terms), num_rel)
 
 
 def _segment_suffix_max(values: FloatArray, segments: IntArray) -> FloatArray:
@@ -194,9 +153,10 @@ def interpolated_precision(
     ``round(r * R)`` (halves away from zero; ``int(r * R + 0.9)`` under ``trec9``); levels
     beyond the relevant documents retrieved score 0.
     """
-    queries, ranks, so_far = _relevant_rows(batch, level)
-    interpolated = _segment_suffix_max(so_far / (ranks + 1.0), queries)
-    num_rel_ret = batch.num_relevant_retrieved(level)
+    relevant = batch.rows_at_least(level)
+    precisions = relevant.count_so_far() / (relevant.ranks + 1.0)
+    interpolated = _segment_suffix_max(precisions, relevant.queries)
+    num_rel_ret = relevant.count()
     exact = float(measure.cutoff or 0.0) * batch.num_relevant(level)
     if conv.recall_level_rounding == "nearest":
         needed = np.floor(exact + 0.5).astype(np.int64)
@@ -227,25 +187,23 @@ def ndcg(batch: RankedBatch, measure: Measure, conv: Conventions, level: int) ->
     as documents were retrieved.
     """
     cutoff = _int_cutoff(measure)
-    log2 = _log2_discounts(batch)
-    ranks = batch.rank_index
-    gains = _gains(batch.grades, measure, conv) / log2[ranks]
-    if cutoff is not None:
-        gains = np.where(ranks < cutoff, gains, 0.0)
-    dcg = segment_sum(gains, batch.offsets)
+    # Only documents with a positive grade have a gain.
+    gaining = batch.rows_at_least(1).within(cutoff)
+    gains = _gains(batch.grades[gaining.positions], measure, conv)
+    dcg = gaining.sum(gains / np.log2(gaining.ranks + 2.0))
 
+    # The ideal ranking: each query's judged grades, already sorted in descending order.
     judged_counts = np.diff(batch.judged_offsets)
-    ideal_ranks = np.arange(batch.judged.size, dtype=np.int64) - np.repeat(
-        batch.judged_offsets[:-1], judged_counts
-    )
+    ideal_queries = np.repeat(np.arange(batch.num_queries), judged_counts)
+    ideal_ranks = np.arange(batch.judged.size) - batch.judged_offsets[ideal_queries]
     limit = np.full(batch.num_queries, np.iinfo(np.int64).max, dtype=np.int64)
     if cutoff is not None:
         limit = np.minimum(limit, cutoff)
     if conv.ideal_ranking == "judged_capped_by_retrieved":
         limit = np.minimum(limit, batch.num_retrieved)
-    in_ideal = ideal_ranks < np.repeat(limit, judged_counts)
-    ideal_gains = np.where(in_ideal, _gains(batch.judged, measure, conv) / log2[ideal_ranks], 0.0)
-    idcg = segment_sum(ideal_gains, batch.judged_offsets)
+    keep = (ideal_ranks < limit[ideal_queries]) & (batch.judged > 0)
+    ideal_gains = _gains(batch.judged[keep], measure, conv) / np.log2(ideal_ranks[keep] + 2.0)
+    idcg = np.bincount(ideal_queries[keep], weights=ideal_gains, minlength=batch.num_queries)
     return _divide(dcg, idcg)
 
 

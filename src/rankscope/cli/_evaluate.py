@@ -1,0 +1,120 @@
+"""``rankscope evaluate QRELS RUN [RUN ...]``: one table, a row per run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from rankscope.cli._common import (
+    DEFAULT_MEASURES,
+    add_input_options,
+    load_qrels,
+    load_run,
+    measure_names,
+    write_output,
+)
+from rankscope.engine import PROFILES, evaluate, parse_measures
+from rankscope.engine.results import Results
+from rankscope.report import FORMATS, render
+from rankscope.report.results import table_rows
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="evaluate one or more runs against qrels",
+        description=(
+            "Evaluate runs against relevance judgements. Formats (TREC, JSONL, CSV/TSV, "
+            "Parquet, compressed) are detected from the extension and content. "
+            f"Default measures: {', '.join(DEFAULT_MEASURES)}."
+        ),
+    )
+    parser.add_argument("qrels", metavar="QRELS", help="relevance judgements ('-' for stdin)")
+    parser.add_argument("runs", metavar="RUN", nargs="+", help="ranked results, one or more")
+    parser.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="a measure such as nDCG@10, AP, P(rel=2)@5 or ndcg_cut.10 (repeatable; "
+        "comma-separated lists allowed); see `rankscope measures`",
+    )
+    parser.add_argument(
+        "-q", "--per-query", action="store_true", help="also show every query's values"
+    )
+    parser.add_argument(
+        "--profile",
+        choices=list(PROFILES),
+        default="trec",
+        help="conventions to follow: trec (trec_eval 10, default), trec9 (trec_eval 9, "
+        "pytrec_eval), weknora (WeKnora's metrics)",
+    )
+    parser.add_argument(
+        "-c",
+        "--complete",
+        action="store_true",
+        help="score judged queries missing from a run as 0 (trec_eval -c)",
+    )
+    parser.add_argument(
+        "-l",
+        "--relevance-level",
+        type=int,
+        default=1,
+        metavar="N",
+        help="lowest grade that counts as relevant (default 1)",
+    )
+    parser.add_argument(
+        "-M",
+        "--max-documents",
+        type=int,
+        metavar="N",
+        help="evaluate only the first N documents of each ranking",
+    )
+    parser.add_argument(
+        "-f", "--format", choices=list(FORMATS), default="table", help="output format"
+    )
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    add_input_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def _rich_table(runs: list[Results], per_query: bool) -> bool:
+    """Print a rich table on a terminal; False when rich is not installed."""
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:
+        return False
+    header, rows = table_rows(runs, per_query)
+    labels = 2 if per_query else 1
+    table = Table(show_edge=False, header_style="bold")
+    for i, name in enumerate(header):
+        table.add_column(name, justify="left" if i < labels else "right")
+    for row in rows:
+        table.add_row(*row, style="bold" if per_query and row[1] == "all" else None)
+    Console().print(table)
+    return True
+
+
+def run(args: argparse.Namespace) -> int:
+    measures = parse_measures(measure_names(args.measures))
+    qrels = load_qrels(args.qrels, args.qrels_format, args.lenient)
+    results = [
+        evaluate(
+            qrels,
+            load_run(path, args.run_format, args.lenient),
+            measures,
+            profile=args.profile,
+            complete=args.complete,
+            relevance_level=args.relevance_level,
+            max_documents=args.max_documents,
+        )
+        for path in args.runs
+    ]
+    terminal = args.format == "table" and args.output is None and sys.stdout.isatty()
+    if terminal and _rich_table(results, args.per_query):
+        return 0
+    write_output(render(results, args.format, args.per_query), args.output)
+    return 0

@@ -1,0 +1,34 @@
+"""Every module's docstring examples run as tests (they are documentation that must stay true)."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import io
+import pkgutil
+
+import pytest
+
+import rankscope
+
+MODULES = sorted(
+    info.name
+    for info in pkgutil.walk_packages(rankscope.__path__, prefix="rankscope.")
+    # The service needs its optional extra; its modules are tested in tests/service.
+    if not info.name.startswith("rankscope.service")
+)
+
+
+def test_the_package_has_modules_with_examples() -> None:
+    assert "rankscope.engine.evaluate" in MODULES
+    assert len(MODULES) > 20
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    module = importlib.import_module(name)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    report = io.StringIO()
+    for test in doctest.DocTestFinder().find(module, name):
+        runner.run(test, out=report.write)
+    assert runner.failures == 0, report.getvalue()
