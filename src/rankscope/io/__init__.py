@@ -1,5 +1,40 @@
-"""Readers and writers: files and in-memory structures to `Qrels` and `Run`, results out."""
+"""Readers and writers: files and in-memory structures to `Qrels` and `Run`, and back.
 
+Formats (detected from the extension and the first line, or named with ``format=``):
+
+=========  ==================================================================================
+trec       qrels ``query_id iteration doc_id relevance``; runs ``query_id Q0 doc_id rank score
+           run_tag``; whitespace-separated, ``#`` comments and blank lines allowed
+jsonl      one object per line: per judgement (``query_id``, ``doc_id``, ``relevance`` /
+           ``score``), per query (``relevant_doc_ids`` / ``doc_ids`` lists, ``results``)
+csv, tsv   a header row and named columns (BEIR's qrels are tsv)
+parquet    named columns
+=========  ==================================================================================
+
+Any file may be compressed (.gz, .bz2, .xz, .zst); ``-`` is standard input or output.
+
+Examples
+--------
+>>> import pathlib, tempfile
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> write_run(Run.from_lists({"q1": ["d2", "d1"]}, name="bm25"), folder / "run.jsonl.gz", "jsonl")
+>>> read_run(folder / "run.jsonl.gz").frame.rows()
+[('q1', 'd2', 2.0), ('q1', 'd1', 1.0)]
+"""
+
+from rankscope.io._files import open_output
+from rankscope.io._formats import FORMATS
+from rankscope.io._read import read_qrels, read_run
+from rankscope.io._write import write_qrels, write_run
 from rankscope.io.tables import Qrels, Run
 
-__all__ = ["Qrels", "Run"]
+__all__ = [
+    "FORMATS",
+    "Qrels",
+    "Run",
+    "open_output",
+    "read_qrels",
+    "read_run",
+    "write_qrels",
+    "write_run",
+]

@@ -1,0 +1,260 @@
+"""Files in and out: standard input and output, compression by extension or magic bytes.
+
+A reader gets an `Input`: the file's path when it is a plain file on disk (polars then maps the
+file itself, with no copy through Python), or its decompressed bytes otherwise (standard input,
+``.gz``, ``.bz2``, ``.xz``, ``.zst``).
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import mmap
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, cast
+
+from rankscope.errors import InputError, MissingDependencyError
+
+__all__ = ["STDIN", "Input", "open_input", "open_output"]
+
+STDIN = "-"
+"""The path that stands for standard input (when reading) or standard output (when writing)."""
+
+_BOM = b"\xef\xbb\xbf"
+_HEAD_BYTES = 1 << 16
+
+COMPRESSIONS: dict[str, str] = {
+    ".gz": "gzip",
+    ".bz2": "bz2",
+    ".xz": "xz",
+    ".lzma": "xz",
+    ".zst": "zstd",
+    ".zstd": "zstd",
+}
+
+
+def _is_bz2(head: bytes) -> bool:
+    # "BZh" is printable text, so require the block size digit and the block magic (pi) as well.
+    return head[:3] == b"BZh" and head[3:4].isdigit() and head[4:10] == b"1AY&SY"
+
+
+def _sniff_compression(head: bytes) -> str | None:
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip"
+    if head.startswith(b"\xfd7zXZ\x00"):
+        return "xz"
+    if head.startswith(b"\x28\xb5\x2f\xfd"):
+        return "zstd"
+    if _is_bz2(head):
+        return "bz2"
+    return None
+
+
+def _zstandard() -> Any:
+    try:
+        import zstandard
+    except ImportError as error:
+        raise MissingDependencyError(
+            "zstandard", "Reading or writing .zst files", "zstd"
+        ) from error
+    return zstandard
+
+
+def _decompress(data: bytes, compression: str, source: str) -> bytes:
+    try:
+        if compression == "gzip":
+            return gzip.decompress(data)
+        if compression == "bz2":
+            return bz2.decompress(data)
+        if compression == "xz":
+            return lzma.decompress(data)
+        reader = _zstandard().ZstdDecompressor().stream_reader(data, read_across_frames=True)
+        with reader:
+            out: bytes = reader.read()
+        return out
+    except MissingDependencyError:
+        raise
+    except Exception as error:  # each codec raises its own exception types
+        raise InputError(
+            f"cannot decompress the file as {compression}: {error}", source=source
+        ) from error
+
+
+def _split_name(name: str) -> tuple[str, str, str | None]:
+    """``(stem, format extension, compression)`` of a file name: 'bm25.trec.gz' gives
+    ('bm25', '.trec', 'gzip')."""
+    path = Path(name)
+    compression = COMPRESSIONS.get(path.suffix.lower())
+    if compression is not None:
+        path = path.with_suffix("")
+    return path.stem, path.suffix.lower(), compression
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input file, read or mapped, ready for a polars reader.
+
+    Attributes
+    ----------
+    source
+        The name used in messages: the path as given, or ``<stdin>``.
+    stem
+        The file name without its extensions ('bm25' for 'runs/bm25.trec.gz'); '' for stdin.
+    extension
+        The format extension, lower case, after any compression extension ('.trec').
+    path
+        The file, when it is a plain file on disk; polars reads it directly.
+    data
+        The (decompressed) content otherwise.
+    """
+
+    source: str
+    stem: str
+    extension: str
+    path: Path | None = None
+    data: bytes | None = None
+
+    @property
+    def polars_source(self) -> Path | bytes:
+        """What to hand to a polars reader: the path of a plain file, or the bytes."""
+        if self.path is not None:
+            return self.path
+        return self.data if self.data is not None else b""
+
+    def read_bytes(self) -> bytes:
+        """The whole content (reads a plain file; used by fallbacks and small formats)."""
+        if self.data is not None:
+            return self.data
+        if self.path is None:
+            return b""
+        data = self.path.read_bytes()
+        return data[len(_BOM) :] if data.startswith(_BOM) else data
+
+    def head(self) -> bytes:
+        """The first 64 KiB, for sniffing the format."""
+        if self.data is not None:
+            return self.data[:_HEAD_BYTES]
+        if self.path is None:
+            return b""
+        with self.path.open("rb") as file:
+            head = file.read(_HEAD_BYTES)
+        return head[len(_BOM) :] if head.startswith(_BOM) else head
+
+    def contains_any(self, needles: tuple[bytes, ...]) -> bool:
+        """Whether any of the byte strings occurs in the content (memchr speed, no copy)."""
+        if self.data is not None:
+            return any(needle in self.data for needle in needles)
+        if self.path is None or self.path.stat().st_size == 0:
+            return False
+        with (
+            self.path.open("rb") as file,
+            mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mm,
+        ):
+            return any(mm.find(needle) >= 0 for needle in needles)
+
+
+def _read_stdin() -> bytes:
+    stream: Any = getattr(sys.stdin, "buffer", sys.stdin)
+    data = stream.read()
+    if isinstance(data, str):
+        return data.encode("utf-8")
+    return bytes(data)
+
+
+def open_input(path: str | os.PathLike[str]) -> Input:
+    """Open a file (or ``-`` for standard input) for reading, decompressing it if needed.
+
+    Compression is recognized by the extension (.gz, .bz2, .xz, .zst) and, failing that, by the
+    first bytes of the content.
+
+    Examples
+    --------
+    >>> import gzip, pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "run.trec.gz").write_bytes(gzip.compress(b"q1 Q0 d1 1 2.5 bm25\\n"))
+    >>> opened = open_input(folder / "run.trec.gz")
+    >>> opened.stem, opened.extension, opened.read_bytes()
+    ('run', '.trec', b'q1 Q0 d1 1 2.5 bm25\\n')
+    """
+    if isinstance(path, str) and path == STDIN:
+        data = _read_stdin()
+        compression = _sniff_compression(data[:16])
+        if compression is not None:
+            data = _decompress(data, compression, "<stdin>")
+        return Input("<stdin>", "", "", data=_strip_bom(data))
+    file = Path(path)
+    source = str(path)
+    if not file.exists():
+        raise InputError("no such file", source=source)
+    if file.is_dir():
+        raise InputError("expected a file; found a directory", source=source)
+    stem, extension, compression = _split_name(file.name)
+    if not file.is_file():
+        # A pipe or device (e.g. bash's <(...)) can be read only once: read it all here.
+        data = file.read_bytes()
+        compression = compression or _sniff_compression(data[:16])
+        if compression is not None:
+            data = _decompress(data, compression, source)
+        return Input(source, stem, extension, data=_strip_bom(data))
+    with file.open("rb") as handle:
+        start = handle.read(16)
+    if compression is None:
+        compression = _sniff_compression(start)
+    if compression is not None:
+        data = _decompress(file.read_bytes(), compression, source)
+        return Input(source, stem, extension, data=_strip_bom(data))
+    if start.startswith(_BOM):
+        return Input(source, stem, extension, data=_strip_bom(file.read_bytes()))
+    return Input(source, stem, extension, path=file)
+
+
+def _strip_bom(data: bytes) -> bytes:
+    return data[len(_BOM) :] if data.startswith(_BOM) else data
+
+
+@contextmanager
+def open_output(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
+    """A binary file to write to, compressed according to the extension; ``-`` is stdout.
+
+    .gz, .bz2, .xz and .zst files are compressed (.zst needs the ``zstandard`` package). Standard
+    output is flushed, not closed, at the end.
+
+    Examples
+    --------
+    >>> import gzip, pathlib, tempfile
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.txt.gz"
+    >>> with open_output(target) as file:
+    ...     _ = file.write(b"hello\\n")
+    >>> gzip.decompress(target.read_bytes())
+    b'hello\\n'
+    """
+    if isinstance(path, str) and path == STDIN:
+        stream: IO[bytes] = sys.stdout.buffer
+        try:
+            yield stream
+        finally:
+            stream.flush()
+        return
+    compression = COMPRESSIONS.get(Path(path).suffix.lower())
+    if compression is None:
+        with open(path, "wb") as plain:
+            yield plain
+    elif compression == "gzip":
+        with gzip.open(path, "wb") as gzipped:
+            yield cast(IO[bytes], gzipped)
+    elif compression == "bz2":
+        with bz2.open(path, "wb") as bzipped:
+            yield bzipped
+    elif compression == "xz":
+        with lzma.open(path, "wb") as xzipped:
+            yield xzipped
+    else:
+        compressor = _zstandard().ZstdCompressor()
+        with open(path, "wb") as raw, compressor.stream_writer(raw) as zstd_file:
+            yield zstd_file

@@ -1,0 +1,314 @@
+"""TREC qrels (``query_id iteration doc_id relevance``) and runs (``query_id Q0 doc_id rank score
+run_tag``): reading and writing.
+
+Fields are separated by any run of whitespace (spaces, tabs, ``\\r``, ``\\v``, ``\\f``, as C's
+``isspace`` used by trec_eval); lines that are blank or whose first non-blank character is ``#``
+are skipped; a run line may carry more fields after the tag (trec_eval ignores them), a qrels line
+may not. The iteration, ``Q0`` and rank fields are read past and ignored, as trec_eval does.
+
+Two parsers produce the same table:
+
+* the *fast path*: polars' multi-threaded CSV reader with a single separator (tab or space). It
+  applies when the file holds no other whitespace byte than that separator and the newline (checked
+  with ``memchr`` over the mapped file) and every row has all its fields; an empty field (two
+  separators in a row) shows up as a null and sends the file to the general path. It never reports
+  errors itself: anything unexpected sends the file to
+* the *general path*: every physical line as one string (polars), fields cut out by one anchored
+  regular expression, values cast and checked with vectorized expressions, each row getting a
+  problem code. Only the first problem row is looked at in Python, to word the message.
+
+Both work on an `Input` (a path or bytes), so a chunked reader that hands over byte ranges of whole
+queries (``read_run_batches``) can reuse them, passing the line number its chunk starts at.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO, Any
+
+import polars as pl
+
+from rankscope.errors import InputError
+from rankscope.io._files import Input
+from rankscope.io._lines import (
+    LINE,
+    LINE_INDEX,
+    PROBLEM,
+    WHITESPACE,
+    Problem,
+    Skipped,
+    empty_error,
+    grade_values,
+    python_lines,
+    scan_lines,
+    score_values,
+    settle,
+)
+from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
+
+__all__ = [
+    "QRELS_FIELDS",
+    "RUN_FIELDS",
+    "Parsed",
+    "parse_qrels",
+    "parse_run",
+    "qrels_lines",
+    "run_lines",
+    "write_lines",
+]
+
+RUN_FIELDS = "query_id Q0 doc_id rank score run_tag"
+QRELS_FIELDS = "query_id iteration doc_id relevance"
+
+_SPACE = "[ \\t\\r\\x0b\\x0c]"
+_FIELD = "[^ \\t\\r\\x0b\\x0c]+"
+_SPLIT = re.compile(f"{_SPACE}+")
+_BLANK_OR_COMMENT = f"^{_SPACE}*(?:#|$)"
+_RUN_PATTERN = (
+    f"^{_SPACE}*(?P<{QUERY_ID}>{_FIELD}){_SPACE}+{_FIELD}{_SPACE}+(?P<{DOC_ID}>{_FIELD})"
+    f"{_SPACE}+{_FIELD}{_SPACE}+(?P<score_text>{_FIELD}){_SPACE}+{_FIELD}"
+)
+_QRELS_PATTERN = (
+    f"^{_SPACE}*(?P<{QUERY_ID}>{_FIELD}){_SPACE}+{_FIELD}{_SPACE}+(?P<{DOC_ID}>{_FIELD})"
+    f"{_SPACE}+(?P<grade_text>{_FIELD}){_SPACE}*$"
+)
+
+_FIELD_COUNT, _BAD_SCORE, _BAD_GRADE = 1, 2, 3
+
+# Bytes that make a file unfit for the single-separator fast path (besides the other separator).
+_NOT_FAST = (b"\r", b"\x0b", b"\x0c", b"\x00")
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A parsed TREC file: the table (our column names), the run tag, the lines skipped."""
+
+    frame: pl.DataFrame
+    tag: str | None
+    skipped: Skipped
+    fast: bool
+
+
+def _fields(line: str) -> list[str]:
+    return _SPLIT.split(line.strip(WHITESPACE))
+
+
+def _first_line(head: bytes) -> str:
+    for raw in head.split(b"\n"):
+        line = raw.decode("utf-8", errors="replace").strip(WHITESPACE)
+        if line and not line.startswith("#"):
+            return line
+    return ""
+
+
+def _fast_read(
+    opened: Input, head: bytes, schema: dict[str, Any], *, ragged: bool
+) -> pl.DataFrame | None:
+    """The file through polars' CSV reader, or None when the general path must read it."""
+    separator = "\t" if "\t" in _first_line(head) else " "
+    other = b" " if separator == "\t" else b"\t"
+    if opened.contains_any((other, *_NOT_FAST)):
+        return None
+    comment = "#" if opened.contains_any((b"#",)) else None
+    try:
+        frame = pl.read_csv(
+            opened.polars_source,
+            separator=separator,
+            has_header=False,
+            quote_char=None,
+            schema=schema,
+            comment_prefix=comment,
+            truncate_ragged_lines=ragged,
+            glob=False,
+        )
+    except pl.exceptions.PolarsError:
+        return None  # ragged lines, unparsable numbers, invalid UTF-8: the general path says where
+    if sum(frame.null_count().row(0)) > 0:
+        # Blank lines come through as rows of nulls; any other null is a missing field.
+        frame = frame.filter(~pl.all_horizontal(pl.all().is_null()))
+        if sum(frame.null_count().row(0)) > 0:
+            return None
+    if frame.height == 0:
+        return None
+    return frame
+
+
+def _general(
+    opened: Input, pattern: str, checks: list[pl.Expr], *, lenient: bool
+) -> tuple[pl.DataFrame, Skipped]:
+    """Lines -> regex fields -> checked values, with a problem code per row; see the module doc."""
+
+    def pipeline(lines: pl.LazyFrame) -> pl.LazyFrame:
+        return (
+            lines.filter(pl.col(LINE).is_not_null() & ~pl.col(LINE).str.contains(_BLANK_OR_COMMENT))
+            .with_columns(pl.col(LINE).str.extract_groups(pattern).alias("__fields__"))
+            .unnest("__fields__")
+            .with_columns(checks)
+        )
+
+    skipped = Skipped()
+    if opened.contains_any((b"\x00",)):
+        lines, skipped = python_lines(opened.read_bytes(), source=opened.source, lenient=lenient)
+        frame = pipeline(lines.lazy()).collect()
+    else:
+        try:
+            frame = pipeline(scan_lines(opened)).collect(engine="streaming")
+        except pl.exceptions.ComputeError:  # not valid UTF-8
+            data = opened.read_bytes()
+            lines, skipped = python_lines(data, source=opened.source, lenient=lenient)
+            frame = pipeline(lines.lazy()).collect()
+    return frame, skipped
+
+
+def _describe(
+    fields_expected: str, count: int, *, at_least: bool, first_line: int
+) -> Callable[[dict[str, Any]], Problem]:
+    """How to word the problem of a row of the general path's table."""
+
+    def describe(row: dict[str, Any]) -> Problem:
+        text = row[LINE]
+        fields = _fields(text)
+        line = row[LINE_INDEX] + first_line
+        if row[PROBLEM] == _FIELD_COUNT:
+            expected = f"at least {count}" if at_least else f"{count}"
+            message = (
+                f"expected {expected} whitespace-separated fields ({fields_expected}); "
+                f"found {len(fields)}"
+            )
+        elif row[PROBLEM] == _BAD_SCORE:
+            message = f"score must be a finite number; found {fields[4]!r}"
+        else:
+            message = f"relevance must be an integer grade; found {fields[3]!r}"
+        return Problem(message, line=line, text=text)
+
+    return describe
+
+
+def parse_run(
+    opened: Input, *, lenient: bool = False, first_line: int = 1, fast_path: bool = True
+) -> Parsed:
+    """Read a TREC run file into a table query_id, doc_id, score (file order kept).
+
+    ``first_line`` is the line number of the first line of ``opened`` in the file it came from;
+    ``fast_path=False`` forces the general path (both give the same table).
+    """
+    schema = {
+        QUERY_ID: pl.String,
+        "__q0__": pl.String,
+        DOC_ID: pl.String,
+        "__rank__": pl.String,
+        SCORE: pl.Float64,
+        "__tag__": pl.String,
+    }
+    fast = _fast_read(opened, opened.head(), schema, ragged=True) if fast_path else None
+    if fast is not None and bool(fast[SCORE].is_finite().all()):
+        return Parsed(fast.select(QUERY_ID, DOC_ID, SCORE), fast["__tag__"][0], Skipped(), True)
+    score = score_values(pl.col("score_text"))
+    checks = [
+        score.alias(SCORE),
+        pl.when(pl.col(QUERY_ID).is_null())
+        .then(pl.lit(_FIELD_COUNT, pl.UInt8))
+        .when(score.is_null())
+        .then(pl.lit(_BAD_SCORE, pl.UInt8))
+        .alias(PROBLEM),
+    ]
+    frame, skipped = _general(opened, _RUN_PATTERN, checks, lenient=lenient)
+    describe = _describe(RUN_FIELDS, 6, at_least=True, first_line=first_line)
+    frame, more = settle(frame, describe, lenient=lenient, source=opened.source)
+    skipped = skipped + more
+    if frame.height == 0:
+        raise empty_error(opened, f"TREC run lines ({RUN_FIELDS})", skipped)
+    tag = _fields(frame[LINE][0])[5]
+    return Parsed(frame.select(QUERY_ID, DOC_ID, SCORE), tag, skipped, False)
+
+
+def parse_qrels(
+    opened: Input, *, lenient: bool = False, first_line: int = 1, fast_path: bool = True
+) -> Parsed:
+    """Read a TREC qrels file into a table query_id, doc_id, relevance (file order kept).
+
+    ``first_line`` and ``fast_path`` as for `parse_run`.
+    """
+    schema = {
+        QUERY_ID: pl.String,
+        "__iteration__": pl.String,
+        DOC_ID: pl.String,
+        RELEVANCE: pl.Int64,
+    }
+    fast = _fast_read(opened, opened.head(), schema, ragged=False) if fast_path else None
+    if fast is not None:
+        return Parsed(fast.select(QUERY_ID, DOC_ID, RELEVANCE), None, Skipped(), True)
+    grade = grade_values(pl.col("grade_text"))
+    checks = [
+        grade.alias(RELEVANCE),
+        pl.when(pl.col(QUERY_ID).is_null())
+        .then(pl.lit(_FIELD_COUNT, pl.UInt8))
+        .when(grade.is_null())
+        .then(pl.lit(_BAD_GRADE, pl.UInt8))
+        .alias(PROBLEM),
+    ]
+    frame, skipped = _general(opened, _QRELS_PATTERN, checks, lenient=lenient)
+    describe = _describe(QRELS_FIELDS, 4, at_least=False, first_line=first_line)
+    frame, more = settle(frame, describe, lenient=lenient, source=opened.source)
+    skipped = skipped + more
+    if frame.height == 0:
+        raise empty_error(opened, f"TREC qrels lines ({QRELS_FIELDS})", skipped)
+    return Parsed(frame.select(QUERY_ID, DOC_ID, RELEVANCE), None, skipped, False)
+
+
+def _refuse_unwritable(frame: pl.DataFrame, target: str) -> None:
+    """Ids the TREC format cannot hold: with whitespace, or a query id that starts a comment."""
+    pattern = "[ \\t\\r\\n\\x0b\\x0c]"
+    for column in (QUERY_ID, DOC_ID):
+        bad = frame[column].str.contains(pattern)
+        if bool(bad.any()):
+            value = frame[column][int(bad.arg_max() or 0)]
+            raise InputError(
+                f"{column} {value!r} holds whitespace, which the TREC format cannot represent; "
+                "write JSONL, CSV or Parquet instead",
+                source=target,
+            )
+    comment = frame[QUERY_ID].str.starts_with("#")
+    if bool(comment.any()):
+        value = frame[QUERY_ID][int(comment.arg_max() or 0)]
+        raise InputError(
+            f"query_id {value!r} starts with '#', which would read back as a comment line; "
+            "write JSONL, CSV or Parquet instead",
+            source=target,
+        )
+
+
+def run_lines(run: Run, target: str) -> pl.DataFrame:
+    """The fields of ``query_id Q0 doc_id rank score run_tag`` lines, for `write_lines`; rank is
+    the position of the row within its query in the table's order, the tag the run's name."""
+    frame = run.frame
+    _refuse_unwritable(frame, target)
+    tag = run.name
+    if not tag or any(char in tag for char in WHITESPACE + "\n"):
+        raise InputError(
+            f"the run name {tag!r} is not a valid TREC run tag (one word, no whitespace); "
+            "give the Run another name, e.g. dataclasses.replace(run, name='bm25')",
+            source=target,
+        )
+    return frame.select(
+        QUERY_ID,
+        pl.lit("Q0").alias("__q0__"),
+        DOC_ID,
+        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(QUERY_ID).alias("__rank__"),
+        SCORE,
+        pl.lit(tag).alias("__tag__"),
+    )
+
+
+def qrels_lines(qrels: Qrels, target: str) -> pl.DataFrame:
+    """The fields of ``query_id 0 doc_id relevance`` lines, for `write_lines`."""
+    frame = qrels.frame
+    _refuse_unwritable(frame, target)
+    return frame.select(QUERY_ID, pl.lit("0").alias("__iteration__"), DOC_ID, RELEVANCE)
+
+
+def write_lines(fields: pl.DataFrame, file: IO[bytes]) -> None:
+    """Write the rows of a table as space-separated lines."""
+    fields.write_csv(file, separator=" ", include_header=False, quote_style="never")

@@ -1,0 +1,217 @@
+"""TREC files: trec_eval's conformance files, whitespace and comment rules, both parse paths."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rankscope.errors import ParseError
+from rankscope.io import read_qrels, read_run
+from rankscope.io._files import Input, open_input
+from rankscope.io._trec import parse_qrels, parse_run
+
+# -- trec_eval's conformance files ---------------------------------------------------------------
+
+
+def test_conformance_qrels(conformance_dir: Path) -> None:
+    qrels = read_qrels(conformance_dir / "qrels.test")
+    assert len(qrels) == 3681
+    assert qrels.query_ids == ["301", "302", "303"]
+    assert qrels.frame.row(0) == ("301", "CR93E-10279", 0)
+    assert qrels.frame["relevance"].value_counts(sort=True).rows() == [(0, 3120), (1, 561)]
+
+
+def test_conformance_graded_qrels(conformance_dir: Path) -> None:
+    qrels = read_qrels(conformance_dir / "qrels.rel_level")
+    assert len(qrels) == 3681
+    counts = qrels.frame["relevance"].value_counts().sort("relevance").rows()
+    assert counts == [(-1, 304), (0, 2818), (1, 462), (2, 14), (3, 77), (4, 6)]
+
+
+def test_conformance_run(conformance_dir: Path) -> None:
+    run = read_run(conformance_dir / "results.test")
+    assert len(run) == 1500
+    assert run.name == "STANDARD"
+    assert run.query_ids == ["301", "302", "303"]
+    # "301\tQ0\tFR940202-2-00150\t104\t  2.129133\tSTANDARD": tab-separated, padded score.
+    assert run.frame.row(0) == ("301", "FR940202-2-00150", 2.129133)
+
+
+def test_conformance_truncated_run_with_trailing_fields(conformance_dir: Path) -> None:
+    run = read_run(conformance_dir / "results.trunc")
+    assert len(run) == 584
+    assert run.name == "STANDARD"
+    assert run.query_ids == ["301", "303"]
+    # "301\tQ0\tFBIS3-27619\t99\t  2.138276\tSTANDARD more junk at": the junk is ignored.
+    assert run.frame.row(0) == ("301", "FBIS3-27619", 2.138276)
+
+
+@pytest.mark.parametrize("name", ["results.test", "results.trunc"])
+def test_conformance_run_matches_a_python_split(conformance_dir: Path, name: str) -> None:
+    lines = (conformance_dir / name).read_text().splitlines()
+    expected = [(f[0], f[2], float(f[4])) for f in (line.split() for line in lines)]
+    assert read_run(conformance_dir / name).frame.rows() == expected
+
+
+# -- whitespace, comments, blank lines, line endings ---------------------------------------------
+
+
+def _run_file(tmp_path: Path, content: bytes, name: str = "run.txt") -> Path:
+    path = tmp_path / name
+    path.write_bytes(content)
+    return path
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        pytest.param(b"q1 Q0 d1 1 2.5 tag\nq1 Q0 d2 2 1 tag\n", id="spaces"),
+        pytest.param(b"q1\tQ0\td1\t1\t2.5\ttag\nq1\tQ0\td2\t2\t1\ttag\n", id="tabs"),
+        pytest.param(b"q1  Q0\t d1 1 2.5   tag\n  q1 Q0 d2 2 1.0 tag  \n", id="mixed"),
+        pytest.param(b"q1 Q0 d1 1 2.5 tag\r\nq1 Q0 d2 2 1 tag\r\n", id="crlf"),
+        pytest.param(
+            b"\xef\xbb\xbfq1 Q0 d1 1 2.5 tag\nq1 Q0 d2 2 1 tag", id="bom-no-final-newline"
+        ),
+        pytest.param(
+            b"# a comment\n\nq1 Q0 d1 1 2.5 tag\n   # indented comment\n\t\nq1 Q0 d2 2 1 tag\n",
+            id="comments-and-blank-lines",
+        ),
+        pytest.param(b"q1 Q0 d1 1 2.5 tag x y\nq1 Q0 d2 2 1 tag\tz\n", id="trailing-fields"),
+        pytest.param(b"q1 Q0 d1 1 2.5 tag\x0b\nq1\x0cQ0 d2 2 1 tag\n", id="vt-ff"),
+    ],
+)
+def test_whitespace_variants_read_the_same(tmp_path: Path, content: bytes) -> None:
+    run = read_run(_run_file(tmp_path, content))
+    assert run.name == "tag"
+    assert run.frame.rows() == [("q1", "d1", 2.5), ("q1", "d2", 1.0)]
+
+
+def test_ids_keep_leading_zeros_and_unicode(tmp_path: Path) -> None:
+    content = "007 Q0 d\u00e9j\u00e0-vu 1 3 run\n007 Q0 \u00a0x 2 2e-3 run\n".encode()
+    run = read_run(_run_file(tmp_path, content))
+    # U+00A0 is not whitespace for TREC files (trec_eval's isspace() is ASCII).
+    assert run.frame.rows() == [("007", "d\u00e9j\u00e0-vu", 3.0), ("007", "\u00a0x", 0.002)]
+
+
+def test_name_argument_overrides_the_tag(tmp_path: Path) -> None:
+    path = _run_file(tmp_path, b"q1 Q0 d1 1 2.5 tag\n")
+    assert read_run(path, name="mine").name == "mine"
+
+
+def test_qrels_accept_whole_float_grades_and_signs(tmp_path: Path) -> None:
+    path = _run_file(tmp_path, b"q1 0 d1 2.0\nq1 0 d2 -1\nq1 0 d3 +3\nq1 0 d4 01\n", "qrels")
+    assert read_qrels(path).frame["relevance"].to_list() == [2, -1, 3, 1]
+
+
+def test_qrels_trailing_whitespace_is_not_a_field(tmp_path: Path) -> None:
+    path = _run_file(tmp_path, b"q1 0 d1 1 \nq1\t0\td2\t0\t\n", "qrels")
+    assert read_qrels(path).frame.rows() == [("q1", "d1", 1), ("q1", "d2", 0)]
+
+
+def test_empty_field_between_tabs_is_a_missing_field(tmp_path: Path) -> None:
+    # Runs of whitespace separate one field: "q1\t\td1..." has 5 fields, not 6 with an empty one.
+    path = _run_file(tmp_path, b"q1\tQ0\td1\t1\t2.5\ttag\nq1\t\td2\t2\t1.0\ttag\n")
+    with pytest.raises(ParseError, match=r":2: expected at least 6 .*; found 5"):
+        read_run(path)
+
+
+def test_fast_path_serves_clean_files_and_general_path_the_rest(tmp_path: Path) -> None:
+    clean = open_input(_run_file(tmp_path, b"q1\tQ0\td1\t1\t2.5\ttag\n", "a"))
+    padded = open_input(_run_file(tmp_path, b"q1\tQ0\td1\t1\t  2.5\ttag\n", "b"))
+    assert parse_run(clean).fast
+    assert not parse_run(padded).fast
+    assert parse_run(clean).frame.equals(parse_run(padded).frame)
+
+
+def test_error_line_numbers_count_comments_and_blank_lines_on_the_fast_path(
+    tmp_path: Path,
+) -> None:
+    content = b"# c\n\nq1\tQ0\td1\t1\t2.5\ttag\n#\nq1\tQ0\td2\t2\tx\ttag\n"
+    with pytest.raises(ParseError) as raised:
+        read_run(_run_file(tmp_path, content))
+    assert raised.value.line == 5
+    assert raised.value.text == "q1\tQ0\td2\t2\tx\ttag"
+
+
+def test_first_line_offsets_reported_line_numbers() -> None:
+    chunk = Input("big.run", "big", ".run", data=b"q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 x t\n")
+    with pytest.raises(ParseError) as raised:
+        parse_run(chunk, first_line=1001)
+    assert str(raised.value).startswith("big.run:1002: score must be a finite number")
+
+
+# -- the two parse paths agree with each other and with a plain Python reading -------------------
+
+_ID = st.text(alphabet="abcXYZ019-_.:#\u00e9", min_size=1, max_size=6).filter(
+    lambda s: not s.startswith("#")
+)
+_SEPARATOR = st.sampled_from([" ", "\t", "  ", " \t", "\t\t "])
+_SCORE = st.floats(allow_nan=False, allow_infinity=False, width=64).map(repr) | st.integers(
+    -(10**6), 10**6
+).map(str)
+_FILLER = st.sampled_from(["", "# comment", "   ", "\t# x"])
+
+
+@st.composite
+def _run_text(draw: st.DrawFn, uniform: bool) -> tuple[str, list[tuple[str, str, float]]]:
+    separator = draw(st.sampled_from([" ", "\t"])) if uniform else None
+    lines: list[str] = []
+    expected: list[tuple[str, str, float]] = []
+    for _ in range(draw(st.integers(1, 12))):
+        if not uniform and draw(st.booleans()):
+            lines.append(draw(_FILLER))
+        query, doc, score = draw(_ID), draw(_ID), draw(_SCORE)
+        fields = [query, "Q0", doc, str(draw(st.integers(0, 999))), score, "tag"]
+        if not uniform and draw(st.booleans()):
+            fields.append("extra")
+        seps = [separator or draw(_SEPARATOR) for _ in fields[1:]]
+        line = fields[0] + "".join(sep + field for sep, field in zip(seps, fields[1:], strict=True))
+        lines.append(line)
+        expected.append((query, doc, float(score)))
+    return "\n".join(lines) + "\n", expected
+
+
+def _reference(text: str) -> list[tuple[str, str, float]]:
+    rows = []
+    for line in text.split("\n"):
+        fields = re.split(r"[ \t\r\x0b\x0c]+", line.strip(" \t\r\x0b\x0c"))
+        if fields[0] and not fields[0].startswith("#"):
+            rows.append((fields[0], fields[2], float(fields[4])))
+    return rows
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=st.booleans().flatmap(_run_text))
+def test_fast_and_general_paths_agree_with_python(
+    case: tuple[str, list[tuple[str, str, float]]],
+) -> None:
+    text, expected = case
+    opened = Input("<test>", "", "", data=text.encode())
+    fast = parse_run(opened)
+    general = parse_run(opened, fast_path=False)
+    assert fast.frame.rows() == expected
+    assert general.frame.rows() == expected
+    assert _reference(text) == expected
+    assert fast.tag == general.tag == "tag"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.lists(st.tuples(_ID, _ID, st.integers(-5, 5)), min_size=1, max_size=10),
+    separator=st.sampled_from([" ", "\t"]),
+)
+def test_qrels_paths_agree(rows: list[tuple[str, str, int]], separator: str) -> None:
+    text = "".join(separator.join([q, "0", d, str(g)]) + "\n" for q, d, g in rows)
+    opened = Input("<test>", "", "", data=text.encode())
+    fast = parse_qrels(opened)
+    general = parse_qrels(opened, fast_path=False)
+    assert fast.fast
+    assert fast.frame.rows() == general.frame.rows() == rows
+    assert fast.frame.schema == pl.Schema(
+        {"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}
+    )
