@@ -1,0 +1,500 @@
+"""``rankscope run``, ``rankscope tasks`` and ``rankscope serve``: the evaluation service.
+
+``run`` evaluates a live retriever on a dataset, recording every query in the task store, and
+prints the metrics and the task id; ``tasks`` lists, shows, resumes, cancels, exports and
+compares stored tasks; ``serve`` starts the HTTP API.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rankscope.errors import InputError, MissingDependencyError
+
+EXIT_OK = 0
+EXIT_TASK_NOT_SUCCEEDED = 1
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``run``, ``tasks`` and ``serve``."""
+    _add_run(subparsers)
+    _add_tasks(subparsers)
+    _add_serve(subparsers)
+
+
+# --- arguments ------------------------------------------------------------------------------
+
+
+def _db_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db",
+        metavar="FILE",
+        help="the task store, a SQLite file (default: $RANKSCOPE_DB, else "
+        "~/.local/share/rankscope/tasks.db)",
+    )
+
+
+def _add_run(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="evaluate a live retriever on a dataset, keeping every result",
+        description="Run every judged question of a dataset through a retriever, score each "
+        "ranking and commit it to the task store as it finishes. Kill it at any point: "
+        "'rankscope tasks resume ID' continues where it stopped.",
+    )
+    data = parser.add_argument_group("dataset")
+    data.add_argument("--dataset", metavar="DIR", help="a WeKnora or BEIR dataset directory")
+    data.add_argument("--split", help="the BEIR split (default: test)")
+    data.add_argument("--queries", metavar="FILE", help="queries file (JSONL, TSV, Parquet)")
+    data.add_argument("--qrels", metavar="FILE", help="qrels file (TREC, BEIR TSV, JSONL, Parquet)")
+    data.add_argument("--corpus", metavar="FILE", help="corpus file, for the BM25 baseline")
+    parser.add_argument(
+        "--retriever",
+        required=True,
+        metavar="SPEC",
+        help="'bm25' (built-in baseline), 'module:function', or an http(s):// URL",
+    )
+    parser.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="extend",
+        nargs="+",
+        metavar="NAME",
+        help="weknora profile: some of precision recall ndcg3 ndcg10 mrr map (default all); "
+        "trec profile: rankscope measures (default nDCG@10 AP RR P@10)",
+    )
+    parser.add_argument("--profile", default="weknora", choices=("weknora", "trec", "trec9"))
+    parser.add_argument(
+        "-k",
+        "--depth",
+        type=int,
+        dest="k",
+        help="documents per question (default 10 under weknora, 100 under trec)",
+    )
+    parser.add_argument("--concurrency", type=int, default=4, help="calls in flight (default 4)")
+    parser.add_argument(
+        "--max-failures",
+        type=int,
+        help="fail the task once more than N queries failed (default: never, failures are counted)",
+    )
+    parser.add_argument("--name", help="a name for the task (the tag of its TREC run)")
+    http = parser.add_argument_group("HTTP retriever")
+    http.add_argument("--method", choices=("POST", "GET"), help="default POST")
+    http.add_argument(
+        "--request-template",
+        metavar="JSON",
+        help='request body with "{query}", "{k}", "{query_id}" (default {"query": "{query}", '
+        '"k": "{k}"})',
+    )
+    http.add_argument(
+        "--results-path", help="where the ranking is in the response (default results)"
+    )
+    http.add_argument("--id-field", help="id of each result (default id)")
+    http.add_argument("--score-field", help="score of each result (default score)")
+    http.add_argument("--header", action="append", metavar="'NAME: VALUE'", help="repeatable")
+    http.add_argument("--timeout", type=float, help="seconds per call (default 30)")
+    http.add_argument("--retries", type=int, help="retries of transient failures (default 3)")
+    _db_argument(parser)
+    parser.add_argument("--json", action="store_true", help="print the task as JSON")
+    parser.set_defaults(handler=_run)
+
+
+def _add_tasks(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "tasks",
+        help="list, show, resume, cancel, export or compare stored evaluation tasks",
+        description="Manage the tasks of the evaluation service's store.",
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    listing = actions.add_parser("list", help="tasks, newest first")
+    listing.add_argument(
+        "--status", choices=("pending", "running", "succeeded", "failed", "cancelled")
+    )
+    listing.add_argument("--limit", type=int, default=50)
+    listing.add_argument("--offset", type=int, default=0)
+    listing.add_argument("--json", action="store_true")
+    _db_argument(listing)
+    listing.set_defaults(handler=_tasks_list)
+
+    show = actions.add_parser("show", help="a task's status, metrics, latency and failures")
+    show.add_argument("task", help="task id (or a unique prefix of it)")
+    show.add_argument("--queries", type=int, default=0, metavar="N", help="also show N queries")
+    show.add_argument("--json", action="store_true")
+    _db_argument(show)
+    show.set_defaults(handler=_tasks_show)
+
+    resume = actions.add_parser("resume", help="continue an interrupted task where it stopped")
+    resume.add_argument("task")
+    resume.add_argument("--force", action="store_true", help="even if its process seems alive")
+    resume.add_argument("--json", action="store_true")
+    _db_argument(resume)
+    resume.set_defaults(handler=_tasks_resume)
+
+    cancel = actions.add_parser("cancel", help="cancel a pending or running task")
+    cancel.add_argument("task")
+    _db_argument(cancel)
+    cancel.set_defaults(handler=_tasks_cancel)
+
+    export = actions.add_parser("export", help="write a task's results as JSON, CSV or a TREC run")
+    export.add_argument("task")
+    export.add_argument("--format", "-f", choices=("json", "csv", "trec"), default="json")
+    export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
+    _db_argument(export)
+    export.set_defaults(handler=_tasks_export)
+
+    compare = actions.add_parser(
+        "compare", help="compare tasks on the same dataset (the first is the baseline)"
+    )
+    compare.add_argument("tasks", nargs="+", metavar="TASK")
+    compare.add_argument(
+        "--test", default="t", choices=("t", "wilcoxon", "randomization", "bootstrap")
+    )
+    compare.add_argument(
+        "--correction", default="holm", choices=("holm", "bonferroni", "bh", "none")
+    )
+    compare.add_argument("--alpha", type=float, default=0.05)
+    _db_argument(compare)
+    compare.set_defaults(handler=_tasks_compare)
+
+
+def _add_serve(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve the evaluation service's HTTP API",
+        description="Serve the HTTP API (FastAPI + uvicorn; OpenAPI schema at /docs). Binds "
+        "127.0.0.1 unless told otherwise; another address needs a bearer token.",
+    )
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--token",
+        help="bearer token required on every request (default: $RANKSCOPE_TOKEN); "
+        "required when binding an address other than loopback",
+    )
+    parser.add_argument(
+        "--allow-callable",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="module:function retrievers clients may name (fnmatch, e.g. 'myretrievers:*'); "
+        "none by default, since importing a module runs its code",
+    )
+    parser.add_argument(
+        "--on-interrupted",
+        choices=("resume", "fail", "leave"),
+        default="resume",
+        help="what to do at start-up with tasks a previous run left unfinished (default resume)",
+    )
+    parser.add_argument("--max-running", type=int, default=2, help="tasks run at once (default 2)")
+    _db_argument(parser)
+    parser.set_defaults(handler=_serve)
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def _service(args: argparse.Namespace, **options: Any) -> Any:
+    from rankscope.service import EvaluationService
+
+    return EvaluationService(args.db, **options)
+
+
+def _http_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if args.request_template is not None:
+        try:
+            options["body"] = json.loads(args.request_template)
+        except json.JSONDecodeError as error:
+            raise InputError(f"--request-template is not JSON: {error}") from None
+    headers: dict[str, str] = {}
+    for header in args.header or []:
+        name, colon, value = header.partition(":")
+        if not colon or not name.strip():
+            raise InputError(f"--header must be 'Name: value'; found {header!r}")
+        headers[name.strip()] = value.strip()
+    if headers:
+        options["headers"] = headers
+    for key in ("method", "results_path", "id_field", "score_field", "timeout", "retries"):
+        value = getattr(args, key)
+        if value is not None:
+            options[key] = value
+    return options
+
+
+def _format(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:.4f}"
+
+
+def _print_task(info: Any, *, detailed: bool = True) -> None:
+    rate = f", {info.queries_per_second:.1f} queries/s" if info.queries_per_second else ""
+    print(
+        f"task {info.id} {info.status}: {info.finished} of {info.total} queries "
+        f"({info.failed} failed) in {info.active_seconds:.2f} s{rate}"
+    )
+    if info.error:
+        print(f"  error: {info.error}")
+    width = max((len(name) for name in info.measures), default=0)
+    for name in info.measures:
+        print(f"  {name:<{width}}  {_format(info.metrics.get(name))}")
+    if detailed and info.latency_ms:
+        latency = ", ".join(f"{key} {value:.1f}" for key, value in info.latency_ms.items())
+        print(f"  latency ms: {latency}")
+    if detailed:
+        print(
+            f"  profile {info.profile}, k {info.k}, dataset {info.dataset.get('name')}, "
+            f"retriever {_retriever_label(info.retriever)}"
+        )
+
+
+def _retriever_label(spec: dict[str, Any]) -> str:
+    return str(spec.get("target") or spec.get("url") or spec.get("description") or spec.get("type"))
+
+
+@contextmanager
+def _progress_bar(total: int, task_id: str) -> Iterator[Callable[[Any], None] | None]:
+    """A rich progress bar on standard error when it is a terminal; else nothing."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    try:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+    except ImportError:
+        yield None
+        return
+    bar = Progress(
+        TextColumn(f"task {task_id}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[detail]}"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    handle = bar.add_task("run", total=total, detail="")
+
+    def update(progress: Any) -> None:
+        first = next(iter(progress.running_metrics.items()), None)
+        detail = f"failed {progress.failed}"
+        if first is not None:
+            detail += f"  {first[0]} {first[1]:.4f}"
+        bar.update(handle, completed=progress.finished, detail=detail)
+
+    with bar:
+        yield update
+
+
+def _execute(
+    service: Any, task_id: str, total: int, args: argparse.Namespace, force: bool = False
+) -> int:
+    try:
+        with _progress_bar(total, task_id) as update:
+            info = service.run(task_id, progress=update, force=force)
+    except KeyboardInterrupt:
+        print(
+            f"rankscope: task {task_id} stopped; continue with: rankscope tasks resume {task_id}",
+            file=sys.stderr,
+        )
+        raise
+    if args.json:
+        print(json.dumps(info.to_dict(), indent=1))
+    else:
+        _print_task(info)
+        print(f"task id: {info.id}")
+    if info.status != "succeeded":
+        return EXIT_TASK_NOT_SUCCEEDED
+    return EXIT_OK
+
+
+# --- handlers ---------------------------------------------------------------------------------
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.dataset is not None:
+        if args.queries or args.qrels:
+            raise InputError("give --dataset, or --queries and --qrels, not both")
+        dataset: dict[str, Any] = {"path": args.dataset, "split": args.split}
+    elif args.queries and args.qrels:
+        dataset = {"queries": args.queries, "qrels": args.qrels, "corpus": args.corpus}
+    else:
+        raise InputError("give --dataset DIR, or --queries FILE and --qrels FILE")
+    service = _service(args)
+    try:
+        info = service.submit(
+            dataset,
+            args.retriever,
+            measures=args.measures,
+            profile=args.profile,
+            k=args.k,
+            concurrency=args.concurrency,
+            max_failures=args.max_failures,
+            name=args.name,
+            http_options=_http_options(args),
+        )
+        if not args.json:
+            print(
+                f"task {info.id}: {info.total} queries, store {service.store.path}", file=sys.stderr
+            )
+        return _execute(service, info.id, info.total, args)
+    finally:
+        service.close()
+
+
+def _tasks_list(args: argparse.Namespace) -> int:
+    service = _service(args)
+    try:
+        tasks, total = service.list_tasks(status=args.status, limit=args.limit, offset=args.offset)
+        if args.json:
+            print(json.dumps({"items": [t.to_dict() for t in tasks], "total": total}, indent=1))
+            return EXIT_OK
+        if not tasks:
+            print("no tasks" if total == 0 else f"no tasks at offset {args.offset} (of {total})")
+            return EXIT_OK
+        print(
+            f"{'id':<12}  {'status':<9}  {'done':>11}  {'failed':>6}  {'profile':<7}  "
+            f"{'dataset':<16}  name"
+        )
+        for task in tasks:
+            done = f"{task.finished}/{task.total}"
+            print(
+                f"{task.id:<12}  {task.status:<9}  {done:>11}  {task.failed:>6}  "
+                f"{task.profile:<7}  "
+                f"{str(task.dataset.get('name'))[:16]:<16}  {task.name or ''}"
+            )
+        if total > args.offset + len(tasks):
+            print(f"... {total - args.offset - len(tasks)} more (use --offset)")
+        return EXIT_OK
+    finally:
+        service.close()
+
+
+def _tasks_show(args: argparse.Namespace) -> int:
+    service = _service(args)
+    try:
+        info = service.get(service.resolve(args.task))
+        records = service.query_results(info.id, limit=args.queries) if args.queries else []
+        failures = service.query_results(info.id, status="failed", limit=5)
+        if args.json:
+            print(
+                json.dumps(
+                    {"task": info.to_dict(), "queries": [r.to_dict() for r in records]}, indent=1
+                )
+            )
+            return EXIT_OK
+        _print_task(info)
+        for record in failures:
+            print(f"  failed query {record.query_id}: {record.error}")
+        if info.failed > len(failures):
+            print(f"  ... {info.failed - len(failures)} more failed queries (tasks export)")
+        for record in records:
+            values = " ".join(f"{k}={v:.4f}" for k, v in (record.metrics or {}).items())
+            print(
+                f"  {record.query_id}\t{record.status}\t{' '.join(record.doc_ids[:10])}\t{values}"
+            )
+        return EXIT_OK
+    finally:
+        service.close()
+
+
+def _tasks_resume(args: argparse.Namespace) -> int:
+    service = _service(args)
+    try:
+        task_id = service.resolve(args.task)
+        info = service.get(task_id, latency=False)
+        return _execute(service, task_id, info.total, args, force=args.force)
+    finally:
+        service.close()
+
+
+def _tasks_cancel(args: argparse.Namespace) -> int:
+    service = _service(args)
+    try:
+        info = service.cancel(service.resolve(args.task))
+        print(f"task {info.id} cancelled after {info.finished} of {info.total} queries")
+        return EXIT_OK
+    finally:
+        service.close()
+
+
+def _tasks_export(args: argparse.Namespace) -> int:
+    service = _service(args)
+    try:
+        task_id = service.resolve(args.task)
+        service.export(task_id, args.format, args.output if args.output else sys.stdout)
+        return EXIT_OK
+    finally:
+        service.close()
+
+
+def _tasks_compare(args: argparse.Namespace) -> int:
+    service = _service(args)
+    try:
+        ids = [service.resolve(task) for task in args.tasks]
+        comparison, left_out = service.compare(
+            ids, test=args.test, correction=args.correction, alpha=args.alpha
+        )
+        print(
+            f"baseline {ids[0]}; {args.test} test, {args.correction} correction, alpha {args.alpha}"
+        )
+        if left_out:
+            print(f"{left_out} queries left out: not succeeded in every task")
+        print(
+            f"{'system':<14}  {'measure':<10}  {'baseline':>8}  {'system':>8}  {'p':>8}  "
+            f"{'p corr':>8}  sig"
+        )
+        for row in comparison.rows:
+            print(
+                f"{row.system[:14]:<14}  {row.measure[:10]:<10}  {row.baseline_mean:>8.4f}  "
+                f"{row.system_mean:>8.4f}  {row.test.p_value:>8.4f}  "
+                f"{row.corrected_p_value:>8.4f}  "
+                f"{'*' if row.significant else ''}"
+            )
+        return EXIT_OK
+    finally:
+        service.close()
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from rankscope.service._api import create_app, is_loopback
+
+    token = args.token or os.environ.get("RANKSCOPE_TOKEN") or None
+    if not is_loopback(args.host) and token is None:
+        raise InputError(
+            f"binding {args.host} exposes the service beyond this machine; give a bearer token "
+            "with --token or $RANKSCOPE_TOKEN"
+        )
+    try:
+        import uvicorn
+    except ImportError:
+        raise MissingDependencyError("uvicorn", "rankscope serve", "service") from None
+    service = _service(args, allowed_callables=args.allow_callable, max_running=args.max_running)
+    app = create_app(
+        service, token=token, recover=args.on_interrupted, allowed_callables=args.allow_callable
+    )
+    print(
+        f"rankscope: serving the evaluation API on http://{args.host}:{args.port}/docs "
+        f"(store {service.store.path})",
+        file=sys.stderr,
+    )
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    finally:
+        service.close()
+    return EXIT_OK

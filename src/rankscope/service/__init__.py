@@ -1,0 +1,54 @@
+"""The evaluation service: evaluate a live retriever on a dataset, keep every result, resume.
+
+`EvaluationService` submits a task (a dataset, a retriever, measures, a profile, a depth k),
+runs it with bounded concurrency, commits every finished query to a SQLite store (WAL mode) as
+it finishes, and resumes an interrupted task where it stopped: no query lost, none recorded
+twice, final results identical to an uninterrupted run. Tasks can be listed, shown, cancelled,
+exported (JSON, CSV, TREC run) and compared. The command line (``rankscope run``,
+``rankscope tasks``, ``rankscope serve``) and the HTTP API (`create_app`) are thin shells over
+it.
+
+The HTTP retriever needs httpx, the BM25 baseline bm25s, the HTTP API fastapi and uvicorn: the
+``rankscope[service]`` extra. They are imported only when used.
+"""
+
+from typing import Any
+
+from rankscope.service._datasets import Dataset, load_dataset
+from rankscope.service._errors import RetrieverError, TaskNotFoundError, TaskStateError
+from rankscope.service._retrievers import CallableRetriever, Ranking, Retriever
+from rankscope.service._runner import Progress, RunStats
+from rankscope.service._scoring import WEKNORA_MEASURES, MeasureSet
+from rankscope.service._service import STATUSES, EvaluationService, TaskInfo, default_db_path
+from rankscope.service._store import QueryRecord
+
+__all__ = [
+    "STATUSES",
+    "WEKNORA_MEASURES",
+    "CallableRetriever",
+    "Dataset",
+    "EvaluationService",
+    "MeasureSet",
+    "Progress",
+    "QueryRecord",
+    "Ranking",
+    "Retriever",
+    "RetrieverError",
+    "RunStats",
+    "TaskInfo",
+    "TaskNotFoundError",
+    "TaskStateError",
+    "create_app",
+    "default_db_path",
+    "load_dataset",
+]
+
+
+def create_app(service: EvaluationService, **options: Any) -> Any:
+    """The FastAPI application of the HTTP API (needs the ``service`` extra).
+
+    See :func:`rankscope.service._api.create_app` for the options (``token``, ``recover``).
+    """
+    from rankscope.service._api import create_app as make
+
+    return make(service, **options)

@@ -1,0 +1,356 @@
+"""Retrievers: what the service asks for a ranking of each question.
+
+A retriever is given a question's text and a depth k and returns document ids best first,
+optionally with scores. Three kinds are built from a specification that is stored with the task
+(so an interrupted task can be resumed by another process):
+
+* ``bm25``: the built-in BM25 baseline over the dataset's corpus (:mod:`._bm25`).
+* ``module:function``: a Python callable ``function(text, k)`` (sync or async) returning ids,
+  or ``(id, score)`` pairs.
+* ``http://...`` / ``https://...``: an HTTP endpoint (:mod:`._http`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib
+import inspect
+import math
+import re
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Any
+
+from rankscope.errors import InputError
+from rankscope.service._datasets import Dataset
+from rankscope.service._errors import RetrieverError
+
+__all__ = [
+    "CallableRetriever",
+    "Ranking",
+    "Retriever",
+    "build_retriever",
+    "normalise_ranking",
+    "parse_retriever_spec",
+]
+
+_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*$")
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """What one retriever call returned, normalised.
+
+    Attributes
+    ----------
+    doc_ids
+        Document ids, best first, at most k.
+    scores
+        One finite score per document, or None when the retriever gave none.
+    attempts
+        How many calls it took (retries of transient HTTP failures included).
+    latency
+        Seconds of the call that succeeded, if the retriever measured it (else the service
+        measures the whole call).
+    """
+
+    doc_ids: list[str]
+    scores: list[float] | None
+    attempts: int = 1
+    latency: float | None = None
+
+
+def _doc_id(value: Any, index: int) -> str:
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise RetrieverError(
+            f"document {index + 1} of the ranking: expected an id (string or integer); "
+            f"found {type(value).__name__} {value!r:.60}"
+        )
+    text = str(value).strip()
+    if not text:
+        raise RetrieverError(f"document {index + 1} of the ranking has an empty id")
+    return text
+
+
+def normalise_ranking(raw: Any, k: int) -> tuple[list[str], list[float] | None]:
+    """Ids and scores from a retriever's answer: ids, or ``(id, score)`` pairs, best first.
+
+    The first ``k`` are kept. Either every document has a finite score or none has.
+
+    Examples
+    --------
+    >>> normalise_ranking([3, "a", 7], 2)
+    (['3', 'a'], None)
+    >>> normalise_ranking([("d1", 2.5), ("d2", 1)], 10)
+    (['d1', 'd2'], [2.5, 1.0])
+    >>> normalise_ranking([("d1", float("nan"))], 10)
+    Traceback (most recent call last):
+    ...
+    rankscope.service._errors.RetrieverError: document 1 of the ranking: ... found nan
+    """
+    if isinstance(raw, str | bytes | Mapping) or not isinstance(raw, Iterable):
+        raise RetrieverError(
+            "expected a list of document ids or of (id, score) pairs; "
+            f"found {type(raw).__name__} {raw!r:.80}"
+        )
+    doc_ids: list[str] = []
+    scores: list[float] = []
+    with_scores = 0
+    for index, item in enumerate(raw):
+        if index >= k:
+            break
+        if isinstance(item, tuple | list):
+            if len(item) != 2:
+                raise RetrieverError(
+                    f"document {index + 1} of the ranking: expected (id, score); found {item!r:.80}"
+                )
+            doc, score = item
+            if isinstance(score, bool) or not isinstance(score, int | float):
+                raise RetrieverError(
+                    f"document {index + 1} of the ranking: the score must be a number; "
+                    f"found {score!r:.40}"
+                )
+            if not math.isfinite(score):
+                raise RetrieverError(
+                    f"document {index + 1} of the ranking: the score must be a finite number; "
+                    f"found {score!r}"
+                )
+            doc_ids.append(_doc_id(doc, index))
+            scores.append(float(score))
+            with_scores += 1
+        else:
+            doc_ids.append(_doc_id(item, index))
+    if with_scores and with_scores != len(doc_ids):
+        raise RetrieverError(
+            f"the ranking gives scores for {with_scores} of {len(doc_ids)} documents; "
+            "give a score for every document or for none"
+        )
+    return doc_ids, (scores if with_scores else None)
+
+
+class Retriever:
+    """Base of the retrievers: ``open``, then ``retrieve`` (concurrently), then ``aclose``.
+
+    Attributes
+    ----------
+    spec
+        A JSON-able description from which `build_retriever` builds the retriever again, or
+        None if it cannot be rebuilt (a Python object passed to the library).
+    """
+
+    spec: dict[str, Any] | None = None
+
+    async def open(self, concurrency: int) -> None:
+        """Prepare for up to ``concurrency`` calls at once (load an index, open a client)."""
+
+    async def retrieve(self, query_id: str, text: str, k: int) -> Ranking:
+        """The ranking for one question."""
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        """Release what `open` acquired."""
+
+    def describe(self) -> str:
+        """A one-line description for listings."""
+        return type(self).__name__
+
+
+class CallableRetriever(Retriever):
+    """A Python function ``f(text, k)`` (or ``async def``) returning ids or (id, score) pairs.
+
+    Synchronous functions run in a pool of ``concurrency`` threads.
+    """
+
+    def __init__(self, function: Callable[..., Any], spec: dict[str, Any] | None) -> None:
+        if not callable(function):
+            raise InputError(f"the retriever must be callable; found {type(function).__name__}")
+        self.function = function
+        self.spec = spec
+        self._pool: ThreadPoolExecutor | None = None
+        self._is_async = inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+            getattr(function, "__call__", None)  # noqa: B004 - async callable objects
+        )
+
+    async def open(self, concurrency: int) -> None:
+        if not self._is_async:
+            self._pool = ThreadPoolExecutor(concurrency, thread_name_prefix="rankscope-retriever")
+
+    def _call(self, text: str, k: int) -> tuple[Any, float]:
+        import time
+
+        started = time.perf_counter()
+        result = self.function(text, k)
+        return result, time.perf_counter() - started
+
+    async def retrieve(self, query_id: str, text: str, k: int) -> Ranking:
+        import time
+
+        try:
+            if self._is_async:
+                started = time.perf_counter()
+                raw = await self.function(text, k)
+                latency = time.perf_counter() - started
+            else:
+                loop = asyncio.get_running_loop()
+                raw, latency = await loop.run_in_executor(self._pool, self._call, text, k)
+                if inspect.isawaitable(raw):
+                    raw = await raw
+        except RetrieverError:
+            raise
+        except Exception as error:
+            raise RetrieverError(f"{type(error).__name__}: {error}") from error
+        doc_ids, scores = normalise_ranking(raw, k)
+        return Ranking(doc_ids, scores, 1, latency)
+
+    async def aclose(self) -> None:
+        if self._pool is not None:
+            # Calls still running (after a cancel) finish in the background; nobody waits.
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def describe(self) -> str:
+        target = (self.spec or {}).get("target")
+        return str(target) if target else repr(self.function)
+
+
+def _import_target(target: str) -> Callable[..., Any]:
+    module_name, _, attribute = target.partition(":")
+    if "" not in sys.path and "." not in sys.path:
+        # As `python -m` and uvicorn do: modules of the working directory can be named.
+        sys.path.insert(0, "")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise InputError(
+            f"cannot import module {module_name!r} of retriever {target!r}: {error}"
+        ) from None
+    value: Any = module
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            raise InputError(
+                f"module {module_name!r} has no attribute {attribute!r} (retriever {target!r})"
+            )
+        value = getattr(value, part)
+    if not callable(value):
+        raise InputError(f"retriever {target!r} is not callable; found {type(value).__name__}")
+    return value  # type: ignore[no-any-return]
+
+
+def _target_of(function: Callable[..., Any]) -> str | None:
+    """``module:qualname`` when importing it gives this very function back."""
+    module = getattr(function, "__module__", None)
+    qualname = getattr(function, "__qualname__", None)
+    if not module or not qualname or "<" in qualname or module == "__main__":
+        return None
+    target = f"{module}:{qualname}"
+    try:
+        return target if _import_target(target) is function else None
+    except InputError:
+        return None
+
+
+def parse_retriever_spec(
+    spec: str | Mapping[str, Any], http_options: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """A stored specification from what a user wrote.
+
+    Examples
+    --------
+    >>> parse_retriever_spec("bm25")
+    {'type': 'bm25', 'k1': 1.5, 'b': 0.75}
+    >>> parse_retriever_spec("mypackage.search:retrieve")
+    {'type': 'callable', 'target': 'mypackage.search:retrieve'}
+    >>> parse_retriever_spec("http://127.0.0.1:9000/search")["type"]
+    'http'
+    >>> parse_retriever_spec("search")
+    Traceback (most recent call last):
+    ...
+    rankscope.errors.InputError: unknown retriever 'search'; expected 'bm25', ...
+    """
+    if isinstance(spec, Mapping):
+        kind = spec.get("type")
+        if kind == "bm25":
+            return {
+                "type": "bm25",
+                "k1": float(spec.get("k1", 1.5)),
+                "b": float(spec.get("b", 0.75)),
+            }
+        if kind == "callable":
+            target = spec.get("target")
+            if not isinstance(target, str) or not _TARGET.match(target):
+                raise InputError(
+                    f"a callable retriever needs 'target': 'module:function'; found {target!r}"
+                )
+            return {"type": "callable", "target": target}
+        if kind == "http":
+            from rankscope.service._http import http_spec
+
+            return http_spec(dict(spec))
+        raise InputError(f"unknown retriever type {kind!r}; expected 'bm25', 'callable' or 'http'")
+    text = spec.strip()
+    if text.lower() == "bm25":
+        return parse_retriever_spec({"type": "bm25"})
+    if text.lower().startswith(("http://", "https://")):
+        return parse_retriever_spec({**(http_options or {}), "type": "http", "url": text})
+    if _TARGET.match(text):
+        return {"type": "callable", "target": text}
+    raise InputError(
+        f"unknown retriever {spec!r}; expected 'bm25', 'module:function' or an http(s):// URL"
+    )
+
+
+def check_allowed(spec: Mapping[str, Any], allowed_callables: Sequence[str] | None) -> None:
+    """Refuse a ``module:function`` retriever that no pattern of the allow-list matches.
+
+    ``None`` allows every callable (the library and the command line); the HTTP server passes
+    its allow-list, empty unless it was started with ``--allow-callable``.
+    """
+    if spec.get("type") != "callable" or allowed_callables is None:
+        return
+    target = str(spec.get("target"))
+    if not any(fnmatchcase(target, pattern) for pattern in allowed_callables):
+        raise InputError(
+            f"retriever {target!r} is not allowed: importing a module runs its code, so the "
+            "server accepts module:function retrievers only when started with "
+            "--allow-callable PATTERN (e.g. --allow-callable 'myretrievers:*')"
+        )
+
+
+def build_retriever(
+    retriever: str | Mapping[str, Any] | Callable[..., Any] | Retriever,
+    dataset: Dataset | None,
+) -> Retriever:
+    """A retriever from a specification, a Python callable or a `Retriever`."""
+    if isinstance(retriever, Retriever):
+        return retriever
+    if callable(retriever) and not isinstance(retriever, str | Mapping):
+        target = _target_of(retriever)
+        spec = {"type": "callable", "target": target} if target else None
+        return CallableRetriever(retriever, spec)
+    spec = parse_retriever_spec(retriever)
+    if spec["type"] == "callable":
+        return CallableRetriever(_import_target(spec["target"]), spec)
+    if spec["type"] == "http":
+        from rankscope.service._http import HTTPRetriever
+
+        return HTTPRetriever(spec)
+    from rankscope.service._bm25 import BM25Retriever
+
+    if dataset is None:
+        raise InputError("the BM25 baseline needs the dataset's corpus")
+    return BM25Retriever(dataset, spec)
+
+
+def corpus_digest(documents: Sequence[tuple[str, str]]) -> str:
+    """A SHA-256 of a corpus, to notice a changed corpus when a BM25 task is resumed."""
+    digest = hashlib.sha256()
+    for doc_id, text in documents:
+        digest.update(doc_id.encode())
+        digest.update(b"\t")
+        digest.update(text.encode())
+        digest.update(b"\n")
+    return digest.hexdigest()

@@ -1,0 +1,225 @@
+"""Run a task's remaining queries: retrieve concurrently, score, record each as it finishes.
+
+``concurrency`` workers (asyncio tasks) take the next question, await the retriever, score the
+ranking in a small thread pool, and hand the result to the task's single `TaskWriter`, which
+commits it before the worker takes another question. A watcher notices a cancel (from this
+process or, through the store, from another), a stop, and keeps the task's heartbeat fresh.
+Stopping cancels the calls in flight: they were not recorded, so a resume runs them again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from rankscope.errors import RankscopeError
+from rankscope.service._errors import RetrieverError
+from rankscope.service._retrievers import Retriever
+from rankscope.service._scoring import QueryScorer
+from rankscope.service._store import QueryRecord, TaskWriter
+
+__all__ = ["Control", "Progress", "RunStats", "run_queries"]
+
+HEARTBEAT_SECONDS = 2.0
+_POLL_SECONDS = 0.1
+_STATUS_EVERY = 5  # polls between reads of the task's status in the store
+
+
+@dataclass
+class Control:
+    """Asks a task running in this process to stop: ``cancel`` (for good) or ``stop`` (to be
+    resumed later, e.g. at server shutdown)."""
+
+    cancel: threading.Event = field(default_factory=threading.Event)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a running task is, after each recorded query."""
+
+    total: int
+    succeeded: int
+    failed: int
+    running_metrics: dict[str, float]
+
+    @property
+    def finished(self) -> int:
+        """Queries recorded, succeeded or failed."""
+        return self.succeeded + self.failed
+
+
+@dataclass
+class RunStats:
+    """How one run of a task went, and where its time went.
+
+    Attributes
+    ----------
+    recorded
+        Queries recorded by this run.
+    wall_seconds
+        Time from the first question to the last record.
+    store_seconds
+        Time spent committing results (and heartbeats) to the store.
+    scoring_seconds
+        Time spent computing measures (in the scoring threads).
+    stopped
+        None if every query was run; else ``"cancelled"``, ``"stopped"`` or ``"failed"`` (more
+        queries failed than the task allows).
+    """
+
+    recorded: int = 0
+    wall_seconds: float = 0.0
+    store_seconds: float = 0.0
+    scoring_seconds: float = 0.0
+    stopped: str | None = None
+    last_error: str | None = None
+
+
+async def run_queries(
+    *,
+    writer: TaskWriter,
+    retriever: Retriever,
+    scorer: QueryScorer,
+    pending: Sequence[tuple[int, str, str]],
+    total: int,
+    k: int,
+    concurrency: int,
+    max_failures: int | None,
+    control: Control,
+    status_of: Callable[[], str],
+    progress: Callable[[Progress], None] | None = None,
+) -> RunStats:
+    """Run ``pending`` ``(position, query_id, text)`` and record each result as it finishes."""
+    loop = asyncio.get_running_loop()
+    stats = RunStats()
+    halt = asyncio.Event()
+    queue = iter(pending)
+    scoring_pool = ThreadPoolExecutor(
+        max(1, min(concurrency, os.cpu_count() or 1)), thread_name_prefix="rankscope-scoring"
+    )
+    store_before = writer.seconds
+    started = time.perf_counter()
+
+    def stop(reason: str) -> None:
+        if stats.stopped is None:
+            stats.stopped = reason
+        halt.set()
+
+    def scored(
+        query_id: str, doc_ids: list[str], scores: list[float] | None
+    ) -> tuple[dict[str, float], float]:
+        began = time.perf_counter()
+        values = scorer.score(query_id, doc_ids, scores)
+        return values, time.perf_counter() - began
+
+    async def evaluate(position: int, query_id: str, text: str) -> QueryRecord:
+        began = time.perf_counter()
+        try:
+            ranking = await retriever.retrieve(query_id, text, k)
+        except RetrieverError as error:
+            return QueryRecord(
+                query_id, position, "failed", attempts=error.attempts, error=str(error)
+            )
+        except Exception as error:  # a retriever's own bug must not end the task
+            return QueryRecord(
+                query_id, position, "failed", error=f"{type(error).__name__}: {error}"
+            )
+        latency = ranking.latency if ranking.latency is not None else time.perf_counter() - began
+        scores = None if ranking.scores is None else tuple(ranking.scores)
+        try:
+            metrics, seconds = await loop.run_in_executor(
+                scoring_pool, scored, query_id, ranking.doc_ids, ranking.scores
+            )
+        except RankscopeError as error:
+            return QueryRecord(
+                query_id,
+                position,
+                "failed",
+                tuple(ranking.doc_ids),
+                scores,
+                latency,
+                ranking.attempts,
+                error=str(error),
+            )
+        stats.scoring_seconds += seconds
+        return QueryRecord(
+            query_id,
+            position,
+            "succeeded",
+            tuple(ranking.doc_ids),
+            scores,
+            latency,
+            ranking.attempts,
+            metrics,
+        )
+
+    async def worker() -> None:
+        while not halt.is_set():
+            item = next(queue, None)
+            if item is None:
+                return
+            record = await evaluate(*item)
+            writer.record(record)
+            stats.recorded += 1
+            if record.status == "failed":
+                stats.last_error = f"query {record.query_id!r}: {record.error}"
+                if max_failures is not None and writer.failed > max_failures:
+                    stop("failed")
+            if progress is not None:
+                succeeded = max(writer.succeeded, 1)
+                progress(
+                    Progress(
+                        total,
+                        writer.succeeded,
+                        writer.failed,
+                        {name: value / succeeded for name, value in writer.sums.items()},
+                    )
+                )
+
+    async def watcher() -> None:
+        polls = 0
+        last_beat = time.monotonic()
+        while not halt.is_set():
+            await asyncio.sleep(_POLL_SECONDS)
+            polls += 1
+            if control.cancel.is_set():
+                stop("cancelled")
+            elif control.stop.is_set():
+                stop("stopped")
+            elif polls % _STATUS_EVERY == 0 and status_of() == "cancelled":
+                stop("cancelled")
+            if time.monotonic() - last_beat >= HEARTBEAT_SECONDS and not halt.is_set():
+                writer.heartbeat()
+                last_beat = time.monotonic()
+
+    workers = [asyncio.create_task(worker()) for _ in range(max(1, min(concurrency, len(pending))))]
+    watching = asyncio.create_task(watcher())
+    halted = asyncio.create_task(halt.wait())
+    try:
+        everything: asyncio.Future[Any] = asyncio.gather(*workers)
+        # Retrieve the outcome so that asyncio never reports it as unretrieved.
+        everything.add_done_callback(lambda done: done.cancelled() or done.exception())
+        waiting: list[asyncio.Future[Any]] = [everything, halted]
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        if halt.is_set():
+            for task in workers:
+                task.cancel()
+        await asyncio.gather(*workers, return_exceptions=halt.is_set())
+        if not halt.is_set():
+            everything.result()
+    finally:
+        halt.set()
+        for pending_task in (*workers, watching, halted):
+            pending_task.cancel()
+        await asyncio.gather(*workers, watching, halted, return_exceptions=True)
+        scoring_pool.shutdown(wait=False, cancel_futures=True)
+        stats.wall_seconds = time.perf_counter() - started
+        stats.store_seconds = writer.seconds - store_before
+    return stats

@@ -1,0 +1,188 @@
+"""Per-query measures of a task: WeKnora's six, or rankscope measures under a trec profile.
+
+Each finished query is scored on its own, as a one-query `RankedBatch` run through the same
+kernels that `rankscope.evaluate` runs, so a task's per-query values equal
+``rankscope.evaluate(qrels, exported_run, measures, profile)`` exactly.
+
+Under ``weknora`` the six values are WeKnora's `RetrievalMetrics` for
+``MetricInput(retrieval_gt=[judged relevant documents], retrieval_ids=retrieved)``: WeKnora's
+EvaluationService puts one ground-truth list per question, for which `rankscope.metric` is
+the weknora profile's P, R, nDCG@3, nDCG@10, RR and AP of that one query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from rankscope.engine import (
+    FAMILIES,
+    Conventions,
+    Measure,
+    compute,
+    parse_measures,
+    prepare,
+    resolve_profile,
+)
+from rankscope.errors import MeasureError, ProfileError
+from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
+
+__all__ = ["WEKNORA_MEASURES", "MeasureSet", "QueryScorer", "effective_scores"]
+
+WEKNORA_MEASURES: Mapping[str, str] = {
+    "precision": "P",
+    "recall": "R",
+    "ndcg3": "nDCG@3",
+    "ndcg10": "nDCG@10",
+    "mrr": "RR",
+    "map": "AP",
+}
+"""WeKnora's `RetrievalMetrics` fields and the weknora-profile measure each one is."""
+
+DEFAULT_TREC_MEASURES = ("nDCG@10", "AP", "RR", "P@10")
+
+
+@dataclass(frozen=True)
+class MeasureSet:
+    """The measures of a task under one profile, with the names its results use.
+
+    Attributes
+    ----------
+    profile
+        ``"weknora"``, ``"trec"`` or ``"trec9"``.
+    names
+        The names of the values: WeKnora's field names under ``weknora`` (``precision``,
+        ``recall``, ``ndcg3``, ``ndcg10``, ``mrr``, ``map``), canonical measure names otherwise.
+    measures
+        The rankscope measure computing each name.
+
+    Examples
+    --------
+    >>> MeasureSet.resolve(None, "weknora").names
+    ('precision', 'recall', 'ndcg3', 'ndcg10', 'mrr', 'map')
+    >>> MeasureSet.resolve(["ndcg_cut.10", "map"], "trec").names
+    ('nDCG@10', 'AP')
+    """
+
+    profile: str
+    names: tuple[str, ...]
+    measures: tuple[Measure, ...]
+
+    @classmethod
+    def resolve(cls, measures: Sequence[str] | None, profile: str) -> MeasureSet:
+        """Check the measure names against the profile."""
+        conventions = resolve_profile(profile)
+        if conventions.name == "weknora":
+            names = tuple(measures) if measures else tuple(WEKNORA_MEASURES)
+            unknown = [name for name in names if name not in WEKNORA_MEASURES]
+            if unknown:
+                raise MeasureError(
+                    f"the weknora profile computes WeKnora's RetrievalMetrics "
+                    f"({', '.join(WEKNORA_MEASURES)}); unknown: {', '.join(unknown)} "
+                    "(use profile 'trec' for rankscope measures such as nDCG@10, AP, RR, P@10)"
+                )
+            if len(set(names)) != len(names):
+                raise MeasureError(f"a measure is named twice: {list(names)}")
+            parsed = parse_measures([WEKNORA_MEASURES[name] for name in names])
+            return cls(conventions.name, names, tuple(parsed))
+        if conventions.name not in ("trec", "trec9"):
+            raise ProfileError(f"unknown profile {profile!r}; expected weknora, trec or trec9")
+        parsed = parse_measures(list(measures) if measures else list(DEFAULT_TREC_MEASURES))
+        canonical = tuple(m.name for m in parsed)
+        if len(set(canonical)) != len(canonical):
+            raise MeasureError(f"a measure is named twice: {list(canonical)}")
+        aggregated = [m.name for m in parsed if FAMILIES[m.family].aggregate != "mean"]
+        if aggregated:
+            raise MeasureError(
+                f"the service reports means over queries; {', '.join(aggregated)} "
+                "aggregate otherwise (use rankscope evaluate on the exported run)"
+            )
+        return cls(conventions.name, canonical, tuple(parsed))
+
+    @property
+    def engine_names(self) -> tuple[str, ...]:
+        """The rankscope measure name of each value (for `rankscope.evaluate`)."""
+        return tuple(m.name for m in self.measures)
+
+
+def effective_scores(doc_ids: Sequence[str], scores: Sequence[float] | None) -> list[float]:
+    """The scores a ranking is evaluated and exported with: as given, else ``n - i``.
+
+    ``n - i`` for the i-th of n documents is what `Run.from_lists` uses, so every profile ranks
+    documents without scores in the order the retriever returned them.
+
+    >>> effective_scores(["a", "b", "c"], None)
+    [3.0, 2.0, 1.0]
+    """
+    if scores is None:
+        return [float(len(doc_ids) - i) for i in range(len(doc_ids))]
+    return [float(score) for score in scores]
+
+
+class QueryScorer:
+    """Scores one query's ranking against its judgements, as `rankscope.evaluate` would.
+
+    Examples
+    --------
+    WeKnora's documented example:
+
+    >>> judged = {"q": [("1", 1), ("5", 1), ("8", 1)]}
+    >>> scorer = QueryScorer(MeasureSet.resolve(None, "weknora"), judged)
+    >>> ranking = ["1", "3", "5", "7", "8", "10", "12", "14", "16", "18"]
+    >>> values = scorer.score("q", ranking, None)
+    >>> [round(values[name], 6) for name in WEKNORA_MEASURES]
+    [0.3, 1.0, 0.703918, 0.88546, 1.0, 0.755556]
+    """
+
+    def __init__(
+        self, measure_set: MeasureSet, judgements: Mapping[str, Sequence[tuple[str, int]]]
+    ) -> None:
+        self.measure_set = measure_set
+        self._conventions: Conventions = resolve_profile(measure_set.profile)
+        self._judgements = judgements
+
+    def score(
+        self, query_id: str, doc_ids: Sequence[str], scores: Sequence[float] | None
+    ) -> dict[str, float]:
+        """``{name: value}`` for one query; a query that retrieved nothing scores 0.
+
+        Raises
+        ------
+        InputError
+            If the ranking breaks the profile's rules (a document twice under ``trec``).
+        """
+        judged = self._judgements.get(query_id, ())
+        names = self.measure_set.names
+        if not judged or not doc_ids:
+            return dict.fromkeys(names, 0.0)
+        qrels = Qrels(
+            pl.DataFrame(
+                {
+                    QUERY_ID: [query_id] * len(judged),
+                    DOC_ID: [doc for doc, _ in judged],
+                    RELEVANCE: np.array([grade for _, grade in judged], dtype=np.int64),
+                },
+                schema={QUERY_ID: pl.String, DOC_ID: pl.String, RELEVANCE: pl.Int64},
+            ),
+            source=f"<judgements of query {query_id}>",
+        )
+        run = Run(
+            pl.DataFrame(
+                {
+                    QUERY_ID: [query_id] * len(doc_ids),
+                    DOC_ID: list(doc_ids),
+                    SCORE: effective_scores(doc_ids, scores),
+                },
+                schema={QUERY_ID: pl.String, DOC_ID: pl.String, SCORE: pl.Float64},
+            ),
+            source=f"<ranking of query {query_id}>",
+        )
+        batch = prepare(qrels, run, self._conventions, complete=True).batch
+        values = compute(batch, self.measure_set.measures, self._conventions)
+        return {
+            name: float(values[m][0])
+            for name, m in zip(names, self.measure_set.measures, strict=True)
+        }

@@ -1,0 +1,1026 @@
+"""`EvaluationService`: submit, run, follow, cancel, resume, export and compare tasks.
+
+A task evaluates one retriever on one dataset: every judged question goes through the
+retriever, its ranking is scored against the judgements, and the result is committed to the
+store as soon as it is known. Its status moves ``pending -> running -> succeeded | failed |
+cancelled``; a task whose process died stays ``running`` with a stale owner until it is
+resumed (or marked failed by a server configured so).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import csv
+import io
+import json
+import math
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+import polars as pl
+
+from rankscope.errors import InputError, RankscopeError
+from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
+from rankscope.service._datasets import Dataset, load_dataset
+from rankscope.service._errors import TaskNotFoundError, TaskStateError
+from rankscope.service._retrievers import (
+    Retriever,
+    build_retriever,
+    check_allowed,
+    parse_retriever_spec,
+)
+from rankscope.service._runner import Control, Progress, RunStats, run_queries
+from rankscope.service._scoring import MeasureSet, QueryScorer, effective_scores
+from rankscope.service._store import QueryRecord, Store
+
+__all__ = ["STATUSES", "EvaluationService", "TaskInfo", "default_db_path"]
+
+STATUSES = ("pending", "running", "succeeded", "failed", "cancelled")
+EXPORT_FORMATS = ("json", "csv", "trec")
+_ACTIVE = ("pending", "running")
+_PERCENTILES = (50, 90, 95, 99)
+
+
+def default_db_path() -> Path:
+    """``$RANKSCOPE_DB``, else ``$XDG_DATA_HOME/rankscope/tasks.db`` (``~/.local/share``)."""
+    configured = os.environ.get("RANKSCOPE_DB")
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share"
+    )
+    return Path(base) / "rankscope" / "tasks.db"
+
+
+def _latency_summary(latencies: Sequence[float]) -> dict[str, float] | None:
+    if not latencies:
+        return None
+    values = np.asarray(latencies, dtype=np.float64) * 1000.0
+    summary = {"mean": float(values.mean())}
+    summary.update({f"p{p}": float(np.percentile(values, p)) for p in _PERCENTILES})
+    summary["max"] = float(values.max())
+    return summary
+
+
+def _redacted(spec: Mapping[str, Any]) -> dict[str, Any]:
+    shown = dict(spec)
+    if isinstance(shown.get("headers"), Mapping):
+        shown["headers"] = dict.fromkeys(shown["headers"], "***")
+    return shown
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """A task as the service reports it.
+
+    Attributes
+    ----------
+    id, name, status
+        ``status`` is one of pending, running, succeeded, failed, cancelled.
+    total, succeeded, failed
+        Questions in the task; recorded as succeeded; recorded as failed.
+    metrics
+        Mean of every measure over the succeeded queries: exact for a finished task (computed
+        from the per-query values), a running mean while it runs.
+    latency_ms
+        Retriever latency over the succeeded queries: mean, p50, p90, p95, p99, max.
+    queries_per_second
+        Throughput: recorded queries per second of running time (all runs of the task).
+    active_seconds
+        Time the task has spent running, over every run.
+    profile, measures, k, concurrency, max_failures
+        How it is evaluated.
+    retriever, dataset
+        Their descriptions (header values of an HTTP retriever hidden).
+    error
+        Why it failed or was cancelled, if it did.
+    created_at, started_at, finished_at, updated_at
+        Unix times.
+    """
+
+    id: str
+    name: str | None
+    status: str
+    total: int
+    succeeded: int
+    failed: int
+    metrics: dict[str, float]
+    latency_ms: dict[str, float] | None
+    queries_per_second: float | None
+    active_seconds: float
+    profile: str
+    measures: tuple[str, ...]
+    k: int
+    concurrency: int
+    max_failures: int | None
+    retriever: dict[str, Any]
+    dataset: dict[str, Any]
+    error: str | None
+    created_at: float
+    started_at: float | None
+    finished_at: float | None
+    updated_at: float
+
+    @property
+    def finished(self) -> int:
+        """Queries recorded, succeeded or failed."""
+        return self.succeeded + self.failed
+
+    @property
+    def done(self) -> bool:
+        """Whether the task has stopped for good (succeeded, failed or cancelled)."""
+        return self.status not in _ACTIVE
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict (what the HTTP API returns); a mean of no query is None."""
+        shown: dict[str, Any] = _nan_to_none(
+            {
+                "id": self.id,
+                "name": self.name,
+                "status": self.status,
+                "progress": {
+                    "total": self.total,
+                    "finished": self.finished,
+                    "succeeded": self.succeeded,
+                    "failed": self.failed,
+                    "fraction": self.finished / self.total if self.total else 1.0,
+                },
+                "metrics": self.metrics,
+                "latency_ms": self.latency_ms,
+                "queries_per_second": self.queries_per_second,
+                "active_seconds": self.active_seconds,
+                "profile": self.profile,
+                "measures": list(self.measures),
+                "k": self.k,
+                "concurrency": self.concurrency,
+                "max_failures": self.max_failures,
+                "retriever": self.retriever,
+                "dataset": self.dataset,
+                "error": self.error,
+                "created_at": self.created_at,
+                "started_at": self.started_at,
+                "finished_at": self.finished_at,
+                "updated_at": self.updated_at,
+            }
+        )
+        return shown
+
+
+class EvaluationService:
+    """Evaluate live retrievers on datasets, keeping every per-query result in a SQLite store.
+
+    Parameters
+    ----------
+    db
+        The store's file (default: `default_db_path`).
+    synchronous
+        ``"NORMAL"`` (a committed query survives a crash of the process) or ``"FULL"`` (also a
+        power cut, with an fsync per query).
+    allowed_callables
+        Patterns (``fnmatch``) of the ``module:function`` retrievers that may be imported;
+        None allows all (the library and the command line; the HTTP server passes its list).
+    max_running
+        Tasks that `start` runs at once in this process; more wait, pending.
+    stale_after
+        Seconds without a heartbeat after which a running task's owner counts as dead.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from rankscope.service import Dataset, EvaluationService
+    >>> judgements = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    >>> data = Dataset.from_records({"q1": "cats", "q2": "dogs"}, judgements)
+    >>> def search(text, k):
+    ...     return ["d1", "d2"] if text == "cats" else ["d1", "d3"]
+    >>> service = EvaluationService(pathlib.Path(tempfile.mkdtemp()) / "tasks.db")
+    >>> task = service.submit(data, search)
+    >>> task.status, task.total
+    ('pending', 2)
+    >>> done = service.run(task.id)
+    >>> done.status, done.succeeded, done.metrics["mrr"], done.metrics["precision"]
+    ('succeeded', 2, 0.5, 0.25)
+    >>> [record.doc_ids for record in service.query_results(task.id)]
+    [('d1', 'd2'), ('d1', 'd3')]
+    >>> service.close()
+    """
+
+    def __init__(
+        self,
+        db: str | Path | None = None,
+        *,
+        synchronous: str = "NORMAL",
+        allowed_callables: Sequence[str] | None = None,
+        max_running: int = 2,
+        stale_after: float = 30.0,
+    ) -> None:
+        self.store = Store(default_db_path() if db is None else db, synchronous=synchronous)
+        self.allowed_callables = None if allowed_callables is None else tuple(allowed_callables)
+        self.max_running = max_running
+        self.stale_after = stale_after
+        self._lock = threading.Lock()
+        self._controls: dict[str, Control] = {}
+        self._futures: dict[str, Future[TaskInfo]] = {}
+        self._executor: ThreadPoolExecutor | None = None
+        self._retrievers: dict[str, Retriever] = {}
+        self._datasets: dict[str, Dataset] = {}
+        self.last_stats: dict[str, RunStats] = {}
+
+    # --- submitting -----------------------------------------------------------------------
+
+    def submit(
+        self,
+        dataset: Dataset | str | Path | Mapping[str, Any],
+        retriever: str | Mapping[str, Any] | Callable[..., Any] | Retriever,
+        *,
+        measures: Sequence[str] | None = None,
+        profile: str = "weknora",
+        k: int | None = None,
+        concurrency: int = 4,
+        max_failures: int | None = None,
+        name: str | None = None,
+        http_options: Mapping[str, Any] | None = None,
+    ) -> TaskInfo:
+        """Check everything and store a new pending task (nothing is retrieved yet).
+
+        Parameters
+        ----------
+        dataset
+            A `Dataset`, a dataset directory, or ``{"path": ..., "split": ...}`` /
+            ``{"queries": ..., "qrels": ..., "corpus": ...}`` (see `load_dataset`).
+        retriever
+            ``"bm25"``, ``"module:function"``, an ``http(s)://`` URL (options in
+            ``http_options``), a specification mapping, a Python callable ``f(text, k)``, or a
+            `Retriever`.
+        measures
+            Under ``weknora`` (the default), some of WeKnora's RetrievalMetrics fields
+            (default all six); under ``trec``/``trec9``, rankscope measure names (default
+            nDCG@10, AP, RR, P@10).
+        k
+            Documents asked of the retriever per question (default 10 under weknora, 100
+            under trec).
+        concurrency
+            Retriever calls in flight at once.
+        max_failures
+            The task fails once more than this many queries have failed; None never fails it
+            for failed queries (they are counted and reported).
+        """
+        data = self._dataset(dataset)
+        measure_set = MeasureSet.resolve(measures, profile)
+        depth = (10 if measure_set.profile == "weknora" else 100) if k is None else k
+        for label, value, low in (("k", depth, 1), ("concurrency", concurrency, 1)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise InputError(f"{label} must be an integer >= {low}; found {value!r}")
+        if max_failures is not None and (
+            isinstance(max_failures, bool) or not isinstance(max_failures, int) or max_failures < 0
+        ):
+            raise InputError(
+                f"max_failures must be an integer >= 0 or None; found {max_failures!r}"
+            )
+        if isinstance(retriever, str | Mapping):
+            spec = parse_retriever_spec(retriever, http_options)
+            check_allowed(spec, self.allowed_callables)
+            built = build_retriever(spec, data)
+        else:
+            built = build_retriever(retriever, data)
+        if built.spec is not None and built.spec.get("type") == "bm25":
+            from rankscope.service._bm25 import BM25Retriever
+
+            if isinstance(built, BM25Retriever):
+                built.build()  # reads and checks the corpus now, before any retrieval
+        spec = (
+            dict(built.spec)
+            if built.spec is not None
+            else {
+                "type": "python",
+                "description": built.describe(),
+            }
+        )
+        task_id = uuid.uuid4().hex[:12]
+        judgements = [(q, d, int(g)) for q, d, g in data.qrels.frame.iter_rows()]
+        self.store.create_task(
+            {
+                "id": task_id,
+                "name": name,
+                "spec": {
+                    "profile": measure_set.profile,
+                    "measures": list(measure_set.names),
+                    "k": depth,
+                    "concurrency": concurrency,
+                    "max_failures": max_failures,
+                    "retriever": spec,
+                },
+                "dataset": data.describe(),
+            },
+            list(data.queries),
+            judgements,
+        )
+        with self._lock:
+            self._retrievers[task_id] = built
+            self._datasets[task_id] = data
+        return self.get(task_id)
+
+    def _dataset(self, dataset: Dataset | str | Path | Mapping[str, Any]) -> Dataset:
+        if isinstance(dataset, Dataset):
+            return dataset
+        if isinstance(dataset, str | Path):
+            return load_dataset(dataset)
+        if isinstance(dataset, Mapping):
+            options = {key: value for key, value in dataset.items() if value is not None}
+            allowed = {"path", "split", "queries", "qrels", "corpus", "name"}
+            unknown = sorted(set(options) - allowed)
+            if unknown:
+                raise InputError(
+                    f"unknown dataset options {unknown}; expected some of {sorted(allowed)}"
+                )
+            return load_dataset(**options)
+        raise InputError(
+            f"a dataset must be a Dataset, a directory or a mapping; found {type(dataset).__name__}"
+        )
+
+    # --- reading --------------------------------------------------------------------------
+
+    def resolve(self, prefix: str) -> str:
+        """The full id of the one task whose id starts with ``prefix``."""
+        return self.store.resolve(prefix)
+
+    def get(self, task_id: str, *, latency: bool = True) -> TaskInfo:
+        """The task's status, progress, metrics and latency.
+
+        Raises
+        ------
+        TaskNotFoundError
+        """
+        return self._info(self.store.task(task_id), latency=latency)
+
+    def _info(self, row: Mapping[str, Any], *, latency: bool) -> TaskInfo:
+        spec = row["spec"]
+        summary = row["summary"]
+        names = spec["measures"]
+        succeeded, failed, sums = self.store.aggregate(row["id"], [] if summary else names)
+        if summary is not None:
+            metrics = dict(summary["metrics"])
+        else:
+            metrics = {name: sums[name] / succeeded if succeeded else math.nan for name in names}
+        finished = succeeded + failed
+        active = float(row["active_seconds"])
+        if row["status"] == "running" and row["heartbeat"]:
+            active += max(0.0, time.time() - row["heartbeat"])
+        return TaskInfo(
+            id=row["id"],
+            name=row["name"],
+            status=row["status"],
+            total=row["total"],
+            succeeded=succeeded,
+            failed=failed,
+            metrics=metrics,
+            latency_ms=_latency_summary(self.store.latencies(row["id"])) if latency else None,
+            queries_per_second=finished / active if active > 0 and finished else None,
+            active_seconds=active,
+            profile=spec["profile"],
+            measures=tuple(spec["measures"]),
+            k=spec["k"],
+            concurrency=spec["concurrency"],
+            max_failures=spec["max_failures"],
+            retriever=_redacted(spec["retriever"]),
+            dataset=row["dataset"],
+            error=row["error"],
+            created_at=row["created_at"],
+            started_at=row["started_at"],
+            finished_at=row["finished_at"],
+            updated_at=row["updated_at"],
+        )
+
+    def list_tasks(
+        self, *, status: str | None = None, limit: int = 50, offset: int = 0
+    ) -> tuple[list[TaskInfo], int]:
+        """Tasks, newest first (a page of them), and how many there are in all."""
+        if status is not None and status not in STATUSES:
+            raise InputError(f"unknown status {status!r}; expected one of {', '.join(STATUSES)}")
+        rows, total = self.store.list_tasks(status=status, limit=limit, offset=offset)
+        return [self._info(row, latency=False) for row in rows], total
+
+    def query_results(
+        self,
+        task_id: str,
+        *,
+        status: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[QueryRecord]:
+        """Recorded queries of a task in dataset order (a page of them)."""
+        self.store.task(task_id)
+        return self.store.results(task_id, status=status, limit=limit, offset=offset)
+
+    def qrels(self, task_id: str) -> Qrels:
+        """The task's judgements."""
+        rows = [
+            (query_id, doc_id, grade)
+            for query_id, docs in self.store.judgements(task_id).items()
+            for doc_id, grade in docs
+        ]
+        return Qrels(
+            pl.DataFrame(
+                rows,
+                schema={QUERY_ID: pl.String, DOC_ID: pl.String, RELEVANCE: pl.Int64},
+                orient="row",
+            ),
+            source=f"<task {task_id}>",
+        )
+
+    def run_of(self, task_id: str) -> Run:
+        """What the retriever returned for every succeeded query, as a `Run`.
+
+        Scores are the retriever's, or ``n - i`` where it gave none; rows are in the order
+        returned, so every profile ranks them as the task did.
+        """
+        info = self.get(task_id, latency=False)
+        query_ids: list[str] = []
+        doc_ids: list[str] = []
+        scores: list[float] = []
+        for record in self.store.results(task_id, status="succeeded"):
+            query_ids.extend([record.query_id] * len(record.doc_ids))
+            doc_ids.extend(record.doc_ids)
+            scores.extend(effective_scores(record.doc_ids, record.scores))
+        return Run(
+            pl.DataFrame(
+                {QUERY_ID: query_ids, DOC_ID: doc_ids, SCORE: scores},
+                schema={QUERY_ID: pl.String, DOC_ID: pl.String, SCORE: pl.Float64},
+            ),
+            name=info.name or f"rankscope-{task_id}",
+            source=f"<task {task_id}>",
+        )
+
+    def wait(self, task_id: str, timeout: float | None = None, poll: float = 0.05) -> TaskInfo:
+        """Wait until the task is done (or ``timeout`` seconds pass); its state then."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            info = self.get(task_id, latency=False)
+            if info.done or (deadline is not None and time.monotonic() >= deadline):
+                return self.get(task_id)
+            time.sleep(poll)
+
+    # --- running --------------------------------------------------------------------------
+
+    def run(
+        self,
+        task_id: str,
+        *,
+        retriever: str | Mapping[str, Any] | Callable[..., Any] | Retriever | None = None,
+        dataset: Dataset | str | Path | Mapping[str, Any] | None = None,
+        progress: Callable[[Progress], None] | None = None,
+        force: bool = False,
+    ) -> TaskInfo:
+        """Run (or resume) a task in this thread until it is done, cancelled or stopped.
+
+        Queries already recorded are not run again. ``retriever`` (and, for the BM25 baseline,
+        ``dataset``) are needed only when the task's own specification cannot rebuild them
+        (a Python object given to `submit` in another process). Returns the task's state.
+
+        Raises
+        ------
+        TaskStateError
+            The task succeeded already, or is running in a live process (``force`` overrides).
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self._execute(task_id, retriever, dataset, progress, force))
+        # Called from inside an event loop (a notebook): run in a thread of our own.
+        result: list[TaskInfo] = []
+        errors: list[BaseException] = []
+
+        def target() -> None:
+            try:
+                result.append(
+                    asyncio.run(self._execute(task_id, retriever, dataset, progress, force))
+                )
+            except BaseException as error:
+                errors.append(error)
+
+        thread = threading.Thread(target=target, name=f"rankscope-task-{task_id}")
+        thread.start()
+        thread.join()
+        if errors:
+            raise errors[0]
+        return result[0]
+
+    def resume(self, task_id: str, **options: Any) -> TaskInfo:
+        """Continue an interrupted, failed or cancelled task where it stopped (see `run`)."""
+        return self.run(task_id, **options)
+
+    def start(self, task_id: str) -> None:
+        """Run the task in a background thread of this process (at most ``max_running`` at
+        once); it goes on whatever the caller does."""
+        self.store.task(task_id)
+        with self._lock:
+            running = self._futures.get(task_id)
+            if running is not None and not running.done():
+                return
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(
+                    self.max_running, thread_name_prefix="rankscope-task"
+                )
+            self._controls.setdefault(task_id, Control())
+            self._futures[task_id] = self._executor.submit(self._run_quietly, task_id)
+
+    def resume_in_background(self, task_id: str) -> TaskInfo:
+        """Put a failed, cancelled or interrupted task back to pending and `start` it.
+
+        Raises
+        ------
+        TaskStateError
+            The task succeeded already, or a live process is running it.
+        """
+        row = self.store.task(task_id)
+        if row["status"] == "succeeded":
+            raise TaskStateError(f"task {task_id} has succeeded already; nothing to resume")
+        if row["status"] == "running" and self._owner_alive(row):
+            raise TaskStateError(f"task {task_id} is running")
+        self.store.update_task(
+            task_id,
+            when_status=(row["status"],),
+            status="pending",
+            owner=None,
+            error=None,
+            finished_at=None,
+        )
+        self.start(task_id)
+        return self.get(task_id)
+
+    def _run_quietly(self, task_id: str) -> TaskInfo:
+        control = self._controls.get(task_id)
+        if control is not None and (control.stop.is_set() or control.cancel.is_set()):
+            return self.get(task_id, latency=False)
+        try:
+            return self.run(task_id)
+        except RankscopeError:
+            # Another process owns it, or it is done: nothing to do here.
+            return self.get(task_id, latency=False)
+
+    def cancel(self, task_id: str) -> TaskInfo:
+        """Cancel a pending or running task (here or in another process); it can be resumed.
+
+        Raises
+        ------
+        TaskStateError
+            If it is not pending or running.
+        """
+        changed = self.store.update_task(
+            task_id,
+            when_status=_ACTIVE,
+            status="cancelled",
+            error="cancelled by the user",
+            finished_at=time.time(),
+        )
+        if not changed:
+            status = self.store.status(task_id)
+            raise TaskStateError(
+                f"task {task_id} is {status}; only pending or running tasks can be cancelled"
+            )
+        with self._lock:
+            control = self._controls.get(task_id)
+        if control is not None:
+            control.cancel.set()
+        return self.get(task_id)
+
+    def recover(
+        self, mode: str = "resume", *, allowed_callables: Sequence[str] | None = None
+    ) -> list[str]:
+        """Deal with tasks left pending or running by a process that is gone.
+
+        ``mode`` is ``"resume"`` (start them in the background), ``"fail"`` (mark them failed)
+        or ``"leave"``. Tasks with a ``module:function`` retriever that the allow-list refuses
+        are left alone (``allowed_callables`` as well as the service's own, when given).
+        Returns the ids acted on.
+        """
+        if mode not in ("resume", "fail", "leave"):
+            raise InputError(f"mode must be resume, fail or leave; found {mode!r}")
+        acted: list[str] = []
+        if mode == "leave":
+            return acted
+        for task_id in self.store.task_ids(_ACTIVE):
+            row = self.store.task(task_id)
+            if row["status"] == "running" and self._owner_alive(row):
+                continue
+            try:
+                check_allowed(row["spec"]["retriever"], self.allowed_callables)
+                check_allowed(row["spec"]["retriever"], allowed_callables)
+            except InputError:
+                continue
+            if mode == "resume":
+                self.start(task_id)
+            else:
+                self.store.update_task(
+                    task_id,
+                    when_status=_ACTIVE,
+                    status="failed",
+                    owner=None,
+                    finished_at=time.time(),
+                    error="interrupted: the process running it stopped (resume to continue)",
+                )
+            acted.append(task_id)
+        return acted
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """Stop the tasks running in the background; they go back to pending, to be resumed."""
+        with self._lock:
+            controls = list(self._controls.values())
+            futures = list(self._futures.values())
+            executor, self._executor = self._executor, None
+        for control in controls:
+            control.stop.set()
+        deadline = time.monotonic() + timeout
+        for future in futures:
+            # A task's own failure is recorded in the store already.
+            with contextlib.suppress(Exception):
+                future.result(timeout=max(0.0, deadline - time.monotonic()))
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        """Stop background tasks and close the store."""
+        self.shutdown()
+        self.store.close()
+
+    # --- the run itself -------------------------------------------------------------------
+
+    def is_running(self, task_id: str) -> bool:
+        """Whether a live process (this one or another) is running the task now."""
+        row = self.store.task(task_id)
+        return row["status"] == "running" and self._owner_alive(row)
+
+    def _owner(self) -> str:
+        return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+    def _owner_alive(self, row: Mapping[str, Any]) -> bool:
+        owner = row["owner"]
+        if not owner:
+            return False
+        heartbeat = row["heartbeat"] or 0.0
+        fresh = time.time() - heartbeat < self.stale_after
+        host, pid_text, _token = owner.rsplit(":", 2)
+        if host != socket.gethostname():
+            return fresh
+        pid = int(pid_text)
+        if pid == os.getpid():
+            with self._lock:
+                if row["id"] in self._controls and row["id"] in self._futures:
+                    return not self._futures[row["id"]].done()
+            return fresh
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass
+        return fresh
+
+    def _claim(self, task_id: str, force: bool) -> str:
+        owner = self._owner()
+        now = time.time()
+        with self.store.transaction() as db:
+            row = db.execute(
+                "SELECT id, status, owner, heartbeat FROM tasks WHERE id = ?", (task_id,)
+            ).fetchone()
+            if row is None:
+                raise TaskNotFoundError(
+                    f"no task with id {task_id!r} in {self.store.path}", task_id
+                )
+            if row["status"] == "succeeded":
+                raise TaskStateError(f"task {task_id} has succeeded already; nothing to resume")
+            if row["status"] == "running" and not force and self._owner_alive(dict(row)):
+                raise TaskStateError(
+                    f"task {task_id} is running in another process ({row['owner']}); "
+                    "cancel it first, or resume with force if that process is gone"
+                )
+            db.execute(
+                "UPDATE tasks SET status = 'running', owner = ?, heartbeat = ?, error = NULL, "
+                "finished_at = NULL, summary = NULL, started_at = COALESCE(started_at, ?), "
+                "updated_at = ? WHERE id = ?",
+                (owner, now, now, now, task_id),
+            )
+        return owner
+
+    def _retriever_for(
+        self,
+        task_id: str,
+        row: Mapping[str, Any],
+        retriever: str | Mapping[str, Any] | Callable[..., Any] | Retriever | None,
+        dataset: Dataset | str | Path | Mapping[str, Any] | None,
+    ) -> Retriever:
+        spec = row["spec"]["retriever"]
+        if retriever is not None:
+            return build_retriever(retriever, None if dataset is None else self._dataset(dataset))
+        with self._lock:
+            kept = self._retrievers.get(task_id)
+        if kept is not None:
+            return kept
+        if spec.get("type") == "python":
+            raise InputError(
+                f"task {task_id} ran a Python retriever ({spec.get('description')}) that cannot "
+                "be rebuilt from its specification; pass the retriever to resume it"
+            )
+        check_allowed(spec, self.allowed_callables)
+        data: Dataset | None = None
+        if spec.get("type") == "bm25":
+            data = self._dataset(dataset) if dataset is not None else self._reload_dataset(row)
+        return build_retriever(spec, data) if spec.get("type") != "bm25" else self._bm25(spec, data)
+
+    def _bm25(self, spec: Mapping[str, Any], data: Dataset | None) -> Retriever:
+        from rankscope.service._bm25 import BM25Retriever
+
+        if data is None:
+            raise InputError("the BM25 baseline needs the dataset's corpus")
+        return BM25Retriever(data, dict(spec))
+
+    def _reload_dataset(self, row: Mapping[str, Any]) -> Dataset:
+        described = row["dataset"]
+        location = described.get("location") or {}
+        if not location:
+            raise InputError(
+                f"task {row['id']} was given a dataset in memory; pass the dataset to resume it"
+            )
+        data = load_dataset(**location, name=described.get("name"))
+        if data.fingerprint() != described.get("fingerprint"):
+            raise InputError(
+                f"the dataset at {location} changed since task {row['id']} started; "
+                "its results would not be comparable"
+            )
+        return data
+
+    async def _execute(
+        self,
+        task_id: str,
+        retriever: str | Mapping[str, Any] | Callable[..., Any] | Retriever | None,
+        dataset: Dataset | str | Path | Mapping[str, Any] | None,
+        progress: Callable[[Progress], None] | None,
+        force: bool,
+    ) -> TaskInfo:
+        owner = self._claim(task_id, force)
+        with self._lock:
+            control = self._controls.setdefault(task_id, Control())
+        built: Retriever | None = None
+        try:
+            row = self.store.task(task_id)
+            spec = row["spec"]
+            built = self._retriever_for(task_id, row, retriever, dataset)
+            scorer = QueryScorer(
+                MeasureSet.resolve(spec["measures"], spec["profile"]),
+                self.store.judgements(task_id),
+            )
+            writer = self.store.writer(task_id, owner)
+            done = self.store.finished_query_ids(task_id)
+            pending = [item for item in self.store.queries(task_id) if item[1] not in done]
+            await built.open(spec["concurrency"])
+            stats = await run_queries(
+                writer=writer,
+                retriever=built,
+                scorer=scorer,
+                pending=pending,
+                total=row["total"],
+                k=spec["k"],
+                concurrency=spec["concurrency"],
+                max_failures=spec["max_failures"],
+                control=control,
+                status_of=lambda: self.store.status(task_id),
+                progress=progress,
+            )
+            self.last_stats[task_id] = stats
+            writer.heartbeat()
+            self._conclude(task_id, owner, stats, spec)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            self.store.update_task(
+                task_id,
+                when_owner=owner,
+                when_status=("running",),
+                status="cancelled",
+                owner=None,
+                finished_at=time.time(),
+                error="interrupted (resume to continue)",
+            )
+            raise
+        except RankscopeError as error:
+            self.store.update_task(
+                task_id,
+                when_owner=owner,
+                status="failed",
+                owner=None,
+                finished_at=time.time(),
+                error=str(error),
+            )
+        except BaseException as error:
+            self.store.update_task(
+                task_id,
+                when_owner=owner,
+                status="failed",
+                owner=None,
+                finished_at=time.time(),
+                error=f"internal error: {type(error).__name__}: {error}",
+            )
+            raise
+        finally:
+            if built is not None:
+                await built.aclose()
+            with self._lock:
+                self._controls.pop(task_id, None)
+        info = self.get(task_id)
+        if info.status == "succeeded":
+            with self._lock:
+                # Nothing left to resume: let go of indexes and clients.
+                self._retrievers.pop(task_id, None)
+                self._datasets.pop(task_id, None)
+        return info
+
+    def _conclude(self, task_id: str, owner: str, stats: RunStats, spec: Mapping[str, Any]) -> None:
+        now = time.time()
+        if stats.stopped == "cancelled":
+            self.store.update_task(task_id, when_owner=owner, owner=None)
+        elif stats.stopped == "stopped":
+            self.store.update_task(
+                task_id, when_owner=owner, when_status=("running",), status="pending", owner=None
+            )
+        elif stats.stopped == "failed":
+            self.store.update_task(
+                task_id,
+                when_owner=owner,
+                when_status=("running",),
+                status="failed",
+                owner=None,
+                finished_at=now,
+                summary=self._summary(task_id, spec),
+                error=(
+                    f"more than {spec['max_failures']} queries failed; the last: {stats.last_error}"
+                ),
+            )
+        else:
+            self.store.update_task(
+                task_id,
+                when_owner=owner,
+                when_status=("running",),
+                status="succeeded",
+                owner=None,
+                finished_at=now,
+                summary=self._summary(task_id, spec),
+            )
+
+    def _summary(self, task_id: str, spec: Mapping[str, Any]) -> dict[str, Any]:
+        """Exact means from the per-query values, in query-id order as `rankscope.evaluate`."""
+        records = sorted(
+            self.store.results(task_id, status="succeeded"), key=lambda record: record.query_id
+        )
+        metrics = {
+            name: float(np.mean([(r.metrics or {})[name] for r in records]))
+            if records
+            else math.nan
+            for name in spec["measures"]
+        }
+        return {
+            "metrics": metrics,
+            "succeeded": len(records),
+            "failed": self.store.count_results(task_id, "failed"),
+        }
+
+    # --- export and compare ---------------------------------------------------------------
+
+    def export(self, task_id: str, format: str, destination: str | Path | TextIO) -> None:
+        """Write a task's results: ``json`` (the task and every query), ``csv`` (a row per
+        query) or ``trec`` (a TREC run file of what the retriever returned)."""
+        if format not in EXPORT_FORMATS:
+            raise InputError(
+                f"unknown export format {format!r}; expected one of {', '.join(EXPORT_FORMATS)}"
+            )
+        if isinstance(destination, str | Path):
+            with open(destination, "w", encoding="utf-8", newline="") as handle:
+                self._export(task_id, format, handle)
+        else:
+            self._export(task_id, format, destination)
+
+    def export_text(self, task_id: str, format: str) -> str:
+        """`export` into a string."""
+        buffer = io.StringIO()
+        self.export(task_id, format, buffer)
+        return buffer.getvalue()
+
+    def _export(self, task_id: str, format: str, handle: TextIO) -> None:
+        info = self.get(task_id)
+        records = self.store.results(task_id)
+        if format == "json":
+            payload = {"task": info.to_dict(), "queries": [record.to_dict() for record in records]}
+            json.dump(payload, handle, indent=1, allow_nan=False)
+            handle.write("\n")
+        elif format == "csv":
+            writer = csv.writer(handle, lineterminator="\n")
+            writer.writerow(
+                [
+                    "query_id",
+                    "position",
+                    "status",
+                    *info.measures,
+                    "latency_ms",
+                    "attempts",
+                    "retrieved",
+                    "error",
+                ]
+            )
+            for record in records:
+                values = record.metrics or {}
+                writer.writerow(
+                    [
+                        record.query_id,
+                        record.position,
+                        record.status,
+                        *[repr(values[name]) if name in values else "" for name in info.measures],
+                        "" if record.latency is None else f"{record.latency * 1000:.3f}",
+                        record.attempts,
+                        " ".join(record.doc_ids),
+                        record.error or "",
+                    ]
+                )
+        else:
+            tag = "".join(
+                ch if not ch.isspace() else "_" for ch in (info.name or f"rankscope-{task_id}")
+            )
+            for record in records:
+                if record.status != "succeeded":
+                    continue
+                scores = effective_scores(record.doc_ids, record.scores)
+                for rank, (doc_id, score) in enumerate(zip(record.doc_ids, scores, strict=True), 1):
+                    handle.write(f"{record.query_id} Q0 {doc_id} {rank} {score!r} {tag}\n")
+
+    def compare(
+        self,
+        task_ids: Sequence[str],
+        *,
+        test: str = "t",
+        correction: str = "holm",
+        alpha: float = 0.05,
+        seed: int | None = 0,
+        n_resamples: int = 10_000,
+    ) -> tuple[Any, int]:
+        """Compare tasks on the same dataset (the first is the baseline) with
+        `rankscope.compare.compare`, over the queries every task scored.
+
+        Returns the `Comparison` and the number of queries left out because some task did not
+        score them.
+        """
+        from rankscope.compare import compare
+
+        if len(task_ids) < 2:
+            raise InputError("compare needs at least two tasks: a baseline and a system")
+        infos = [self.get(task_id, latency=False) for task_id in task_ids]
+        first = infos[0]
+        for info in infos[1:]:
+            if info.dataset.get("fingerprint") != first.dataset.get("fingerprint"):
+                raise InputError(f"tasks {first.id} and {info.id} evaluated different datasets")
+            if info.profile != first.profile:
+                raise InputError(
+                    f"tasks {first.id} ({first.profile}) and {info.id} ({info.profile}) use "
+                    "different profiles"
+                )
+        measures = [m for m in first.measures if all(m in info.measures for info in infos)]
+        if not measures:
+            raise InputError("the tasks have no measure in common")
+        per_task = [
+            {r.query_id: r.metrics or {} for r in self.store.results(info.id, status="succeeded")}
+            for info in infos
+        ]
+        every = set().union(*per_task)
+        common = sorted(set.intersection(*(set(values) for values in per_task)))
+        if not common:
+            raise InputError("no query succeeded in every task; nothing to compare")
+        labels = [info.name or info.id for info in infos]
+        if len(set(labels)) != len(labels):
+            labels = [info.id for info in infos]
+        arrays = [
+            {m: np.array([values[q][m] for q in common]) for m in measures} for values in per_task
+        ]
+        comparison = compare(
+            arrays[0],
+            dict(zip(labels[1:], arrays[1:], strict=True)),
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            seed=seed,
+            n_resamples=n_resamples,
+        )
+        return comparison, len(every) - len(common)
+
+
+def _nan_to_none(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _nan_to_none(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_nan_to_none(item) for item in value]
+    return value

@@ -1,0 +1,604 @@
+"""The task store: one SQLite file in WAL mode, a commit per finished query.
+
+Tables
+------
+``tasks``
+    One row per task: status, specification, the process that owns it while it runs and its
+    heartbeat, the time it has run, the final summary (and counts and sums of the measures,
+    a cache refreshed with each heartbeat; readers count the results table itself).
+``task_queries``, ``task_qrels``
+    The task's questions and judgements, copied in when it is submitted, so a task can be shown,
+    exported, compared and resumed without its dataset files.
+``results``
+    One row per finished query, keyed by ``(task_id, query_id)``: status, retrieved ids and
+    scores, latency, attempts, measure values, error. Written with an upsert, so recording a
+    query twice leaves one row.
+
+Crash safety: each finished query's row is written in its own transaction, committed before the
+worker that ran it takes another query. With WAL and ``synchronous=NORMAL`` a committed transaction
+survives the death of the process (kill -9) at any point; ``synchronous=FULL`` also survives a
+power cut, at the cost of an fsync per query.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rankscope.errors import InputError
+from rankscope.service._errors import TaskNotFoundError
+
+__all__ = ["QueryRecord", "Store", "TaskWriter"]
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks (
+    id TEXT PRIMARY KEY,
+    name TEXT,
+    status TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    started_at REAL,
+    finished_at REAL,
+    updated_at REAL NOT NULL,
+    owner TEXT,
+    heartbeat REAL,
+    total INTEGER NOT NULL,
+    succeeded INTEGER NOT NULL DEFAULT 0,
+    failed INTEGER NOT NULL DEFAULT 0,
+    sums TEXT NOT NULL DEFAULT '{}',
+    latency_sum REAL NOT NULL DEFAULT 0,
+    active_seconds REAL NOT NULL DEFAULT 0,
+    error TEXT,
+    spec TEXT NOT NULL,
+    dataset TEXT NOT NULL,
+    summary TEXT
+);
+CREATE INDEX IF NOT EXISTS tasks_by_created ON tasks (created_at);
+CREATE TABLE IF NOT EXISTS task_queries (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    query_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (task_id, query_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS task_qrels (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    query_id TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    relevance INTEGER NOT NULL,
+    PRIMARY KEY (task_id, query_id, doc_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS results (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    query_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    doc_ids TEXT NOT NULL,
+    scores TEXT,
+    latency REAL,
+    attempts INTEGER NOT NULL,
+    metrics TEXT,
+    error TEXT,
+    finished_at REAL NOT NULL,
+    PRIMARY KEY (task_id, query_id)
+) WITHOUT ROWID;
+"""
+
+_TASK_COLUMNS = (
+    "id, name, status, created_at, started_at, finished_at, updated_at, owner, heartbeat, "
+    "total, succeeded, failed, sums, latency_sum, active_seconds, error, spec, dataset, summary"
+)
+_JSON_COLUMNS = ("sums", "spec", "dataset", "summary")
+
+
+@dataclass(frozen=True)
+class QueryRecord:
+    """One finished query, as stored.
+
+    Attributes
+    ----------
+    query_id, position
+        The query and its place in the dataset (0-based).
+    status
+        ``"succeeded"`` or ``"failed"``.
+    doc_ids, scores
+        What the retriever returned (scores None when it gave none).
+    latency
+        Seconds of the retriever call (None if it never answered).
+    attempts
+        Calls made, retries included.
+    metrics
+        ``{measure: value}`` of a succeeded query; None for a failed one.
+    error
+        Why a failed query failed.
+    finished_at
+        Unix time it was recorded.
+    """
+
+    query_id: str
+    position: int
+    status: str
+    doc_ids: tuple[str, ...] = ()
+    scores: tuple[float, ...] | None = None
+    latency: float | None = None
+    attempts: int = 1
+    metrics: Mapping[str, float] | None = None
+    error: str | None = None
+    finished_at: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict."""
+        return {
+            "query_id": self.query_id,
+            "position": self.position,
+            "status": self.status,
+            "doc_ids": list(self.doc_ids),
+            "scores": None if self.scores is None else list(self.scores),
+            "latency": self.latency,
+            "attempts": self.attempts,
+            "metrics": None if self.metrics is None else dict(self.metrics),
+            "error": self.error,
+            "finished_at": self.finished_at,
+        }
+
+
+def _record_from_row(row: sqlite3.Row) -> QueryRecord:
+    scores = row["scores"]
+    metrics = row["metrics"]
+    return QueryRecord(
+        query_id=row["query_id"],
+        position=row["position"],
+        status=row["status"],
+        doc_ids=tuple(json.loads(row["doc_ids"])),
+        scores=None if scores is None else tuple(json.loads(scores)),
+        latency=row["latency"],
+        attempts=row["attempts"],
+        metrics=None if metrics is None else json.loads(metrics),
+        error=row["error"],
+        finished_at=row["finished_at"],
+    )
+
+
+def _task_from_row(row: sqlite3.Row) -> dict[str, Any]:
+    task = dict(row)
+    for column in _JSON_COLUMNS:
+        if task[column] is not None:
+            task[column] = json.loads(task[column])
+    return task
+
+
+class Store:
+    """The SQLite store of tasks and their per-query results.
+
+    One connection per thread; every write is a short ``BEGIN IMMEDIATE`` transaction.
+
+    Parameters
+    ----------
+    path
+        The database file (created with its directory if missing).
+    synchronous
+        SQLite's ``synchronous`` pragma: ``"NORMAL"`` (survives a crash of the process) or
+        ``"FULL"`` (also survives a power cut; an fsync per query).
+    """
+
+    def __init__(self, path: str | Path, *, synchronous: str = "NORMAL") -> None:
+        if synchronous.upper() not in ("NORMAL", "FULL", "EXTRA"):
+            raise InputError(f"synchronous must be NORMAL, FULL or EXTRA; found {synchronous!r}")
+        self.path = Path(path)
+        self.synchronous = synchronous.upper()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        connection = self._connection()
+        try:
+            mode = connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        except sqlite3.DatabaseError as error:
+            raise InputError(
+                f"not a rankscope task database: {error}", source=str(self.path)
+            ) from None
+        if str(mode).lower() != "wal":
+            raise InputError(f"cannot use WAL mode (got {mode!r})", source=str(self.path))
+        with self.transaction() as db:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if row is None:
+                db.execute(
+                    "INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+            elif int(row[0]) != SCHEMA_VERSION:
+                raise InputError(
+                    f"task database has schema version {row[0]}; this rankscope reads version "
+                    f"{SCHEMA_VERSION}",
+                    source=str(self.path),
+                )
+
+    # --- connections and transactions -----------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = sqlite3.connect(
+                self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+            )
+            connection.row_factory = sqlite3.Row
+            connection.execute("PRAGMA busy_timeout = 30000")
+            connection.execute(f"PRAGMA synchronous = {self.synchronous}")
+            connection.execute("PRAGMA foreign_keys = ON")
+            self._local.connection = connection
+            with self._lock:
+                self._connections.append(connection)
+        return connection
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (``BEGIN IMMEDIATE``), committed on success."""
+        connection = self._connection()
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield connection
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close every connection this store opened."""
+        with self._lock:
+            for connection in self._connections:
+                connection.close()
+            self._connections.clear()
+        self._local = threading.local()
+
+    def journal_mode(self) -> str:
+        """SQLite's journal mode of the file (``wal``)."""
+        return str(self._connection().execute("PRAGMA journal_mode").fetchone()[0])
+
+    # --- tasks ----------------------------------------------------------------------------
+
+    def create_task(
+        self,
+        task: Mapping[str, Any],
+        queries: Sequence[tuple[str, str]],
+        judgements: Sequence[tuple[str, str, int]],
+    ) -> None:
+        """Insert a task with its questions and judgements, in one transaction."""
+        now = time.time()
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO tasks (id, name, status, created_at, updated_at, total, sums, spec, "
+                "dataset) VALUES (?, ?, 'pending', ?, ?, ?, '{}', ?, ?)",
+                (
+                    task["id"],
+                    task.get("name"),
+                    now,
+                    now,
+                    len(queries),
+                    json.dumps(task["spec"]),
+                    json.dumps(task["dataset"]),
+                ),
+            )
+            db.executemany(
+                "INSERT INTO task_queries (task_id, position, query_id, text) VALUES (?, ?, ?, ?)",
+                [(task["id"], position, qid, text) for position, (qid, text) in enumerate(queries)],
+            )
+            db.executemany(
+                "INSERT INTO task_qrels (task_id, query_id, doc_id, relevance) VALUES (?, ?, ?, ?)",
+                [(task["id"], qid, doc, grade) for qid, doc, grade in judgements],
+            )
+
+    def task(self, task_id: str) -> dict[str, Any]:
+        """The task's row (JSON columns decoded).
+
+        Raises
+        ------
+        TaskNotFoundError
+        """
+        row = (
+            self._connection()
+            .execute(f"SELECT {_TASK_COLUMNS} FROM tasks WHERE id = ?", (task_id,))
+            .fetchone()
+        )
+        if row is None:
+            raise TaskNotFoundError(f"no task with id {task_id!r} in {self.path}", task_id)
+        return _task_from_row(row)
+
+    def resolve(self, prefix: str) -> str:
+        """The id of the one task whose id starts with ``prefix``."""
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT id FROM tasks WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",
+                (prefix, prefix + "\U0010ffff"),
+            )
+            .fetchall()
+        )
+        if len(rows) == 1:
+            return str(rows[0][0])
+        if not rows:
+            raise TaskNotFoundError(f"no task with id {prefix!r} in {self.path}", prefix)
+        raise TaskNotFoundError(
+            f"{prefix!r} is the start of several task ids; give more characters", prefix
+        )
+
+    def list_tasks(
+        self, *, status: str | None = None, limit: int = 50, offset: int = 0
+    ) -> tuple[list[dict[str, Any]], int]:
+        """Tasks newest first, and how many there are in all."""
+        where, params = ("WHERE status = ?", [status]) if status else ("", [])
+        db = self._connection()
+        total = db.execute(f"SELECT COUNT(*) FROM tasks {where}", params).fetchone()[0]
+        rows = db.execute(
+            f"SELECT {_TASK_COLUMNS} FROM tasks {where} ORDER BY created_at DESC, id "
+            "LIMIT ? OFFSET ?",
+            [*params, limit, offset],
+        ).fetchall()
+        return [_task_from_row(row) for row in rows], int(total)
+
+    def task_ids(self, statuses: Sequence[str]) -> list[str]:
+        """Ids of the tasks in one of ``statuses``, oldest first."""
+        marks = ",".join("?" * len(statuses))
+        rows = (
+            self._connection()
+            .execute(
+                f"SELECT id FROM tasks WHERE status IN ({marks}) ORDER BY created_at",
+                list(statuses),
+            )
+            .fetchall()
+        )
+        return [row[0] for row in rows]
+
+    def update_task(
+        self,
+        task_id: str,
+        *,
+        when_status: Sequence[str] | None = None,
+        when_owner: str | None = None,
+        **values: Any,
+    ) -> bool:
+        """Set columns of a task, if its status (and owner) are as given; whether it changed."""
+        values["updated_at"] = time.time()
+        for column in _JSON_COLUMNS:
+            if column in values and values[column] is not None:
+                values[column] = json.dumps(values[column])
+        sets = ", ".join(f"{column} = ?" for column in values)
+        sql = f"UPDATE tasks SET {sets} WHERE id = ?"
+        params: list[Any] = [*values.values(), task_id]
+        if when_status is not None:
+            sql += f" AND status IN ({','.join('?' * len(when_status))})"
+            params.extend(when_status)
+        if when_owner is not None:
+            sql += " AND owner = ?"
+            params.append(when_owner)
+        with self.transaction() as db:
+            changed = db.execute(sql, params).rowcount
+        return bool(changed)
+
+    def status(self, task_id: str) -> str:
+        """The task's status."""
+        row = (
+            self._connection()
+            .execute("SELECT status FROM tasks WHERE id = ?", (task_id,))
+            .fetchone()
+        )
+        if row is None:
+            raise TaskNotFoundError(f"no task with id {task_id!r} in {self.path}", task_id)
+        return str(row[0])
+
+    def queries(self, task_id: str) -> list[tuple[int, str, str]]:
+        """``(position, query_id, text)`` of the task's questions, in dataset order."""
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT position, query_id, text FROM task_queries WHERE task_id = ? "
+                "ORDER BY position",
+                (task_id,),
+            )
+            .fetchall()
+        )
+        return [(row[0], row[1], row[2]) for row in rows]
+
+    def judgements(self, task_id: str) -> dict[str, list[tuple[str, int]]]:
+        """``{query_id: [(doc_id, grade), ...]}`` of the task."""
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT query_id, doc_id, relevance FROM task_qrels WHERE task_id = ? "
+                "ORDER BY query_id, doc_id",
+                (task_id,),
+            )
+            .fetchall()
+        )
+        result: dict[str, list[tuple[str, int]]] = {}
+        for query_id, doc_id, grade in rows:
+            result.setdefault(query_id, []).append((doc_id, grade))
+        return result
+
+    # --- results --------------------------------------------------------------------------
+
+    def finished_query_ids(self, task_id: str) -> set[str]:
+        """Ids of the task's queries that have a recorded result."""
+        rows = (
+            self._connection()
+            .execute("SELECT query_id FROM results WHERE task_id = ?", (task_id,))
+            .fetchall()
+        )
+        return {row[0] for row in rows}
+
+    def results(
+        self,
+        task_id: str,
+        *,
+        status: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[QueryRecord]:
+        """Recorded queries in dataset order."""
+        sql = (
+            "SELECT query_id, position, status, doc_ids, scores, latency, attempts, metrics, "
+            "error, finished_at FROM results WHERE task_id = ?"
+        )
+        params: list[Any] = [task_id]
+        if status is not None:
+            sql += " AND status = ?"
+            params.append(status)
+        sql += " ORDER BY position LIMIT ? OFFSET ?"
+        params.extend([-1 if limit is None else limit, offset])
+        rows = self._connection().execute(sql, params).fetchall()
+        return [_record_from_row(row) for row in rows]
+
+    def count_results(self, task_id: str, status: str | None = None) -> int:
+        """How many queries of the task are recorded (with that status)."""
+        sql = "SELECT COUNT(*) FROM results WHERE task_id = ?"
+        params: list[Any] = [task_id]
+        if status is not None:
+            sql += " AND status = ?"
+            params.append(status)
+        return int(self._connection().execute(sql, params).fetchone()[0])
+
+    def latencies(self, task_id: str) -> list[float]:
+        """Retriever latencies (seconds) of the task's succeeded queries."""
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT latency FROM results WHERE task_id = ? AND status = 'succeeded' "
+                "AND latency IS NOT NULL",
+                (task_id,),
+            )
+            .fetchall()
+        )
+        return [row[0] for row in rows]
+
+    def aggregate(self, task_id: str, names: Sequence[str]) -> tuple[int, int, dict[str, float]]:
+        """Succeeded and failed counts and the sum of every measure, from the results table."""
+        columns = ", ".join(
+            "TOTAL(json_extract(metrics, ?)) FILTER (WHERE status = 'succeeded')" for _ in names
+        )
+        sql = (
+            "SELECT COUNT(*) FILTER (WHERE status = 'succeeded'), "
+            "COUNT(*) FILTER (WHERE status = 'failed')"
+            + (f", {columns}" if names else "")
+            + " FROM results WHERE task_id = ?"
+        )
+        paths = [f'$."{name}"' for name in names]
+        row = self._connection().execute(sql, [*paths, task_id]).fetchone()
+        sums = {name: float(row[2 + i]) for i, name in enumerate(names)}
+        return int(row[0]), int(row[1]), sums
+
+    def writer(self, task_id: str, owner: str) -> TaskWriter:
+        """The single writer of a running task's results."""
+        return TaskWriter(self, task_id, owner)
+
+
+class TaskWriter:
+    """Records the finished queries of one task, one committed transaction per query.
+
+    Its counters (for progress reports) are recomputed from the results table when the writer
+    is made, so they stay exact across crashes and resumes; recording a query again replaces
+    its row and corrects the counters.
+
+    Attributes
+    ----------
+    seconds
+        Time spent in `record` (the store's share of a run).
+    """
+
+    def __init__(self, store: Store, task_id: str, owner: str) -> None:
+        self.store = store
+        self.task_id = task_id
+        self.owner = owner
+        self.seconds = 0.0
+        task = store.task(task_id)
+        self._active_base = float(task["active_seconds"])
+        self._segment_start = time.monotonic()
+        self._recorded: dict[str, QueryRecord] = {
+            record.query_id: record for record in store.results(task_id)
+        }
+        self.succeeded = 0
+        self.failed = 0
+        self.sums: dict[str, float] = {}
+        self.latency_sum = 0.0
+        for record in self._recorded.values():
+            self._count(record, 1)
+
+    def _count(self, record: QueryRecord, sign: int) -> None:
+        if record.status == "succeeded":
+            self.succeeded += sign
+            for name, value in (record.metrics or {}).items():
+                self.sums[name] = self.sums.get(name, 0.0) + sign * value
+            self.latency_sum += sign * (record.latency or 0.0)
+        else:
+            self.failed += sign
+
+    @property
+    def active_seconds(self) -> float:
+        """Seconds this task has been running, over every run of it."""
+        return self._active_base + (time.monotonic() - self._segment_start)
+
+    def record(self, record: QueryRecord) -> None:
+        """Commit one finished query: a single upsert keyed by task and query.
+
+        The task's counters in ``tasks`` are a cache refreshed by `heartbeat`; readers count
+        the results table itself (`Store.aggregate`), so one row per query is all a commit
+        writes.
+        """
+        started = time.perf_counter()
+        try:
+            with self.store.transaction() as db:
+                db.execute(
+                    "INSERT INTO results (task_id, query_id, position, status, doc_ids, scores, "
+                    "latency, attempts, metrics, error, finished_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (task_id, query_id) DO UPDATE SET position = excluded.position, "
+                    "status = excluded.status, doc_ids = excluded.doc_ids, "
+                    "scores = excluded.scores, latency = excluded.latency, "
+                    "attempts = excluded.attempts, metrics = excluded.metrics, "
+                    "error = excluded.error, finished_at = excluded.finished_at",
+                    (
+                        self.task_id,
+                        record.query_id,
+                        record.position,
+                        record.status,
+                        json.dumps(list(record.doc_ids)),
+                        None if record.scores is None else json.dumps(list(record.scores)),
+                        record.latency,
+                        record.attempts,
+                        None if record.metrics is None else json.dumps(dict(record.metrics)),
+                        record.error,
+                        record.finished_at or time.time(),
+                    ),
+                )
+        finally:
+            self.seconds += time.perf_counter() - started
+        previous = self._recorded.get(record.query_id)
+        if previous is not None:
+            self._count(previous, -1)
+        self._count(record, 1)
+        self._recorded[record.query_id] = record
+
+    def heartbeat(self) -> None:
+        """Mark the task as alive, and refresh its cached counters and running time."""
+        started = time.perf_counter()
+        self.store.update_task(
+            self.task_id,
+            when_owner=self.owner,
+            heartbeat=time.time(),
+            active_seconds=self.active_seconds,
+            succeeded=self.succeeded,
+            failed=self.failed,
+            sums=self.sums,
+            latency_sum=self.latency_sum,
+        )
+        self.seconds += time.perf_counter() - started

@@ -1,0 +1,108 @@
+"""Crash safety: a process killed with SIGKILL mid-task, resumed, gives the results of an
+uninterrupted run, with no query lost, none run twice and no duplicate in the store."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from service_helpers import make_beir
+
+from rankscope.service import EvaluationService, load_dataset
+
+CHILD = """
+import sys
+from rankscope.service import EvaluationService
+EvaluationService(sys.argv[1]).run(sys.argv[2])
+"""
+
+
+def _comparable(service: EvaluationService, task_id: str) -> list[tuple[object, ...]]:
+    return [
+        (r.query_id, r.position, r.status, r.doc_ids, r.scores, r.attempts, r.metrics, r.error)
+        for r in service.query_results(task_id)
+    ]
+
+
+def _recorded(db: Path, task_id: str) -> set[str]:
+    with sqlite3.connect(db, timeout=10) as connection:
+        rows = connection.execute("SELECT query_id FROM results WHERE task_id = ?", (task_id,))
+        return {row[0] for row in rows}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+@pytest.mark.parametrize("kill_after", [1, 45])
+def test_sigkill_mid_task_then_resume_equals_an_uninterrupted_run(
+    tmp_path: Path,
+    beir_dir: Path,
+    toy_module: str,
+    monkeypatch: pytest.MonkeyPatch,
+    kill_after: int,
+) -> None:
+    # The same corpus as beir_dir (the toy retriever's), with more questions.
+    data = load_dataset(make_beir(tmp_path / "bigger", n_queries=120))
+    spec = f"{toy_module}:search"
+    db = tmp_path / "crash.db"
+    service = EvaluationService(db)
+    task = service.submit(data, spec, concurrency=4)
+    service.close()
+
+    child_calls = tmp_path / "child_calls.log"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(
+            [str(tmp_path / "modules"), os.environ.get("PYTHONPATH", "")]
+        ),
+        "TOY_CALLS": str(child_calls),
+        "TOY_DELAY": "0.02",
+    }
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(db), task.id], env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while len(_recorded(db, task.id)) < kill_after:
+            assert child.poll() is None, "the child ended before it was killed"
+            assert time.monotonic() < deadline, "the child recorded too little in 30 s"
+            time.sleep(0.005)
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.kill()
+        child.wait(timeout=10)
+    assert child.returncode == -signal.SIGKILL
+
+    committed = _recorded(db, task.id)
+    assert kill_after <= len(committed) < task.total
+
+    monkeypatch.setenv("TOY_CALLS", str(tmp_path / "resume_calls.log"))
+    resumed_service = EvaluationService(db)
+    try:
+        interrupted = resumed_service.get(task.id)
+        assert interrupted.status == "running" and not resumed_service.is_running(task.id)
+        resumed = resumed_service.resume(task.id)
+        assert resumed.status == "succeeded" and resumed.succeeded == task.total
+
+        retrieved_on_resume = (tmp_path / "resume_calls.log").read_text().split()
+        # Nothing committed before the kill was retrieved again, and everything else was once.
+        assert sorted(retrieved_on_resume) == sorted(
+            query_id for query_id, _ in data.queries if query_id not in committed
+        )
+
+        monkeypatch.delenv("TOY_CALLS")
+        reference = resumed_service.submit(data, spec, concurrency=4)
+        uninterrupted = resumed_service.run(reference.id)
+        assert _comparable(resumed_service, task.id) == _comparable(resumed_service, reference.id)
+        assert resumed.metrics == uninterrupted.metrics
+
+        with sqlite3.connect(db) as connection:
+            rows, distinct = connection.execute(
+                "SELECT COUNT(*), COUNT(DISTINCT query_id) FROM results WHERE task_id = ?",
+                (task.id,),
+            ).fetchone()
+        assert rows == distinct == task.total
+    finally:
+        resumed_service.close()
