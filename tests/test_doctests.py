@@ -15,7 +15,8 @@ MODULES = sorted(
     info.name
     for info in pkgutil.walk_packages(rankscope.__path__, prefix="rankscope.")
     # The service needs its optional extra; its modules are tested in tests/service.
-    if not info.name.startswith("rankscope.service")
+    # __main__ runs the command line when imported.
+    if not info.name.startswith("rankscope.service") and info.name != "rankscope.__main__"
 )
 
 

@@ -11,6 +11,9 @@
      │    └── UnknownMeasureError      no measure of that name; suggests close names
      ├── ProfileError (ValueError)     an unknown profile or convention
      ├── OptionError (ValueError)      an option value outside what a function accepts
+     ├── TaskNotFoundError             (rankscope.service) no task has that id
+     ├── TaskStateError                (rankscope.service) the task's status forbids that
+     ├── RetrieverError                (rankscope.service) a retriever call failed
      └── MissingDependencyError        an optional extra is not installed (ImportError)
 
     RankscopeWarning (UserWarning)     something was left out or skipped, and counted

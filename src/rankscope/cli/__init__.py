@@ -47,24 +47,48 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rankscope {__version__}")
     parser.add_argument("--debug", action="store_true", help="show a traceback for internal errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in _subcommand_modules():
-        module.add_parser(subparsers)
+    for name, commands in _SUBCOMMANDS.items():
+        module = _import_subcommand(name)
+        if isinstance(module, ModuleType):
+            module.add_parser(subparsers)
+        else:
+            for command in commands:
+                _add_broken(subparsers, command, module)
     _measures.add_parser(subparsers)
     return parser
 
 
-def _subcommand_modules() -> list[ModuleType]:
-    """Subcommand modules present in this installation, in help order."""
+# Subcommand modules, in help order, with the commands each registers.
+_SUBCOMMANDS = {
+    "_evaluate": ("evaluate",),
+    "_trec_eval": ("trec-eval",),
+    "_compare": ("compare",),
+    "_service": ("run", "tasks", "serve"),
+}
+
+
+def _import_subcommand(name: str) -> ModuleType | ImportError:
+    """The module, or the error that kept it from importing (the other commands still work)."""
     import importlib
 
-    modules: list[ModuleType] = []
-    for name in ("_evaluate", "_trec_eval", "_compare", "_service"):
-        try:
-            modules.append(importlib.import_module(f"rankscope.cli.{name}"))
-        except ModuleNotFoundError as error:
-            if error.name != f"rankscope.cli.{name}":
-                raise
-    return modules
+    try:
+        return importlib.import_module(f"rankscope.cli.{name}")
+    except ImportError as error:
+        return error
+
+
+def _add_broken(subparsers: Any, command: str, error: ImportError) -> None:
+    def report(args: argparse.Namespace) -> int:
+        print(
+            f"rankscope: internal error: the {command} command could not be loaded: {error}\n"
+            "This is a bug in rankscope (or a damaged installation); please report it.",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+    parser = subparsers.add_parser(command, help="(unavailable: could not be loaded)")
+    parser.add_argument("rest", nargs=argparse.REMAINDER)
+    parser.set_defaults(handler=report)
 
 
 def _show_warning(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:

@@ -6,6 +6,7 @@ numpy arrays. Query ids are ordered byte-wise, as trec_eval prints them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +17,7 @@ from rankscope.engine.profiles import Conventions
 from rankscope.errors import DuplicateDocumentError, InputError
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
 
-__all__ = ["Prepared", "prepare"]
+__all__ = ["Prepared", "prepare", "prepare_query"]
 
 _ORDER = "_order"
 _QUERY_INDEX = "_query_index"
@@ -105,7 +106,7 @@ def prepare(
         Keep only the first ``max_documents`` of each query's ranking (trec_eval ``-M``).
     """
     judgements = qrels.frame
-    if conventions.duplicate_documents != "keep_all" and _has_duplicates(judgements):
+    if not conventions.keeps_duplicate_judgements and _has_duplicates(judgements):
         raise _duplicate_error(judgements, "qrels", qrels.source)
 
     judged_queries = judgements.select(pl.col(QUERY_ID).unique())
@@ -163,7 +164,7 @@ def prepare(
     retrieved_counts[block_index.to_numpy()] = lengths
     judged_counts = np.bincount(judged[_QUERY_INDEX].to_numpy(), minlength=num_queries)
     distinct = None
-    if conventions.duplicate_documents == "keep_all":
+    if conventions.keeps_duplicate_judgements:
         distinct_rows = grade_of.join(evaluated, on=QUERY_ID).filter(relevance >= 1)
         distinct = np.bincount(
             distinct_rows[_QUERY_INDEX].to_numpy(), minlength=num_queries
@@ -178,3 +179,62 @@ def prepare(
         num_distinct_relevant=distinct,
     )
     return Prepared(batch, sorted(unjudged.to_list()), sorted(missing.to_list()))
+
+
+def prepare_query(
+    judged: Sequence[tuple[str, int]],
+    ranking: Sequence[tuple[str, float]],
+    conventions: Conventions,
+    *,
+    relevance_level: int = 1,
+    query_id: str = "q",
+) -> RankedBatch:
+    """A one-query `RankedBatch` from Python lists, without building tables.
+
+    The same rules as :func:`prepare` (ordering, float32 scores, duplicates, binary relevance),
+    for the single-query paths: WeKnora's metric API and the service, which score one question
+    at a time. ``judged`` holds ``(doc_id, grade)`` pairs, ``ranking`` ``(doc_id, score)``
+    pairs; an empty ranking gives a query with nothing retrieved.
+
+    Examples
+    --------
+    >>> from rankscope.engine.profiles import PROFILES
+    >>> batch = prepare_query([("a", 2), ("b", 0)], [("b", 0.5), ("a", 0.5), ("c", 0.9)],
+    ...                       PROFILES["trec"])
+    >>> batch.grades.tolist(), batch.judged.tolist()
+    ([-1, 0, 2], [2, 0])
+    """
+    if not conventions.keeps_duplicate_judgements and len({d for d, _ in judged}) != len(judged):
+        frame = pl.DataFrame({QUERY_ID: [query_id] * len(judged), DOC_ID: [d for d, _ in judged]})
+        raise _duplicate_error(frame, "qrels", f"<judgements of query {query_id}>")
+    ordered: Sequence[tuple[str, float]] = ranking
+    if conventions.ordering == "score_then_docid_desc":
+        if conventions.score_precision == "float32":
+            ordered = [(doc, float(np.float32(score))) for doc, score in ranking]
+        # Python's sort is stable with reverse=True: score, then doc id, both descending.
+        ordered = sorted(ordered, key=lambda pair: (pair[1], pair[0]), reverse=True)
+    docs = [doc for doc, _ in ordered]
+    if conventions.duplicate_documents != "keep_all" and len(set(docs)) != len(docs):
+        if conventions.duplicate_documents == "error":
+            frame = pl.DataFrame({QUERY_ID: [query_id] * len(docs), DOC_ID: docs})
+            raise _duplicate_error(frame, "run", f"<ranking of query {query_id}>")
+        docs = list(dict.fromkeys(docs))
+    grade_of: dict[str, int] = {}
+    for doc, grade in judged:
+        grade_of.setdefault(doc, grade)
+    judged_grades = [grade for _, grade in judged]
+    if conventions.binary_relevance:
+        grade_of = {doc: int(grade >= relevance_level) for doc, grade in grade_of.items()}
+        judged_grades = [int(grade >= relevance_level) for grade in judged_grades]
+    grades = [grade_of.get(doc, UNJUDGED) for doc in docs]
+    distinct = None
+    if conventions.keeps_duplicate_judgements:
+        distinct = np.array([sum(grade >= 1 for grade in grade_of.values())], dtype=np.int64)
+    return RankedBatch(
+        query_ids=[query_id],
+        offsets=np.array([0, len(grades)], dtype=np.int64),
+        grades=np.array(grades, dtype=np.int64),
+        judged_offsets=np.array([0, len(judged_grades)], dtype=np.int64),
+        judged=np.sort(np.array(judged_grades, dtype=np.int64))[::-1].copy(),
+        num_distinct_relevant=distinct,
+    )

@@ -79,6 +79,12 @@ class Conventions:
                 choices = ", ".join(repr(a) for a in allowed)
                 raise ProfileError(f"{f.name} must be one of {choices}; got {value!r}")
 
+    @property
+    def keeps_duplicate_judgements(self) -> bool:
+        """Whether a document judged twice counts twice in the ideal ranking (WeKnora's
+        countGt). Only with binary relevance; otherwise a duplicate judgement is an error."""
+        return self.duplicate_documents == "keep_all" and self.binary_relevance
+
     def with_options(self, **changes: object) -> Conventions:
         """A copy with some conventions changed (validated)."""
         unknown = set(changes) - set(self.__dataclass_fields__)

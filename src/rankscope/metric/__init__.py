@@ -44,14 +44,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, fields
 
-import numpy as np
-import polars as pl
-
 from rankscope.engine.evaluate import compute
 from rankscope.engine.measures import Measure
-from rankscope.engine.prepare import prepare
+from rankscope.engine.prepare import prepare_query
 from rankscope.engine.profiles import PROFILES
-from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
 
 __all__ = [
     "MAPMetric",
@@ -88,33 +84,14 @@ class MetricInput:
 
 
 def _scores(gt_lists: Sequence[Sequence[Hashable]], ids: Sequence[Hashable], m: Measure) -> float:
-    """Value of ``m`` for each ground-truth list given as one query, summed."""
-    queries: list[str] = []
-    docs: list[str] = []
-    for index, gt in enumerate(gt_lists):
-        queries.extend([str(index)] * len(gt))
-        docs.extend(str(doc) for doc in gt)
-    judged = {str(index) for index, gt in enumerate(gt_lists) if len(gt)}
-    ranked_queries = sorted(judged)
-    qrels = Qrels(
-        pl.DataFrame(
-            {QUERY_ID: queries, DOC_ID: docs, RELEVANCE: np.ones(len(docs), dtype=np.int64)},
-            schema={QUERY_ID: pl.String, DOC_ID: pl.String, RELEVANCE: pl.Int64},
-        )
-    )
-    ranked_ids = [str(doc) for doc in ids]
-    run = Run(
-        pl.DataFrame(
-            {
-                QUERY_ID: [q for q in ranked_queries for _ in ranked_ids],
-                DOC_ID: ranked_ids * len(ranked_queries),
-                SCORE: np.zeros(len(ranked_ids) * len(ranked_queries)),
-            },
-            schema={QUERY_ID: pl.String, DOC_ID: pl.String, SCORE: pl.Float64},
-        )
-    )
-    batch = prepare(qrels, run, _WEKNORA).batch
-    return float(np.sum(compute(batch, [m], _WEKNORA)[m]))
+    """Value of ``m`` for each non-empty ground-truth list taken as one query, summed."""
+    ranking = [(str(doc), 0.0) for doc in ids]
+    total = 0.0
+    for gt in gt_lists:
+        if len(gt):
+            batch = prepare_query([(str(doc), 1) for doc in gt], ranking, _WEKNORA)
+            total += float(compute(batch, [m], _WEKNORA)[m][0])
+    return total
 
 
 def _per_list_mean(metric_input: MetricInput, m: Measure) -> float:

@@ -15,20 +15,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-import polars as pl
-
 from rankscope.engine import (
     FAMILIES,
     Conventions,
     Measure,
     compute,
     parse_measures,
-    prepare,
     resolve_profile,
 )
+from rankscope.engine.prepare import prepare_query
 from rankscope.errors import MeasureError, ProfileError
-from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
 
 __all__ = ["WEKNORA_MEASURES", "MeasureSet", "QueryScorer", "effective_scores"]
 
@@ -158,29 +154,8 @@ class QueryScorer:
         names = self.measure_set.names
         if not judged or not doc_ids:
             return dict.fromkeys(names, 0.0)
-        qrels = Qrels(
-            pl.DataFrame(
-                {
-                    QUERY_ID: [query_id] * len(judged),
-                    DOC_ID: [doc for doc, _ in judged],
-                    RELEVANCE: np.array([grade for _, grade in judged], dtype=np.int64),
-                },
-                schema={QUERY_ID: pl.String, DOC_ID: pl.String, RELEVANCE: pl.Int64},
-            ),
-            source=f"<judgements of query {query_id}>",
-        )
-        run = Run(
-            pl.DataFrame(
-                {
-                    QUERY_ID: [query_id] * len(doc_ids),
-                    DOC_ID: list(doc_ids),
-                    SCORE: effective_scores(doc_ids, scores),
-                },
-                schema={QUERY_ID: pl.String, DOC_ID: pl.String, SCORE: pl.Float64},
-            ),
-            source=f"<ranking of query {query_id}>",
-        )
-        batch = prepare(qrels, run, self._conventions, complete=True).batch
+        ranking = list(zip(doc_ids, effective_scores(doc_ids, scores), strict=True))
+        batch = prepare_query(judged, ranking, self._conventions, query_id=query_id)
         values = compute(batch, self.measure_set.measures, self._conventions)
         return {
             name: float(values[m][0])

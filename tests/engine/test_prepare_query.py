@@ -1,0 +1,83 @@
+"""The one-query path (`prepare_query`) gives exactly what the columnar `prepare` gives."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankscope
+from rankscope.engine import compute, parse_measures, prepare, resolve_profile
+from rankscope.engine.prepare import prepare_query
+from rankscope.io import Qrels, Run
+
+docs = st.sampled_from([f"d{i}" for i in range(8)])
+MEASURES = {
+    "trec": parse_measures(["nDCG@3", "nDCG", "AP", "RR", "P@5", "R@5", "Rprec", "Bpref"]),
+    "trec9": parse_measures(["nDCG@3", "AP@5", "IPrec@0.3", "Success@2", "NumRelRet"]),
+    "weknora": parse_measures(["nDCG@3", "nDCG@10", "P", "R", "RR", "AP"]),
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    judged=st.lists(st.tuples(docs, st.integers(-1, 3)), min_size=1, max_size=8),
+    ranking=st.lists(
+        st.tuples(docs, st.sampled_from([0.5, 1.0, 1.0 + 1e-9, 2.0])), min_size=1, max_size=10
+    ),
+    profile=st.sampled_from(["trec", "trec9", "weknora"]),
+    level=st.integers(1, 2),
+)
+def test_same_values_as_the_columnar_path(
+    judged: list[tuple[str, int]], ranking: list[tuple[str, float]], profile: str, level: int
+) -> None:
+    conventions = resolve_profile(profile)
+    if not conventions.keeps_duplicate_judgements:
+        judged = list(dict(judged).items())
+    if conventions.duplicate_documents == "error":
+        ranking = list(dict(ranking).items())
+    qrels = Qrels.from_frame(
+        pl.DataFrame(
+            {
+                "query_id": ["q"] * len(judged),
+                "doc_id": [d for d, _ in judged],
+                "relevance": [g for _, g in judged],
+            }
+        )
+    )
+    run = Run.from_frame(
+        pl.DataFrame(
+            {
+                "query_id": ["q"] * len(ranking),
+                "doc_id": [d for d, _ in ranking],
+                "score": [s for _, s in ranking],
+            }
+        )
+    )
+    measures = MEASURES[profile]
+    columnar = prepare(qrels, run, conventions, relevance_level=level).batch
+    single = prepare_query(judged, ranking, conventions, relevance_level=level)
+    np.testing.assert_array_equal(single.grades, columnar.grades)
+    np.testing.assert_array_equal(single.judged, columnar.judged)
+    expected = compute(columnar, measures, conventions, level)
+    got = compute(single, measures, conventions, level)
+    for m in measures:
+        np.testing.assert_array_equal(got[m], expected[m], err_msg=m.name)
+
+
+@pytest.mark.parametrize(
+    ("judged", "ranking", "message"),
+    [
+        ([("a", 1), ("a", 0)], [("a", 1.0)], "document 'a' appears more than once in the qrels"),
+        ([("a", 1)], [("b", 1.0), ("b", 0.5)], "document 'b' appears more than once in the run"),
+    ],
+)
+def test_duplicates_are_errors_under_trec(
+    judged: list[Any], ranking: list[Any], message: str
+) -> None:
+    with pytest.raises(rankscope.DuplicateDocumentError, match=message):
+        prepare_query(judged, ranking, resolve_profile("trec"))
