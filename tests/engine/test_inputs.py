@@ -71,8 +71,9 @@ GOOD_RUN = {"q1": {"d1": 1.0, "d2": 0.5}}
             rankscope.InputError,
             "no query of the run (<dict>) is judged in the qrels (<dict>)",
         ),
-        ([("q1", "d1", 1)], GOOD_RUN, rankscope.InputError, "qrels must be a Qrels or a dict"),
-        (GOOD_QRELS, "run.txt", rankscope.InputError, "run must be a Run, a dict"),
+        ([("q1", "d1", 1)], GOOD_RUN, rankscope.InputError, "qrels must be a Qrels, a dict"),
+        (GOOD_QRELS, 42, rankscope.InputError, "run must be a Run, a dict"),
+        (GOOD_QRELS, "no/such/run.txt", rankscope.InputError, "no/such/run.txt: no such file"),
     ],
 )
 def test_bad_inputs_raise(qrels: Any, run: Any, error: type[Exception], message: str) -> None:

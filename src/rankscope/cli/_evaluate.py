@@ -12,6 +12,7 @@ from rankscope.cli._common import (
     load_qrels,
     load_run,
     measure_names,
+    reading,
     write_output,
 )
 from rankscope.engine import PROFILES, evaluate, parse_measures
@@ -73,6 +74,20 @@ def add_parser(subparsers: Any) -> None:
         help="evaluate only the first N documents of each ranking",
     )
     parser.add_argument(
+        "--stream",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="evaluate TREC runs in chunks of whole queries, with bounded memory (default: "
+        "only runs of 2 GiB or more)",
+    )
+    parser.add_argument(
+        "--chunk-mb",
+        type=int,
+        default=256,
+        metavar="MB",
+        help="how much of a run a streamed chunk reads (default 256)",
+    )
+    parser.add_argument(
         "-f", "--format", choices=list(FORMATS), default="table", help="output format"
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
@@ -101,18 +116,25 @@ def _rich_table(runs: list[Results], per_query: bool) -> bool:
 def run(args: argparse.Namespace) -> int:
     measures = parse_measures(measure_names(args.measures))
     qrels = load_qrels(args.qrels, args.qrels_format, args.lenient)
-    results = [
-        evaluate(
-            qrels,
-            load_run(path, args.run_format, args.lenient),
-            measures,
-            profile=args.profile,
-            complete=args.complete,
-            relevance_level=args.relevance_level,
-            max_documents=args.max_documents,
-        )
-        for path in args.runs
-    ]
+    results = []
+    for path in args.runs:
+        # A path lets evaluate() stream a large TREC run; a forced format is read here.
+        run = path if args.run_format is None else load_run(path, args.run_format, args.lenient)
+        with reading(path):
+            results.append(
+                evaluate(
+                    qrels,
+                    run,
+                    measures,
+                    profile=args.profile,
+                    complete=args.complete,
+                    relevance_level=args.relevance_level,
+                    max_documents=args.max_documents,
+                    stream=args.stream,
+                    chunk_bytes=args.chunk_mb * 1024 * 1024,
+                    lenient=args.lenient,
+                )
+            )
     terminal = args.format == "table" and args.output is None and sys.stdout.isatty()
     if terminal and _rich_table(results, args.per_query):
         return 0

@@ -2,43 +2,73 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from rankscope.engine.batch import RankedBatch
+from rankscope.engine.compute import compute
 from rankscope.engine.measures import FAMILIES, Measure, parse_measures
 from rankscope.engine.prepare import prepare
 from rankscope.engine.profiles import Conventions, resolve_profile
 from rankscope.engine.results import Results
+from rankscope.engine.stream import evaluate_chunks
 from rankscope.errors import InputError, ProfileError, RankscopeWarning
+from rankscope.io import read_qrels, read_run, read_run_batches
+from rankscope.io._stream import DEFAULT_CHUNK_BYTES, is_trec_run_file
 from rankscope.io.tables import QUERY_ID, Qrels, Run
 
-__all__ = ["compute", "evaluate"]
+__all__ = ["STREAM_THRESHOLD_BYTES", "compute", "evaluate"]
+
+STREAM_THRESHOLD_BYTES = 2 * 1024**3
+"""Run files at least this large are streamed unless ``stream=False`` (and never if not TREC)."""
+
+PathLike = str | os.PathLike[str]
 
 
-def _as_qrels(qrels: Qrels | Mapping[Any, Any]) -> Qrels:
+def _as_qrels(qrels: Qrels | Mapping[Any, Any] | PathLike, lenient: bool) -> Qrels:
     if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, Mapping):
         return Qrels.from_dict(qrels)
+    if isinstance(qrels, str | os.PathLike):
+        return read_qrels(qrels, lenient=lenient)
     raise InputError(
-        f"qrels must be a Qrels or a dict {{query_id: {{doc_id: grade}}}}; "
+        f"qrels must be a Qrels, a dict {{query_id: {{doc_id: grade}}}} or a file path; "
         f"got {type(qrels).__name__}"
     )
 
 
-def _as_run(run: Run | Mapping[Any, Any]) -> Run:
+def _streams(run: Any, stream: bool | None) -> bool:
+    """Whether to stream ``run``: only a TREC run file, when asked or when it is large."""
+    if not isinstance(run, str | os.PathLike) or stream is False:
+        return False
+    if stream is None:
+        path = Path(run)
+        large = path.is_file() and path.stat().st_size >= STREAM_THRESHOLD_BYTES
+        return large and is_trec_run_file(run)
+    if not is_trec_run_file(run):
+        raise InputError(
+            "only TREC run files can be streamed; read this one in memory (stream=False)",
+            source=str(run),
+        )
+    return True
+
+
+def _as_run(run: Run | Mapping[Any, Any] | PathLike, lenient: bool) -> Run:
     if isinstance(run, Run):
         return run
+    if isinstance(run, str | os.PathLike):
+        return read_run(run, lenient=lenient)
     if isinstance(run, Mapping):
         lists = all(not isinstance(v, Mapping) for v in run.values())
         return Run.from_lists(run) if lists and run else Run.from_dict(run)
     raise InputError(
-        f"run must be a Run, a dict {{query_id: {{doc_id: score}}}} or {{query_id: [doc_id]}}; "
-        f"got {type(run).__name__}"
+        "run must be a Run, a dict {query_id: {doc_id: score}} or {query_id: [doc_id]}, or a "
+        f"file path; got {type(run).__name__}"
     )
 
 
@@ -65,23 +95,9 @@ def _check_profile_support(measures: list[Measure], conventions: Conventions) ->
             )
 
 
-def compute(
-    batch: RankedBatch,
-    measures: Iterable[Measure],
-    conventions: Conventions,
-    relevance_level: int = 1,
-) -> dict[Measure, Any]:
-    """Every measure's per-query values on a prepared batch, in one pass over shared arrays."""
-    level_default = 1 if conventions.binary_relevance else relevance_level
-    return {
-        m: FAMILIES[m.family].kernel(batch, m, conventions, m.relevance_level or level_default)
-        for m in measures
-    }
-
-
 def evaluate(
-    qrels: Qrels | Mapping[Any, Any],
-    run: Run | Mapping[Any, Any],
+    qrels: Qrels | Mapping[Any, Any] | PathLike,
+    run: Run | Mapping[Any, Any] | PathLike,
     measures: str | Measure | Iterable[str | Measure],
     profile: str | Conventions = "trec",
     complete: bool = False,
@@ -89,15 +105,19 @@ def evaluate(
     *,
     max_documents: int | None = None,
     duplicate_documents: str | None = None,
+    stream: bool | None = None,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    lenient: bool = False,
 ) -> Results:
     """Evaluate a run against qrels: per-query values and aggregates of each measure.
 
     Parameters
     ----------
     qrels
-        Judgements: a `Qrels`, or ``{query_id: {doc_id: grade}}``.
+        Judgements: a `Qrels`, ``{query_id: {doc_id: grade}}``, or a file path.
     run
-        Rankings: a `Run`, ``{query_id: {doc_id: score}}`` or ``{query_id: [doc_id, ...]}``.
+        Rankings: a `Run`, ``{query_id: {doc_id: score}}``, ``{query_id: [doc_id, ...]}``, or
+        a file path (any format `rankscope.io.read_run` reads).
     measures
         Names such as ``"nDCG@10"``, ``"AP"``, ``"P(rel=2)@5"`` or trec_eval's ``"ndcg_cut.10"``.
     profile
@@ -113,6 +133,16 @@ def evaluate(
     duplicate_documents
         Override the profile's policy for a document ranked twice in one query:
         ``"error"``, ``"keep_first"`` or ``"keep_all"``.
+    stream
+        For a TREC run file: evaluate it in chunks of whole queries, with memory bounded by
+        ``chunk_bytes`` instead of the file's size. None (the default) streams files of
+        ``STREAM_THRESHOLD_BYTES`` or more. A run whose queries are not grouped is spread over
+        partition files on disk first (with a warning). The values are identical either way.
+    chunk_bytes
+        How much of the run file a streamed chunk reads.
+    lenient
+        For inputs given as file paths: skip malformed lines (counted in a warning) instead of
+        raising at the first.
 
     Examples
     --------
@@ -142,36 +172,59 @@ def evaluate(
         raise InputError(f"max_documents must be an integer >= 1; got {max_documents!r}")
     wanted = parse_measures(measures)
     _check_profile_support(wanted, conventions)
-    qrels, run = _as_qrels(qrels), _as_run(run)
+    judgements = _as_qrels(qrels, lenient)
 
-    prepared = prepare(
-        qrels,
-        run,
-        conventions,
-        relevance_level=relevance_level,
-        complete=complete,
-        max_documents=max_documents,
-    )
-    if prepared.unjudged_queries:
-        shown = ", ".join(prepared.unjudged_queries[:5])
-        more = "..." if len(prepared.unjudged_queries) > 5 else ""
+    if _streams(run, stream):
+        path = run
+        names: list[str] = []
+
+        def chunks() -> Iterable[Run]:
+            for chunk in read_run_batches(path, chunk_bytes, lenient=lenient):  # type: ignore[arg-type]
+                names.append(chunk.name)
+                yield chunk
+
+        per_query, unjudged, missing = evaluate_chunks(
+            judgements,
+            chunks,
+            wanted,
+            conventions,
+            relevance_level=relevance_level,
+            complete=complete,
+            max_documents=max_documents,
+        )
+        run_name = names[0] if names else Path(str(run)).stem
+    else:
+        ranking = _as_run(run, lenient)
+        prepared = prepare(
+            judgements,
+            ranking,
+            conventions,
+            relevance_level=relevance_level,
+            complete=complete,
+            max_documents=max_documents,
+        )
+        values = compute(prepared.batch, wanted, conventions, relevance_level)
+        per_query = pl.DataFrame(
+            {QUERY_ID: prepared.batch.query_ids, **{m.name: values[m] for m in wanted}},
+            schema={QUERY_ID: pl.String, **{m.name: pl.Float64 for m in wanted}},
+        )
+        unjudged, missing = prepared.unjudged_queries, prepared.missing_queries
+        run_name = ranking.name
+    if unjudged:
+        shown = ", ".join(unjudged[:5])
+        more = "..." if len(unjudged) > 5 else ""
         warnings.warn(
-            f"{len(prepared.unjudged_queries)} queries of run {run.name!r} have no judgements "
-            f"and were ignored: {shown}{more}",
+            f"{len(unjudged)} queries of run {run_name!r} have no judgements and were "
+            f"ignored: {shown}{more}",
             RankscopeWarning,
             stacklevel=2,
         )
-    values = compute(prepared.batch, wanted, conventions, relevance_level)
-    per_query = pl.DataFrame(
-        {QUERY_ID: prepared.batch.query_ids, **{m.name: values[m] for m in wanted}},
-        schema={QUERY_ID: pl.String, **{m.name: pl.Float64 for m in wanted}},
-    )
     return Results(
         measures=tuple(wanted),
         per_query=per_query,
         profile=conventions.name,
-        run_name=run.name,
-        unjudged_queries=tuple(prepared.unjudged_queries),
-        missing_queries=tuple(prepared.missing_queries),
+        run_name=run_name,
+        unjudged_queries=tuple(unjudged),
+        missing_queries=tuple(missing),
         complete=complete,
     )

@@ -17,10 +17,14 @@ from rankscope.engine.profiles import Conventions
 from rankscope.errors import DuplicateDocumentError, InputError
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
 
-__all__ = ["Prepared", "prepare", "prepare_query"]
+__all__ = ["NoCommonQueriesError", "Prepared", "prepare", "prepare_query"]
 
 _ORDER = "_order"
 _QUERY_INDEX = "_query_index"
+
+
+class NoCommonQueriesError(InputError):
+    """No query of the run has judgements (so there is nothing to evaluate)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,7 +119,7 @@ def prepare(
     missing = judged_queries.join(run_queries, on=QUERY_ID, how="anti")[QUERY_ID]
     evaluated = judged_queries if complete else judged_queries.join(run_queries, on=QUERY_ID)
     if evaluated.height == 0:
-        raise InputError(
+        raise NoCommonQueriesError(
             f"no query of the run ({run.source}) is judged in the qrels ({qrels.source}): "
             f"the run has {run_queries.height} queries, the qrels {judged_queries.height}, "
             "none in common; check that the query ids match"

@@ -25,6 +25,7 @@ Examples
 from rankscope.io._files import open_output
 from rankscope.io._formats import FORMATS
 from rankscope.io._read import read_qrels, read_run
+from rankscope.io._stream import read_run_batches
 from rankscope.io._write import write_qrels, write_run
 from rankscope.io.tables import Qrels, Run
 
@@ -35,6 +36,7 @@ __all__ = [
     "open_output",
     "read_qrels",
     "read_run",
+    "read_run_batches",
     "write_qrels",
     "write_run",
 ]

@@ -1,0 +1,182 @@
+"""Streaming evaluation: runs larger than memory, evaluated a chunk of whole queries at a time.
+
+Each chunk is prepared and scored like an in-memory run; only the per-query values are kept, so
+peak memory follows the chunk size, not the run. The values are identical to evaluating the
+whole run at once, because every measure of a query depends only on that query's rows.
+
+A run whose lines are not grouped by query (a query id reappearing after other queries) cannot
+be cut into whole queries as it is read. Then the chunks are first spread over partition files
+on disk by a hash of the query id (every query lands whole in one partition), and each partition
+is evaluated in memory in turn: an external, one-pass bucket sort.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+import polars as pl
+
+from rankscope.engine.compute import compute
+from rankscope.engine.measures import Measure
+from rankscope.engine.prepare import NoCommonQueriesError, prepare
+from rankscope.engine.profiles import Conventions
+from rankscope.errors import InputError, RankscopeWarning
+from rankscope.io.tables import QUERY_ID, RUN_SCHEMA, Qrels, Run
+
+__all__ = ["NotGroupedError", "evaluate_chunks"]
+
+_PARTITION = "_partition"
+
+
+class NotGroupedError(InputError):
+    """A query's lines are not contiguous in the run, so it cannot be streamed as it is."""
+
+
+def _score(
+    qrels: Qrels,
+    run: Run,
+    measures: list[Measure],
+    conventions: Conventions,
+    relevance_level: int,
+    max_documents: int | None,
+) -> tuple[pl.DataFrame, list[str]]:
+    """Per-query values of one chunk, and its queries without judgements."""
+    try:
+        prepared = prepare(
+            qrels,
+            run,
+            conventions,
+            relevance_level=relevance_level,
+            max_documents=max_documents,
+        )
+    except NoCommonQueriesError:
+        # A chunk whose queries are all unjudged contributes nothing.
+        return pl.DataFrame(), run.frame[QUERY_ID].unique().to_list()
+    values = compute(prepared.batch, measures, conventions, relevance_level)
+    frame = pl.DataFrame(
+        {QUERY_ID: prepared.batch.query_ids, **{m.name: values[m] for m in measures}},
+        schema={QUERY_ID: pl.String, **{m.name: pl.Float64 for m in measures}},
+    )
+    return frame, prepared.unjudged_queries
+
+
+def _grouped(chunks: Iterable[Run]) -> Iterator[Run]:
+    """The chunks, checking that no query reappears in a later chunk."""
+    seen: set[str] = set()
+    for chunk in chunks:
+        queries = chunk.frame[QUERY_ID].unique().to_list()
+        again = seen.intersection(queries)
+        if again:
+            raise NotGroupedError(
+                f"the run is not grouped by query: query {sorted(again)[0]!r} appears again "
+                "after other queries",
+                source=chunk.source,
+            )
+        seen.update(queries)
+        yield chunk
+
+
+def _partitioned(chunks: Iterable[Run], folder: Path, partitions: int) -> Iterator[Run]:
+    """Spread the chunks over ``partitions`` files by query-id hash, then read them back one by
+    one: each holds whole queries, in the order their lines came."""
+    name, source = "run", "<run>"
+    for index, chunk in enumerate(chunks):
+        name, source = chunk.name, chunk.source
+        tagged = chunk.frame.with_columns(
+            (pl.col(QUERY_ID).hash(0xB0C) % partitions).alias(_PARTITION)
+        )
+        for (part,), rows in tagged.partition_by(_PARTITION, as_dict=True).items():
+            rows.drop(_PARTITION).write_ipc(folder / f"p{part:04d}-{index:08d}.arrow")
+    for part in range(partitions):
+        files = sorted(folder.glob(f"p{part:04d}-*.arrow"))
+        if files:
+            yield Run(pl.concat([pl.read_ipc(f) for f in files]), name, source)
+            for f in files:
+                f.unlink()
+
+
+def evaluate_chunks(
+    qrels: Qrels,
+    chunks: Callable[[], Iterable[Run]],
+    measures: list[Measure],
+    conventions: Conventions,
+    *,
+    relevance_level: int = 1,
+    complete: bool = False,
+    max_documents: int | None = None,
+    grouped: bool | None = None,
+    partitions: int = 64,
+) -> tuple[pl.DataFrame, list[str], list[str]]:
+    """Per-query values of a run given as chunks of rows, and its unjudged and missing queries.
+
+    Parameters
+    ----------
+    chunks
+        Called to start reading the run; yields `Run` chunks. Called a second time when the
+        run turns out not to be grouped by query and ``grouped`` is None.
+    grouped
+        True: the run must be grouped by query (else `NotGroupedError`). False: partition it
+        on disk first. None: try grouped, fall back to partitioning with a warning.
+    partitions
+        How many partition files the fallback uses (memory holds about 1/partitions of the run).
+    """
+    if grouped is None:
+        try:
+            return evaluate_chunks(
+                qrels,
+                chunks,
+                measures,
+                conventions,
+                relevance_level=relevance_level,
+                complete=complete,
+                max_documents=max_documents,
+                grouped=True,
+            )
+        except NotGroupedError as error:
+            warnings.warn(
+                f"{error}; reading it again through {partitions} partition files on disk",
+                RankscopeWarning,
+                stacklevel=2,
+            )
+            grouped = False
+
+    frames: list[pl.DataFrame] = []
+    unjudged: set[str] = set()
+    with tempfile.TemporaryDirectory(prefix="rankscope-") as folder:
+        pieces = _grouped(chunks()) if grouped else _partitioned(chunks(), Path(folder), partitions)
+        for piece in pieces:
+            frame, skipped = _score(
+                qrels, piece, measures, conventions, relevance_level, max_documents
+            )
+            if frame.height:
+                frames.append(frame)
+            unjudged.update(skipped)
+
+    schema = {QUERY_ID: pl.String, **{m.name: pl.Float64 for m in measures}}
+    per_query = pl.concat(frames) if frames else pl.DataFrame(schema=schema)
+    judged = qrels.frame.select(pl.col(QUERY_ID).unique())
+    missing = judged.join(per_query.select(QUERY_ID), on=QUERY_ID, how="anti")[QUERY_ID]
+    if complete and missing.len():
+        # Judged queries that no chunk held: score them with an empty ranking.
+        only_missing = Qrels(qrels.frame.filter(pl.col(QUERY_ID).is_in(missing.implode())))
+        empty = Run(pl.DataFrame(schema=RUN_SCHEMA))
+        prepared = prepare(only_missing, empty, conventions, complete=True)
+        values = compute(prepared.batch, measures, conventions, relevance_level)
+        per_query = pl.concat(
+            [
+                per_query,
+                pl.DataFrame(
+                    {QUERY_ID: prepared.batch.query_ids, **{m.name: values[m] for m in measures}},
+                    schema=schema,
+                ),
+            ]
+        )
+    if per_query.height == 0:
+        raise InputError(
+            "no query of the run is judged in the qrels; check that the query ids match",
+            source=qrels.source,
+        )
+    return per_query.sort(QUERY_ID), sorted(unjudged), sorted(missing.to_list())

@@ -1,0 +1,168 @@
+"""Reading a TREC run in chunks of whole queries, with memory bounded by the chunk size.
+
+The file (plain, compressed, or standard input) is read block by block; each block is cut at its
+last newline and parsed by the same parser as `read_run` (told the line number the block starts
+at, so errors name the right line). The rows of the last query of a block are held back and
+joined to the next block, so every chunk handed out holds whole queries — provided the file
+groups each query's lines together, as TREC runs do. Whether it does is checked by the consumer
+(`rankscope.engine.stream`), which sees every chunk.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import IO, Any, cast
+
+import polars as pl
+
+from rankscope.errors import EmptyInputError, InputError
+from rankscope.io._files import STDIN, Input, _sniff_compression, _split_name, _zstandard
+from rankscope.io._formats import detect_format
+from rankscope.io._lines import Skipped
+from rankscope.io._trec import RUN_FIELDS, parse_run
+from rankscope.io.tables import QUERY_ID, Run
+
+__all__ = ["DEFAULT_CHUNK_BYTES", "is_trec_run_file", "read_run_batches"]
+
+DEFAULT_CHUNK_BYTES = 256 * 1024 * 1024
+
+
+def _open_stream(path: str | os.PathLike[str], stack: ExitStack) -> tuple[IO[bytes], str]:
+    """A binary stream of the decompressed content, and the name used in messages."""
+    if isinstance(path, str) and path == STDIN:
+        raw: IO[bytes] = cast(IO[bytes], getattr(sys.stdin, "buffer", sys.stdin))
+        source = "<stdin>"
+    else:
+        file = Path(path)
+        source = str(path)
+        if not file.exists():
+            raise InputError("no such file", source=source)
+        if file.is_dir():
+            raise InputError("expected a file; found a directory", source=source)
+        raw = stack.enter_context(file.open("rb"))
+        compression = _split_name(file.name)[2]
+        if compression is None and file.is_file():
+            compression = _sniff_compression(raw.read(16))
+            raw.seek(0)
+        if compression is not None:
+            return _decompressing(raw, compression, stack), source
+        return raw, source
+    peek: Any = raw
+    head = peek.peek(16)[:16] if hasattr(peek, "peek") else b""
+    compression = _sniff_compression(head)
+    if compression is not None:
+        return _decompressing(raw, compression, stack), source
+    return raw, source
+
+
+def _decompressing(raw: IO[bytes], compression: str, stack: ExitStack) -> IO[bytes]:
+    reader: Any
+    if compression == "gzip":
+        reader = gzip.GzipFile(fileobj=raw)
+    elif compression == "bz2":
+        reader = bz2.BZ2File(raw)
+    elif compression == "xz":
+        reader = lzma.LZMAFile(raw)  # noqa: SIM115 (closed by the exit stack)
+    else:
+        reader = _zstandard().ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+    return cast(IO[bytes], stack.enter_context(reader))
+
+
+def _blocks(stream: IO[bytes], size: int) -> Iterator[tuple[bytes, int]]:
+    """Blocks of whole lines, each with the 1-based number of its first line."""
+    line = 1
+    rest = b""
+    while True:
+        data = stream.read(size)
+        if not data:
+            break
+        data = rest + data
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            rest = data  # no newline yet: a line longer than the block
+            continue
+        block, rest = data[:cut], data[cut:]
+        yield block, line
+        line += block.count(b"\n")
+    if rest:
+        yield rest, line
+
+
+def read_run_batches(
+    path: str | os.PathLike[str],
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    *,
+    lenient: bool = False,
+    name: str | None = None,
+) -> Iterator[Run]:
+    """Read a TREC run file as a sequence of `Run` chunks, each holding whole queries.
+
+    Parameters
+    ----------
+    path
+        A TREC run file (``.gz``, ``.bz2``, ``.xz``, ``.zst`` decompressed as they stream), or
+        ``"-"`` for standard input.
+    chunk_bytes
+        How much of the file to read at a time; a chunk holds about this much text (plus the
+        rest of a query cut at the block's end).
+    lenient
+        Skip malformed lines (counted in one warning at the end) instead of raising.
+    name
+        The run's name; by default the tag of its first line.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.txt"
+    >>> _ = path.write_text("q1 Q0 a 1 3 t\\nq1 Q0 b 2 2 t\\nq2 Q0 c 1 1 t\\nq3 Q0 d 1 1 t\\n")
+    >>> [chunk.frame["query_id"].to_list() for chunk in read_run_batches(path, chunk_bytes=20)]
+    [['q1', 'q1', 'q2'], ['q3']]
+    """
+    if chunk_bytes < 1:
+        raise InputError(f"chunk_bytes must be at least 1; got {chunk_bytes}")
+    skipped = Skipped()
+    found_rows = False
+    with ExitStack() as stack:
+        stream, source = _open_stream(path, stack)
+        stem = _split_name(Path(source).name)[0] if source != "<stdin>" else ""
+        pending: pl.DataFrame | None = None
+        for block, first_line in _blocks(stream, chunk_bytes):
+            try:
+                parsed = parse_run(
+                    Input(source, stem, ".trec", data=block), lenient=lenient, first_line=first_line
+                )
+            except EmptyInputError:
+                continue  # a block of comments, blank lines (or, if lenient, bad lines only)
+            skipped = skipped + parsed.skipped
+            found_rows = True
+            if name is None:
+                name = parsed.tag or stem or "run"
+            frame = parsed.frame if pending is None else pl.concat([pending, parsed.frame])
+            blocks = frame[QUERY_ID].rle_id()
+            last = blocks.max()
+            pending = frame.filter(blocks == last)
+            ready = frame.filter(blocks != last)
+            if ready.height:
+                yield Run(ready, name, source)
+        if pending is not None and pending.height:
+            yield Run(pending, name or "run", source)
+    if not found_rows:
+        raise EmptyInputError(f"file holds no TREC run lines; expected {RUN_FIELDS}", source=source)
+    skipped.warn(source)
+
+
+def is_trec_run_file(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` holds a TREC run, judged by its extension and first bytes."""
+    if isinstance(path, str) and path == STDIN:
+        return True  # standard input cannot be sniffed without consuming it
+    with ExitStack() as stack:
+        stream, _ = _open_stream(path, stack)
+        head = stream.read(1 << 16)
+    return detect_format(_split_name(Path(path).name)[1], head) == "trec"
