@@ -50,6 +50,36 @@ def write_output(text: str, output: str | None) -> None:
     Path(output).write_text(text, encoding="utf-8")
 
 
+def add_measure_options(parser: Any) -> None:
+    """``-m``, ``--profile`` and ``-l``: what to compute, under which conventions."""
+    from rankscope.engine import PROFILES
+
+    parser.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="a measure such as nDCG@10, AP, P(rel=2)@5 or ndcg_cut.10 (repeatable; "
+        "comma-separated lists allowed); see `rankscope measures`",
+    )
+    parser.add_argument(
+        "--profile",
+        choices=list(PROFILES),
+        default="trec",
+        help="conventions to follow: trec (trec_eval 10, default), trec9 (trec_eval 9, "
+        "pytrec_eval), weknora (WeKnora's metrics)",
+    )
+    parser.add_argument(
+        "-l",
+        "--relevance-level",
+        type=int,
+        default=1,
+        metavar="N",
+        help="lowest grade that counts as relevant (default 1)",
+    )
+
+
 def add_input_options(parser: Any) -> None:
     """Options every evaluating command takes about its input files."""
     parser.add_argument(

@@ -11,13 +11,14 @@ from typing import Any
 from rankscope.cli._common import (
     DEFAULT_MEASURES,
     add_input_options,
+    add_measure_options,
     load_qrels,
     load_run,
     measure_names,
     write_output,
 )
 from rankscope.compare import CORRECTION_NAMES, TEST_NAMES
-from rankscope.engine import PROFILES, evaluate, parse_measures
+from rankscope.engine import evaluate, parse_measures
 from rankscope.engine.results import Results
 from rankscope.errors import OptionError
 from rankscope.report.compare import FORMATS, render_comparison, rich_table
@@ -39,15 +40,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("qrels", metavar="QRELS", help="relevance judgements ('-' for stdin)")
     parser.add_argument("baseline", metavar="BASELINE", help="the run the others are compared to")
     parser.add_argument("runs", metavar="RUN", nargs="+", help="runs to compare, one or more")
-    parser.add_argument(
-        "-m",
-        "--measure",
-        dest="measures",
-        action="append",
-        metavar="MEASURE",
-        help="a measure such as nDCG@10, AP or P@10 (repeatable; comma-separated lists "
-        "allowed); see `rankscope measures`",
-    )
+    add_measure_options(parser)
     parser.add_argument(
         "--test",
         default="t",
@@ -81,25 +74,11 @@ def add_parser(subparsers: Any) -> None:
         "--show-p", action="store_true", help="show each run's corrected p-value in the table"
     )
     parser.add_argument(
-        "--profile",
-        choices=list(PROFILES),
-        default="trec",
-        help="conventions to follow: trec (default), trec9, weknora",
-    )
-    parser.add_argument(
         "-c",
         "--complete",
         action="store_true",
         help="score judged queries missing from a run as 0; without it, the comparison is "
         "restricted to the queries every run holds (with a warning)",
-    )
-    parser.add_argument(
-        "-l",
-        "--relevance-level",
-        type=int,
-        default=1,
-        metavar="N",
-        help="lowest grade that counts as relevant (default 1)",
     )
     parser.add_argument(
         "-f",

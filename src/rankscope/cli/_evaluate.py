@@ -9,13 +9,14 @@ from typing import Any
 from rankscope.cli._common import (
     DEFAULT_MEASURES,
     add_input_options,
+    add_measure_options,
     load_qrels,
     load_run,
     measure_names,
     reading,
     write_output,
 )
-from rankscope.engine import PROFILES, evaluate, parse_measures
+from rankscope.engine import evaluate, parse_measures
 from rankscope.engine.results import Results
 from rankscope.report import FORMATS, render
 from rankscope.report.results import table_rows
@@ -33,38 +34,15 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("qrels", metavar="QRELS", help="relevance judgements ('-' for stdin)")
     parser.add_argument("runs", metavar="RUN", nargs="+", help="ranked results, one or more")
-    parser.add_argument(
-        "-m",
-        "--measure",
-        dest="measures",
-        action="append",
-        metavar="MEASURE",
-        help="a measure such as nDCG@10, AP, P(rel=2)@5 or ndcg_cut.10 (repeatable; "
-        "comma-separated lists allowed); see `rankscope measures`",
-    )
+    add_measure_options(parser)
     parser.add_argument(
         "-q", "--per-query", action="store_true", help="also show every query's values"
-    )
-    parser.add_argument(
-        "--profile",
-        choices=list(PROFILES),
-        default="trec",
-        help="conventions to follow: trec (trec_eval 10, default), trec9 (trec_eval 9, "
-        "pytrec_eval), weknora (WeKnora's metrics)",
     )
     parser.add_argument(
         "-c",
         "--complete",
         action="store_true",
         help="score judged queries missing from a run as 0 (trec_eval -c)",
-    )
-    parser.add_argument(
-        "-l",
-        "--relevance-level",
-        type=int,
-        default=1,
-        metavar="N",
-        help="lowest grade that counts as relevant (default 1)",
     )
     parser.add_argument(
         "-M",

@@ -167,6 +167,16 @@ def _read_stdin() -> bytes:
     return bytes(data)
 
 
+def existing_file(path: str | os.PathLike[str]) -> tuple[Path, str]:
+    """The path, and its name for messages; an `InputError` if it is missing or a folder."""
+    file, source = Path(path), str(path)
+    if not file.exists():
+        raise InputError("no such file", source=source)
+    if file.is_dir():
+        raise InputError("expected a file; found a directory", source=source)
+    return file, source
+
+
 def open_input(path: str | os.PathLike[str]) -> Input:
     """Open a file (or ``-`` for standard input) for reading, decompressing it if needed.
 
@@ -188,12 +198,7 @@ def open_input(path: str | os.PathLike[str]) -> Input:
         if compression is not None:
             data = _decompress(data, compression, "<stdin>")
         return Input("<stdin>", "", "", data=_strip_bom(data))
-    file = Path(path)
-    source = str(path)
-    if not file.exists():
-        raise InputError("no such file", source=source)
-    if file.is_dir():
-        raise InputError("expected a file; found a directory", source=source)
+    file, source = existing_file(path)
     stem, extension, compression = _split_name(file.name)
     if not file.is_file():
         # A pipe or device (e.g. bash's <(...)) can be read only once: read it all here.

@@ -23,7 +23,14 @@ from typing import IO, Any, cast
 import polars as pl
 
 from rankscope.errors import EmptyInputError, InputError
-from rankscope.io._files import STDIN, Input, _sniff_compression, _split_name, _zstandard
+from rankscope.io._files import (
+    STDIN,
+    Input,
+    _sniff_compression,
+    _split_name,
+    _zstandard,
+    existing_file,
+)
 from rankscope.io._formats import detect_format
 from rankscope.io._lines import Skipped
 from rankscope.io._trec import RUN_FIELDS, parse_run
@@ -40,12 +47,7 @@ def _open_stream(path: str | os.PathLike[str], stack: ExitStack) -> tuple[IO[byt
         raw: IO[bytes] = cast(IO[bytes], getattr(sys.stdin, "buffer", sys.stdin))
         source = "<stdin>"
     else:
-        file = Path(path)
-        source = str(path)
-        if not file.exists():
-            raise InputError("no such file", source=source)
-        if file.is_dir():
-            raise InputError("expected a file; found a directory", source=source)
+        file, source = existing_file(path)
         raw = stack.enter_context(file.open("rb"))
         compression = _split_name(file.name)[2]
         if compression is None and file.is_file():

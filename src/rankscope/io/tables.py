@@ -99,6 +99,31 @@ def _check_grades(grades: pl.Series, ids: pl.DataFrame, source: str) -> pl.Serie
     raise InputError(f"relevance must be integer grades; found {grades.dtype}", source=source)
 
 
+def _flatten(
+    nested: Mapping[Any, Any], what: str, expected: str, value_rule: str, source: str
+) -> tuple[list[str], list[str], list[int | float]]:
+    """Columns from ``{query_id: {doc_id: number}}``, refusing anything but real numbers."""
+    query_ids: list[str] = []
+    doc_ids: list[str] = []
+    values: list[int | float] = []
+    for query_id, docs in nested.items():
+        if not isinstance(docs, Mapping):
+            raise InputError(
+                f"{what} of query {query_id!r} must be {expected}; found {type(docs).__name__}",
+                source=source,
+            )
+        for doc_id, value in docs.items():
+            if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+                raise InputError(
+                    f"{value_rule}; found {value!r} for query {query_id!r}, document {doc_id!r}",
+                    source=source,
+                )
+            query_ids.append(str(query_id))
+            doc_ids.append(str(doc_id))
+            values.append(float(value) if isinstance(value, float) else int(value))
+    return query_ids, doc_ids, values
+
+
 def _frame_from(data: Any, columns: Mapping[str, str], what: str) -> pl.DataFrame:
     """A polars DataFrame from a polars or pandas DataFrame, renaming ``columns`` to ours."""
     if isinstance(data, pl.LazyFrame):
@@ -162,26 +187,13 @@ class Qrels:
         >>> Qrels.from_dict({1: {10: 1}}).frame.row(0)
         ('1', '10', 1)
         """
-        query_ids: list[Any] = []
-        doc_ids: list[Any] = []
-        grades: list[Any] = []
-        for query_id, docs in qrels.items():
-            if not isinstance(docs, Mapping):
-                raise InputError(
-                    f"qrels of query {query_id!r} must be a mapping doc_id -> grade; "
-                    f"found {type(docs).__name__}",
-                    source=source,
-                )
-            for doc_id, grade in docs.items():
-                if isinstance(grade, bool) or not isinstance(grade, int | float | np.number):
-                    raise InputError(
-                        f"relevance must be an integer grade; found {grade!r} for query "
-                        f"{query_id!r}, document {doc_id!r}",
-                        source=source,
-                    )
-                query_ids.append(str(query_id))
-                doc_ids.append(str(doc_id))
-                grades.append(float(grade) if isinstance(grade, float) else int(grade))
+        query_ids, doc_ids, grades = _flatten(
+            qrels,
+            "qrels",
+            "a mapping doc_id -> grade",
+            "relevance must be an integer grade",
+            source,
+        )
         frame = pl.DataFrame(
             {QUERY_ID: query_ids, DOC_ID: doc_ids, RELEVANCE: grades},
             schema={
@@ -272,27 +284,16 @@ class Run:
         source: str = "<dict>",
     ) -> Run:
         """From ``{query_id: {doc_id: score}}``; ids may be strings or integers."""
-        query_ids: list[str] = []
-        doc_ids: list[str] = []
-        scores: list[Any] = []
-        for query_id, docs in run.items():
-            if not isinstance(docs, Mapping):
-                raise InputError(
-                    f"results of query {query_id!r} must be a mapping doc_id -> score; "
-                    f"found {type(docs).__name__} (use Run.from_lists for ranked lists)",
-                    source=source,
-                )
-            for doc_id, score in docs.items():
-                if isinstance(score, bool) or not isinstance(score, int | float | np.number):
-                    raise InputError(
-                        f"score must be a finite number; found {score!r} for query "
-                        f"{query_id!r}, document {doc_id!r}",
-                        source=source,
-                    )
-                query_ids.append(str(query_id))
-                doc_ids.append(str(doc_id))
-                scores.append(float(score))
-        frame = pl.DataFrame({QUERY_ID: query_ids, DOC_ID: doc_ids, SCORE: scores}, RUN_SCHEMA)
+        query_ids, doc_ids, scores = _flatten(
+            run,
+            "results",
+            "a mapping doc_id -> score (use Run.from_lists for ranked lists)",
+            "score must be a finite number",
+            source,
+        )
+        frame = pl.DataFrame(
+            {QUERY_ID: query_ids, DOC_ID: doc_ids, SCORE: [float(s) for s in scores]}, RUN_SCHEMA
+        )
         return cls.from_frame(frame, name, source)
 
     @classmethod
