@@ -122,3 +122,26 @@ def test_streaming_from_the_command_line_gives_the_same_table(
     _, in_memory, _ = run_cli(capsys, QRELS, BM25, DENSE, "--no-stream")
     _, streamed, _ = run_cli(capsys, QRELS, BM25, DENSE, "--stream", "--chunk-mb", "1")
     assert streamed == in_memory
+
+
+def test_jsonl_and_parquet_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import polars as pl
+
+    code, out, _ = run_cli(capsys, QRELS, BM25, DENSE, "-m", "AP", "-q", "-f", "jsonl")
+    assert code == EXIT_OK
+    rows = [json.loads(line) for line in out.splitlines()]
+    summary = [row for row in rows if row["query_id"] == "all"]
+    assert [row["run"] for row in summary] == ["bm25", "dense"]
+    assert summary[0]["AP"] == rankscope.evaluate(QRELS, BM25, "AP").mean()["AP"]
+    assert len(rows) == 2 * (30 + 1)
+
+    target = tmp_path / "results.parquet"
+    code, _, _ = run_cli(capsys, QRELS, BM25, "-m", "AP,NumRet", "-f", "parquet", "-o", str(target))
+    assert code == EXIT_OK
+    table = pl.read_parquet(target)
+    assert table.columns == ["run", "query_id", "AP", "NumRet"]
+    assert table.row(0) == ("bm25", "all", summary[0]["AP"], 1500.0)
+
+    code, _, err = run_cli(capsys, QRELS, BM25, "-f", "parquet")
+    assert code == EXIT_INPUT
+    assert "parquet output needs a file to write to (--output FILE)" in err

@@ -6,7 +6,6 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from rankscope.io import Qrels, Run, read_qrels, read_run
@@ -39,15 +38,6 @@ def load_qrels(path: str, format: str | None, lenient: bool) -> Qrels:
 def load_run(path: str, format: str | None, lenient: bool) -> Run:
     with reading(path):
         return read_run(path, format=format, lenient=lenient)
-
-
-def write_output(text: str, output: str | None) -> None:
-    """Write ``text`` to ``output`` (a path) or to standard output."""
-    if output is None or output == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    Path(output).write_text(text, encoding="utf-8")
 
 
 def add_measure_options(parser: Any) -> None:

@@ -15,7 +15,6 @@ from rankscope.cli._common import (
     load_qrels,
     load_run,
     measure_names,
-    write_output,
 )
 from rankscope.compare import CORRECTION_NAMES, TEST_NAMES
 from rankscope.engine import evaluate, parse_measures
@@ -23,6 +22,7 @@ from rankscope.engine.results import Results
 from rankscope.errors import OptionError
 from rankscope.report.compare import FORMATS, render_comparison, rich_table
 from rankscope.report.compare_inputs import ComparisonReport, build_report
+from rankscope.report.results import write_text
 
 
 def add_parser(subparsers: Any) -> None:
@@ -166,5 +166,5 @@ def run(args: argparse.Namespace) -> int:
 
             Console().print(table)
             return 0
-    write_output(render_comparison(report, args.format, args.show_p), args.output)
+    write_text(render_comparison(report, args.format, args.show_p), args.output)
     return 0

@@ -14,12 +14,10 @@ from rankscope.cli._common import (
     load_run,
     measure_names,
     reading,
-    write_output,
 )
 from rankscope.engine import evaluate, parse_measures
 from rankscope.engine.results import Results
-from rankscope.report import FORMATS, render
-from rankscope.report.results import table_rows
+from rankscope.report.results import OUTPUT_FORMATS, table_rows, write_results
 
 
 def add_parser(subparsers: Any) -> None:
@@ -66,7 +64,11 @@ def add_parser(subparsers: Any) -> None:
         help="how much of a run a streamed chunk reads (default 256)",
     )
     parser.add_argument(
-        "-f", "--format", choices=list(FORMATS), default="table", help="output format"
+        "-f",
+        "--format",
+        choices=list(OUTPUT_FORMATS),
+        default="table",
+        help="output format (parquet needs --output)",
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     add_input_options(parser)
@@ -116,5 +118,5 @@ def run(args: argparse.Namespace) -> int:
     terminal = args.format == "table" and args.output is None and sys.stdout.isatty()
     if terminal and _rich_table(results, args.per_query):
         return 0
-    write_output(render(results, args.format, args.per_query), args.output)
+    write_results(results, args.output, args.format, args.per_query)
     return 0

@@ -9,9 +9,10 @@ import argparse
 import sys
 from typing import Any
 
-from rankscope.cli._common import load_qrels, load_run, write_output
+from rankscope.cli._common import load_qrels, load_run
 from rankscope.engine import evaluate
 from rankscope.errors import MeasureError
+from rankscope.report.results import write_text
 from rankscope.report.trec_eval import format_trec_eval, trec_eval_measures
 
 # trec_eval options that rankscope does not offer, with what they do there.
@@ -105,5 +106,5 @@ def run(args: argparse.Namespace) -> int:
         max_documents=args.max_retrieved_per_topic,
     )
     text = format_trec_eval(results, lines, per_query=args.query, summary=not args.nosummary)
-    write_output(text, None)
+    write_text(text, None)
     return 0

@@ -10,14 +10,25 @@ import csv
 import io
 import json
 import math
+import sys
 from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
 
 from rankscope.engine.measures import FAMILIES, Measure
 from rankscope.engine.results import Results
 from rankscope.errors import InputError
 from rankscope.report.trec_eval import TrecMeasure, format_trec_eval
 
-__all__ = ["FORMATS", "render"]
+__all__ = [
+    "FORMATS",
+    "OUTPUT_FORMATS",
+    "render",
+    "results_frame",
+    "write_results",
+    "write_text",
+]
 
 
 def _formatter(m: Measure) -> Callable[[float], str]:
@@ -71,6 +82,43 @@ def render_json(runs: list[Results], per_query: bool) -> str:
     return json.dumps({"runs": payload}, indent=2) + "\n"
 
 
+def results_frame(runs: list[Results], per_query: bool) -> pl.DataFrame:
+    """One row per run (query ``all``: the aggregates), preceded by its queries if asked.
+
+    Examples
+    --------
+    >>> import rankscope
+    >>> results = rankscope.evaluate({"q": {"a": 1}}, {"q": ["b", "a"]}, ["RR"])
+    >>> results_frame([results], per_query=True).rows()
+    [('run', 'q', 0.5), ('run', 'all', 0.5)]
+    """
+    frames = []
+    for results in runs:
+        if per_query:
+            frames.append(results.per_query.select(pl.lit(results.run_name).alias("run"), pl.all()))
+        frames.append(
+            pl.DataFrame(
+                {
+                    "run": [results.run_name],
+                    "query_id": ["all"],
+                    **{name: [value] for name, value in results.mean().items()},
+                },
+                schema={
+                    "run": pl.String,
+                    "query_id": pl.String,
+                    **{m.name: pl.Float64 for m in results.measures},
+                },
+            )
+        )
+    return pl.concat(frames, how="diagonal")
+
+
+def render_jsonl(runs: list[Results], per_query: bool) -> str:
+    """One JSON object per line: ``{"run", "query_id", measure: value, ...}``; ``query_id``
+    is ``"all"`` on the line of the aggregates."""
+    return results_frame(runs, per_query).write_ndjson()
+
+
 def render_csv(runs: list[Results], per_query: bool) -> str:
     """One header line, then one line per run (or per run and query, then its mean)."""
     header, rows = table_rows(runs, per_query)
@@ -117,10 +165,36 @@ def render_trec(runs: list[Results], per_query: bool) -> str:
 FORMATS: dict[str, Callable[[list[Results], bool], str]] = {
     "table": render_text,
     "json": render_json,
+    "jsonl": render_jsonl,
     "csv": render_csv,
     "markdown": render_markdown,
     "trec": render_trec,
 }
+"""Text formats. Parquet, a binary format, is written by `write_results` only."""
+
+OUTPUT_FORMATS = (*FORMATS, "parquet")
+
+
+def write_results(
+    runs: list[Results], target: str | None, format: str = "table", per_query: bool = False
+) -> None:
+    """Write ``runs`` to the file ``target`` (standard output if None or ``-``) in ``format``:
+    one of :data:`FORMATS`, or ``parquet`` (the table of `results_frame`; needs a file)."""
+    if format == "parquet":
+        if target is None or target == "-":
+            raise InputError("parquet output needs a file to write to (--output FILE)")
+        results_frame(runs, per_query).write_parquet(target)
+        return
+    write_text(render(runs, format, per_query), target)
+
+
+def write_text(text: str, target: str | None) -> None:
+    """Write ``text`` to the file ``target``, or to standard output if None or ``-``."""
+    if target is None or target == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        Path(target).write_text(text, encoding="utf-8")
 
 
 def render(runs: list[Results], format: str = "table", per_query: bool = False) -> str:
