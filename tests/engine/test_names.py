@@ -27,7 +27,7 @@ from rankscope.engine.measures import parse_measures, parse_trec_measure
         ("RR@10", "RR@10", None),
         ("P.5", "P@5", "P_5"),
         ("P_5", "P@5", "P_5"),
-        ("P(rel=2)@5", "P(rel=2)@5", "P_5"),
+        ("P(rel=2)@5", "P(rel=2)@5", None),
         ("set_P", "P", "set_P"),
         ("recall.1000", "R@1000", "recall_1000"),
         ("Recall@10", "R@10", "recall_10"),

@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
 import mmap
 import os
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, cast
 
 from rankscope.errors import InputError, MissingDependencyError
 
-__all__ = ["STDIN", "Input", "open_input", "open_output"]
+__all__ = ["STDIN", "Input", "Stream", "open_input", "open_output", "open_stream"]
 
 STDIN = "-"
 """The path that stands for standard input (when reading) or standard output (when writing)."""
@@ -67,23 +68,8 @@ def _zstandard() -> Any:
 
 
 def _decompress(data: bytes, compression: str, source: str) -> bytes:
-    try:
-        if compression == "gzip":
-            return gzip.decompress(data)
-        if compression == "bz2":
-            return bz2.decompress(data)
-        if compression == "xz":
-            return lzma.decompress(data)
-        reader = _zstandard().ZstdDecompressor().stream_reader(data, read_across_frames=True)
-        with reader:
-            out: bytes = reader.read()
-        return out
-    except MissingDependencyError:
-        raise
-    except Exception as error:  # each codec raises its own exception types
-        raise InputError(
-            f"cannot decompress the file as {compression}: {error}", source=source
-        ) from error
+    with ExitStack() as stack:
+        return _decompressing(io.BytesIO(data), compression, source, stack).read()
 
 
 def _split_name(name: str) -> tuple[str, str, str | None]:
@@ -263,3 +249,77 @@ def open_output(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
         compressor = _zstandard().ZstdCompressor()
         with open(path, "wb") as raw, compressor.stream_writer(raw) as zstd_file:
             yield zstd_file
+
+
+@dataclass(frozen=True)
+class Stream:
+    """A file opened for reading in pieces, decompressed on the fly (see `open_stream`)."""
+
+    file: IO[bytes]
+    source: str
+    stem: str
+    extension: str
+
+
+class _CheckedReader:
+    """A decompressing reader whose codec errors become an `InputError` naming the file."""
+
+    def __init__(self, reader: Any, compression: str, source: str) -> None:
+        self._reader = reader
+        self._compression = compression
+        self._source = source
+
+    def read(self, size: int = -1) -> bytes:
+        try:
+            data: bytes = self._reader.read(size)
+        except Exception as error:  # each codec raises its own exception types
+            raise InputError(
+                f"cannot decompress the file as {self._compression}: {error}",
+                source=self._source,
+            ) from error
+        return data
+
+
+def _decompressing(raw: IO[bytes], compression: str, source: str, stack: ExitStack) -> IO[bytes]:
+    reader: Any
+    if compression == "gzip":
+        reader = gzip.GzipFile(fileobj=raw)
+    elif compression == "bz2":
+        reader = bz2.BZ2File(raw)
+    elif compression == "xz":
+        reader = lzma.LZMAFile(raw)  # noqa: SIM115 (closed by the exit stack)
+    else:
+        reader = _zstandard().ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+    return cast(IO[bytes], _CheckedReader(stack.enter_context(reader), compression, source))
+
+
+def open_stream(path: str | os.PathLike[str], stack: ExitStack) -> Stream:
+    """Open a file (or ``-``) to read in pieces, decompressing it on the fly, for readers whose
+    memory must not grow with the file. ``stack`` closes what was opened.
+
+    Examples
+    --------
+    >>> import contextlib, gzip, pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.trec.gz"
+    >>> _ = path.write_bytes(gzip.compress(b"q1 Q0 d1 1 2.5 bm25\\n"))
+    >>> with contextlib.ExitStack() as stack:
+    ...     stream = open_stream(path, stack)
+    ...     stream.stem, stream.extension, stream.file.read(5)
+    ('run', '.trec', b'q1 Q0')
+    """
+    if isinstance(path, str) and path == STDIN:
+        raw = cast(IO[bytes], getattr(sys.stdin, "buffer", sys.stdin))
+        peek = getattr(raw, "peek", None)
+        compression = _sniff_compression(peek(16)[:16]) if peek is not None else None
+        if compression is not None:
+            raw = _decompressing(raw, compression, "<stdin>", stack)
+        return Stream(raw, "<stdin>", "", "")
+    file, source = existing_file(path)
+    stem, extension, compression = _split_name(file.name)
+    raw = stack.enter_context(file.open("rb"))
+    if compression is None and file.is_file():
+        compression = _sniff_compression(raw.read(16))
+        raw.seek(0)
+    if compression is not None:
+        raw = _decompressing(raw, compression, source, stack)
+    return Stream(raw, source, stem, extension)

@@ -80,7 +80,9 @@ def read_lines(opened: Input, *, lenient: bool) -> tuple[pl.DataFrame, Skipped]:
     return python_lines(opened.read_bytes(), source=opened.source, lenient=lenient)
 
 
-def python_lines(data: bytes, *, source: str, lenient: bool) -> tuple[pl.DataFrame, Skipped]:
+def python_lines(
+    data: bytes, *, source: str, lenient: bool, first_line: int = 1
+) -> tuple[pl.DataFrame, Skipped]:
     """Lines split and decoded in Python: the slow path, taken only for files with bad bytes."""
     indices: list[int] = []
     texts: list[str | None] = []
@@ -100,9 +102,10 @@ def python_lines(data: bytes, *, source: str, lenient: bool) -> tuple[pl.DataFra
                 message = f"line is not valid UTF-8 (byte {error.start + 1} of the line)"
         if message is not None:
             shown = raw.decode("utf-8", errors="replace").replace("\x00", "\\x00")
+            line = index + first_line
             if not lenient:
-                raise ParseError(message, source=source, line=index + 1, text=shown)
-            skipped = skipped + Skipped(1, index + 1, message)
+                raise ParseError(message, source=source, line=line, text=shown)
+            skipped = skipped + Skipped(1, line, message)
             continue
         text = text.removesuffix("\r")
         indices.append(index)

@@ -10,27 +10,15 @@ groups each query's lines together, as TREC runs do. Whether it does is checked 
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import lzma
 import os
-import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
-from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO
 
 import polars as pl
 
 from rankscope.errors import EmptyInputError, InputError
-from rankscope.io._files import (
-    STDIN,
-    Input,
-    _sniff_compression,
-    _split_name,
-    _zstandard,
-    existing_file,
-)
+from rankscope.io._files import STDIN, Input, open_stream
 from rankscope.io._formats import detect_format
 from rankscope.io._lines import Skipped
 from rankscope.io._trec import RUN_FIELDS, parse_run
@@ -39,42 +27,6 @@ from rankscope.io.tables import QUERY_ID, Run
 __all__ = ["DEFAULT_CHUNK_BYTES", "is_trec_run_file", "read_run_batches"]
 
 DEFAULT_CHUNK_BYTES = 256 * 1024 * 1024
-
-
-def _open_stream(path: str | os.PathLike[str], stack: ExitStack) -> tuple[IO[bytes], str]:
-    """A binary stream of the decompressed content, and the name used in messages."""
-    if isinstance(path, str) and path == STDIN:
-        raw: IO[bytes] = cast(IO[bytes], getattr(sys.stdin, "buffer", sys.stdin))
-        source = "<stdin>"
-    else:
-        file, source = existing_file(path)
-        raw = stack.enter_context(file.open("rb"))
-        compression = _split_name(file.name)[2]
-        if compression is None and file.is_file():
-            compression = _sniff_compression(raw.read(16))
-            raw.seek(0)
-        if compression is not None:
-            return _decompressing(raw, compression, stack), source
-        return raw, source
-    peek: Any = raw
-    head = peek.peek(16)[:16] if hasattr(peek, "peek") else b""
-    compression = _sniff_compression(head)
-    if compression is not None:
-        return _decompressing(raw, compression, stack), source
-    return raw, source
-
-
-def _decompressing(raw: IO[bytes], compression: str, stack: ExitStack) -> IO[bytes]:
-    reader: Any
-    if compression == "gzip":
-        reader = gzip.GzipFile(fileobj=raw)
-    elif compression == "bz2":
-        reader = bz2.BZ2File(raw)
-    elif compression == "xz":
-        reader = lzma.LZMAFile(raw)  # noqa: SIM115 (closed by the exit stack)
-    else:
-        reader = _zstandard().ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-    return cast(IO[bytes], stack.enter_context(reader))
 
 
 def _blocks(stream: IO[bytes], size: int) -> Iterator[tuple[bytes, int]]:
@@ -132,10 +84,10 @@ def read_run_batches(
     skipped = Skipped()
     found_rows = False
     with ExitStack() as stack:
-        stream, source = _open_stream(path, stack)
-        stem = _split_name(Path(source).name)[0] if source != "<stdin>" else ""
+        stream = open_stream(path, stack)
+        source, stem = stream.source, stream.stem
         pending: pl.DataFrame | None = None
-        for block, first_line in _blocks(stream, chunk_bytes):
+        for block, first_line in _blocks(stream.file, chunk_bytes):
             try:
                 parsed = parse_run(
                     Input(source, stem, ".trec", data=block), lenient=lenient, first_line=first_line
@@ -165,6 +117,6 @@ def is_trec_run_file(path: str | os.PathLike[str]) -> bool:
     if isinstance(path, str) and path == STDIN:
         return True  # standard input cannot be sniffed without consuming it
     with ExitStack() as stack:
-        stream, _ = _open_stream(path, stack)
-        head = stream.read(1 << 16)
-    return detect_format(_split_name(Path(path).name)[1], head) == "trec"
+        stream = open_stream(path, stack)
+        head = stream.file.read(1 << 16)
+    return detect_format(stream.extension, head) == "trec"

@@ -136,7 +136,7 @@ def _fast_read(
 
 
 def _general(
-    opened: Input, pattern: str, checks: list[pl.Expr], *, lenient: bool
+    opened: Input, pattern: str, checks: list[pl.Expr], *, lenient: bool, first_line: int
 ) -> tuple[pl.DataFrame, Skipped]:
     """Lines -> regex fields -> checked values, with a problem code per row; see the module doc."""
 
@@ -150,14 +150,18 @@ def _general(
 
     skipped = Skipped()
     if opened.contains_any((b"\x00",)):
-        lines, skipped = python_lines(opened.read_bytes(), source=opened.source, lenient=lenient)
+        lines, skipped = python_lines(
+            opened.read_bytes(), source=opened.source, lenient=lenient, first_line=first_line
+        )
         frame = pipeline(lines.lazy()).collect()
     else:
         try:
             frame = pipeline(scan_lines(opened)).collect(engine="streaming")
         except pl.exceptions.ComputeError:  # not valid UTF-8
             data = opened.read_bytes()
-            lines, skipped = python_lines(data, source=opened.source, lenient=lenient)
+            lines, skipped = python_lines(
+                data, source=opened.source, lenient=lenient, first_line=first_line
+            )
             frame = pipeline(lines.lazy()).collect()
     return frame, skipped
 
@@ -214,7 +218,7 @@ def parse_run(
         .then(pl.lit(_BAD_SCORE, pl.UInt8))
         .alias(PROBLEM),
     ]
-    frame, skipped = _general(opened, _RUN_PATTERN, checks, lenient=lenient)
+    frame, skipped = _general(opened, _RUN_PATTERN, checks, lenient=lenient, first_line=first_line)
     describe = _describe(RUN_FIELDS, 6, at_least=True, first_line=first_line)
     frame, more = settle(frame, describe, lenient=lenient, source=opened.source)
     skipped = skipped + more
@@ -249,7 +253,9 @@ def parse_qrels(
         .then(pl.lit(_BAD_GRADE, pl.UInt8))
         .alias(PROBLEM),
     ]
-    frame, skipped = _general(opened, _QRELS_PATTERN, checks, lenient=lenient)
+    frame, skipped = _general(
+        opened, _QRELS_PATTERN, checks, lenient=lenient, first_line=first_line
+    )
     describe = _describe(QRELS_FIELDS, 4, at_least=False, first_line=first_line)
     frame, more = settle(frame, describe, lenient=lenient, source=opened.source)
     skipped = skipped + more

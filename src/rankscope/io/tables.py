@@ -13,7 +13,7 @@ never mutate, what they are given.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,6 +99,35 @@ def _check_grades(grades: pl.Series, ids: pl.DataFrame, source: str) -> pl.Serie
     raise InputError(f"relevance must be integer grades; found {grades.dtype}", source=source)
 
 
+_INT64 = range(-(2**63), 2**63)
+
+
+def _id(value: Any, what: str, source: str, query_id: Any = None) -> str:
+    """An id as a string: strings and integers only (a float or a tuple is a mistake)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | np.integer) and not isinstance(value, bool):
+        return str(value)
+    where = "" if query_id is None else f" in query {query_id!r}"
+    raise InputError(
+        f"{what} ids must be strings or integers; found {type(value).__name__} {value!r}{where}",
+        source=source,
+    )
+
+
+def _number(value: Any, rule: str, query_id: Any, doc_id: Any, source: str) -> int | float:
+    """A grade or score as a Python number: floats stay floats (validated later), integers
+    must fit 64 bits; anything else is an error."""
+    if isinstance(value, float | np.floating):
+        return float(value)
+    is_integer = isinstance(value, int | np.integer) and not isinstance(value, bool)
+    if is_integer and int(value) in _INT64:
+        return int(value)
+    raise InputError(
+        f"{rule}; found {value!r} for query {query_id!r}, document {doc_id!r}", source=source
+    )
+
+
 def _flatten(
     nested: Mapping[Any, Any], what: str, expected: str, value_rule: str, source: str
 ) -> tuple[list[str], list[str], list[int | float]]:
@@ -112,15 +141,11 @@ def _flatten(
                 f"{what} of query {query_id!r} must be {expected}; found {type(docs).__name__}",
                 source=source,
             )
+        query = _id(query_id, "query", source)
         for doc_id, value in docs.items():
-            if isinstance(value, bool) or not isinstance(value, int | float | np.number):
-                raise InputError(
-                    f"{value_rule}; found {value!r} for query {query_id!r}, document {doc_id!r}",
-                    source=source,
-                )
-            query_ids.append(str(query_id))
-            doc_ids.append(str(doc_id))
-            values.append(float(value) if isinstance(value, float) else int(value))
+            doc_ids.append(_id(doc_id, "document", source, query_id))
+            values.append(_number(value, value_rule, query_id, doc_id, source))
+            query_ids.append(query)
     return query_ids, doc_ids, values
 
 
@@ -231,10 +256,10 @@ class Qrels:
         return sorted(self.frame[QUERY_ID].unique().to_list())
 
     def to_dict(self) -> dict[str, dict[str, int]]:
-        """``{query_id: {doc_id: grade}}`` (a later duplicate judgement wins)."""
+        """``{query_id: {doc_id: grade}}`` (of duplicate judgements the first, as evaluated)."""
         result: dict[str, dict[str, int]] = {}
         for query_id, doc_id, grade in self.frame.iter_rows():
-            result.setdefault(query_id, {})[doc_id] = grade
+            result.setdefault(query_id, {}).setdefault(doc_id, grade)
         return result
 
     def __len__(self) -> int:
@@ -312,14 +337,15 @@ class Run:
         doc_ids: list[str] = []
         scores: list[float] = []
         for query_id, docs in run.items():
-            if isinstance(docs, str | bytes) or not isinstance(docs, Iterable):
+            # A set or a dict has no rank order; a string is not a list of ids.
+            if isinstance(docs, str | bytes | Set | Mapping) or not isinstance(docs, Iterable):
                 raise InputError(
-                    f"results of query {query_id!r} must be a list of document ids; "
-                    f"found {type(docs).__name__}",
+                    f"results of query {query_id!r} must be a list of document ids in rank "
+                    f"order; found {type(docs).__name__}",
                     source=source,
                 )
-            ranked = [str(doc) for doc in docs]
-            query_ids.extend([str(query_id)] * len(ranked))
+            ranked = [_id(doc, "document", source, query_id) for doc in docs]
+            query_ids.extend([_id(query_id, "query", source)] * len(ranked))
             doc_ids.extend(ranked)
             scores.extend(float(len(ranked) - i) for i in range(len(ranked)))
         frame = pl.DataFrame({QUERY_ID: query_ids, DOC_ID: doc_ids, SCORE: scores}, RUN_SCHEMA)
@@ -346,10 +372,10 @@ class Run:
         return sorted(self.frame[QUERY_ID].unique().to_list())
 
     def to_dict(self) -> dict[str, dict[str, float]]:
-        """``{query_id: {doc_id: score}}`` (a later duplicate wins)."""
+        """``{query_id: {doc_id: score}}`` (of a document ranked twice, the first line)."""
         result: dict[str, dict[str, float]] = {}
         for query_id, doc_id, score in self.frame.iter_rows():
-            result.setdefault(query_id, {})[doc_id] = score
+            result.setdefault(query_id, {}).setdefault(doc_id, score)
         return result
 
     def __len__(self) -> int:

@@ -157,7 +157,7 @@ def render_trec(runs: list[Results], per_query: bool) -> str:
     """trec_eval's format for the measures asked, one block per run."""
     blocks = []
     for results in runs:
-        lines = [TrecMeasure(m.family, m.trec_name or m.name, m) for m in results.measures]
+        lines = [TrecMeasure(m.trec_name or m.name, m) for m in results.measures]
         blocks.append(format_trec_eval(results, lines, per_query))
     return "".join(blocks)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rankscope.engine.measures import Measure, measure
+from rankscope.engine.measures import FAMILIES, Measure, measure
 from rankscope.engine.results import Results
 from rankscope.errors import MeasureError
 
@@ -83,22 +83,28 @@ OFFICIAL = (
     "P",
 )
 NOT_IMPLEMENTED = tuple(name for name, (family, _) in _TABLE.items() if family is None)
-# Printed only in the summary, as trec_eval does.
-_SUMMARY_ONLY = {"runid", "num_q", "gm_map"}
-_COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
+# trec_eval prints these only in the summary (runid too).
+_SUMMARY_ONLY = {"NumQ", "GM_AP"}
 
 
 @dataclass(frozen=True)
 class TrecMeasure:
     """One line kind of trec_eval output: its printed name and the measure behind it."""
 
-    family: str
     printed: str
     measure: Measure | None  # None for runid
 
     @property
     def summary_only(self) -> bool:
-        return self.family in _SUMMARY_ONLY
+        return self.measure is None or self.measure.family in _SUMMARY_ONLY
+
+    @property
+    def is_count(self) -> bool:
+        """Counts print as integers."""
+        return self.measure is not None and FAMILIES[self.measure.family].aggregate in (
+            "sum",
+            "count",
+        )
 
 
 def _parameters(family: str, text: str) -> tuple[float, ...]:
@@ -116,17 +122,17 @@ def _parameters(family: str, text: str) -> tuple[float, ...]:
 def _lines_of(family: str, params: tuple[float, ...]) -> list[TrecMeasure]:
     ours = _TABLE[family][0] or family
     if ours == "runid":
-        return [TrecMeasure(family, "runid", None)]
+        return [TrecMeasure("runid", None)]
     if family == "iprec_at_recall":
         return [
-            TrecMeasure(family, f"iprec_at_recall_{level:.2f}", measure(f"IPrec@{level!r}"))
+            TrecMeasure(f"iprec_at_recall_{level:.2f}", measure(f"IPrec@{level!r}"))
             for level in params
         ]
     if params:
         # trec_eval reads integer cutoffs with strtol: 23.4 becomes 23.
         cuts = sorted({int(value) for value in params})
-        return [TrecMeasure(family, f"{family}_{cut}", measure(f"{ours}@{cut}")) for cut in cuts]
-    return [TrecMeasure(family, family, measure(ours))]
+        return [TrecMeasure(f"{family}_{cut}", measure(f"{ours}@{cut}")) for cut in cuts]
+    return [TrecMeasure(family, measure(ours))]
 
 
 def trec_eval_measures(specs: list[str]) -> tuple[list[TrecMeasure], list[str]]:
@@ -175,7 +181,7 @@ def trec_eval_measures(specs: list[str]) -> tuple[list[TrecMeasure], list[str]]:
 def _value(line: TrecMeasure, value: float, run_name: str) -> str:
     if line.measure is None:
         return run_name
-    if line.family in _COUNTS:
+    if line.is_count:
         return str(round(value))
     return f"{value:.4f}"
 

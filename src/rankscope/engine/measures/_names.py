@@ -66,9 +66,12 @@ class Measure:
 
     @property
     def trec_name(self) -> str | None:
-        """The name trec_eval prints for this measure, or None when trec_eval has no such one."""
-        params = {key for key, _ in self.params} - {"rel"}
-        if params:
+        """The name trec_eval prints for this measure, or None when trec_eval has no such one.
+
+        A measure with its own relevance level (``rel=``) has none: trec_eval sets the level
+        for all measures at once (``-l``).
+        """
+        if self.params:
             return None
         cut = self.cutoff
         plain = {
