@@ -145,3 +145,30 @@ def test_jsonl_and_parquet_results(tmp_path: Path, capsys: pytest.CaptureFixture
     code, _, err = run_cli(capsys, QRELS, BM25, "-f", "parquet")
     assert code == EXIT_INPUT
     assert "parquet output needs a file to write to (--output FILE)" in err
+
+
+def test_trec_format_prints_counts_as_integers_and_summary_only_lines_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run_cli(
+        capsys, QRELS, BM25, "-m", "P@5,P(rel=2)@5,NumQ,NumRel,GM_AP", "-f", "trec", "-q"
+    )
+    assert code == EXIT_OK
+    names_for_101 = [line.split("\t")[0].strip() for line in out.splitlines() if "\t101\t" in line]
+    assert names_for_101 == ["P_5", "P(rel=2)@5", "num_rel"]
+    summary = {
+        line.split("\t")[0].strip(): line.split("\t")[2]
+        for line in out.splitlines()
+        if "\tall\t" in line
+    }
+    assert summary["num_q"] == "30" and summary["num_rel"] == "455"
+    assert "." in summary["gm_map"]
+
+
+def test_stream_with_a_forced_trec_format_still_streams(capsys: pytest.CaptureFixture[str]) -> None:
+    _, expected, _ = run_cli(capsys, QRELS, BM25, "-m", "AP")
+    code, out, _ = run_cli(capsys, QRELS, BM25, "-m", "AP", "--run-format", "trec", "--stream")
+    assert code == EXIT_OK and out == expected
+    code, _, err = run_cli(capsys, QRELS, BM25, "--run-format", "jsonl", "--stream")
+    assert code == EXIT_INPUT
+    assert "--stream reads TREC runs only; a jsonl run is read whole" in err

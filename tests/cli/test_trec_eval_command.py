@@ -114,6 +114,8 @@ def test_unimplemented_measures_are_named_on_stderr(
         (["-m", "nosuch"], "unknown trec_eval measure 'nosuch'"),
         (["-m", "utility"], "no implemented trec_eval measure was asked for"),
         (["-m", "P.x"], "takes numeric parameters; got 'x'"),
+        (["-m", "map.5"], "trec_eval measure 'map' takes no parameters"),
+        (["-m", "runid.3"], "trec_eval measure 'runid' takes no parameters"),
         (["-J"], "trec_eval option -J (judged documents only) is not supported"),
     ],
 )

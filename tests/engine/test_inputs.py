@@ -107,6 +107,9 @@ def test_duplicate_judgement_is_an_error() -> None:
         ({"relevance_level": 0}, "relevance_level must be an integer >= 1; got 0"),
         ({"relevance_level": 1.5}, "relevance_level must be an integer >= 1; got 1.5"),
         ({"max_documents": 0}, "max_documents must be an integer >= 1; got 0"),
+        ({"max_documents": True}, "max_documents must be an integer >= 1; got True"),
+        ({"complete": "no"}, "complete must be True or False; got 'no'"),
+        ({"stream": True}, "stream=True needs the run as a file path; a dict is already"),
         (
             {"duplicate_documents": "merge"},
             "duplicate_documents must be one of 'error', 'keep_first', 'keep_all'; got 'merge'",
@@ -170,3 +173,28 @@ def test_results_conversions_agree() -> None:
     np.testing.assert_array_equal(results.scores("map"), [1.0])
     with pytest.raises(rankscope.MeasureError, match="nDCG was not computed"):
         results.scores("nDCG")
+
+
+def test_duplicates_beyond_the_cut_are_not_evaluated_as_in_trec_eval() -> None:
+    frame = pl.DataFrame(
+        {"query_id": ["q1"] * 3, "doc_id": ["d1", "d2", "d2"], "score": [3.0, 2.0, 1.0]}
+    )
+    run = Run.from_frame(frame)
+    assert rankscope.evaluate(GOOD_QRELS, run, "NumRet", max_documents=1).mean() == {"NumRet": 1.0}
+    with pytest.raises(rankscope.DuplicateDocumentError, match="document 'd2'"):
+        rankscope.evaluate(GOOD_QRELS, run, "NumRet", max_documents=3)
+
+
+def test_qrels_duplicates_say_judged_once() -> None:
+    frame = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d1"], "relevance": [1, 0]})
+    with pytest.raises(rankscope.DuplicateDocumentError) as raised:
+        rankscope.evaluate(Qrels.from_frame(frame), GOOD_RUN, "AP")
+    assert "each document may be judged once per query" in str(raised.value)
+    assert "keep_first" not in str(raised.value)
+
+
+def test_exponential_gain_refuses_grades_that_overflow() -> None:
+    qrels = {"q1": {"d1": 2000}}
+    assert rankscope.evaluate(qrels, GOOD_RUN, "nDCG@10").mean() == {"nDCG@10": 1.0}
+    with pytest.raises(rankscope.MeasureError, match="gain=exp needs grades up to 1023"):
+        rankscope.evaluate(qrels, GOOD_RUN, "nDCG(gain=exp)@10")

@@ -17,6 +17,7 @@ from rankscope.cli._common import (
 )
 from rankscope.engine import evaluate, parse_measures
 from rankscope.engine.results import Results
+from rankscope.errors import OptionError
 from rankscope.report.results import OUTPUT_FORMATS, table_rows, write_results
 
 
@@ -96,10 +97,13 @@ def _rich_table(runs: list[Results], per_query: bool) -> bool:
 def run(args: argparse.Namespace) -> int:
     measures = parse_measures(measure_names(args.measures))
     qrels = load_qrels(args.qrels, args.qrels_format, args.lenient)
+    if args.stream and args.run_format not in (None, "trec"):
+        raise OptionError(f"--stream reads TREC runs only; a {args.run_format} run is read whole")
     results = []
     for path in args.runs:
         # A path lets evaluate() stream a large TREC run; a forced format is read here.
-        run = path if args.run_format is None else load_run(path, args.run_format, args.lenient)
+        forced = args.run_format is not None and not (args.stream and args.run_format == "trec")
+        run = load_run(path, args.run_format, args.lenient) if forced else path
         with reading(path):
             results.append(
                 evaluate(

@@ -11,7 +11,7 @@ from typing import Any
 
 from rankscope.cli._common import load_qrels, load_run
 from rankscope.engine import evaluate
-from rankscope.errors import MeasureError
+from rankscope.errors import MeasureError, OptionError
 from rankscope.report.results import write_text
 from rankscope.report.trec_eval import format_trec_eval, trec_eval_measures
 
@@ -30,7 +30,7 @@ _UNSUPPORTED = {
 class _Unsupported(argparse.Action):
     def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
         name = option or "?"
-        raise MeasureError(
+        raise OptionError(
             f"trec_eval option {name} ({_UNSUPPORTED.get(name[:2], 'unknown')}) is not "
             "supported by rankscope trec-eval"
         )

@@ -16,12 +16,12 @@ from rankscope.engine.prepare import prepare
 from rankscope.engine.profiles import Conventions, resolve_profile
 from rankscope.engine.results import Results
 from rankscope.engine.stream import evaluate_chunks
-from rankscope.errors import InputError, ProfileError, RankscopeWarning
+from rankscope.errors import InputError, OptionError, ProfileError, RankscopeWarning
 from rankscope.io import read_qrels, read_run, read_run_batches
 from rankscope.io._stream import DEFAULT_CHUNK_BYTES, is_trec_run_file
 from rankscope.io.tables import QUERY_ID, Qrels, Run
 
-__all__ = ["STREAM_THRESHOLD_BYTES", "compute", "evaluate"]
+__all__ = ["STREAM_THRESHOLD_BYTES", "evaluate"]
 
 STREAM_THRESHOLD_BYTES = 2 * 1024**3
 """Run files at least this large are streamed unless ``stream=False`` (and never if not TREC)."""
@@ -44,6 +44,10 @@ def _as_qrels(qrels: Qrels | Mapping[Any, Any] | PathLike, lenient: bool) -> Qre
 
 def _streams(run: Any, stream: bool | None) -> bool:
     """Whether to stream ``run``: only a TREC run file, when asked or when it is large."""
+    if stream is True and not isinstance(run, str | os.PathLike):
+        raise InputError(
+            f"stream=True needs the run as a file path; a {type(run).__name__} is already in memory"
+        )
     if not isinstance(run, str | os.PathLike) or stream is False:
         return False
     if stream is None:
@@ -164,12 +168,14 @@ def evaluate(
     conventions = resolve_profile(profile)
     if duplicate_documents is not None:
         conventions = conventions.with_options(duplicate_documents=duplicate_documents)
-    if isinstance(relevance_level, bool) or not isinstance(relevance_level, int):
-        raise InputError(f"relevance_level must be an integer >= 1; got {relevance_level!r}")
-    if relevance_level < 1:
-        raise InputError(f"relevance_level must be an integer >= 1; got {relevance_level}")
-    if max_documents is not None and (not isinstance(max_documents, int) or max_documents < 1):
-        raise InputError(f"max_documents must be an integer >= 1; got {max_documents!r}")
+    for option, value in (("relevance_level", relevance_level), ("max_documents", max_documents)):
+        if value is None and option == "max_documents":
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise OptionError(f"{option} must be an integer >= 1; got {value!r}")
+    for option, flag in (("complete", complete), ("lenient", lenient)):
+        if not isinstance(flag, bool):
+            raise OptionError(f"{option} must be True or False; got {flag!r}")
     wanted = parse_measures(measures)
     _check_profile_support(wanted, conventions)
     judgements = _as_qrels(qrels, lenient)

@@ -54,10 +54,15 @@ def _offsets(counts: np.ndarray) -> np.ndarray:
 
 def _duplicate_error(frame: pl.DataFrame, what: str, source: str) -> DuplicateDocumentError:
     dup = frame.filter(pl.struct(QUERY_ID, DOC_ID).is_duplicated()).row(0, named=True)
+    rule = (
+        "each document may be judged once per query"
+        if what == "qrels"
+        else "each document may be ranked once per query (evaluate(..., "
+        "duplicate_documents='keep_first') keeps the first, as ranked by score)"
+    )
     return DuplicateDocumentError(
         f"document {dup[DOC_ID]!r} appears more than once in the {what} of query "
-        f"{dup[QUERY_ID]!r}; each document may be ranked once per query "
-        "(use duplicate_documents='keep_first' to keep the first occurrence)",
+        f"{dup[QUERY_ID]!r}; {rule}",
         source=source,
     )
 
@@ -129,8 +134,6 @@ def prepare(
     rows = run.frame
     if unjudged.len():
         rows = rows.filter(~pl.col(QUERY_ID).is_in(unjudged.implode()))
-    if conventions.duplicate_documents == "error" and _has_duplicates(rows):
-        raise _duplicate_error(rows, "run", run.source)
     # From here on rows are grouped by query id in ascending order, and every join keeps the
     # left order, so rank order survives to the arrays.
     ranked = _ordered_run(rows, conventions)
@@ -143,6 +146,9 @@ def prepare(
         keep = np.arange(ranked.height) - starts < max_documents
         ranked = ranked.filter(pl.Series(keep))
         lengths = np.minimum(lengths, max_documents)
+    # As trec_eval: duplicates are looked for in what is evaluated, after the cut at -M.
+    if conventions.duplicate_documents == "error" and _has_duplicates(ranked):
+        raise _duplicate_error(ranked, "run", run.source)
 
     grade_of = judgements.unique([QUERY_ID, DOC_ID], keep="first")
     relevance = pl.col(RELEVANCE)

@@ -72,7 +72,11 @@ class Results:
         }
 
     def to_dict(self) -> dict[str, dict[str, float]]:
-        """``{query_id: {measure name: value}}``, the shape pytrec_eval returns."""
+        """``{query_id: {measure name: value}}``, the shape pytrec_eval returns.
+
+        One difference: a query's ``GM_AP`` here is its AP (the geometric mean is in
+        :meth:`mean`), where pytrec_eval gives the logarithm of it.
+        """
         names = [m.name for m in self.measures]
         return {
             row[0]: dict(zip(names, row[1:], strict=True)) for row in self.per_query.iter_rows()

@@ -145,9 +145,11 @@ def evaluate_chunks(
 
     frames: list[pl.DataFrame] = []
     unjudged: set[str] = set()
+    run_source = "<run>"
     with tempfile.TemporaryDirectory(prefix="rankscope-") as folder:
         pieces = _grouped(chunks()) if grouped else _partitioned(chunks(), Path(folder), partitions)
         for piece in pieces:
+            run_source = piece.source
             frame, skipped = _score(
                 qrels, piece, measures, conventions, relevance_level, max_documents
             )
@@ -175,8 +177,9 @@ def evaluate_chunks(
             ]
         )
     if per_query.height == 0:
-        raise InputError(
-            "no query of the run is judged in the qrels; check that the query ids match",
-            source=qrels.source,
+        raise NoCommonQueriesError(
+            f"no query of the run ({run_source}) is judged in the qrels ({qrels.source}): "
+            f"the run's {len(unjudged)} queries have no judgements; check that the query ids "
+            "match"
         )
     return per_query.sort(QUERY_ID), sorted(unjudged), sorted(missing.to_list())

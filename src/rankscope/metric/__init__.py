@@ -21,8 +21,8 @@ How WeKnora's metrics differ from trec_eval's, and why most users want ``profile
   by the number of hits, not by the number of relevant documents, so a system that finds one
   relevant document out of ten at rank 1 gets AP = 1.0.
 
-Departure from WeKnora: ``NDCGMetric(k)`` with ``k < 1`` raises ValueError (WeKnora returns 0
-for k = 0 and panics for negative k).
+Departure from WeKnora: ``NDCGMetric(k)`` with ``k < 1`` raises `OptionError`, a ValueError
+(WeKnora returns 0 for k = 0 and panics for negative k).
 
 Examples
 --------
@@ -44,10 +44,11 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, fields
 
-from rankscope.engine.evaluate import compute
+from rankscope.engine.compute import compute
 from rankscope.engine.measures import Measure
 from rankscope.engine.prepare import prepare_query
 from rankscope.engine.profiles import PROFILES
+from rankscope.errors import OptionError
 
 __all__ = [
     "MAPMetric",
@@ -117,12 +118,13 @@ class NDCGMetric:
     >>> NDCGMetric(0)
     Traceback (most recent call last):
     ...
-    ValueError: The 'k' parameter of NDCGMetric must be an int in the range [1, inf). Got 0 instead.
+    rankscope.errors.OptionError: The 'k' parameter of NDCGMetric must be an int in the range
+    [1, inf). Got 0 instead.
     """
 
     def __init__(self, k: int) -> None:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(
+            raise OptionError(
                 "The 'k' parameter of NDCGMetric must be an int in the range [1, inf). "
                 f"Got {k!r} instead."
             )

@@ -168,6 +168,8 @@ def trec_eval_measures(specs: list[str]) -> tuple[list[TrecMeasure], list[str]]:
             # ndcg.1=3,2=9 sets gains per grade: not implemented yet.
             skipped.append(family if family != "ndcg" else "ndcg (with gain parameters)")
             continue
+        if sep and not _TABLE[family][1]:
+            raise MeasureError(f"trec_eval measure {family!r} takes no parameters; got -m {spec!r}")
         wanted[family] = _parameters(family, text) if sep and text else None
     lines = [
         line

@@ -7,7 +7,6 @@ from rankscope.engine.measures._registry import (
     aggregate,
     measure,
     parse_measures,
-    parse_trec_measure,
 )
 
 __all__ = [
@@ -17,5 +16,4 @@ __all__ = [
     "aggregate",
     "measure",
     "parse_measures",
-    "parse_trec_measure",
 ]

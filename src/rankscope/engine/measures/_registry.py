@@ -19,7 +19,7 @@ from rankscope.engine.measures._names import NAME_PATTERN, TREC_PATTERN, Measure
 from rankscope.engine.profiles import Conventions
 from rankscope.errors import MeasureError, UnknownMeasureError
 
-__all__ = ["FAMILIES", "Family", "aggregate", "measure", "parse_measures", "parse_trec_measure"]
+__all__ = ["FAMILIES", "Family", "aggregate", "measure", "parse_measures"]
 
 Kernel = Callable[[RankedBatch, Measure, Conventions, int], FloatArray]
 Aggregate = Literal["mean", "geometric_mean", "sum", "count"]
@@ -63,8 +63,6 @@ class Family:
     aliases: tuple[str, ...] = ()
     weknora: bool = False
 
-
-_BINARY = {"rel": None}
 
 FAMILIES: dict[str, Family] = {
     f.name: f
@@ -199,6 +197,14 @@ def _suggest(name: str) -> str:
     return f"unknown measure {name!r}{hint} (known: {', '.join(FAMILIES)})"
 
 
+MAX_CUTOFF = 10**9
+
+
+def _is_count(text: str) -> bool:
+    """Whether ``text`` is an integer from 1 to MAX_CUTOFF in ASCII digits."""
+    return text.isascii() and text.isdigit() and 1 <= int(text) <= MAX_CUTOFF
+
+
 def _family_of(name: str) -> Family:
     try:
         return FAMILIES[_LOOKUP[name.lower()]]
@@ -227,9 +233,10 @@ def _cutoff(family: Family, text: str | None, name: str) -> int | float | None:
                 f"got {text!r} in {name!r}"
             )
         return level
-    if not text.isdigit() or int(text) < 1:
+    if not _is_count(text):
         raise MeasureError(
-            f"the cutoff of {family.name} must be an integer >= 1; got {text!r} in {name!r}"
+            f"the cutoff of {family.name} must be an integer from 1 to {MAX_CUTOFF}; "
+            f"got {text!r} in {name!r}"
         )
     return int(text)
 
@@ -250,10 +257,10 @@ def _params(family: Family, text: str | None, name: str) -> tuple[tuple[str, str
             )
         choices = family.params[key]
         if choices is None:
-            if not value.lstrip("-").isdigit() or int(value) < 1:
+            if not _is_count(value):
                 raise MeasureError(
-                    f"parameter {key} of {family.name} must be an integer >= 1; "
-                    f"got {value!r} in {name!r}"
+                    f"parameter {key} of {family.name} must be an integer from 1 to "
+                    f"{MAX_CUTOFF}; got {value!r} in {name!r}"
                 )
             value = str(int(value))
         elif value not in choices:
@@ -291,6 +298,8 @@ def measure(name: str | Measure) -> Measure:
     match = NAME_PATTERN.match(text)
     if match and (match["params"] is not None or match["cutoff"] is not None):
         family = _family_of(match["family"])
+        if match["family"].lower() in _SET_ALIASES and match["cutoff"] is not None:
+            raise MeasureError(f"{match['family']} takes no cutoff; got {text!r}")
         return Measure(
             family.name,
             _cutoff(family, match["cutoff"], text),
@@ -326,22 +335,6 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
     if not result:
         raise MeasureError("no measure given; name at least one, e.g. 'nDCG@10'")
     return result
-
-
-def parse_trec_measure(spec: str) -> list[Measure]:
-    """A trec_eval ``-m`` argument: ``P.5,10`` gives P@5 and P@10; ``map`` gives AP.
-
-    Examples
-    --------
-    >>> parse_trec_measure("P.5,10")
-    [P@5, P@10]
-    >>> parse_trec_measure("iprec_at_recall..10,.5")
-    [IPrec@0.1, IPrec@0.5]
-    """
-    family_name, sep, values = spec.partition(".")
-    if not sep:
-        return [measure(spec)]
-    return [measure(f"{family_name}.{value}") for value in values.split(",")]
 
 
 def aggregate(values: FloatArray, how: Aggregate) -> float:
