@@ -17,7 +17,7 @@ from rankscope.engine.profiles import Conventions
 from rankscope.errors import DuplicateDocumentError, InputError
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
 
-__all__ = ["NoCommonQueriesError", "Prepared", "prepare", "prepare_query"]
+__all__ = ["NoCommonQueriesError", "Prepared", "check_qrels", "prepare", "prepare_query"]
 
 _ORDER = "_order"
 _QUERY_INDEX = "_query_index"
@@ -94,6 +94,12 @@ def _ordered_run(frame: pl.DataFrame, conventions: Conventions) -> pl.DataFrame:
     )
 
 
+def check_qrels(qrels: Qrels, conventions: Conventions) -> None:
+    """Refuse a document judged twice in one query (unless the profile counts duplicates)."""
+    if not conventions.keeps_duplicate_judgements and _has_duplicates(qrels.frame):
+        raise _duplicate_error(qrels.frame, "qrels", qrels.source)
+
+
 def prepare(
     qrels: Qrels,
     run: Run,
@@ -102,6 +108,7 @@ def prepare(
     relevance_level: int = 1,
     complete: bool = False,
     max_documents: int | None = None,
+    qrels_checked: bool = False,
 ) -> Prepared:
     """Join ``run`` with ``qrels`` under ``conventions`` into a `RankedBatch`.
 
@@ -113,10 +120,12 @@ def prepare(
         Include judged queries absent from the run, with an empty ranking.
     max_documents
         Keep only the first ``max_documents`` of each query's ranking (trec_eval ``-M``).
+    qrels_checked
+        The qrels were already checked with `check_qrels` (streaming checks them once).
     """
     judgements = qrels.frame
-    if not conventions.keeps_duplicate_judgements and _has_duplicates(judgements):
-        raise _duplicate_error(judgements, "qrels", qrels.source)
+    if not qrels_checked:
+        check_qrels(qrels, conventions)
 
     judged_queries = judgements.select(pl.col(QUERY_ID).unique())
     run_queries = run.frame.select(pl.col(QUERY_ID).unique())

@@ -21,7 +21,7 @@ import polars as pl
 
 from rankscope.engine.compute import compute
 from rankscope.engine.measures import Measure
-from rankscope.engine.prepare import NoCommonQueriesError, prepare
+from rankscope.engine.prepare import NoCommonQueriesError, check_qrels, prepare
 from rankscope.engine.profiles import Conventions
 from rankscope.errors import InputError, RankscopeWarning
 from rankscope.io.tables import QUERY_ID, RUN_SCHEMA, Qrels, Run
@@ -44,13 +44,17 @@ def _score(
     max_documents: int | None,
 ) -> tuple[pl.DataFrame, list[str]]:
     """Per-query values of one chunk, and its queries without judgements."""
+    # Only this chunk's judgements: the qrels were checked once, before the first chunk.
+    queries = run.frame.select(pl.col(QUERY_ID).unique())
+    judged = Qrels(qrels.frame.join(queries, on=QUERY_ID, how="semi"), qrels.source)
     try:
         prepared = prepare(
-            qrels,
+            judged,
             run,
             conventions,
             relevance_level=relevance_level,
             max_documents=max_documents,
+            qrels_checked=True,
         )
     except NoCommonQueriesError:
         # A chunk whose queries are all unjudged contributes nothing.
@@ -143,6 +147,7 @@ def evaluate_chunks(
             )
             grouped = False
 
+    check_qrels(qrels, conventions)
     frames: list[pl.DataFrame] = []
     unjudged: set[str] = set()
     run_source = "<run>"
