@@ -36,7 +36,7 @@ class RankedBatch:
     Attributes
     ----------
     query_ids
-        Query ids, in output order.
+        Query ids, in the order of the arrays (any order; results are sorted by id).
     offsets
         ``Q + 1`` offsets into ``grades``.
     grades

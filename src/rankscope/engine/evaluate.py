@@ -213,7 +213,7 @@ def evaluate(
         per_query = pl.DataFrame(
             {QUERY_ID: prepared.batch.query_ids, **{m.name: values[m] for m in wanted}},
             schema={QUERY_ID: pl.String, **{m.name: pl.Float64 for m in wanted}},
-        )
+        ).sort(QUERY_ID)
         unjudged, missing = prepared.unjudged_queries, prepared.missing_queries
         run_name = ranking.name
     if unjudged:

@@ -1,7 +1,7 @@
 """Prepare: validate, de-duplicate, order and join a run with its qrels into a `RankedBatch`.
 
 All the work is done by polars on whole columns (multi-threaded); the result is a handful of
-numpy arrays. Query ids are ordered byte-wise, as trec_eval prints them.
+numpy arrays. The batch's queries come in no particular order; results are sorted by id.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ __all__ = ["NoCommonQueriesError", "Prepared", "check_qrels", "prepare", "prepar
 
 _ORDER = "_order"
 _QUERY_INDEX = "_query_index"
+_QUERY_CODE = "_query_code"
 
 
 class NoCommonQueriesError(InputError):
@@ -67,30 +68,63 @@ def _duplicate_error(frame: pl.DataFrame, what: str, source: str) -> DuplicateDo
     )
 
 
+# A 64-bit key per (query_id, doc_id) pair: hashing two short strings is far cheaper than
+# comparing them, and every use below stays exact (equal pairs always have equal keys; where
+# keys meet, the strings are compared).
+_PAIR_KEY = pl.col(DOC_ID).hash(0x5EED).xor(pl.col(QUERY_ID).hash(0xD0C)).alias("_pair_key")
+
+
 def _has_duplicates(frame: pl.DataFrame) -> bool:
     """Whether a (query_id, doc_id) pair occurs twice.
 
-    Exact, and cheap on the common path: distinct 64-bit hashes mean distinct pairs; only rows
-    whose hashes repeat (true duplicates or, rarely, collisions) are compared as strings.
+    Distinct keys mean distinct pairs; only rows whose keys repeat (true duplicates or, rarely,
+    collisions) are compared as strings.
     """
-    keys = pl.col(DOC_ID).hash(0x5EED).xor(pl.col(QUERY_ID).hash(0xD0C))
-    if frame.select(keys.n_unique()).item() == frame.height:
+    if frame.select(_PAIR_KEY.n_unique()).item() == frame.height:
         return False
-    candidates = frame.filter(keys.is_duplicated())
+    candidates = frame.filter(_PAIR_KEY.is_duplicated())
     return bool(candidates.select(pl.struct(QUERY_ID, DOC_ID).is_duplicated().any()).item())
 
 
+def _with_grades(ranked: pl.DataFrame, grades: pl.DataFrame) -> pl.DataFrame:
+    """``ranked`` (order kept) with the relevance of each (query_id, doc_id) from ``grades``,
+    null where not judged. Joined on the pair keys and checked; by strings on a collision."""
+    keyed = grades.select(
+        _PAIR_KEY, RELEVANCE, pl.col(QUERY_ID).alias("_q"), pl.col(DOC_ID).alias("_d")
+    )
+    if keyed["_pair_key"].n_unique() == keyed.height:
+        joined = ranked.with_columns(_PAIR_KEY).join(
+            keyed, on="_pair_key", how="left", maintain_order="left"
+        )
+        same = pl.col("_q").is_null() | (
+            (pl.col("_q") == pl.col(QUERY_ID)) & (pl.col("_d") == pl.col(DOC_ID))
+        )
+        if joined.select(same.all()).item():
+            return joined.drop("_pair_key", "_q", "_d")
+    return ranked.join(grades, on=[QUERY_ID, DOC_ID], how="left", maintain_order="left")
+
+
 def _ordered_run(frame: pl.DataFrame, conventions: Conventions) -> pl.DataFrame:
-    """The rows in rank order per query, query ids byte-wise ascending."""
+    """The rows grouped by query, in rank order within each query.
+
+    Queries are grouped by an integer code of their id (sorting on it is several times cheaper
+    than on the strings); their order in the result is therefore arbitrary.
+    """
+    code = pl.col(QUERY_ID).cast(pl.Categorical).to_physical().alias(_QUERY_CODE)
     if conventions.ordering == "as_given":
         return (
-            frame.with_row_index(_ORDER).sort([QUERY_ID, _ORDER], maintain_order=True).drop(_ORDER)
+            frame.with_row_index(_ORDER)
+            .with_columns(code)
+            .sort([_QUERY_CODE, _ORDER], maintain_order=True)
+            .drop(_ORDER, _QUERY_CODE)
         )
     score = pl.col(SCORE)
     if conventions.score_precision == "float32":
         score = score.cast(pl.Float32).cast(pl.Float64)
-    return frame.with_columns(score).sort(
-        [QUERY_ID, SCORE, DOC_ID], descending=[False, True, True], maintain_order=True
+    return (
+        frame.with_columns(score, code)
+        .sort([_QUERY_CODE, SCORE, DOC_ID], descending=[False, True, True], maintain_order=True)
+        .drop(_QUERY_CODE)
     )
 
 
@@ -131,20 +165,19 @@ def prepare(
     run_queries = run.frame.select(pl.col(QUERY_ID).unique())
     unjudged = run_queries.join(judged_queries, on=QUERY_ID, how="anti")[QUERY_ID]
     missing = judged_queries.join(run_queries, on=QUERY_ID, how="anti")[QUERY_ID]
-    evaluated = judged_queries if complete else judged_queries.join(run_queries, on=QUERY_ID)
-    if evaluated.height == 0:
+    common = judged_queries.join(run_queries, on=QUERY_ID)
+    if common.height == 0 and not complete:
         raise NoCommonQueriesError(
             f"no query of the run ({run.source}) is judged in the qrels ({qrels.source}): "
             f"the run has {run_queries.height} queries, the qrels {judged_queries.height}, "
             "none in common; check that the query ids match"
         )
-    evaluated = evaluated.sort(QUERY_ID).with_row_index(_QUERY_INDEX)
 
     rows = run.frame
     if unjudged.len():
         rows = rows.filter(~pl.col(QUERY_ID).is_in(unjudged.implode()))
-    # From here on rows are grouped by query id in ascending order, and every join keeps the
-    # left order, so rank order survives to the arrays.
+    # From here on rows are grouped by query, and every join keeps the left order, so rank
+    # order survives to the arrays. The batch's queries come in the order of the groups.
     ranked = _ordered_run(rows, conventions)
     if conventions.duplicate_documents == "keep_first":
         ranked = ranked.unique([QUERY_ID, DOC_ID], keep="first", maintain_order=True)
@@ -163,13 +196,13 @@ def prepare(
     relevance = pl.col(RELEVANCE)
     if conventions.binary_relevance:
         relevance = (relevance >= relevance_level).cast(pl.Int64)
-    ranked = ranked.join(
-        grade_of.select(QUERY_ID, DOC_ID, relevance),
-        on=[QUERY_ID, DOC_ID],
-        how="left",
-        maintain_order="left",
-    )
+    ranked = _with_grades(ranked, grade_of.select(QUERY_ID, DOC_ID, relevance))
 
+    # The batch's queries: the run's, in the order of its groups, then (complete) the missing.
+    evaluated = blocks.select(pl.col("value").alias(QUERY_ID))
+    if complete:
+        evaluated = pl.concat([evaluated, missing.sort().to_frame(QUERY_ID)])
+    evaluated = evaluated.with_row_index(_QUERY_INDEX)
     judged = (
         judgements.join(evaluated, on=QUERY_ID)
         .select(_QUERY_INDEX, relevance)
@@ -177,10 +210,7 @@ def prepare(
     )
     num_queries = evaluated.height
     retrieved_counts = np.zeros(num_queries, dtype=np.int64)
-    block_index = blocks.select(pl.col("value").alias(QUERY_ID)).join(
-        evaluated, on=QUERY_ID, how="left", maintain_order="left"
-    )[_QUERY_INDEX]
-    retrieved_counts[block_index.to_numpy()] = lengths
+    retrieved_counts[: lengths.size] = lengths
     judged_counts = np.bincount(judged[_QUERY_INDEX].to_numpy(), minlength=num_queries)
     distinct = None
     if conventions.keeps_duplicate_judgements:
