@@ -60,9 +60,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--chunk-mb",
         type=int,
-        default=256,
+        default=128,
         metavar="MB",
-        help="how much of a run a streamed chunk reads (default 256)",
+        help="how much of a run a streamed chunk reads (default 128)",
     )
     parser.add_argument(
         "-f",

@@ -26,7 +26,7 @@ from rankscope.io.tables import QUERY_ID, Run
 
 __all__ = ["DEFAULT_CHUNK_BYTES", "is_trec_run_file", "read_run_batches"]
 
-DEFAULT_CHUNK_BYTES = 256 * 1024 * 1024
+DEFAULT_CHUNK_BYTES = 128 * 1024 * 1024
 
 
 def _blocks(stream: IO[bytes], size: int) -> Iterator[tuple[bytes, int]]:
