@@ -74,26 +74,29 @@ def _duplicate_error(frame: pl.DataFrame, what: str, source: str) -> DuplicateDo
 _PAIR_KEY = pl.col(DOC_ID).hash(0x5EED).xor(pl.col(QUERY_ID).hash(0xD0C)).alias("_pair_key")
 
 
-def _has_duplicates(frame: pl.DataFrame) -> bool:
-    """Whether a (query_id, doc_id) pair occurs twice.
+def _has_duplicates(frame: pl.DataFrame, keys: pl.Series | None = None) -> bool:
+    """Whether a (query_id, doc_id) pair occurs twice (``keys``: the frame's pair keys, if
+    already computed).
 
     Distinct keys mean distinct pairs; only rows whose keys repeat (true duplicates or, rarely,
     collisions) are compared as strings.
     """
-    if frame.select(_PAIR_KEY.n_unique()).item() == frame.height:
+    keys = frame.select(_PAIR_KEY).to_series() if keys is None else keys
+    if keys.n_unique() == frame.height:
         return False
-    candidates = frame.filter(_PAIR_KEY.is_duplicated())
+    candidates = frame.filter(keys.is_duplicated())
     return bool(candidates.select(pl.struct(QUERY_ID, DOC_ID).is_duplicated().any()).item())
 
 
-def _with_grades(ranked: pl.DataFrame, grades: pl.DataFrame) -> pl.DataFrame:
+def _with_grades(ranked: pl.DataFrame, grades: pl.DataFrame, keys: pl.Series) -> pl.DataFrame:
     """``ranked`` (order kept) with the relevance of each (query_id, doc_id) from ``grades``,
-    null where not judged. Joined on the pair keys and checked; by strings on a collision."""
+    null where not judged. Joined on the pair keys (``keys``, ranked's) and checked; by strings
+    on a collision."""
     keyed = grades.select(
         _PAIR_KEY, RELEVANCE, pl.col(QUERY_ID).alias("_q"), pl.col(DOC_ID).alias("_d")
     )
     if keyed["_pair_key"].n_unique() == keyed.height:
-        joined = ranked.with_columns(_PAIR_KEY).join(
+        joined = ranked.with_columns(keys).join(
             keyed, on="_pair_key", how="left", maintain_order="left"
         )
         same = pl.col("_q").is_null() | (
@@ -189,14 +192,15 @@ def prepare(
         ranked = ranked.filter(pl.Series(keep))
         lengths = np.minimum(lengths, max_documents)
     # As trec_eval: duplicates are looked for in what is evaluated, after the cut at -M.
-    if conventions.duplicate_documents == "error" and _has_duplicates(ranked):
+    keys = ranked.select(_PAIR_KEY).to_series()
+    if conventions.duplicate_documents == "error" and _has_duplicates(ranked, keys):
         raise _duplicate_error(ranked, "run", run.source)
 
     grade_of = judgements.unique([QUERY_ID, DOC_ID], keep="first")
     relevance = pl.col(RELEVANCE)
     if conventions.binary_relevance:
         relevance = (relevance >= relevance_level).cast(pl.Int64)
-    ranked = _with_grades(ranked, grade_of.select(QUERY_ID, DOC_ID, relevance))
+    ranked = _with_grades(ranked, grade_of.select(QUERY_ID, DOC_ID, relevance), keys)
 
     # The batch's queries: the run's, in the order of its groups, then (complete) the missing.
     evaluated = blocks.select(pl.col("value").alias(QUERY_ID))
