@@ -7,6 +7,7 @@ use another Chromium binary.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import struct
@@ -19,16 +20,14 @@ from compare_report_data import write_trec_files
 
 from rankscope.cli import main
 
-LAUNCH_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+# The launch flags live in the screenshot script, the one other place that starts Chromium.
+_script = importlib.util.spec_from_file_location(
+    "screenshot_report", Path(__file__).resolve().parents[2] / "scripts" / "screenshot_report.py"
+)
+assert _script is not None and _script.loader is not None  # the file is part of the repository
+_screenshot_report = importlib.util.module_from_spec(_script)
+_script.loader.exec_module(_screenshot_report)
+LAUNCH_ARGS: list[str] = _screenshot_report.LAUNCH_ARGS
 MEASURES = ["nDCG@10", "AP", "P@10"]
 SYSTEMS = ("bm25", "dense", "hybrid")
 QUERIES = 20
