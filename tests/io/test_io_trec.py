@@ -128,6 +128,42 @@ def test_fast_path_serves_clean_files_and_general_path_the_rest(tmp_path: Path) 
     assert parse_run(clean).frame.equals(parse_run(padded).frame)
 
 
+@pytest.mark.parametrize(
+    ("content", "rows"),
+    [
+        # trec_eval reads past the rank: one that is no integer keeps the file on the fast path
+        (b"q1 Q0 d1 1.0 2.5 t\nq1 Q0 d2 - 1 t\n", [("q1", "d1", 2.5), ("q1", "d2", 1.0)]),
+        (b"# a comment\nq1 Q0 d1 1 2.5 t\n#\n", [("q1", "d1", 2.5)]),
+        # a '#' inside an id is no comment
+        (b"q#1 Q0 d#1 1 2.5 t\nq1 Q0 #d 2 1 t\n", [("q#1", "d#1", 2.5), ("q1", "#d", 1.0)]),
+    ],
+)
+def test_fast_path_reads_odd_ranks_comments_and_hashes(
+    tmp_path: Path, content: bytes, rows: list[tuple[str, str, float]]
+) -> None:
+    parsed = parse_run(open_input(_run_file(tmp_path, content)))
+    assert parsed.fast
+    assert parsed.frame.rows() == rows
+
+
+def test_byte_scan_sees_every_block_of_a_file(tmp_path: Path) -> None:
+    # The scan reads 4 MiB blocks: bytes at the start, across and after a block boundary, and
+    # in the short last block are all found.
+    block = 1 << 22
+    content = bytearray(b"x" * (2 * block + 100))
+    content[5], content[block - 1], content[block], content[2 * block + 50] = b"\r\x0b\x0c\x00"
+    path = _run_file(tmp_path, bytes(content))
+    assert open_input(path).present((b"\r", b"\x0b", b"\x0c", b"\x00", b"#")) == {
+        b"\r",
+        b"\x0b",
+        b"\x0c",
+        b"\x00",
+    }
+    assert open_input(path).present((b"#",)) == frozenset()
+    with pytest.raises(ValueError, match="single bytes"):
+        open_input(path).present((b"ab",))
+
+
 def test_error_line_numbers_count_comments_and_blank_lines_on_the_fast_path(
     tmp_path: Path,
 ) -> None:

@@ -22,6 +22,7 @@ __all__ = ["NoCommonQueriesError", "Prepared", "check_qrels", "prepare", "prepar
 _ORDER = "_order"
 _QUERY_INDEX = "_query_index"
 _QUERY_CODE = "_query_code"
+_ROW = "_row"
 
 
 class NoCommonQueriesError(InputError):
@@ -88,27 +89,55 @@ def _has_duplicates(frame: pl.DataFrame, keys: pl.Series | None = None) -> bool:
     return bool(candidates.select(pl.struct(QUERY_ID, DOC_ID).is_duplicated().any()).item())
 
 
-def _with_grades(ranked: pl.DataFrame, grades: pl.DataFrame, keys: pl.Series) -> pl.DataFrame:
-    """``ranked`` (order kept) with the relevance of each (query_id, doc_id) from ``grades``,
-    null where not judged. Joined on the pair keys (``keys``, ranked's) and checked; by strings
-    on a collision."""
+def _grades(ranked: pl.DataFrame, grades: pl.DataFrame, keys: pl.Series) -> np.ndarray:
+    """The grade of each row of ``ranked`` from ``grades`` (query_id, doc_id, relevance),
+    `UNJUDGED` where not judged.
+
+    Only the judged rows are looked up: an inner join of ``keys`` (ranked's pair keys) with the
+    judgements' keys finds them, the strings of those rows are compared, and the grades are put
+    in place; on a collision, a join by strings decides.
+    """
     keyed = grades.select(
         _PAIR_KEY, RELEVANCE, pl.col(QUERY_ID).alias("_q"), pl.col(DOC_ID).alias("_d")
     )
     if keyed["_pair_key"].n_unique() == keyed.height:
-        joined = ranked.with_columns(keys).join(
-            keyed, on="_pair_key", how="left", maintain_order="left"
+        matched = keys.to_frame().with_row_index(_ROW).join(keyed, on="_pair_key", how="inner")
+        rows = matched[_ROW]
+        same = (ranked[QUERY_ID].gather(rows) == matched["_q"]) & (
+            ranked[DOC_ID].gather(rows) == matched["_d"]
         )
-        same = pl.col("_q").is_null() | (
-            (pl.col("_q") == pl.col(QUERY_ID)) & (pl.col("_d") == pl.col(DOC_ID))
-        )
-        if joined.select(same.all()).item():
-            return joined.drop("_pair_key", "_q", "_d")
-    return ranked.join(grades, on=[QUERY_ID, DOC_ID], how="left", maintain_order="left")
+        if bool(same.all()):
+            values = np.full(ranked.height, UNJUDGED, dtype=np.int64)
+            values[rows.to_numpy()] = matched[RELEVANCE].to_numpy()
+            return values
+    joined = ranked.join(grades, on=[QUERY_ID, DOC_ID], how="left", maintain_order="left")
+    return joined[RELEVANCE].fill_null(UNJUDGED).to_numpy().astype(np.int64, copy=False)
 
 
-def _ordered_run(frame: pl.DataFrame, conventions: Conventions) -> pl.DataFrame:
-    """The rows grouped by query, in rank order within each query.
+@dataclass(frozen=True)
+class _Groups:
+    """Rows grouped by query: the query id of each group and its number of rows, in order."""
+
+    queries: pl.Series
+    lengths: np.ndarray
+
+    @classmethod
+    def of(cls, frame: pl.DataFrame) -> _Groups:
+        blocks = frame[QUERY_ID].rle().struct.unnest()
+        return cls(blocks["value"], blocks["len"].to_numpy().astype(np.int64))
+
+    @property
+    def contiguous(self) -> bool:
+        """Whether each query's rows are together (no query id names two groups)."""
+        return self.queries.n_unique() == self.queries.len()
+
+    def row_mask(self, keep: np.ndarray) -> pl.Series:
+        """A row filter keeping the groups where ``keep`` is true."""
+        return pl.Series(np.repeat(keep, self.lengths))
+
+
+def _sorted_run(frame: pl.DataFrame, conventions: Conventions) -> pl.DataFrame:
+    """The rows grouped by query and sorted into rank order within each query.
 
     Queries are grouped by an integer code of their id (sorting on it is several times cheaper
     than on the strings); their order in the result is therefore arbitrary.
@@ -121,14 +150,67 @@ def _ordered_run(frame: pl.DataFrame, conventions: Conventions) -> pl.DataFrame:
             .sort([_QUERY_CODE, _ORDER], maintain_order=True)
             .drop(_ORDER, _QUERY_CODE)
         )
-    score = pl.col(SCORE)
-    if conventions.score_precision == "float32":
-        score = score.cast(pl.Float32).cast(pl.Float64)
     return (
-        frame.with_columns(score, code)
+        frame.with_columns(code)
         .sort([_QUERY_CODE, SCORE, DOC_ID], descending=[False, True, True], maintain_order=True)
         .drop(_QUERY_CODE)
     )
+
+
+def _ties_in_order(frame: pl.DataFrame, groups: _Groups) -> pl.DataFrame | None:
+    """``frame`` (grouped by query) in rank order when its scores already descend within each
+    query, reordering only the runs of tied scores; None when a score rises within a query.
+
+    Most run files are written in rank order, so checking it is far cheaper than sorting: one
+    pass over the scores and, for the rows tied with the row before, a comparison of document ids.
+    """
+    score = frame[SCORE].to_numpy()
+    step = np.diff(score)  # step[i - 1]: score of row i less that of row i - 1
+    same_query = np.ones(step.size, dtype=bool)
+    same_query[np.cumsum(groups.lengths)[:-1] - 1] = False  # row i starts a query
+    if bool(np.any((step > 0) & same_query)):
+        return None
+    tied = np.flatnonzero((step == 0) & same_query) + 1  # rows tied with the row before
+    if tied.size == 0:
+        return frame
+    docs = frame[DOC_ID]
+    if bool((docs.gather(tied) <= docs.gather(tied - 1)).all()):
+        return (
+            frame  # ties already by document id descending (equal ids: duplicates, refused later)
+        )
+    tied_with_previous = np.zeros(frame.height, dtype=bool)
+    tied_with_previous[tied] = True
+    in_tie = tied_with_previous.copy()
+    in_tie[tied - 1] = True
+    rows = np.flatnonzero(in_tie)
+    run_of_ties = np.cumsum(~tied_with_previous)[rows]
+    reordered = (
+        pl.DataFrame({"_tie": run_of_ties, _ROW: rows, DOC_ID: docs.gather(rows)})
+        .sort(["_tie", DOC_ID], descending=[False, True], maintain_order=True)[_ROW]
+        .to_numpy()
+    )
+    order = np.arange(frame.height)
+    order[rows] = reordered  # the runs of ties keep their places, reordered within
+    return frame[order]
+
+
+def _ranked(frame: pl.DataFrame, conventions: Conventions) -> tuple[pl.DataFrame, _Groups]:
+    """The rows grouped by query, in rank order within each query, and the groups.
+
+    A run already grouped by query and in rank order (as run files are usually written) is
+    checked and kept as it is; otherwise it is sorted. The order of the queries is arbitrary.
+    """
+    if conventions.score_precision == "float32":
+        frame = frame.with_columns(pl.col(SCORE).cast(pl.Float32).cast(pl.Float64))
+    groups = _Groups.of(frame)
+    if groups.contiguous:
+        if conventions.ordering == "as_given":
+            return frame, groups
+        ordered = _ties_in_order(frame, groups)
+        if ordered is not None:
+            return ordered, groups
+    ordered = _sorted_run(frame, conventions)
+    return ordered, _Groups.of(ordered)
 
 
 def check_qrels(qrels: Qrels, conventions: Conventions) -> None:
@@ -164,28 +246,26 @@ def prepare(
     if not qrels_checked:
         check_qrels(qrels, conventions)
 
-    judged_queries = judgements.select(pl.col(QUERY_ID).unique())
-    run_queries = run.frame.select(pl.col(QUERY_ID).unique())
-    unjudged = run_queries.join(judged_queries, on=QUERY_ID, how="anti")[QUERY_ID]
-    missing = judged_queries.join(run_queries, on=QUERY_ID, how="anti")[QUERY_ID]
-    common = judged_queries.join(run_queries, on=QUERY_ID)
-    if common.height == 0 and not complete:
+    # From here on rows are grouped by query, in rank order within each, and every step keeps
+    # that order. The batch's queries come in the order of the groups.
+    ranked, groups = _ranked(run.frame, conventions)
+    judged_queries = judgements[QUERY_ID].unique()
+    is_judged = groups.queries.is_in(judged_queries.implode())
+    unjudged = groups.queries.filter(~is_judged)
+    missing = judged_queries.filter(~judged_queries.is_in(groups.queries.implode()))
+    if not bool(is_judged.any()) and not complete:
         raise NoCommonQueriesError(
             f"no query of the run ({run.source}) is judged in the qrels ({qrels.source}): "
-            f"the run has {run_queries.height} queries, the qrels {judged_queries.height}, "
+            f"the run has {groups.queries.len()} queries, the qrels {judged_queries.len()}, "
             "none in common; check that the query ids match"
         )
-
-    rows = run.frame
     if unjudged.len():
-        rows = rows.filter(~pl.col(QUERY_ID).is_in(unjudged.implode()))
-    # From here on rows are grouped by query, and every join keeps the left order, so rank
-    # order survives to the arrays. The batch's queries come in the order of the groups.
-    ranked = _ordered_run(rows, conventions)
+        ranked = ranked.filter(groups.row_mask(is_judged.to_numpy()))
+        groups = _Groups(groups.queries.filter(is_judged), groups.lengths[is_judged.to_numpy()])
     if conventions.duplicate_documents == "keep_first":
         ranked = ranked.unique([QUERY_ID, DOC_ID], keep="first", maintain_order=True)
-    blocks = ranked[QUERY_ID].rle().struct.unnest()
-    lengths = blocks["len"].to_numpy().astype(np.int64)
+        groups = _Groups.of(ranked)
+    lengths = groups.lengths
     if max_documents is not None and lengths.max(initial=0) > max_documents:
         starts = np.repeat(_offsets(lengths)[:-1], lengths)
         keep = np.arange(ranked.height) - starts < max_documents
@@ -200,10 +280,10 @@ def prepare(
     relevance = pl.col(RELEVANCE)
     if conventions.binary_relevance:
         relevance = (relevance >= relevance_level).cast(pl.Int64)
-    ranked = _with_grades(ranked, grade_of.select(QUERY_ID, DOC_ID, relevance), keys)
+    grades = _grades(ranked, grade_of.select(QUERY_ID, DOC_ID, relevance), keys)
 
     # The batch's queries: the run's, in the order of its groups, then (complete) the missing.
-    evaluated = blocks.select(pl.col("value").alias(QUERY_ID))
+    evaluated = groups.queries.alias(QUERY_ID).to_frame()
     if complete:
         evaluated = pl.concat([evaluated, missing.sort().to_frame(QUERY_ID)])
     evaluated = evaluated.with_row_index(_QUERY_INDEX)
@@ -226,7 +306,7 @@ def prepare(
     batch = RankedBatch(
         query_ids=evaluated[QUERY_ID].to_list(),
         offsets=_offsets(retrieved_counts),
-        grades=ranked[RELEVANCE].fill_null(UNJUDGED).to_numpy().astype(np.int64, copy=False),
+        grades=grades,
         judged_offsets=_offsets(judged_counts),
         judged=judged[RELEVANCE].to_numpy().astype(np.int64, copy=False),
         num_distinct_relevant=distinct,

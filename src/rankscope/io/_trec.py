@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -103,15 +104,11 @@ def _first_line(head: bytes) -> str:
     return ""
 
 
-def _fast_read(
-    opened: Input, head: bytes, schema: dict[str, Any], *, ragged: bool
+def _polars_read(
+    opened: Input, separator: str, schema: dict[str, Any], *, comment: str | None, ragged: bool
 ) -> pl.DataFrame | None:
-    """The file through polars' CSV reader, or None when the general path must read it."""
-    separator = "\t" if "\t" in _first_line(head) else " "
-    other = b" " if separator == "\t" else b"\t"
-    if opened.contains_any((other, *_NOT_FAST)):
-        return None
-    comment = "#" if opened.contains_any((b"#",)) else None
+    """The file through polars' CSV reader; None if it refuses (ragged lines, a value that does
+    not parse, invalid UTF-8), or a row misses a field (blank lines dropped)."""
     try:
         frame = pl.read_csv(
             opened.polars_source,
@@ -124,15 +121,49 @@ def _fast_read(
             glob=False,
         )
     except pl.exceptions.PolarsError:
-        return None  # ragged lines, unparsable numbers, invalid UTF-8: the general path says where
+        return None
     if sum(frame.null_count().row(0)) > 0:
         # Blank lines come through as rows of nulls; any other null is a missing field.
         frame = frame.filter(~pl.all_horizontal(pl.all().is_null()))
         if sum(frame.null_count().row(0)) > 0:
             return None
-    if frame.height == 0:
+    return frame if frame.height else None
+
+
+def _has_comment_rows(frame: pl.DataFrame) -> bool:
+    """Whether some row came from a comment line (its first field starts with '#'); a '#'
+    elsewhere, as in a document id, is no comment."""
+    return bool(frame.select(pl.first().str.starts_with("#").any()).item())
+
+
+def _fast_read(
+    opened: Input, head: bytes, schemas: list[dict[str, Any]], *, ragged: bool
+) -> pl.DataFrame | None:
+    """The file through polars' CSV reader with the first of ``schemas`` that reads it, or None
+    when the general path must read it.
+
+    The one pass over the bytes that decides whether the fast path applies runs in a thread
+    beside the first read; a file with comment lines (rare) is read again with them skipped.
+    """
+    separator = "\t" if "\t" in _first_line(head) else " "
+    other = b" " if separator == "\t" else b"\t"
+    with ThreadPoolExecutor(1) as scanning:
+        scan = scanning.submit(opened.present, (other, *_NOT_FAST, b"#"))
+        frame = _polars_read(opened, separator, schemas[0], comment=None, ragged=ragged)
+        present = scan.result()
+    if present - {b"#"}:
         return None
-    return frame
+    if frame is not None and not (b"#" in present and _has_comment_rows(frame)):
+        return frame
+    if b"#" in present:  # maybe comment lines: read again, skipping them
+        tries, comment = schemas, "#"
+    else:
+        tries, comment = schemas[1:], None
+    for schema in tries:
+        frame = _polars_read(opened, separator, schema, comment=comment, ragged=ragged)
+        if frame is not None:
+            return frame
+    return None
 
 
 def _general(
@@ -198,15 +229,17 @@ def parse_run(
     ``first_line`` is the line number of the first line of ``opened`` in the file it came from;
     ``fast_path=False`` forces the general path (both give the same table).
     """
+    # The rank is read past; as an integer when it is one (less memory than strings, faster).
     schema = {
         QUERY_ID: pl.String,
         "__q0__": pl.String,
         DOC_ID: pl.String,
-        "__rank__": pl.String,
+        "__rank__": pl.Int64,
         SCORE: pl.Float64,
         "__tag__": pl.String,
     }
-    fast = _fast_read(opened, opened.head(), schema, ragged=True) if fast_path else None
+    schemas = [schema, {**schema, "__rank__": pl.String}]
+    fast = _fast_read(opened, opened.head(), schemas, ragged=True) if fast_path else None
     if fast is not None and bool(fast[SCORE].is_finite().all()):
         return Parsed(fast.select(QUERY_ID, DOC_ID, SCORE), fast["__tag__"][0], Skipped(), True)
     score = score_values(pl.col("score_text"))
@@ -241,7 +274,7 @@ def parse_qrels(
         DOC_ID: pl.String,
         RELEVANCE: pl.Int64,
     }
-    fast = _fast_read(opened, opened.head(), schema, ragged=False) if fast_path else None
+    fast = _fast_read(opened, opened.head(), [schema], ragged=False) if fast_path else None
     if fast is not None:
         return Parsed(fast.select(QUERY_ID, DOC_ID, RELEVANCE), None, Skipped(), True)
     grade = grade_values(pl.col("grade_text"))
