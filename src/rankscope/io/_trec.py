@@ -77,6 +77,7 @@ _QRELS_PATTERN = (
 )
 
 _FIELD_COUNT, _BAD_SCORE, _BAD_GRADE = 1, 2, 3
+_BLANK = "__blank__"
 
 # Bytes that make a file unfit for the single-separator fast path (besides the other separator).
 _NOT_FAST = (b"\r", b"\x0b", b"\x0c", b"\x00")
@@ -105,29 +106,49 @@ def _first_line(head: bytes) -> str:
 
 
 def _polars_read(
-    opened: Input, separator: str, schema: dict[str, Any], *, comment: str | None, ragged: bool
+    opened: Input,
+    separator: str,
+    schema: dict[str, Any],
+    keep: list[str],
+    *,
+    comment: str | None,
+    ragged: bool,
 ) -> pl.DataFrame | None:
-    """The file through polars' CSV reader; None if it refuses (ragged lines, a value that does
-    not parse, invalid UTF-8), or a row misses a field (blank lines dropped)."""
+    """The ``keep`` columns of the file through polars' CSV reader; None if it refuses (ragged
+    lines, a value that does not parse, invalid UTF-8), a row misses a field or a float field is
+    not finite.
+
+    Every field is checked as it is parsed, but only the kept columns are materialized (the
+    others would cost memory and time for nothing). Blank lines come through as rows of nulls
+    and are dropped.
+    """
+    missing = [pl.col(name).is_null() for name in schema]
+    not_finite = [
+        pl.col(name).is_finite().not_().fill_null(False)
+        for name, dtype in schema.items()
+        if dtype == pl.Float64
+    ]
+    blank = pl.all_horizontal(missing)
+    problem = (pl.any_horizontal(missing) & ~blank) | pl.any_horizontal(not_finite or [False])
+    scan = pl.scan_csv(
+        opened.polars_source,
+        separator=separator,
+        has_header=False,
+        quote_char=None,
+        schema=schema,
+        comment_prefix=comment,
+        truncate_ragged_lines=ragged,
+        glob=False,
+    )
     try:
-        frame = pl.read_csv(
-            opened.polars_source,
-            separator=separator,
-            has_header=False,
-            quote_char=None,
-            schema=schema,
-            comment_prefix=comment,
-            truncate_ragged_lines=ragged,
-            glob=False,
-        )
+        frame = scan.select(*keep, problem.alias(PROBLEM), blank.alias(_BLANK)).collect()
     except pl.exceptions.PolarsError:
         return None
-    if sum(frame.null_count().row(0)) > 0:
-        # Blank lines come through as rows of nulls; any other null is a missing field.
-        frame = frame.filter(~pl.all_horizontal(pl.all().is_null()))
-        if sum(frame.null_count().row(0)) > 0:
-            return None
-    return frame if frame.height else None
+    if bool(frame[PROBLEM].any()):
+        return None
+    if bool(frame[_BLANK].any()):
+        frame = frame.filter(~pl.col(_BLANK))
+    return frame.drop(PROBLEM, _BLANK) if frame.height else None
 
 
 def _has_comment_rows(frame: pl.DataFrame) -> bool:
@@ -136,8 +157,13 @@ def _has_comment_rows(frame: pl.DataFrame) -> bool:
     return bool(frame.select(pl.first().str.starts_with("#").any()).item())
 
 
+def _separator(line: str) -> str:
+    """The fast path's separator: a tab if the first line has one, else a space."""
+    return "\t" if "\t" in line else " "
+
+
 def _fast_read(
-    opened: Input, head: bytes, schemas: list[dict[str, Any]], *, ragged: bool
+    opened: Input, head: bytes, schemas: list[dict[str, Any]], keep: list[str], *, ragged: bool
 ) -> pl.DataFrame | None:
     """The file through polars' CSV reader with the first of ``schemas`` that reads it, or None
     when the general path must read it.
@@ -145,11 +171,11 @@ def _fast_read(
     The one pass over the bytes that decides whether the fast path applies runs in a thread
     beside the first read; a file with comment lines (rare) is read again with them skipped.
     """
-    separator = "\t" if "\t" in _first_line(head) else " "
+    separator = _separator(_first_line(head))
     other = b" " if separator == "\t" else b"\t"
     with ThreadPoolExecutor(1) as scanning:
         scan = scanning.submit(opened.present, (other, *_NOT_FAST, b"#"))
-        frame = _polars_read(opened, separator, schemas[0], comment=None, ragged=ragged)
+        frame = _polars_read(opened, separator, schemas[0], keep, comment=None, ragged=ragged)
         present = scan.result()
     if present - {b"#"}:
         return None
@@ -160,7 +186,7 @@ def _fast_read(
     else:
         tries, comment = schemas[1:], None
     for schema in tries:
-        frame = _polars_read(opened, separator, schema, comment=comment, ragged=ragged)
+        frame = _polars_read(opened, separator, schema, keep, comment=comment, ragged=ragged)
         if frame is not None:
             return frame
     return None
@@ -239,9 +265,16 @@ def parse_run(
         "__tag__": pl.String,
     }
     schemas = [schema, {**schema, "__rank__": pl.String}]
-    fast = _fast_read(opened, opened.head(), schemas, ragged=True) if fast_path else None
-    if fast is not None and bool(fast[SCORE].is_finite().all()):
-        return Parsed(fast.select(QUERY_ID, DOC_ID, SCORE), fast["__tag__"][0], Skipped(), True)
+    head = opened.head()
+    first = _first_line(head)
+    fields = first.split(_separator(first))  # the tag of the first line names the run
+    fast = (
+        _fast_read(opened, head, schemas, [QUERY_ID, DOC_ID, SCORE], ragged=True)
+        if fast_path and len(fields) >= 6
+        else None
+    )
+    if fast is not None:
+        return Parsed(fast, fields[5], Skipped(), True)
     score = score_values(pl.col("score_text"))
     checks = [
         score.alias(SCORE),
@@ -274,9 +307,10 @@ def parse_qrels(
         DOC_ID: pl.String,
         RELEVANCE: pl.Int64,
     }
-    fast = _fast_read(opened, opened.head(), [schema], ragged=False) if fast_path else None
+    keep = [QUERY_ID, DOC_ID, RELEVANCE]
+    fast = _fast_read(opened, opened.head(), [schema], keep, ragged=False) if fast_path else None
     if fast is not None:
-        return Parsed(fast.select(QUERY_ID, DOC_ID, RELEVANCE), None, Skipped(), True)
+        return Parsed(fast, None, Skipped(), True)
     grade = grade_values(pl.col("grade_text"))
     checks = [
         grade.alias(RELEVANCE),
