@@ -7,6 +7,7 @@ numpy arrays. The batch's queries come in no particular order; results are sorte
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -164,13 +165,15 @@ def _ties_in_order(frame: pl.DataFrame, groups: _Groups) -> pl.DataFrame | None:
     Most run files are written in rank order, so checking it is far cheaper than sorting: one
     pass over the scores and, for the rows tied with the row before, a comparison of document ids.
     """
-    score = frame[SCORE].to_numpy()
-    step = np.diff(score)  # step[i - 1]: score of row i less that of row i - 1
-    same_query = np.ones(step.size, dtype=bool)
-    same_query[np.cumsum(groups.lengths)[:-1] - 1] = False  # row i starts a query
-    if bool(np.any((step > 0) & same_query)):
+    step = np.diff(frame[SCORE].to_numpy())  # step[i - 1]: score of row i less that of row i - 1
+    query_starts = np.cumsum(groups.lengths)[:-1] - 1  # the steps into a new query
+    rises = step > 0
+    rises[query_starts] = False
+    if bool(rises.any()):
         return None
-    tied = np.flatnonzero((step == 0) & same_query) + 1  # rows tied with the row before
+    ties = step == 0
+    ties[query_starts] = False
+    tied = np.flatnonzero(ties) + 1  # rows tied with the row before, in the same query
     if tied.size == 0:
         return frame
     docs = frame[DOC_ID]
@@ -271,16 +274,22 @@ def prepare(
         keep = np.arange(ranked.height) - starts < max_documents
         ranked = ranked.filter(pl.Series(keep))
         lengths = np.minimum(lengths, max_documents)
-    # As trec_eval: duplicates are looked for in what is evaluated, after the cut at -M.
-    keys = ranked.select(_PAIR_KEY).to_series()
-    if conventions.duplicate_documents == "error" and _has_duplicates(ranked, keys):
-        raise _duplicate_error(ranked, "run", run.source)
-
     grade_of = judgements.unique([QUERY_ID, DOC_ID], keep="first")
     relevance = pl.col(RELEVANCE)
     if conventions.binary_relevance:
         relevance = (relevance >= relevance_level).cast(pl.Int64)
-    grades = _grades(ranked, grade_of.select(QUERY_ID, DOC_ID, relevance), keys)
+    keys = ranked.select(_PAIR_KEY).to_series()
+    # As trec_eval: duplicates are looked for in what is evaluated, after the cut at -M. The
+    # check (one core) runs beside the lookup of the grades.
+    with ThreadPoolExecutor(1) as checking:
+        duplicated = (
+            checking.submit(_has_duplicates, ranked, keys)
+            if conventions.duplicate_documents == "error"
+            else None
+        )
+        grades = _grades(ranked, grade_of.select(QUERY_ID, DOC_ID, relevance), keys)
+        if duplicated is not None and duplicated.result():
+            raise _duplicate_error(ranked, "run", run.source)
 
     # The batch's queries: the run's, in the order of its groups, then (complete) the missing.
     evaluated = groups.queries.alias(QUERY_ID).to_frame()
