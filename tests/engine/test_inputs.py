@@ -185,6 +185,21 @@ def test_duplicates_beyond_the_cut_are_not_evaluated_as_in_trec_eval() -> None:
         rankscope.evaluate(GOOD_QRELS, run, "NumRet", max_documents=3)
 
 
+def test_duplicates_count_only_in_judged_queries_whatever_the_order() -> None:
+    # q9 has no judgements: trec_eval never looks at its ranking, duplicates and all.
+    frame = pl.DataFrame(
+        {"query_id": ["q1", "q9", "q9"], "doc_id": ["d1", "x", "x"], "score": [1.0, 2.0, 1.0]}
+    )
+    results = rankscope.evaluate(GOOD_QRELS, Run.from_frame(frame), "NumRet")
+    assert results.unjudged_queries == ("q9",)
+    # Tied documents written in the wrong order are reordered; the duplicate is still seen.
+    tied = pl.DataFrame(
+        {"query_id": ["q1"] * 3, "doc_id": ["d1", "d2", "d1"], "score": [1.0, 1.0, 0.5]}
+    )
+    with pytest.raises(rankscope.DuplicateDocumentError, match="document 'd1'"):
+        rankscope.evaluate(GOOD_QRELS, Run.from_frame(tied), "NumRet")
+
+
 def test_qrels_duplicates_say_judged_once() -> None:
     frame = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d1"], "relevance": [1, 0]})
     with pytest.raises(rankscope.DuplicateDocumentError) as raised:

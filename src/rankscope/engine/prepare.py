@@ -197,8 +197,9 @@ def _ties_in_order(frame: pl.DataFrame, groups: _Groups) -> pl.DataFrame | None:
     return frame[order]
 
 
-def _ranked(frame: pl.DataFrame, conventions: Conventions) -> tuple[pl.DataFrame, _Groups]:
-    """The rows grouped by query, in rank order within each query, and the groups.
+def _ranked(frame: pl.DataFrame, conventions: Conventions) -> tuple[pl.DataFrame, _Groups, bool]:
+    """The rows grouped by query, in rank order within each query; the groups; and whether the
+    rows are still in the order given.
 
     A run already grouped by query and in rank order (as run files are usually written) is
     checked and kept as it is; otherwise it is sorted. The order of the queries is arbitrary.
@@ -208,12 +209,12 @@ def _ranked(frame: pl.DataFrame, conventions: Conventions) -> tuple[pl.DataFrame
     groups = _Groups.of(frame)
     if groups.contiguous:
         if conventions.ordering == "as_given":
-            return frame, groups
+            return frame, groups, True
         ordered = _ties_in_order(frame, groups)
         if ordered is not None:
-            return ordered, groups
+            return ordered, groups, ordered is frame
     ordered = _sorted_run(frame, conventions)
-    return ordered, _Groups.of(ordered)
+    return ordered, _Groups.of(ordered), False
 
 
 def check_qrels(qrels: Qrels, conventions: Conventions) -> None:
@@ -249,46 +250,57 @@ def prepare(
     if not qrels_checked:
         check_qrels(qrels, conventions)
 
-    # From here on rows are grouped by query, in rank order within each, and every step keeps
-    # that order. The batch's queries come in the order of the groups.
-    ranked, groups = _ranked(run.frame, conventions)
-    judged_queries = judgements[QUERY_ID].unique()
-    is_judged = groups.queries.is_in(judged_queries.implode())
-    unjudged = groups.queries.filter(~is_judged)
-    missing = judged_queries.filter(~judged_queries.is_in(groups.queries.implode()))
-    if not bool(is_judged.any()) and not complete:
-        raise NoCommonQueriesError(
-            f"no query of the run ({run.source}) is judged in the qrels ({qrels.source}): "
-            f"the run has {groups.queries.len()} queries, the qrels {judged_queries.len()}, "
-            "none in common; check that the query ids match"
-        )
-    if unjudged.len():
-        ranked = ranked.filter(groups.row_mask(is_judged.to_numpy()))
-        groups = _Groups(groups.queries.filter(is_judged), groups.lengths[is_judged.to_numpy()])
-    if conventions.duplicate_documents == "keep_first":
-        ranked = ranked.unique([QUERY_ID, DOC_ID], keep="first", maintain_order=True)
-        groups = _Groups.of(ranked)
-    lengths = groups.lengths
-    if max_documents is not None and lengths.max(initial=0) > max_documents:
-        starts = np.repeat(_offsets(lengths)[:-1], lengths)
-        keep = np.arange(ranked.height) - starts < max_documents
-        ranked = ranked.filter(pl.Series(keep))
-        lengths = np.minimum(lengths, max_documents)
-    grade_of = judgements.unique([QUERY_ID, DOC_ID], keep="first")
-    relevance = pl.col(RELEVANCE)
-    if conventions.binary_relevance:
-        relevance = (relevance >= relevance_level).cast(pl.Int64)
-    keys = ranked.select(_PAIR_KEY).to_series()
-    # As trec_eval: duplicates are looked for in what is evaluated, after the cut at -M. The
-    # check (one core) runs beside the lookup of the grades.
+    # Duplicates are looked for in the whole run on another core, beside the ordering and the
+    # grade lookup. Only if a pair occurs twice is what is evaluated looked at again: as
+    # trec_eval, a duplicate counts only in a judged query and within the cut at -M.
+    keys = run.frame.select(_PAIR_KEY).to_series()
     with ThreadPoolExecutor(1) as checking:
         duplicated = (
-            checking.submit(_has_duplicates, ranked, keys)
+            checking.submit(_has_duplicates, run.frame, keys)
             if conventions.duplicate_documents == "error"
             else None
         )
+        # From here on rows are grouped by query, in rank order within each, and every step
+        # keeps that order. The batch's queries come in the order of the groups.
+        ranked, groups, same_rows = _ranked(run.frame, conventions)
+        judged_queries = judgements[QUERY_ID].unique()
+        is_judged = groups.queries.is_in(judged_queries.implode())
+        unjudged = groups.queries.filter(~is_judged)
+        missing = judged_queries.filter(~judged_queries.is_in(groups.queries.implode()))
+        if not bool(is_judged.any()) and not complete:
+            raise NoCommonQueriesError(
+                f"no query of the run ({run.source}) is judged in the qrels ({qrels.source}): "
+                f"the run has {groups.queries.len()} queries, the qrels {judged_queries.len()}, "
+                "none in common; check that the query ids match"
+            )
+        if unjudged.len():
+            keep_query = is_judged.to_numpy()
+            ranked = ranked.filter(groups.row_mask(keep_query))
+            groups = _Groups(groups.queries.filter(is_judged), groups.lengths[keep_query])
+            same_rows = False
+        if conventions.duplicate_documents == "keep_first":
+            ranked = ranked.unique([QUERY_ID, DOC_ID], keep="first", maintain_order=True)
+            groups = _Groups.of(ranked)
+            same_rows = False
+        lengths = groups.lengths
+        if max_documents is not None and lengths.max(initial=0) > max_documents:
+            starts = np.repeat(_offsets(lengths)[:-1], lengths)
+            keep = np.arange(ranked.height) - starts < max_documents
+            ranked = ranked.filter(pl.Series(keep))
+            lengths = np.minimum(lengths, max_documents)
+            same_rows = False
+        if not same_rows:
+            keys = ranked.select(_PAIR_KEY).to_series()
+        grade_of = judgements.unique([QUERY_ID, DOC_ID], keep="first")
+        relevance = pl.col(RELEVANCE)
+        if conventions.binary_relevance:
+            relevance = (relevance >= relevance_level).cast(pl.Int64)
         grades = _grades(ranked, grade_of.select(QUERY_ID, DOC_ID, relevance), keys)
-        if duplicated is not None and duplicated.result():
+        if (
+            duplicated is not None
+            and duplicated.result()
+            and (same_rows or _has_duplicates(ranked, keys))
+        ):
             raise _duplicate_error(ranked, "run", run.source)
 
     # The batch's queries: the run's, in the order of its groups, then (complete) the missing.
