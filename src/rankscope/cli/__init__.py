@@ -35,8 +35,9 @@ EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser with every subcommand registered."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every subcommand registered, or only ``command``'s when it is known (the
+    other subcommands' modules are then not even imported: start-up stays short)."""
     from rankscope import __version__
     from rankscope.cli import _measures
 
@@ -48,14 +49,27 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show a traceback for internal errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, commands in _SUBCOMMANDS.items():
+        if command is not None and command not in commands:
+            continue
         module = _import_subcommand(name)
         if isinstance(module, ModuleType):
             module.add_parser(subparsers)
         else:
-            for command in commands:
-                _add_broken(subparsers, command, module)
-    _measures.add_parser(subparsers)
+            for each in commands:
+                _add_broken(subparsers, each, module)
+    if command is None or command == "measures":
+        _measures.add_parser(subparsers)
     return parser
+
+
+def _command(argv: Sequence[str]) -> str | None:
+    """The subcommand named on the command line, if it is one of ours (None: build them all,
+    for the help or the error message)."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            known = {c for commands in _SUBCOMMANDS.values() for c in commands} | {"measures"}
+            return arg if arg in known else None
+    return None
 
 
 # Subcommand modules, in help order, with the commands each registers.
@@ -97,7 +111,7 @@ def _show_warning(message: Any, category: Any, *args: Any, **kwargs: Any) -> Non
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
-    parser = build_parser()
+    parser = build_parser(_command(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     except RankscopeError as error:  # raised by options that refuse themselves
