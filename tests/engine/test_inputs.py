@@ -190,7 +190,8 @@ def test_duplicates_count_only_in_judged_queries_whatever_the_order() -> None:
     frame = pl.DataFrame(
         {"query_id": ["q1", "q9", "q9"], "doc_id": ["d1", "x", "x"], "score": [1.0, 2.0, 1.0]}
     )
-    results = rankscope.evaluate(GOOD_QRELS, Run.from_frame(frame), "NumRet")
+    with pytest.warns(rankscope.RankscopeWarning, match="no judgements and were ignored: q9"):
+        results = rankscope.evaluate(GOOD_QRELS, Run.from_frame(frame), "NumRet")
     assert results.unjudged_queries == ("q9",)
     # Tied documents written in the wrong order are reordered; the duplicate is still seen.
     tied = pl.DataFrame(
