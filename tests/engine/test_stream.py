@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gzip
+import importlib
+import threading
 import warnings
 from pathlib import Path
 from typing import Any
@@ -13,8 +15,9 @@ import pytest
 
 import rankscope
 from rankscope.engine import parse_measures, resolve_profile
-from rankscope.engine.stream import NotGroupedError, evaluate_chunks
+from rankscope.engine.stream import NotGroupedError, evaluate_chunks, read_ahead
 from rankscope.io import read_run_batches
+from rankscope.io._stream import FastPathUnavailable, read_run_chunks
 
 MEASURES = ["nDCG@10", "nDCG", "AP", "RR", "P@5", "R@10", "Bpref", "NumRet", "NumRel", "GM_AP"]
 
@@ -126,3 +129,146 @@ def test_only_trec_runs_stream(tmp_path: Path) -> None:
     with pytest.raises(rankscope.InputError, match="only TREC run files can be streamed"):
         evaluate(qrels, jsonl, stream=True)
     assert evaluate(qrels, jsonl).query_ids == ["q000"]  # read in memory
+
+
+# -- the chunked reader behind evaluate(path): polars batches, read ahead on another core ------
+
+
+def write_clean_files(folder: Path, grouped: bool = True) -> tuple[Path, Path]:
+    """`write_files` without the comment line: a run the chunked reader takes."""
+    qrels, run = write_files(folder, grouped=grouped)
+    run.write_text(run.read_text().split("\n", 1)[1])
+    return qrels, run
+
+
+def _whole_reads_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the run was read whole")
+
+    module = importlib.import_module("rankscope.engine.evaluate")  # the module, not the function
+    monkeypatch.setattr(module, "read_run", refuse)
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 333, 1 << 20])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"complete": True}, {"max_documents": 7}, {"profile": "trec9", "relevance_level": 2}],
+)
+def test_chunked_reading_equals_reading_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk_bytes: int, options: dict[str, Any]
+) -> None:
+    qrels, run = write_clean_files(tmp_path)
+    expected = evaluate(qrels, run, stream=False, **options)
+    _whole_reads_refused(monkeypatch)
+    chunked = evaluate(qrels, run, chunk_bytes=chunk_bytes, **options)
+    assert chunked.per_query.equals(expected.per_query)
+    assert chunked.unjudged_queries == expected.unjudged_queries
+    assert chunked.missing_queries == expected.missing_queries
+    assert chunked.run_name == expected.run_name == "sys"
+
+
+def test_chunked_reader_hands_out_whole_queries(tmp_path: Path) -> None:
+    _, run = write_clean_files(tmp_path)
+    chunks = list(read_run_chunks(run, chunk_bytes=300))
+    assert len(chunks) > 10
+    seen: set[str] = set()
+    for chunk in chunks:
+        queries = set(chunk.frame["query_id"].to_list())
+        assert not queries & seen
+        seen |= queries
+    assert pl.concat([c.frame for c in chunks]).equals(rankscope.io.read_run(run).frame)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(b"# c\nq1 Q0 d1 1 1.5 t\n", id="comment"),
+        pytest.param(b"q1 Q0 d1 1 1.5 t\nq1 Q0 d2 r2 1.0 t\n", id="rank-not-integer"),
+        pytest.param(b"q1 Q0 d1 1 1.5 t\r\nq1 Q0 d2 2 1.0 t\r\n", id="crlf"),
+        pytest.param(b"q1 Q0 d1 1 1.5 t\nq1 Q0 d2\t2 1.0 t\n", id="tab-inside"),
+        pytest.param(b"q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 nan t\n", id="nan-score"),
+        pytest.param(b"q1 Q0 d1 1 1.5 t\nq1 Q0  d2 2 1.0 t\n", id="empty-field"),
+        pytest.param(b"q1 Q0 d1 1 1.5\n", id="no-tag"),
+    ],
+)
+def test_what_the_chunked_reader_declines_is_read_whole(tmp_path: Path, text: bytes) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 1\n")
+    run = tmp_path / "run.txt"
+    run.write_bytes(text)
+    with pytest.raises(FastPathUnavailable):
+        list(read_run_chunks(run, chunk_bytes=1 << 20))
+    outcomes: list[pl.DataFrame | str] = []
+    for stream in (None, False):
+        try:
+            outcomes.append(evaluate(qrels, run, stream=stream).per_query)
+        except rankscope.RankscopeError as error:
+            outcomes.append(str(error))
+    whole, default = outcomes[1], outcomes[0]
+    if isinstance(whole, str):
+        assert default == whole  # the same error, worded by the reader that reads every file
+    else:
+        assert isinstance(default, pl.DataFrame) and default.equals(whole)
+
+
+def test_compressed_runs_are_not_for_the_chunked_reader(tmp_path: Path) -> None:
+    _, run = write_clean_files(tmp_path)
+    packed = tmp_path / "run.txt.gz"
+    packed.write_bytes(gzip.compress(run.read_bytes()))
+    with pytest.raises(FastPathUnavailable):
+        list(read_run_chunks(packed, chunk_bytes=1 << 20))
+
+
+def test_an_ungrouped_run_is_read_whole_without_a_warning(
+    tmp_path: Path, recwarn: pytest.WarningsRecorder
+) -> None:
+    qrels, run = write_clean_files(tmp_path, grouped=False)
+    expected = evaluate(qrels, run, stream=False)
+    got = rankscope.evaluate(qrels, run, MEASURES, chunk_bytes=500)
+    assert got.per_query.equals(expected.per_query)
+    assert not [w for w in recwarn if "grouped" in str(w.message)]
+
+
+def test_a_duplicate_in_a_later_chunk_is_the_same_error(tmp_path: Path) -> None:
+    qrels, run = write_clean_files(tmp_path)
+    lines = run.read_text().splitlines()
+    lines.insert(400, lines[399].replace(" sys", " sys"))  # the same document again
+    run.write_text("\n".join(lines) + "\n")
+    messages = []
+    for stream in (None, False):
+        with pytest.raises(rankscope.DuplicateDocumentError) as raised:
+            evaluate(qrels, run, stream=stream, chunk_bytes=500)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
+
+
+def test_read_ahead_keeps_order_and_hands_over_errors() -> None:
+    assert list(read_ahead(iter(range(100)), depth=3)) == list(range(100))
+
+    def failing() -> Any:
+        yield 1
+        raise ValueError("bad chunk")
+
+    got = []
+    with pytest.raises(ValueError, match="bad chunk"):
+        for item in read_ahead(failing()):
+            got.append(item)
+    assert got == [1]
+
+
+def test_a_consumer_that_stops_stops_the_reader() -> None:
+    produced = []
+
+    def endless() -> Any:
+        n = 0
+        while True:
+            produced.append(n)
+            yield n
+            n += 1
+
+    before = threading.active_count()
+    for item in read_ahead(endless(), depth=2):
+        if item == 5:
+            break
+    assert threading.active_count() == before
+    assert len(produced) <= 5 + 1 + 2 + 1  # the consumed items, the queue, the one in hand

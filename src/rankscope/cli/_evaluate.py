@@ -54,8 +54,9 @@ def add_parser(subparsers: Any) -> None:
         "--stream",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="evaluate TREC runs in chunks of whole queries, with bounded memory (default: "
-        "only runs of 2 GiB or more)",
+        help="evaluate a TREC run in chunks of whole queries, with bounded memory, whatever it "
+        "holds; --no-stream reads it whole (default: chunks read ahead on a second core "
+        "when the run is grouped by query and clean, else whole below 2 GiB)",
     )
     parser.add_argument(
         "--chunk-mb",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
@@ -15,16 +15,21 @@ from rankscope.engine.measures import FAMILIES, Measure, parse_measures
 from rankscope.engine.prepare import prepare
 from rankscope.engine.profiles import Conventions, resolve_profile
 from rankscope.engine.results import Results
-from rankscope.engine.stream import evaluate_chunks
+from rankscope.engine.stream import NotGroupedError, evaluate_chunks, read_ahead
 from rankscope.errors import InputError, OptionError, ProfileError, RankscopeWarning
 from rankscope.io import read_qrels, read_run, read_run_batches
-from rankscope.io._stream import DEFAULT_CHUNK_BYTES, is_trec_run_file
+from rankscope.io._stream import (
+    DEFAULT_CHUNK_BYTES,
+    FastPathUnavailable,
+    is_trec_run_file,
+    read_run_chunks,
+)
 from rankscope.io.tables import QUERY_ID, Qrels, Run
 
 __all__ = ["STREAM_THRESHOLD_BYTES", "evaluate"]
 
 STREAM_THRESHOLD_BYTES = 2 * 1024**3
-"""Run files at least this large are streamed unless ``stream=False`` (and never if not TREC)."""
+"""TREC run files at least this large are never read whole unless ``stream=False``."""
 
 PathLike = str | os.PathLike[str]
 
@@ -42,24 +47,28 @@ def _as_qrels(qrels: Qrels | Mapping[Any, Any] | PathLike, lenient: bool) -> Qre
     )
 
 
-def _streams(run: Any, stream: bool | None) -> bool:
-    """Whether to stream ``run``: only a TREC run file, when asked or when it is large."""
+def _reading(run: Any, stream: bool | None) -> str:
+    """How to read ``run``: ``"whole"`` into memory; ``"chunks"``, in chunks of whole queries
+    read ahead on another core when it is a TREC run file the fast reader takes, grouped by
+    query (else whole); or ``"stream"``, in chunks whatever it holds (asked for, or large)."""
     if stream is True and not isinstance(run, str | os.PathLike):
         raise InputError(
             f"stream=True needs the run as a file path; a {type(run).__name__} is already in memory"
         )
     if not isinstance(run, str | os.PathLike) or stream is False:
-        return False
+        return "whole"
     if stream is None:
+        if not is_trec_run_file(run):
+            return "whole"
         path = Path(run)
         large = path.is_file() and path.stat().st_size >= STREAM_THRESHOLD_BYTES
-        return large and is_trec_run_file(run)
+        return "stream" if large else "chunks"
     if not is_trec_run_file(run):
         raise InputError(
             "only TREC run files can be streamed; read this one in memory (stream=False)",
             source=str(run),
         )
-    return True
+    return "stream"
 
 
 def _as_run(run: Run | Mapping[Any, Any] | PathLike, lenient: bool) -> Run:
@@ -74,6 +83,25 @@ def _as_run(run: Run | Mapping[Any, Any] | PathLike, lenient: bool) -> Run:
         "run must be a Run, a dict {query_id: {doc_id: score}} or {query_id: [doc_id]}, or a "
         f"file path; got {type(run).__name__}"
     )
+
+
+def _evaluate_chunks(
+    qrels: Qrels,
+    chunks: Callable[[], Iterable[Run]],
+    measures: list[Measure],
+    conventions: Conventions,
+    **options: Any,
+) -> tuple[pl.DataFrame, list[str], list[str], str]:
+    """`evaluate_chunks`, and the name of the run (that of its first chunk; '' if none)."""
+    names: list[str] = []
+
+    def named() -> Iterator[Run]:
+        for chunk in chunks():
+            names.append(chunk.name)
+            yield chunk
+
+    per_query, unjudged, missing = evaluate_chunks(qrels, named, measures, conventions, **options)
+    return per_query, unjudged, missing, names[0] if names else ""
 
 
 def _check_profile_support(measures: list[Measure], conventions: Conventions) -> None:
@@ -138,10 +166,13 @@ def evaluate(
         Override the profile's policy for a document ranked twice in one query:
         ``"error"``, ``"keep_first"`` or ``"keep_all"``.
     stream
-        For a TREC run file: evaluate it in chunks of whole queries, with memory bounded by
-        ``chunk_bytes`` instead of the file's size. None (the default) streams files of
-        ``STREAM_THRESHOLD_BYTES`` or more. A run whose queries are not grouped is spread over
-        partition files on disk first (with a warning). The values are identical either way.
+        For a TREC run file. None (the default): read it in chunks of whole queries, the next
+        chunk read (by polars, on another core) while this one is scored, when the file is
+        plain, grouped by query and passes the fast reader's checks; otherwise read it whole
+        (or, from ``STREAM_THRESHOLD_BYTES`` on, as with True). True: evaluate it chunk by
+        chunk whatever it holds, with memory bounded by ``chunk_bytes``; a run whose queries
+        are not grouped is spread over partition files on disk first (with a warning). False:
+        read it whole. The values are identical either way.
     chunk_bytes
         How much of the run file a streamed chunk reads.
     lenient
@@ -180,25 +211,38 @@ def evaluate(
     _check_profile_support(wanted, conventions)
     judgements = _as_qrels(qrels, lenient)
 
-    if _streams(run, stream):
-        path = run
-        names: list[str] = []
-
-        def chunks() -> Iterable[Run]:
-            for chunk in read_run_batches(path, chunk_bytes, lenient=lenient):  # type: ignore[arg-type]
-                names.append(chunk.name)
-                yield chunk
-
-        per_query, unjudged, missing = evaluate_chunks(
-            judgements,
-            chunks,
-            wanted,
-            conventions,
-            relevance_level=relevance_level,
-            complete=complete,
-            max_documents=max_documents,
-        )
-        run_name = names[0] if names else Path(str(run)).stem
+    how = _reading(run, stream)
+    scored: tuple[pl.DataFrame, list[str], list[str], str] | None = None
+    if how != "whole":
+        path = cast(PathLike, run)
+        try:
+            # Most run files: polars reads the next chunk while this one is scored.
+            scored = _evaluate_chunks(
+                judgements,
+                lambda: read_ahead(read_run_chunks(path, chunk_bytes)),
+                wanted,
+                conventions,
+                relevance_level=relevance_level,
+                complete=complete,
+                max_documents=max_documents,
+                grouped=True,
+            )
+        except (FastPathUnavailable, NotGroupedError):
+            if how == "stream":  # any TREC file, block by block (grouped or not)
+                scored = _evaluate_chunks(
+                    judgements,
+                    lambda: read_run_batches(path, chunk_bytes, lenient=lenient),
+                    wanted,
+                    conventions,
+                    relevance_level=relevance_level,
+                    complete=complete,
+                    max_documents=max_documents,
+                    grouped=None,
+                )
+    if scored is not None:
+        per_query, unjudged, missing, run_name = scored
+        if not run_name:
+            run_name = Path(str(run)).stem
     else:
         ranking = _as_run(run, lenient)
         prepared = prepare(

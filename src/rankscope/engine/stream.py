@@ -12,10 +12,14 @@ is evaluated in memory in turn: an external, one-pass bucket sort.
 
 from __future__ import annotations
 
+import queue
 import tempfile
+import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar, cast
 
 import polars as pl
 
@@ -26,9 +30,10 @@ from rankscope.engine.profiles import Conventions
 from rankscope.errors import InputError, RankscopeWarning
 from rankscope.io.tables import QUERY_ID, RUN_SCHEMA, Qrels, Run
 
-__all__ = ["NotGroupedError", "evaluate_chunks"]
+__all__ = ["NotGroupedError", "evaluate_chunks", "read_ahead"]
 
 _PARTITION = "_partition"
+T = TypeVar("T")
 
 
 class NotGroupedError(InputError):
@@ -65,6 +70,58 @@ def _score(
         schema={QUERY_ID: pl.String, **{m.name: pl.Float64 for m in measures}},
     )
     return frame, prepared.unjudged_queries
+
+
+@dataclass(frozen=True)
+class _Raised:
+    error: BaseException
+
+
+def read_ahead(items: Iterable[T], depth: int = 2) -> Iterator[T]:
+    """The items, produced by a thread up to ``depth`` ahead of the consumer: reading the next
+    chunk of a run (polars, which lets go of the GIL) overlaps scoring this one.
+
+    An error of the producer is raised to the consumer; a consumer that stops early stops the
+    producer (after the item it is making).
+    """
+    buffer: queue.Queue[object] = queue.Queue(depth)
+    stop = threading.Event()
+    done = object()
+
+    def put(item: object) -> bool:
+        while not stop.is_set():
+            try:
+                buffer.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        iterator = iter(items)
+        try:
+            for item in iterator:
+                if not put(item):
+                    return
+        except BaseException as error:  # handed over to the consumer, who raises it
+            put(_Raised(error))
+            return
+        finally:
+            close = getattr(iterator, "close", None)
+            if close is not None:
+                close()
+        put(done)
+
+    producer = threading.Thread(target=produce, name="rankscope-read-ahead", daemon=True)
+    producer.start()
+    try:
+        while (item := buffer.get()) is not done:
+            if isinstance(item, _Raised):
+                raise item.error
+            yield cast(T, item)
+    finally:
+        stop.set()
+        producer.join()
 
 
 def _grouped(chunks: Iterable[Run]) -> Iterator[Run]:

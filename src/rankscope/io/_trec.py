@@ -24,7 +24,7 @@ queries (``read_run_batches``) can reuse them, passing the line number its chunk
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO, Any
@@ -52,10 +52,12 @@ from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
 __all__ = [
     "QRELS_FIELDS",
     "RUN_FIELDS",
+    "FastPathUnavailable",
     "Parsed",
     "parse_qrels",
     "parse_run",
     "qrels_lines",
+    "run_batches",
     "run_lines",
     "write_lines",
 ]
@@ -105,7 +107,7 @@ def _first_line(head: bytes) -> str:
     return ""
 
 
-def _polars_read(
+def _checked_scan(
     opened: Input,
     separator: str,
     schema: dict[str, Any],
@@ -113,14 +115,12 @@ def _polars_read(
     *,
     comment: str | None,
     ragged: bool,
-) -> pl.DataFrame | None:
-    """The ``keep`` columns of the file through polars' CSV reader; None if it refuses (ragged
-    lines, a value that does not parse, invalid UTF-8), a row misses a field or a float field is
-    not finite.
+) -> pl.LazyFrame:
+    """The ``keep`` columns of the file through polars' CSV reader, with two flags per row:
+    `PROBLEM` (a field is missing or a float field is not finite) and blank (a blank line).
 
     Every field is checked as it is parsed, but only the kept columns are materialized (the
-    others would cost memory and time for nothing). Blank lines come through as rows of nulls
-    and are dropped.
+    others would cost memory and time for nothing).
     """
     missing = [pl.col(name).is_null() for name in schema]
     not_finite = [
@@ -140,15 +140,37 @@ def _polars_read(
         truncate_ragged_lines=ragged,
         glob=False,
     )
-    try:
-        frame = scan.select(*keep, problem.alias(PROBLEM), blank.alias(_BLANK)).collect()
-    except pl.exceptions.PolarsError:
-        return None
+    return scan.select(*keep, problem.alias(PROBLEM), blank.alias(_BLANK))
+
+
+def _settled(frame: pl.DataFrame) -> pl.DataFrame | None:
+    """A table from `_checked_scan` without its flags and blank lines; None if a row has a
+    problem."""
     if bool(frame[PROBLEM].any()):
         return None
     if bool(frame[_BLANK].any()):
         frame = frame.filter(~pl.col(_BLANK))
-    return frame.drop(PROBLEM, _BLANK) if frame.height else None
+    return frame.drop(PROBLEM, _BLANK)
+
+
+def _polars_read(
+    opened: Input,
+    separator: str,
+    schema: dict[str, Any],
+    keep: list[str],
+    *,
+    comment: str | None,
+    ragged: bool,
+) -> pl.DataFrame | None:
+    """The ``keep`` columns of the file (see `_checked_scan`); None if polars refuses it
+    (ragged lines, a value that does not parse, invalid UTF-8), a row has a problem, or it
+    holds no rows."""
+    scan = _checked_scan(opened, separator, schema, keep, comment=comment, ragged=ragged)
+    try:
+        frame = _settled(scan.collect())
+    except pl.exceptions.PolarsError:
+        return None
+    return frame if frame is not None and frame.height else None
 
 
 def _has_comment_rows(frame: pl.DataFrame) -> bool:
@@ -247,6 +269,67 @@ def _describe(
     return describe
 
 
+# A run line's fields; the rank is read past, as an integer when it is one (less memory than
+# strings, and faster), else as text.
+_RUN_SCHEMA = {
+    QUERY_ID: pl.String,
+    "__q0__": pl.String,
+    DOC_ID: pl.String,
+    "__rank__": pl.Int64,
+    SCORE: pl.Float64,
+    "__tag__": pl.String,
+}
+_RUN_SCHEMAS = [_RUN_SCHEMA, {**_RUN_SCHEMA, "__rank__": pl.String}]
+
+
+def _run_tag(head: bytes) -> str | None:
+    """The tag of the first run line, which names the run (None: no complete first line)."""
+    first = _first_line(head)
+    fields = first.split(_separator(first))
+    return fields[5] if len(fields) >= 6 else None
+
+
+class FastPathUnavailable(Exception):
+    """The file is not for the fast path: the general parser must read it (and word any
+    error in it)."""
+
+
+def run_batches(opened: Input, rows: int) -> tuple[str, Iterator[pl.DataFrame]]:
+    """The run's tag, and its rows (query_id, doc_id, score) in file order in tables of about
+    ``rows`` rows, read by polars' CSV reader as they are needed.
+
+    The checks of `parse_run`'s fast path apply; a file that fails them raises
+    `FastPathUnavailable`, possibly after some tables were handed out (the byte scan runs
+    beside the reading and is looked at after the last table): whoever consumes the tables
+    must then start again with `parse_run`.
+    """
+    tag = _run_tag(opened.head())
+    if opened.path is None or tag is None:
+        raise FastPathUnavailable(opened.source)
+    separator = _separator(_first_line(opened.head()))
+    other = b" " if separator == "\t" else b"\t"
+    scan = _checked_scan(
+        opened, separator, _RUN_SCHEMA, [QUERY_ID, DOC_ID, SCORE], comment=None, ragged=True
+    )
+
+    def tables() -> Iterator[pl.DataFrame]:
+        with ThreadPoolExecutor(1) as scanning:
+            present = scanning.submit(opened.present, (other, *_NOT_FAST, b"#"))
+            try:
+                for batch in scan.collect_batches(chunk_size=rows):
+                    frame = _settled(batch)
+                    if frame is None or _has_comment_rows(frame):
+                        raise FastPathUnavailable(opened.source)
+                    if frame.height:
+                        yield frame
+            except pl.exceptions.PolarsError as error:
+                raise FastPathUnavailable(opened.source) from error
+            if present.result() - {b"#"}:
+                raise FastPathUnavailable(opened.source)
+
+    return tag, tables()
+
+
 def parse_run(
     opened: Input, *, lenient: bool = False, first_line: int = 1, fast_path: bool = True
 ) -> Parsed:
@@ -255,26 +338,15 @@ def parse_run(
     ``first_line`` is the line number of the first line of ``opened`` in the file it came from;
     ``fast_path=False`` forces the general path (both give the same table).
     """
-    # The rank is read past; as an integer when it is one (less memory than strings, faster).
-    schema = {
-        QUERY_ID: pl.String,
-        "__q0__": pl.String,
-        DOC_ID: pl.String,
-        "__rank__": pl.Int64,
-        SCORE: pl.Float64,
-        "__tag__": pl.String,
-    }
-    schemas = [schema, {**schema, "__rank__": pl.String}]
     head = opened.head()
-    first = _first_line(head)
-    fields = first.split(_separator(first))  # the tag of the first line names the run
+    tag = _run_tag(head)
     fast = (
-        _fast_read(opened, head, schemas, [QUERY_ID, DOC_ID, SCORE], ragged=True)
-        if fast_path and len(fields) >= 6
+        _fast_read(opened, head, _RUN_SCHEMAS, [QUERY_ID, DOC_ID, SCORE], ragged=True)
+        if fast_path and tag is not None
         else None
     )
-    if fast is not None:
-        return Parsed(fast, fields[5], Skipped(), True)
+    if fast is not None and tag is not None:
+        return Parsed(fast, tag, Skipped(), True)
     score = score_values(pl.col("score_text"))
     checks = [
         score.alias(SCORE),
