@@ -1,10 +1,10 @@
-"""rankscope from Python: its TREC readers, then ``evaluate(...).mean()``."""
+"""rankscope from Python: ``evaluate`` given the two file paths (it reads them itself, a run in
+chunks read ahead on a second core when it can), then ``.mean()``."""
 
 from _common import MEASURES, emit, paths
 
 import rankscope
-from rankscope.io import read_qrels, read_run
 
 qrels_path, run_path = paths()
-results = rankscope.evaluate(read_qrels(qrels_path), read_run(run_path), MEASURES)
+results = rankscope.evaluate(qrels_path, run_path, MEASURES)
 emit(results.mean(), results.per_query.height)
