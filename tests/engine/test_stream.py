@@ -211,6 +211,19 @@ def test_what_the_chunked_reader_declines_is_read_whole(tmp_path: Path, text: by
         assert isinstance(default, pl.DataFrame) and default.equals(whole)
 
 
+def test_a_surprise_late_in_the_file_sends_it_to_be_read_whole(tmp_path: Path) -> None:
+    # A vertical tab separates fields for trec_eval but not for polars: the byte scan finds it
+    # after chunks were handed out, and the run is read again by the reader of every file.
+    qrels, run = write_clean_files(tmp_path)
+    lines = run.read_text().splitlines()
+    lines[-1] = lines[-1].replace(" ", "\x0b", 1)
+    run.write_text("\n".join(lines) + "\n")
+    with pytest.raises(FastPathUnavailable):
+        list(read_run_chunks(run, chunk_bytes=300))
+    expected = evaluate(qrels, run, stream=False)
+    assert evaluate(qrels, run, chunk_bytes=300).per_query.equals(expected.per_query)
+
+
 def test_compressed_runs_are_not_for_the_chunked_reader(tmp_path: Path) -> None:
     _, run = write_clean_files(tmp_path)
     packed = tmp_path / "run.txt.gz"

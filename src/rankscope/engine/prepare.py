@@ -291,7 +291,11 @@ def prepare(
             same_rows = False
         if not same_rows:
             keys = ranked.select(_PAIR_KEY).to_series()
-        grade_of = judgements.unique([QUERY_ID, DOC_ID], keep="first")
+        grade_of = (  # checked above to hold each pair once, unless the profile keeps repeats
+            judgements.unique([QUERY_ID, DOC_ID], keep="first")
+            if conventions.keeps_duplicate_judgements
+            else judgements
+        )
         relevance = pl.col(RELEVANCE)
         if conventions.binary_relevance:
             relevance = (relevance >= relevance_level).cast(pl.Int64)
