@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import platform
 import subprocess
@@ -51,6 +52,11 @@ def replicate(source: Path, target: Path, copies: int, qrels: bool) -> None:
             )
 
 
+def replicate_both(qrels: Path, run: Path, huge_qrels: Path, huge_run: Path, copies: int) -> None:
+    replicate(qrels, huge_qrels, copies, qrels=True)
+    replicate(run, huge_run, copies, qrels=False)
+
+
 def measured(arguments: list[str]) -> tuple[float, float, dict[str, float]]:
     """Wall seconds, peak RSS in MiB (from wait4), and the means, of one rankscope process."""
     command = [*RANKSCOPE, "evaluate", *arguments, "-f", "json"]
@@ -80,13 +86,23 @@ def main() -> None:
         raise SystemExit("run `python benchmarks/generate.py --sizes large` first")
     huge_qrels, huge_run = DATA / "huge.qrels", DATA / "huge.run"
     started = time.perf_counter()
-    replicate(large_qrels, huge_qrels, args.copies, qrels=True)
-    replicate(large_run, huge_run, args.copies, qrels=False)
+    # In a process of its own: a child's peak RSS (wait4) starts from its parent's RSS at the
+    # fork, so this process must stay small while it measures.
+    writer = multiprocessing.get_context("spawn").Process(
+        target=replicate_both,
+        args=(large_qrels, large_run, huge_qrels, huge_run, args.copies),
+    )
+    writer.start()
+    writer.join()
+    if writer.exitcode != 0:
+        raise SystemExit("writing the huge files failed")
     size = huge_run.stat().st_size / 1e9
     print(f"wrote {huge_run} ({size:.1f} GB) in {time.perf_counter() - started:.0f} s")
 
     in_memory = measured([str(large_qrels), str(large_run), "--no-stream"])
     print(f"large, in memory:  {in_memory[0]:6.1f} s, peak {in_memory[1]:6.0f} MiB", flush=True)
+    default = measured([str(large_qrels), str(large_run)])
+    print(f"large, default:    {default[0]:6.1f} s, peak {default[1]:6.0f} MiB", flush=True)
     streamed_large = measured(
         [str(large_qrels), str(large_run), "--stream", "--chunk-mb", str(args.chunk_mb)]
     )
@@ -95,10 +111,15 @@ def main() -> None:
     print(f"{args.copies}x, streamed:     {huge[0]:6.1f} s, peak {huge[1]:6.0f} MiB")
 
     for name, value in in_memory[2].items():
-        for label, other in (("streamed large", streamed_large[2]), ("huge", huge[2])):
+        for label, other in (
+            ("default large", default[2]),
+            ("streamed large", streamed_large[2]),
+            ("huge", huge[2]),
+        ):
             if abs(other[name] - value) > 1e-12:
                 raise SystemExit(f"{label} {name} = {other[name]} differs from {value}")
     ratio = huge[1] / in_memory[1]
+    strict = huge[1] / default[1]
     verdict = "met" if ratio <= 1.2 else "NOT met"
     lines = [
         "# Streaming: peak memory of a run ten times the large case",
@@ -114,17 +135,24 @@ def main() -> None:
         "- The huge run: the large run (10,000 queries x 1,000 documents) written "
         f"{args.copies} times with prefixed query ids: {huge_run.stat().st_size / 1e9:.1f} GB, "
         f"{args.copies * 10:,}M lines. Its means equal the large run's (checked).",
-        "- Whole `rankscope evaluate` processes, six measures; peak RSS from the kernel.",
+        "- Whole `rankscope evaluate` processes, six measures; peak RSS from the kernel "
+        "(wait4; the huge files are written by a separate process, since a child's peak "
+        "starts from its parent's size).",
+        "- The run is read in chunks of about 1M rows whatever its size; the qrels are held "
+        f"whole, and the huge run's are {args.copies} times the large run's, which is what its "
+        "peak adds.",
         "",
         "| evaluation | wall s | peak RSS MiB |",
         "|---|---:|---:|",
         f"| large, in memory (`--no-stream`) | {in_memory[0]:.1f} | {in_memory[1]:.0f} |",
+        f"| large, default (chunks read ahead) | {default[0]:.1f} | {default[1]:.0f} |",
         f"| large, streamed (`--stream --chunk-mb {args.chunk_mb}`) | {streamed_large[0]:.1f} | "
         f"{streamed_large[1]:.0f} |",
         f"| {args.copies}x large, streamed | {huge[0]:.1f} | {huge[1]:.0f} |",
         "",
         f"Target: peak memory of the {args.copies}x run within 1.2x of the large case's: "
-        f"{ratio:.2f}x -> {verdict}.",
+        f"{ratio:.2f}x -> {verdict} (and {strict:.2f}x the large run's peak read by default, "
+        "in chunks).",
         "",
     ]
     (HERE / "RESULTS-streaming.md").write_text("\n".join(lines))
