@@ -153,19 +153,9 @@ def _settled(frame: pl.DataFrame) -> pl.DataFrame | None:
     return frame.drop(PROBLEM, _BLANK)
 
 
-def _polars_read(
-    opened: Input,
-    separator: str,
-    schema: dict[str, Any],
-    keep: list[str],
-    *,
-    comment: str | None,
-    ragged: bool,
-) -> pl.DataFrame | None:
-    """The ``keep`` columns of the file (see `_checked_scan`); None if polars refuses it
-    (ragged lines, a value that does not parse, invalid UTF-8), a row has a problem, or it
-    holds no rows."""
-    scan = _checked_scan(opened, separator, schema, keep, comment=comment, ragged=ragged)
+def _polars_read(scan: pl.LazyFrame) -> pl.DataFrame | None:
+    """The table of a `_checked_scan`; None if polars refuses the file (ragged lines, a value
+    that does not parse, invalid UTF-8), a row has a problem, or it holds no rows."""
     try:
         frame = _settled(scan.collect())
     except pl.exceptions.PolarsError:
@@ -197,7 +187,9 @@ def _fast_read(
     other = b" " if separator == "\t" else b"\t"
     with ThreadPoolExecutor(1) as scanning:
         scan = scanning.submit(opened.present, (other, *_NOT_FAST, b"#"))
-        frame = _polars_read(opened, separator, schemas[0], keep, comment=None, ragged=ragged)
+        frame = _polars_read(
+            _checked_scan(opened, separator, schemas[0], keep, comment=None, ragged=ragged)
+        )
         present = scan.result()
     if present - {b"#"}:
         return None
@@ -208,7 +200,9 @@ def _fast_read(
     else:
         tries, comment = schemas[1:], None
     for schema in tries:
-        frame = _polars_read(opened, separator, schema, keep, comment=comment, ragged=ragged)
+        frame = _polars_read(
+            _checked_scan(opened, separator, schema, keep, comment=comment, ragged=ragged)
+        )
         if frame is not None:
             return frame
     return None
