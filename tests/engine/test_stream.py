@@ -285,3 +285,20 @@ def test_a_consumer_that_stops_stops_the_reader() -> None:
             break
     assert threading.active_count() == before
     assert len(produced) <= 5 + 1 + 2 + 1  # the consumed items, the queue, the one in hand
+
+
+def test_weknora_duplicate_judgements_stream_as_in_memory(tmp_path: Path) -> None:
+    # weknora keeps repeated judgements (the first grade counts for the ranking, every one for
+    # recall's denominator): each chunk must see its queries' judgements in the file's order.
+    qrels, run = write_clean_files(tmp_path)
+    lines = qrels.read_text().splitlines()
+    repeated = [f"{q} 0 {d} {3 - int(g)}" for q, _, d, g in (line.split() for line in lines[::5])]
+    qrels.write_text("\n".join(lines + repeated) + "\n")
+    measures = ["nDCG@3", "P", "R", "RR", "AP"]
+    options: dict[str, Any] = {"profile": "weknora"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankscope.RankscopeWarning)
+        expected = rankscope.evaluate(qrels, run, measures, stream=False, **options)
+        for chunk_bytes in (300, 1 << 20):
+            chunked = rankscope.evaluate(qrels, run, measures, chunk_bytes=chunk_bytes, **options)
+            assert chunked.per_query.equals(expected.per_query)

@@ -33,6 +33,7 @@ from rankscope.io.tables import QUERY_ID, RUN_SCHEMA, Qrels, Run
 __all__ = ["NotGroupedError", "evaluate_chunks", "read_ahead"]
 
 _PARTITION = "_partition"
+_ROW = "_row"
 T = TypeVar("T")
 
 
@@ -40,8 +41,22 @@ class NotGroupedError(InputError):
     """A query's lines are not contiguous in the run, so it cannot be streamed as it is."""
 
 
+class _JudgementsByQuery:
+    """The qrels, indexed once by query so that each chunk takes its queries' judgements
+    without a pass over all of them (the qrels of a large run hold millions)."""
+
+    def __init__(self, qrels: Qrels) -> None:
+        self.qrels = qrels
+        self.rows = qrels.frame.with_row_index(_ROW).group_by(QUERY_ID).agg(pl.col(_ROW))
+
+    def of(self, queries: pl.Series) -> Qrels:
+        """The judgements of ``queries``, in the order of the file."""
+        rows = self.rows.join(queries.to_frame(QUERY_ID), on=QUERY_ID, how="semi")[_ROW]
+        return Qrels(self.qrels.frame[rows.explode().sort()], self.qrels.source)
+
+
 def _score(
-    qrels: Qrels,
+    qrels: _JudgementsByQuery,
     run: Run,
     measures: list[Measure],
     conventions: Conventions,
@@ -50,8 +65,7 @@ def _score(
 ) -> tuple[pl.DataFrame, list[str]]:
     """Per-query values of one chunk, and its queries without judgements."""
     # Only this chunk's judgements: the qrels were checked once, before the first chunk.
-    queries = run.frame.select(pl.col(QUERY_ID).unique())
-    judged = Qrels(qrels.frame.join(queries, on=QUERY_ID, how="semi"), qrels.source)
+    judged = qrels.of(run.frame[QUERY_ID].unique())
     try:
         prepared = prepare(
             judged,
@@ -205,6 +219,7 @@ def evaluate_chunks(
             grouped = False
 
     check_qrels(qrels, conventions)
+    by_query = _JudgementsByQuery(qrels)
     frames: list[pl.DataFrame] = []
     unjudged: set[str] = set()
     run_source = "<run>"
@@ -213,7 +228,7 @@ def evaluate_chunks(
         for piece in pieces:
             run_source = piece.source
             frame, skipped = _score(
-                qrels, piece, measures, conventions, relevance_level, max_documents
+                by_query, piece, measures, conventions, relevance_level, max_documents
             )
             if frame.height:
                 frames.append(frame)
