@@ -521,6 +521,24 @@ def format_compute(results: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
+def where_time_goes(rows: list[Row], results: dict[str, dict[str, Any]]) -> list[str]:
+    """A sentence on where rankscope's time goes, from this run's own measurements."""
+    ours, floor = results.get("rankscope", {}), results.get("floor", {})
+    cli = _median_of(rows, "rankscope-cli")
+    if "prepare" not in ours or "startup" not in ours or cli is None or cli.median is None:
+        return []
+    bare = f" (the bare polars read of its three needed columns: {floor['median']:.2f} s)"
+    return [
+        f"Where rankscope's time goes, measured in one process: importing it and its command "
+        f"line {ours['startup']:.2f} s; reading the qrels and the run, every field checked, "
+        f"{ours['read']:.2f} s{bare if 'median' in floor else ''}; `prepare` "
+        f"{ours['prepare']:.2f} s; the six measures {ours['median']:.3f} s. End to end the "
+        f"command line takes {cli.median:.2f} s: it reads a clean run grouped by query in "
+        "chunks, the next read while this one is prepared. Stage by stage: "
+        "benchmarks/README.md."
+    ]
+
+
 # --- targets ----------------------------------------------------------------------------------
 
 
@@ -691,6 +709,9 @@ def write_report(
         if entry.get("compute"):
             lines += ["", f"Compute alone ({name}), median of {runs} calls in one process:", ""]
             lines += format_compute(entry["compute"])
+            sentence = where_time_goes(entry["rows"], entry["compute"])
+            if sentence:
+                lines += ["", *sentence]
     target_lines = targets(report)
     if target_lines:
         lines += ["", "## Targets", "", *target_lines]
