@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import gzip
 import importlib
+import itertools
+import json
+import subprocess
+import sys
 import threading
 import warnings
 from pathlib import Path
@@ -19,6 +23,7 @@ from rankscope.engine.stream import NotGroupedError, evaluate_chunks, read_ahead
 from rankscope.io import read_run_batches
 from rankscope.io._stream import FastPathUnavailable, read_run_chunks
 
+EVALUATE = importlib.import_module("rankscope.engine.evaluate")  # the module, not the function
 MEASURES = ["nDCG@10", "nDCG", "AP", "RR", "P@5", "R@10", "Bpref", "NumRet", "NumRel", "GM_AP"]
 
 
@@ -134,10 +139,27 @@ def test_only_trec_runs_stream(tmp_path: Path) -> None:
 # -- the chunked reader behind evaluate(path): polars batches, read ahead on another core ------
 
 
-def write_clean_files(folder: Path, grouped: bool = True) -> tuple[Path, Path]:
-    """`write_files` without the comment line: a run the chunked reader takes."""
+@pytest.fixture(autouse=True)
+def _chunks_at_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These files are small: let evaluate(path) read them in chunks as it does large ones."""
+    monkeypatch.setattr(EVALUATE, "CHUNKED_MIN_BYTES", 0)
+
+
+def write_clean_files(
+    folder: Path, grouped: bool = True, ranked: bool = False
+) -> tuple[Path, Path]:
+    """`write_files` without the comment line: a run the chunked reader takes; ``ranked``:
+    each query's lines in trec_eval's rank order (score, then document id, descending)."""
     qrels, run = write_files(folder, grouped=grouped)
-    run.write_text(run.read_text().split("\n", 1)[1])
+    lines = run.read_text().split("\n", 1)[1].splitlines()
+    if ranked:
+        lines.sort(key=lambda line: (line.split()[0], -float(line.split()[4])))
+        lines = [
+            line
+            for _, same in itertools.groupby(lines, key=lambda line: line.split()[::4])
+            for line in sorted(same, key=lambda line: line.split()[2], reverse=True)
+        ]
+    run.write_text("\n".join(lines) + "\n")
     return qrels, run
 
 
@@ -145,19 +167,23 @@ def _whole_reads_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the run was read whole")
 
-    module = importlib.import_module("rankscope.engine.evaluate")  # the module, not the function
-    monkeypatch.setattr(module, "read_run", refuse)
+    monkeypatch.setattr(EVALUATE, "read_run", refuse)
 
 
+@pytest.mark.parametrize("ranked", [False, True])
 @pytest.mark.parametrize("chunk_bytes", [1, 333, 1 << 20])
 @pytest.mark.parametrize(
     "options",
     [{}, {"complete": True}, {"max_documents": 7}, {"profile": "trec9", "relevance_level": 2}],
 )
 def test_chunked_reading_equals_reading_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk_bytes: int, options: dict[str, Any]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    chunk_bytes: int,
+    options: dict[str, Any],
+    ranked: bool,
 ) -> None:
-    qrels, run = write_clean_files(tmp_path)
+    qrels, run = write_clean_files(tmp_path, ranked=ranked)
     expected = evaluate(qrels, run, stream=False, **options)
     _whole_reads_refused(monkeypatch)
     chunked = evaluate(qrels, run, chunk_bytes=chunk_bytes, **options)
@@ -245,7 +271,7 @@ def test_an_ungrouped_run_is_read_whole_without_a_warning(
 def test_a_duplicate_in_a_later_chunk_is_the_same_error(tmp_path: Path) -> None:
     qrels, run = write_clean_files(tmp_path)
     lines = run.read_text().splitlines()
-    lines.insert(400, lines[399].replace(" sys", " sys"))  # the same document again
+    lines.insert(400, lines[399])  # the same document again
     run.write_text("\n".join(lines) + "\n")
     messages = []
     for stream in (None, False):
@@ -302,3 +328,71 @@ def test_weknora_duplicate_judgements_stream_as_in_memory(tmp_path: Path) -> Non
         for chunk_bytes in (300, 1 << 20):
             chunked = rankscope.evaluate(qrels, run, measures, chunk_bytes=chunk_bytes, **options)
             assert chunked.per_query.equals(expected.per_query)
+
+
+def test_a_run_from_standard_input_is_read_whole(tmp_path: Path) -> None:
+    qrels, run = write_clean_files(tmp_path)
+    command = [sys.executable, "-m", "rankscope", "evaluate", str(qrels), "-", "-f", "json"]
+    piped = subprocess.run(command, input=run.read_bytes(), capture_output=True, check=True)
+    from_file = subprocess.run(
+        [*command[:-3], str(run), "-f", "json"], capture_output=True, check=True
+    )
+    assert (
+        json.loads(piped.stdout)["runs"][0]["mean"]
+        == json.loads(from_file.stdout)["runs"][0]["mean"]
+    )
+
+
+def test_float32_overflow_ties_as_infinity(tmp_path: Path) -> None:
+    # Under trec9 both scores round to float32 infinity: a tie, broken by document id.
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 1\n")
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 d1 1 2e39 t\nq1 Q0 d2 2 1e39 t\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and no numpy warning on the way
+        for stream in (None, False):
+            got = rankscope.evaluate(qrels, run, "RR", profile="trec9", stream=stream)
+            assert got.mean() == {"RR": 0.5}
+
+
+def test_an_error_in_an_early_chunk_does_not_overtake_a_later_one(tmp_path: Path) -> None:
+    # A duplicate in the first chunk, a malformed line near the end: reading whole finds the
+    # malformed line first (as trec_eval, which parses before it evaluates); so must we.
+    qrels, run = write_clean_files(tmp_path)
+    lines = run.read_text().splitlines()
+    lines.insert(3, lines[2])
+    lines[-3] = lines[-3] + " x"  # fine: extra fields are ignored
+    lines[-2] = " ".join(lines[-2].split()[:4])  # 4 fields
+    run.write_text("\n".join(lines) + "\n")
+    messages = []
+    for stream in (None, False):
+        with pytest.raises(rankscope.ParseError) as raised:
+            evaluate(qrels, run, stream=stream, chunk_bytes=300)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
+
+
+def test_no_common_queries_reads_the_same_either_way(tmp_path: Path) -> None:
+    _, run = write_clean_files(tmp_path)
+    other = tmp_path / "other.qrels"
+    other.write_text("zz 0 d1 1\n")
+    messages = []
+    for stream in (None, False, True):
+        with pytest.raises(rankscope.InputError) as raised:
+            evaluate(other, run, stream=stream, chunk_bytes=300)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1] == messages[2]
+    assert "the run has 55 queries, the qrels 1, none in common" in messages[0]
+
+
+def test_an_error_leaves_no_reader_behind(tmp_path: Path) -> None:
+    qrels, run = write_clean_files(tmp_path)
+    lines = run.read_text().splitlines()
+    lines.insert(3, lines[2])  # a duplicate in the first chunk of many
+    run.write_text("\n".join(lines) + "\n")
+    before = threading.active_count()
+    with pytest.raises(rankscope.DuplicateDocumentError) as raised:
+        evaluate(qrels, run, chunk_bytes=100)
+    assert raised.value is not None  # the error is kept alive, and yet
+    assert threading.active_count() == before

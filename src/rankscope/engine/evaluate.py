@@ -15,9 +15,16 @@ from rankscope.engine.measures import FAMILIES, Measure, parse_measures
 from rankscope.engine.prepare import prepare
 from rankscope.engine.profiles import Conventions, resolve_profile
 from rankscope.engine.results import Results
-from rankscope.engine.stream import NotGroupedError, evaluate_chunks, read_ahead
-from rankscope.errors import InputError, OptionError, ProfileError, RankscopeWarning
+from rankscope.engine.stream import closing_iterator, evaluate_chunks, read_ahead
+from rankscope.errors import (
+    InputError,
+    OptionError,
+    ProfileError,
+    RankscopeError,
+    RankscopeWarning,
+)
 from rankscope.io import read_qrels, read_run, read_run_batches
+from rankscope.io._files import STDIN
 from rankscope.io._stream import (
     DEFAULT_CHUNK_BYTES,
     FastPathUnavailable,
@@ -30,6 +37,9 @@ __all__ = ["STREAM_THRESHOLD_BYTES", "evaluate"]
 
 STREAM_THRESHOLD_BYTES = 2 * 1024**3
 """TREC run files at least this large are never read whole unless ``stream=False``."""
+
+CHUNKED_MIN_BYTES = 64 * 1024**2
+"""Smaller run files are read whole: chunks read ahead pay for their threads on larger ones."""
 
 PathLike = str | os.PathLike[str]
 
@@ -49,8 +59,8 @@ def _as_qrels(qrels: Qrels | Mapping[Any, Any] | PathLike, lenient: bool) -> Qre
 
 def _reading(run: Any, stream: bool | None) -> str:
     """How to read ``run``: ``"whole"`` into memory; ``"chunks"``, in chunks of whole queries
-    read ahead on another core when it is a TREC run file the fast reader takes, grouped by
-    query (else whole); or ``"stream"``, in chunks whatever it holds (asked for, or large)."""
+    read ahead on another core if the fast reader takes the file and it is grouped by query
+    (else whole); or ``"stream"``, block by block whatever it holds (asked for, or large)."""
     if stream is True and not isinstance(run, str | os.PathLike):
         raise InputError(
             f"stream=True needs the run as a file path; a {type(run).__name__} is already in memory"
@@ -58,11 +68,13 @@ def _reading(run: Any, stream: bool | None) -> str:
     if not isinstance(run, str | os.PathLike) or stream is False:
         return "whole"
     if stream is None:
-        if not is_trec_run_file(run):
-            return "whole"
         path = Path(run)
-        large = path.is_file() and path.stat().st_size >= STREAM_THRESHOLD_BYTES
-        return "stream" if large else "chunks"
+        if str(run) == STDIN or not path.is_file():
+            return "whole"  # standard input or a pipe can be read only once
+        size = path.stat().st_size
+        if size < CHUNKED_MIN_BYTES or not is_trec_run_file(run):
+            return "whole"
+        return "stream" if size >= STREAM_THRESHOLD_BYTES else "chunks"
     if not is_trec_run_file(run):
         raise InputError(
             "only TREC run files can be streamed; read this one in memory (stream=False)",
@@ -96,9 +108,10 @@ def _evaluate_chunks(
     names: list[str] = []
 
     def named() -> Iterator[Run]:
-        for chunk in chunks():
-            names.append(chunk.name)
-            yield chunk
+        with closing_iterator(chunks()) as each:
+            for chunk in each:
+                names.append(chunk.name)
+                yield chunk
 
     per_query, unjudged, missing = evaluate_chunks(qrels, named, measures, conventions, **options)
     return per_query, unjudged, missing, names[0] if names else ""
@@ -199,7 +212,11 @@ def evaluate(
     conventions = resolve_profile(profile)
     if duplicate_documents is not None:
         conventions = conventions.with_options(duplicate_documents=duplicate_documents)
-    for option, value in (("relevance_level", relevance_level), ("max_documents", max_documents)):
+    for option, value in (
+        ("relevance_level", relevance_level),
+        ("max_documents", max_documents),
+        ("chunk_bytes", chunk_bytes),
+    ):
         if value is None and option == "max_documents":
             continue
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -213,8 +230,8 @@ def evaluate(
 
     how = _reading(run, stream)
     scored: tuple[pl.DataFrame, list[str], list[str], str] | None = None
-    if how != "whole":
-        path = cast(PathLike, run)
+    path = cast(PathLike, run)
+    if how == "chunks":
         try:
             # Most run files: polars reads the next chunk while this one is scored.
             scored = _evaluate_chunks(
@@ -227,18 +244,21 @@ def evaluate(
                 max_documents=max_documents,
                 grouped=True,
             )
-        except (FastPathUnavailable, NotGroupedError):
-            if how == "stream":  # any TREC file, block by block (grouped or not)
-                scored = _evaluate_chunks(
-                    judgements,
-                    lambda: read_run_batches(path, chunk_bytes, lenient=lenient),
-                    wanted,
-                    conventions,
-                    relevance_level=relevance_level,
-                    complete=complete,
-                    max_documents=max_documents,
-                    grouped=None,
-                )
+        except (FastPathUnavailable, RankscopeError):
+            # Not for the fast reader, not grouped, or an error that a check of a later chunk
+            # might have overtaken: reading the run whole decides, and words any error.
+            scored = None
+    elif how == "stream":  # any TREC file, block by block (grouped or not)
+        scored = _evaluate_chunks(
+            judgements,
+            lambda: read_run_batches(path, chunk_bytes, lenient=lenient),
+            wanted,
+            conventions,
+            relevance_level=relevance_level,
+            complete=complete,
+            max_documents=max_documents,
+            grouped=None,
+        )
     if scored is not None:
         per_query, unjudged, missing, run_name = scored
         if not run_name:

@@ -6,8 +6,9 @@ numpy arrays. The batch's queries come in no particular order; results are sorte
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,7 @@ _ORDER = "_order"
 _QUERY_INDEX = "_query_index"
 _QUERY_CODE = "_query_code"
 _ROW = "_row"
+_CHECK_BESIDE_ROWS = 500_000  # runs at least this long are checked for duplicates on a thread
 
 
 class NoCommonQueriesError(InputError):
@@ -165,13 +167,14 @@ def _ties_in_order(frame: pl.DataFrame, groups: _Groups) -> pl.DataFrame | None:
     Most run files are written in rank order, so checking it is far cheaper than sorting: one
     pass over the scores and, for the rows tied with the row before, a comparison of document ids.
     """
-    step = np.diff(frame[SCORE].to_numpy())  # step[i - 1]: score of row i less that of row i - 1
-    query_starts = np.cumsum(groups.lengths)[:-1] - 1  # the steps into a new query
-    rises = step > 0
+    # Neighbours compared, not subtracted: float32 scores may overflow to inf, and inf ties.
+    score = frame[SCORE].to_numpy()
+    query_starts = np.cumsum(groups.lengths)[:-1] - 1  # pairs (i - 1, i) where row i starts one
+    rises = score[1:] > score[:-1]
     rises[query_starts] = False
     if bool(rises.any()):
         return None
-    ties = step == 0
+    ties = score[1:] == score[:-1]
     ties[query_starts] = False
     tied = np.flatnonzero(ties) + 1  # rows tied with the row before, in the same query
     if tied.size == 0:
@@ -254,12 +257,15 @@ def prepare(
     # grade lookup. Only if a pair occurs twice is what is evaluated looked at again: as
     # trec_eval, a duplicate counts only in a judged query and within the cut at -M.
     keys = run.frame.select(_PAIR_KEY).to_series()
-    with ThreadPoolExecutor(1) as checking:
-        duplicated = (
-            checking.submit(_has_duplicates, run.frame, keys)
-            if conventions.duplicate_documents == "error"
-            else None
-        )
+    beside = run.frame.height >= _CHECK_BESIDE_ROWS  # a thread pays only on large runs
+    with ThreadPoolExecutor(1) if beside else contextlib.nullcontext() as checking:
+        duplicated: Future[bool] | None = None
+        if conventions.duplicate_documents == "error":
+            if checking is not None:
+                duplicated = checking.submit(_has_duplicates, run.frame, keys)
+            else:
+                duplicated = Future()
+                duplicated.set_result(_has_duplicates(run.frame, keys))
         # From here on rows are grouped by query, in rank order within each, and every step
         # keeps that order. The batch's queries come in the order of the groups.
         ranked, groups, same_rows = _ranked(run.frame, conventions)

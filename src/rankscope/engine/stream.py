@@ -17,6 +17,7 @@ import tempfile
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar, cast
@@ -30,7 +31,7 @@ from rankscope.engine.profiles import Conventions
 from rankscope.errors import InputError, RankscopeWarning
 from rankscope.io.tables import QUERY_ID, RUN_SCHEMA, Qrels, Run
 
-__all__ = ["NotGroupedError", "evaluate_chunks", "read_ahead"]
+__all__ = ["NotGroupedError", "closing_iterator", "evaluate_chunks", "read_ahead"]
 
 _PARTITION = "_partition"
 _ROW = "_row"
@@ -86,6 +87,20 @@ def _score(
     return frame, prepared.unjudged_queries
 
 
+@contextmanager
+def closing_iterator(items: Iterable[T]) -> Iterator[Iterator[T]]:
+    """An iterator over ``items`` that is closed on leaving the block, error or not: a reader
+    (and the thread reading ahead for it) stops at once instead of living as long as a
+    traceback that refers to it."""
+    iterator = iter(items)
+    try:
+        yield iterator
+    finally:
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            close()
+
+
 @dataclass(frozen=True)
 class _Raised:
     error: BaseException
@@ -135,7 +150,8 @@ def read_ahead(items: Iterable[T], depth: int = 2) -> Iterator[T]:
             yield cast(T, item)
     finally:
         stop.set()
-        producer.join()
+        if threading.current_thread() is not producer:  # (a collector may finalize us there)
+            producer.join()
 
 
 def _grouped(chunks: Iterable[Run]) -> Iterator[Run]:
@@ -225,14 +241,15 @@ def evaluate_chunks(
     run_source = "<run>"
     with tempfile.TemporaryDirectory(prefix="rankscope-") as folder:
         pieces = _grouped(chunks()) if grouped else _partitioned(chunks(), Path(folder), partitions)
-        for piece in pieces:
-            run_source = piece.source
-            frame, skipped = _score(
-                by_query, piece, measures, conventions, relevance_level, max_documents
-            )
-            if frame.height:
-                frames.append(frame)
-            unjudged.update(skipped)
+        with closing_iterator(pieces) as each:
+            for piece in each:
+                run_source = piece.source
+                frame, skipped = _score(
+                    by_query, piece, measures, conventions, relevance_level, max_documents
+                )
+                if frame.height:
+                    frames.append(frame)
+                unjudged.update(skipped)
 
     schema = {QUERY_ID: pl.String, **{m.name: pl.Float64 for m in measures}}
     per_query = pl.concat(frames) if frames else pl.DataFrame(schema=schema)
@@ -256,7 +273,7 @@ def evaluate_chunks(
     if per_query.height == 0:
         raise NoCommonQueriesError(
             f"no query of the run ({run_source}) is judged in the qrels ({qrels.source}): "
-            f"the run's {len(unjudged)} queries have no judgements; check that the query ids "
-            "match"
+            f"the run has {len(unjudged)} queries, the qrels {judged.height}, none in common; "
+            "check that the query ids match"
         )
     return per_query.sort(QUERY_ID), sorted(unjudged), sorted(missing.to_list())

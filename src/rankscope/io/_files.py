@@ -13,6 +13,7 @@ import io
 import lzma
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -136,12 +137,15 @@ class Input:
         """Whether any of the bytes (single bytes) occurs in the content."""
         return bool(self.present(needles))
 
-    def present(self, needles: tuple[bytes, ...]) -> frozenset[bytes]:
+    def present(
+        self, needles: tuple[bytes, ...], stop: threading.Event | None = None
+    ) -> frozenset[bytes]:
         """Which of the bytes (single bytes) occur in the content: one pass at memchr speed.
 
         A file is read in blocks of 4 MiB into one buffer (the read releases the GIL, so this
         can run beside a polars reader; the buffer keeps memory flat, where a mapping of the
-        file would count it all as resident).
+        file would count it all as resident). Setting ``stop`` ends the scan after the block at
+        hand (what it found so far is returned).
         """
         if any(len(needle) != 1 for needle in needles):
             raise ValueError(f"expected single bytes; got {needles!r}")
@@ -153,7 +157,7 @@ class Input:
         wanted = set(needles)
         buffer = bytearray(_SCAN_BLOCK)
         with self.path.open("rb", buffering=0) as file:
-            while wanted and (size := file.readinto(buffer)):
+            while wanted and not (stop and stop.is_set()) and (size := file.readinto(buffer)):
                 block = buffer if size == len(buffer) else buffer[:size]
                 hits = {needle for needle in wanted if block.find(needle) >= 0}
                 found |= hits

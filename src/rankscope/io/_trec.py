@@ -24,6 +24,7 @@ queries (``read_run_batches``) can reuse them, passing the line number its chunk
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -80,6 +81,7 @@ _QRELS_PATTERN = (
 
 _FIELD_COUNT, _BAD_SCORE, _BAD_GRADE = 1, 2, 3
 _BLANK = "__blank__"
+_SCAN_BESIDE_BYTES = 16 * 1024**2  # files at least this large are scanned beside polars' read
 
 # Bytes that make a file unfit for the single-separator fast path (besides the other separator).
 _NOT_FAST = (b"\r", b"\x0b", b"\x0c", b"\x00")
@@ -185,12 +187,19 @@ def _fast_read(
     """
     separator = _separator(_first_line(head))
     other = b" " if separator == "\t" else b"\t"
-    with ThreadPoolExecutor(1) as scanning:
-        scan = scanning.submit(opened.present, (other, *_NOT_FAST, b"#"))
+    needles = (other, *_NOT_FAST, b"#")
+    if opened.path is not None and opened.path.stat().st_size >= _SCAN_BESIDE_BYTES:
+        with ThreadPoolExecutor(1) as scanning:
+            scan = scanning.submit(opened.present, needles)
+            frame = _polars_read(
+                _checked_scan(opened, separator, schemas[0], keep, comment=None, ragged=ragged)
+            )
+            present = scan.result()
+    else:  # small, or in memory already: a thread would cost more than it saves
+        present = opened.present(needles)
         frame = _polars_read(
             _checked_scan(opened, separator, schemas[0], keep, comment=None, ragged=ragged)
         )
-        present = scan.result()
     if present - {b"#"}:
         return None
     if frame is not None and not (b"#" in present and _has_comment_rows(frame)):
@@ -301,14 +310,17 @@ def run_batches(opened: Input, rows: int) -> tuple[str, Iterator[pl.DataFrame]]:
     if opened.path is None or tag is None:
         raise FastPathUnavailable(opened.source)
     separator = _separator(_first_line(opened.head()))
-    other = b" " if separator == "\t" else b"\t"
+    refused = (b" " if separator == "\t" else b"\t", *_NOT_FAST)
+    if any(byte in opened.head() for byte in refused):
+        raise FastPathUnavailable(opened.source)  # seen at once, before any table
     scan = _checked_scan(
         opened, separator, _RUN_SCHEMA, [QUERY_ID, DOC_ID, SCORE], comment=None, ragged=True
     )
 
     def tables() -> Iterator[pl.DataFrame]:
+        stop = threading.Event()  # a consumer that stops early does not wait for the scan
         with ThreadPoolExecutor(1) as scanning:
-            present = scanning.submit(opened.present, (other, *_NOT_FAST, b"#"))
+            present = scanning.submit(opened.present, refused, stop)
             try:
                 for batch in scan.collect_batches(chunk_size=rows):
                     frame = _settled(batch)
@@ -317,8 +329,12 @@ def run_batches(opened: Input, rows: int) -> tuple[str, Iterator[pl.DataFrame]]:
                     if frame.height:
                         yield frame
             except pl.exceptions.PolarsError as error:
+                stop.set()
                 raise FastPathUnavailable(opened.source) from error
-            if present.result() - {b"#"}:
+            except BaseException:  # the consumer stopped, or a table was refused
+                stop.set()
+                raise
+            if present.result():  # the whole file scanned: a byte the fast path refuses
                 raise FastPathUnavailable(opened.source)
 
     return tag, tables()
