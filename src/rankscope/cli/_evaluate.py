@@ -54,9 +54,9 @@ def add_parser(subparsers: Any) -> None:
         "--stream",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="evaluate a TREC run in chunks of whole queries, with bounded memory, whatever it "
-        "holds; --no-stream reads it whole (default: chunks read ahead on a second core "
-        "when the run is grouped by query and clean, else whole below 2 GiB)",
+        help="evaluate a TREC run block by block, with bounded memory, whatever it holds; "
+        "--no-stream reads it whole (default: a file of 64 MiB or more that is grouped by "
+        "query is read in chunks, the next read on a second core; others whole below 2 GiB)",
     )
     parser.add_argument(
         "--chunk-mb",

@@ -179,13 +179,14 @@ def evaluate(
         Override the profile's policy for a document ranked twice in one query:
         ``"error"``, ``"keep_first"`` or ``"keep_all"``.
     stream
-        For a TREC run file. None (the default): read it in chunks of whole queries, the next
-        chunk read (by polars, on another core) while this one is scored, when the file is
-        plain, grouped by query and passes the fast reader's checks; otherwise read it whole
-        (or, from ``STREAM_THRESHOLD_BYTES`` on, as with True). True: evaluate it chunk by
-        chunk whatever it holds, with memory bounded by ``chunk_bytes``; a run whose queries
-        are not grouped is spread over partition files on disk first (with a warning). False:
-        read it whole. The values are identical either way.
+        For a TREC run file. None (the default): a plain file of ``CHUNKED_MIN_BYTES`` or more
+        is read in chunks of whole queries, the next chunk read (by polars, on another core)
+        while this one is scored, when it is grouped by query and passes the fast reader's
+        checks; anything else is read whole (from ``STREAM_THRESHOLD_BYTES`` on, as with
+        True). True: evaluate it block by block whatever it holds, with memory bounded by
+        ``chunk_bytes``; a run whose queries are not grouped is spread over partition files
+        on disk first (with a warning). False: read it whole. The values are identical either
+        way.
     chunk_bytes
         How much of the run file a streamed chunk reads.
     lenient
