@@ -138,9 +138,11 @@ def main() -> None:
         "- Whole `rankscope evaluate` processes, six measures; peak RSS from the kernel "
         "(wait4; the huge files are written by a separate process, since a child's peak "
         "starts from its parent's size).",
-        "- The run is read in chunks of about 1M rows whatever its size; the qrels are held "
-        f"whole, and the huge run's are {args.copies} times the large run's, which is what its "
-        "peak adds.",
+        f"- Streamed (`--stream`), a run is read in blocks of {args.chunk_mb} MB whatever its "
+        "size; by default, a file of 64 MiB or more grouped by query is read in chunks of "
+        "about 1M rows, the next read on the second core. The qrels are held whole, and the "
+        f"huge run's are {args.copies} times the large run's (2M judgements), which is most of "
+        "what its peak adds.",
         "",
         "| evaluation | wall s | peak RSS MiB |",
         "|---|---:|---:|",

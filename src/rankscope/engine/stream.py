@@ -259,7 +259,9 @@ def evaluate_chunks(
         # Judged queries that no chunk held: score them with an empty ranking.
         only_missing = Qrels(qrels.frame.filter(pl.col(QUERY_ID).is_in(missing.implode())))
         empty = Run(pl.DataFrame(schema=RUN_SCHEMA))
-        prepared = prepare(only_missing, empty, conventions, complete=True)
+        prepared = prepare(
+            only_missing, empty, conventions, relevance_level=relevance_level, complete=True
+        )
         values = compute(prepared.batch, measures, conventions, relevance_level)
         per_query = pl.concat(
             [
