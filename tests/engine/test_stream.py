@@ -66,11 +66,15 @@ def test_streaming_equals_in_memory(
     qrels, run = write_files(tmp_path)
     expected = evaluate(qrels, run, stream=False, **options)
     streamed = evaluate(qrels, run, stream=True, chunk_bytes=chunk_bytes, **options)
-    assert streamed.per_query.equals(expected.per_query)
-    assert streamed.mean() == expected.mean()
-    assert streamed.unjudged_queries == expected.unjudged_queries
-    assert streamed.missing_queries == expected.missing_queries
-    assert streamed.run_name == expected.run_name == "sys"
+    assert_same_results(streamed, expected)
+
+
+def assert_same_results(got: rankscope.Results, expected: rankscope.Results) -> None:
+    assert got.per_query.equals(expected.per_query)
+    assert got.mean() == expected.mean()
+    assert got.unjudged_queries == expected.unjudged_queries
+    assert got.missing_queries == expected.missing_queries
+    assert got.run_name == expected.run_name == "sys"
 
 
 def test_chunks_hold_whole_queries_even_when_a_block_ends_inside_one(tmp_path: Path) -> None:
@@ -186,11 +190,7 @@ def test_chunked_reading_equals_reading_whole(
     qrels, run = write_clean_files(tmp_path, ranked=ranked)
     expected = evaluate(qrels, run, stream=False, **options)
     _whole_reads_refused(monkeypatch)
-    chunked = evaluate(qrels, run, chunk_bytes=chunk_bytes, **options)
-    assert chunked.per_query.equals(expected.per_query)
-    assert chunked.unjudged_queries == expected.unjudged_queries
-    assert chunked.missing_queries == expected.missing_queries
-    assert chunked.run_name == expected.run_name == "sys"
+    assert_same_results(evaluate(qrels, run, chunk_bytes=chunk_bytes, **options), expected)
 
 
 def test_chunked_reader_hands_out_whole_queries(tmp_path: Path) -> None:
