@@ -97,22 +97,15 @@ def ranx_compute(qrels_path: str, run_path: str, repeats: int) -> dict[str, Any]
 
 
 def pytrec_eval_compute(qrels_path: str, run_path: str, repeats: int) -> dict[str, Any]:
-    import pytrec_eval
+    from _pytrec_eval import NAMES, evaluator_and_run
 
-    names = ["ndcg_cut_10", "ndcg_cut_3", "map", "recip_rank", "P_10", "recall_10"]
     start = time.perf_counter()
-    with open(qrels_path) as f:
-        qrels = pytrec_eval.parse_qrel(f)
-    with open(run_path) as f:
-        run = pytrec_eval.parse_run(f)
-    evaluator = pytrec_eval.RelevanceEvaluator(
-        qrels, {"ndcg_cut.3,10", "map", "recip_rank", "P.10", "recall.10"}
-    )
+    evaluator, run = evaluator_and_run(qrels_path, run_path)
     setup = time.perf_counter() - start
     first, times, per_query = _timed(lambda: evaluator.evaluate(run), repeats)
     means = {
         ours: statistics.fmean(v[theirs] for v in per_query.values())
-        for theirs, ours in zip(names, MEASURES, strict=True)
+        for theirs, ours in NAMES.items()
     }
     return {"times": times, "first": first, "setup": setup, "means": means}
 

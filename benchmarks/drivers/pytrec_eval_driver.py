@@ -2,24 +2,9 @@
 
 import pytrec_eval
 from _common import emit, paths
+from _pytrec_eval import NAMES, evaluator_and_run
 
-NAMES = {
-    "ndcg_cut_10": "nDCG@10",
-    "ndcg_cut_3": "nDCG@3",
-    "map": "AP",
-    "recip_rank": "RR",
-    "P_10": "P@10",
-    "recall_10": "R@10",
-}
-
-qrels_path, run_path = paths()
-with open(qrels_path) as f:
-    qrels = pytrec_eval.parse_qrel(f)
-with open(run_path) as f:
-    run = pytrec_eval.parse_run(f)
-evaluator = pytrec_eval.RelevanceEvaluator(
-    qrels, {"ndcg_cut.3,10", "map", "recip_rank", "P.10", "recall.10"}
-)
+evaluator, run = evaluator_and_run(*paths())
 per_query = evaluator.evaluate(run)
 means = {
     ours: pytrec_eval.compute_aggregated_measure(theirs, [v[theirs] for v in per_query.values()])

@@ -69,6 +69,18 @@ def test_streaming_equals_in_memory(
     assert_same_results(streamed, expected)
 
 
+def error_messages(
+    error: type[Exception], qrels: Path, run: Path, streams: tuple[bool | None, ...], **options: Any
+) -> list[str]:
+    """The message of ``error``, raised as ``run`` is read each way of ``streams``."""
+    messages = []
+    for stream in streams:
+        with pytest.raises(error) as raised:
+            evaluate(qrels, run, stream=stream, **options)
+        messages.append(str(raised.value))
+    return messages
+
+
 def assert_same_results(got: rankscope.Results, expected: rankscope.Results) -> None:
     assert got.per_query.equals(expected.per_query)
     assert got.mean() == expected.mean()
@@ -273,11 +285,9 @@ def test_a_duplicate_in_a_later_chunk_is_the_same_error(tmp_path: Path) -> None:
     lines = run.read_text().splitlines()
     lines.insert(400, lines[399])  # the same document again
     run.write_text("\n".join(lines) + "\n")
-    messages = []
-    for stream in (None, False):
-        with pytest.raises(rankscope.DuplicateDocumentError) as raised:
-            evaluate(qrels, run, stream=stream, chunk_bytes=500)
-        messages.append(str(raised.value))
+    messages = error_messages(
+        rankscope.DuplicateDocumentError, qrels, run, (None, False), chunk_bytes=500
+    )
     assert messages[0] == messages[1]
 
 
@@ -365,11 +375,7 @@ def test_an_error_in_an_early_chunk_does_not_overtake_a_later_one(tmp_path: Path
     lines[-3] = lines[-3] + " x"  # fine: extra fields are ignored
     lines[-2] = " ".join(lines[-2].split()[:4])  # 4 fields
     run.write_text("\n".join(lines) + "\n")
-    messages = []
-    for stream in (None, False):
-        with pytest.raises(rankscope.ParseError) as raised:
-            evaluate(qrels, run, stream=stream, chunk_bytes=300)
-        messages.append(str(raised.value))
+    messages = error_messages(rankscope.ParseError, qrels, run, (None, False), chunk_bytes=300)
     assert messages[0] == messages[1]
 
 
@@ -377,11 +383,9 @@ def test_no_common_queries_reads_the_same_either_way(tmp_path: Path) -> None:
     _, run = write_clean_files(tmp_path)
     other = tmp_path / "other.qrels"
     other.write_text("zz 0 d1 1\n")
-    messages = []
-    for stream in (None, False, True):
-        with pytest.raises(rankscope.InputError) as raised:
-            evaluate(other, run, stream=stream, chunk_bytes=300)
-        messages.append(str(raised.value))
+    messages = error_messages(
+        rankscope.InputError, other, run, (None, False, True), chunk_bytes=300
+    )
     assert messages[0] == messages[1] == messages[2]
     assert "the run has 55 queries, the qrels 1, none in common" in messages[0]
 

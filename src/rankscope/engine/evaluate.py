@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
@@ -97,6 +98,11 @@ def _as_run(run: Run | Mapping[Any, Any] | PathLike, lenient: bool) -> Run:
     )
 
 
+def _read_ahead_chunks(path: PathLike, chunk_bytes: int) -> Iterator[Run]:
+    """`read_run_chunks`, the next chunk read on another core while this one is scored."""
+    return read_ahead(read_run_chunks(path, chunk_bytes))
+
+
 def _evaluate_chunks(
     qrels: Qrels,
     chunks: Callable[[], Iterable[Run]],
@@ -104,7 +110,8 @@ def _evaluate_chunks(
     conventions: Conventions,
     **options: Any,
 ) -> tuple[pl.DataFrame, list[str], list[str], str]:
-    """`evaluate_chunks`, and the name of the run (that of its first chunk; '' if none)."""
+    """`evaluate_chunks` (grouped: True unless said), and the name of the run (that of its first
+    chunk; '' if none)."""
     names: list[str] = []
 
     def named() -> Iterator[Run]:
@@ -113,6 +120,7 @@ def _evaluate_chunks(
                 names.append(chunk.name)
                 yield chunk
 
+    options.setdefault("grouped", True)
     per_query, unjudged, missing = evaluate_chunks(qrels, named, measures, conventions, **options)
     return per_query, unjudged, missing, names[0] if names else ""
 
@@ -232,34 +240,23 @@ def evaluate(
     how = _reading(run, stream)
     scored: tuple[pl.DataFrame, list[str], list[str], str] | None = None
     path = cast(PathLike, run)
+    options: dict[str, Any] = {
+        "relevance_level": relevance_level,
+        "complete": complete,
+        "max_documents": max_documents,
+    }
     if how == "chunks":
+        # Most run files: polars reads the next chunk while this one is scored.
+        chunks = partial(_read_ahead_chunks, path, chunk_bytes)
         try:
-            # Most run files: polars reads the next chunk while this one is scored.
-            scored = _evaluate_chunks(
-                judgements,
-                lambda: read_ahead(read_run_chunks(path, chunk_bytes)),
-                wanted,
-                conventions,
-                relevance_level=relevance_level,
-                complete=complete,
-                max_documents=max_documents,
-                grouped=True,
-            )
+            scored = _evaluate_chunks(judgements, chunks, wanted, conventions, **options)
         except (FastPathUnavailable, RankscopeError):
             # Not for the fast reader, not grouped, or an error that a check of a later chunk
             # might have overtaken: reading the run whole decides, and words any error.
             scored = None
     elif how == "stream":  # any TREC file, block by block (grouped or not)
-        scored = _evaluate_chunks(
-            judgements,
-            lambda: read_run_batches(path, chunk_bytes, lenient=lenient),
-            wanted,
-            conventions,
-            relevance_level=relevance_level,
-            complete=complete,
-            max_documents=max_documents,
-            grouped=None,
-        )
+        blocks = partial(read_run_batches, path, chunk_bytes, lenient=lenient)
+        scored = _evaluate_chunks(judgements, blocks, wanted, conventions, grouped=None, **options)
     if scored is not None:
         per_query, unjudged, missing, run_name = scored
         if not run_name:

@@ -181,9 +181,8 @@ def _ties_in_order(frame: pl.DataFrame, groups: _Groups) -> pl.DataFrame | None:
         return frame
     docs = frame[DOC_ID]
     if bool((docs.gather(tied) <= docs.gather(tied - 1)).all()):
-        return (
-            frame  # ties already by document id descending (equal ids: duplicates, refused later)
-        )
+        # Ties already by document id descending (equal ids are duplicates, refused later).
+        return frame
     tied_with_previous = np.zeros(frame.height, dtype=bool)
     tied_with_previous[tied] = True
     in_tie = tied_with_previous.copy()

@@ -22,7 +22,7 @@ from typing import IO, Any, cast
 
 from rankscope.errors import InputError, MissingDependencyError
 
-__all__ = ["STDIN", "Input", "Stream", "open_input", "open_output", "open_stream"]
+__all__ = ["STDIN", "Input", "Stream", "open_input", "open_output", "open_plain", "open_stream"]
 
 STDIN = "-"
 """The path that stands for standard input (when reading) or standard output (when writing)."""
@@ -198,30 +198,39 @@ def open_input(path: str | os.PathLike[str]) -> Input:
     >>> opened.stem, opened.extension, opened.read_bytes()
     ('run', '.trec', b'q1 Q0 d1 1 2.5 bm25\\n')
     """
+    plain = open_plain(path)
+    if plain is not None:
+        return plain
     if isinstance(path, str) and path == STDIN:
         data = _read_stdin()
         compression = _sniff_compression(data[:16])
         if compression is not None:
             data = _decompress(data, compression, "<stdin>")
         return Input("<stdin>", "", "", data=_strip_bom(data))
+    # A pipe or device (e.g. bash's <(...)), read only once; or a compressed or BOM-led file.
     file, source = existing_file(path)
     stem, extension, compression = _split_name(file.name)
-    if not file.is_file():
-        # A pipe or device (e.g. bash's <(...)) can be read only once: read it all here.
-        data = file.read_bytes()
-        compression = compression or _sniff_compression(data[:16])
-        if compression is not None:
-            data = _decompress(data, compression, source)
-        return Input(source, stem, extension, data=_strip_bom(data))
+    data = file.read_bytes()
+    compression = compression or _sniff_compression(data[:16])
+    if compression is not None:
+        data = _decompress(data, compression, source)
+    return Input(source, stem, extension, data=_strip_bom(data))
+
+
+def open_plain(path: str | os.PathLike[str]) -> Input | None:
+    """The `Input` of a plain file on disk (uncompressed, no BOM), which polars maps itself;
+    None, having read at most 16 bytes, for anything `open_input` must read into memory:
+    standard input, a pipe, a compressed or BOM-led file."""
+    if isinstance(path, str) and path == STDIN:
+        return None
+    file, source = existing_file(path)
+    stem, extension, compression = _split_name(file.name)
+    if compression is not None or not file.is_file():
+        return None
     with file.open("rb") as handle:
         start = handle.read(16)
-    if compression is None:
-        compression = _sniff_compression(start)
-    if compression is not None:
-        data = _decompress(file.read_bytes(), compression, source)
-        return Input(source, stem, extension, data=_strip_bom(data))
-    if start.startswith(_BOM):
-        return Input(source, stem, extension, data=_strip_bom(file.read_bytes()))
+    if _sniff_compression(start) is not None or start.startswith(_BOM):
+        return None
     return Input(source, stem, extension, path=file)
 
 

@@ -18,21 +18,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
-from pathlib import Path
 from typing import IO
 
 import polars as pl
 
 from rankscope.errors import EmptyInputError, InputError
-from rankscope.io._files import (
-    _BOM,
-    STDIN,
-    Input,
-    _sniff_compression,
-    _split_name,
-    open_input,
-    open_stream,
-)
+from rankscope.io._files import STDIN, Input, open_plain, open_stream
 from rankscope.io._formats import detect_format
 from rankscope.io._lines import Skipped
 from rankscope.io._trec import RUN_FIELDS, FastPathUnavailable, parse_run, run_batches
@@ -156,14 +147,9 @@ def read_run_chunks(path: str | os.PathLike[str], chunk_bytes: int) -> Iterator[
     `FastPathUnavailable`, possibly after some chunks: the consumer then starts again with
     `read_run_batches` or `read_run`, which read every file and word every error.
     """
-    file = Path(path)
-    if str(path) == STDIN or not file.is_file():
-        raise FastPathUnavailable(str(path))  # standard input or a pipe: nothing read from it
-    with file.open("rb") as handle:
-        start = handle.read(16)
-    if _split_name(file.name)[2] or _sniff_compression(start) or start.startswith(_BOM):
-        raise FastPathUnavailable(str(path))  # decided before decompressing anything
-    opened = open_input(path)
+    opened = open_plain(path)  # decided before anything is read into memory
+    if opened is None:
+        raise FastPathUnavailable(str(path))
     head = opened.head()
     if detect_format(opened.extension, head) != "trec":
         raise FastPathUnavailable(opened.source)

@@ -183,23 +183,25 @@ def _fast_read(
     when the general path must read it.
 
     The one pass over the bytes that decides whether the fast path applies runs in a thread
-    beside the first read; a file with comment lines (rare) is read again with them skipped.
+    beside the first read when the file is large; a file with comment lines (rare) is read again
+    with them skipped.
     """
     separator = _separator(_first_line(head))
     other = b" " if separator == "\t" else b"\t"
     needles = (other, *_NOT_FAST, b"#")
+
+    def read(schema: dict[str, Any], comment: str | None) -> pl.DataFrame | None:
+        scan = _checked_scan(opened, separator, schema, keep, comment=comment, ragged=ragged)
+        return _polars_read(scan)
+
     if opened.path is not None and opened.path.stat().st_size >= _SCAN_BESIDE_BYTES:
         with ThreadPoolExecutor(1) as scanning:
             scan = scanning.submit(opened.present, needles)
-            frame = _polars_read(
-                _checked_scan(opened, separator, schemas[0], keep, comment=None, ragged=ragged)
-            )
+            frame = read(schemas[0], None)
             present = scan.result()
     else:  # small, or in memory already: a thread would cost more than it saves
         present = opened.present(needles)
-        frame = _polars_read(
-            _checked_scan(opened, separator, schemas[0], keep, comment=None, ragged=ragged)
-        )
+        frame = read(schemas[0], None)
     if present - {b"#"}:
         return None
     if frame is not None and not (b"#" in present and _has_comment_rows(frame)):
@@ -209,9 +211,7 @@ def _fast_read(
     else:
         tries, comment = schemas[1:], None
     for schema in tries:
-        frame = _polars_read(
-            _checked_scan(opened, separator, schema, keep, comment=comment, ragged=ragged)
-        )
+        frame = read(schema, comment)
         if frame is not None:
             return frame
     return None
