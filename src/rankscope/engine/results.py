@@ -87,11 +87,13 @@ class Results:
         return self.per_query.clone()
 
     def to_pandas(self) -> Any:
-        """The per-query table as a pandas DataFrame (needs pandas)."""
-        try:
-            import pandas  # noqa: F401
-        except ImportError:
-            raise MissingDependencyError("pandas", "Results.to_pandas", "pandas") from None
+        """The per-query table as a pandas DataFrame (needs pandas and pyarrow: the ``pandas``
+        extra)."""
+        for package in ("pandas", "pyarrow"):  # polars converts through Arrow
+            try:
+                __import__(package)
+            except ImportError:
+                raise MissingDependencyError(package, "Results.to_pandas", "pandas") from None
         return self.per_query.to_pandas()
 
     def __repr__(self) -> str:

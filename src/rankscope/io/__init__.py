@@ -24,6 +24,7 @@ Examples
 
 from rankscope.io._files import open_output
 from rankscope.io._formats import FORMATS
+from rankscope.io._inputs import as_qrels, as_run
 from rankscope.io._read import read_qrels, read_run
 from rankscope.io._stream import read_run_batches
 from rankscope.io._write import write_qrels, write_run
@@ -33,6 +34,8 @@ __all__ = [
     "FORMATS",
     "Qrels",
     "Run",
+    "as_qrels",
+    "as_run",
     "open_output",
     "read_qrels",
     "read_run",
