@@ -21,13 +21,15 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rankscope.compare import Comparison, compare
 from rankscope.engine.results import Results
-from rankscope.errors import InputError, RankscopeWarning
+from rankscope.errors import InputError, RankscopeWarning, require
+from rankscope.report.provenance import Provenance
 
 __all__ = [
     "AlignedScores",
@@ -278,16 +280,23 @@ def _scores_in_order(
 class ComparisonReport:
     """What the comparison renderers draw: the statistics and the scores they came from.
 
+    `rankscope.compare_runs` returns one; its ``to_*`` methods render it, and Jupyter shows
+    its summary table.
+
     Attributes
     ----------
     comparison
         Every system against the baseline on every measure.
     aligned
         The per-query scores the comparison was computed on.
+    provenance
+        The inputs, profile, measures, command, version and date that produced it; every
+        format prints it (None: not recorded).
     """
 
     comparison: Comparison
     aligned: AlignedScores
+    provenance: Provenance | None = None
 
     @property
     def baseline(self) -> str:
@@ -300,6 +309,85 @@ class ComparisonReport:
             measure: float(scores.mean()) for measure, scores in self.aligned.scores[name].items()
         }
 
+    def to_text(self, show_p: bool = False) -> str:
+        """A plain, aligned text table, then the footnotes."""
+        from rankscope.report.compare import render_text
+
+        return render_text(self, show_p)
+
+    def to_markdown(self, show_p: bool = False) -> str:
+        """A GitHub-flavoured Markdown table: best values in bold, a dagger on significant
+        differences, the footnote and the provenance under it."""
+        from rankscope.report.compare import render_markdown
+
+        return render_markdown(self, show_p)
+
+    def to_latex(
+        self, show_p: bool = False, caption: str | None = None, label: str | None = None
+    ) -> str:
+        r"""A booktabs table in a ``table`` float with ``\caption`` and ``\label``, scaled down
+        to the column width when wider (needs the booktabs and graphicx packages)."""
+        from rankscope.report.compare import render_latex
+
+        return render_latex(self, show_p, caption=caption, label=label)
+
+    def to_html(self) -> str:
+        """One self-contained HTML page with charts (no script, nothing loaded)."""
+        from rankscope.report.compare import render_html
+
+        return render_html(self)
+
+    def to_json(self) -> str:
+        """Everything computed, as JSON."""
+        from rankscope.report.compare import render_json
+
+        return render_json(self)
+
+    def to_dataframe(self) -> Any:
+        """One row per system and measure (polars): means, difference, interval, p-values,
+        significance, effect size, wins, ties and losses."""
+        import polars as pl
+
+        rows = [
+            {
+                "system": row.system,
+                "measure": row.measure,
+                "queries": row.n,
+                "baseline_mean": row.baseline_mean,
+                "system_mean": row.system_mean,
+                "mean_difference": row.test.mean_difference,
+                "ci_low": row.difference_ci.low,
+                "ci_high": row.difference_ci.high,
+                "p_value": row.test.p_value,
+                "corrected_p_value": row.corrected_p_value,
+                "significant": row.significant,
+                "effect_size": row.effect_size,
+                "wins": row.win_tie_loss.wins,
+                "ties": row.win_tie_loss.ties,
+                "losses": row.win_tie_loss.losses,
+            }
+            for row in self.comparison.rows
+        ]
+        return pl.DataFrame(rows)
+
+    def to_pandas(self) -> Any:
+        """:meth:`to_dataframe` as a pandas DataFrame (needs the ``pandas`` extra)."""
+        require(("pandas", "pyarrow"), "ComparisonReport.to_pandas", "pandas")
+        return self.to_dataframe().to_pandas()
+
+    def _repr_html_(self) -> str:
+        from rankscope.report.compare._html import summary_html
+
+        return summary_html(self)
+
+    def __repr__(self) -> str:
+        systems = ", ".join(self.aligned.systems)
+        significant = sum(row.significant for row in self.comparison.rows)
+        return (
+            f"ComparisonReport({systems} vs {self.baseline}; {len(self.aligned.query_ids)} "
+            f"queries; {significant} of {len(self.comparison.rows)} differences significant)"
+        )
+
 
 def build_report(
     baseline: Results,
@@ -311,10 +399,12 @@ def build_report(
     alpha: float = 0.05,
     seed: int | None = 0,
     n_resamples: int = 10_000,
+    provenance: Provenance | None = None,
 ) -> ComparisonReport:
     """Align the runs' scores (see :func:`align_results`) and compare them.
 
-    The options are those of :func:`rankscope.compare.compare`.
+    The options are those of :func:`rankscope.compare.compare`; ``provenance`` records what
+    produced the report.
 
     Examples
     --------
@@ -337,4 +427,4 @@ def build_report(
         seed=seed,
         n_resamples=n_resamples,
     )
-    return ComparisonReport(comparison=comparison, aligned=aligned)
+    return ComparisonReport(comparison=comparison, aligned=aligned, provenance=provenance)

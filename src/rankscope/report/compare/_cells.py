@@ -135,5 +135,11 @@ def run_label(report: ComparisonReport, name: str, escape: Callable[[str], str])
 
 
 def footnotes(report: ComparisonReport, bold: bool = True) -> list[str]:
+    """The footnote, then the note on queries left out (if any)."""
     note = report.aligned.note()
     return [footnote(report, bold), *([f"Note: {note}"] if note else [])]
+
+
+def provenance_lines(report: ComparisonReport) -> list[str]:
+    """``label: value`` lines saying what produced the report (none when not recorded)."""
+    return [] if report.provenance is None else report.provenance.lines()

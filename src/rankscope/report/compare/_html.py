@@ -15,6 +15,7 @@ from rankscope.report.compare._cells import (
     footnote,
     format_p,
     p_equals,
+    provenance_lines,
     run_label,
     table_grid,
     value_text,
@@ -64,6 +65,22 @@ svg text { font: 11px system-ui, -apple-system, "DejaVu Sans", sans-serif; fill:
 .gain { color: #2f855a; }
 .loss { color: #c53030; }
 code { font-size: 12.5px; }
+.provenance { color: #4a5568; font-size: 12.5px; margin: 4px 0 6px; }
+.provenance ul { margin: 4px 0; padding-left: 18px; }
+"""
+
+# The summary table shown inline (Jupyter): only what it needs, scoped to its own class.
+_SUMMARY_CSS = """
+.rankscope-summary table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+.rankscope-summary th, .rankscope-summary td { padding: 3px 10px; text-align: right;
+  white-space: nowrap; }
+.rankscope-summary th:first-child, .rankscope-summary td:first-child { text-align: left; }
+.rankscope-summary thead th { border-bottom: 1px solid currentColor; }
+.rankscope-summary td .p { display: block; font-size: 85%; opacity: 0.7; }
+.rankscope-summary .sig { color: #2f855a; font-weight: 600; }
+.rankscope-summary .swatch { display: inline-block; width: 10px; height: 10px;
+  border-radius: 2px; margin-right: 5px; }
+.rankscope-summary .footnote { font-size: 90%; opacity: 0.8; }
 """
 
 
@@ -226,6 +243,14 @@ def render_html(report: ComparisonReport, show_p: bool = False) -> str:
         f"({comparison.n_resamples:,} resamples, seed {seed}) · rankscope {__version__}"
     )
     note = aligned.note()
+    stamp = provenance_lines(report)
+    provenance = (
+        '<details class="provenance"><summary>How this report was made</summary><ul>'
+        + "".join(f"<li>{esc(line)}</li>" for line in stamp)
+        + "</ul></details>"
+        if stamp
+        else ""
+    )
     nav = "".join(
         f'<a href="#measure-{i}">{esc(m)}</a>' for i, m in enumerate(comparison.measures, 1)
     )
@@ -241,7 +266,31 @@ def render_html(report: ComparisonReport, show_p: bool = False) -> str:
         f"<header><h1>{esc(systems)} compared with {esc(report.baseline)}</h1>"
         f'<p class="meta">{esc(meta)}</p>'
         + (f'<p class="note">{esc(note)}</p>' if note else "")
+        + provenance
         + "</header>"
         f'<section id="summary"><h2>Summary</h2>{_summary_table(report)}'
         f"<nav>Measures: {nav}</nav></section>{sections}</main></body></html>\n"
+    )
+
+
+def summary_html(report: ComparisonReport) -> str:
+    """The summary table and its footnote as an HTML fragment (what Jupyter shows for a
+    `ComparisonReport`); :func:`render_html` is the whole page.
+
+    Examples
+    --------
+    >>> import rankscope
+    >>> from rankscope.report.compare_inputs import build_report
+    >>> qrels = {f"q{i}": {"a": 1} for i in range(8)}
+    >>> base = rankscope.evaluate(qrels, {f"q{i}": ["x", "a"] for i in range(8)}, "RR")
+    >>> other = rankscope.evaluate(qrels, {f"q{i}": ["a"] for i in range(8)}, "RR")
+    >>> fragment = build_report(base, [other], names=["bm25", "dense"])._repr_html_()
+    >>> fragment.startswith('<div class="rankscope-summary">')
+    True
+    >>> "<strong>1.0000</strong>" in fragment
+    True
+    """
+    return (
+        f'<div class="rankscope-summary"><style>{_SUMMARY_CSS}</style>'
+        f"{_summary_table(report)}</div>"
     )

@@ -48,6 +48,7 @@ def render_json(report: ComparisonReport, show_p: bool = False) -> str:
         "complete": aligned.complete,
         "left_out_queries": {name: list(q) for name, q in aligned.lacking.items() if q},
         "means": {name: report.means(name) for name in aligned.names},
+        "provenance": None if report.provenance is None else report.provenance.to_dict(),
         "comparisons": [
             {
                 "system": row.system,

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from rankscope.report.compare._cells import DAGGER, Cell, footnote, p_equals, run_label, table_grid
+from rankscope.report.compare._cells import (
+    DAGGER,
+    Cell,
+    footnote,
+    p_equals,
+    provenance_lines,
+    run_label,
+    table_grid,
+)
 from rankscope.report.compare_inputs import ComparisonReport
 
 _LATEX_SPECIAL = {
@@ -42,10 +50,30 @@ def _latex_cell(cell: Cell, show_p: bool) -> str:
     return text
 
 
-def render_latex(report: ComparisonReport, show_p: bool = False) -> str:
+def default_caption(report: ComparisonReport) -> str:
+    """``dense and splade compared with the baseline bm25 (50 queries).``"""
+    systems = report.aligned.systems
+    listed = ", ".join(systems[:-1]) + (" and " if len(systems) > 1 else "") + systems[-1]
+    queries = len(report.aligned.query_ids)
+    return f"{listed} compared with the baseline {report.baseline} ({queries} queries)."
+
+
+DEFAULT_LABEL = "tab:comparison"
+
+
+def render_latex(
+    report: ComparisonReport,
+    show_p: bool = False,
+    caption: str | None = None,
+    label: str | None = None,
+) -> str:
     r"""A booktabs table in a ``table`` float, best values bold, the footnote under it.
 
-    Needs ``\usepackage{booktabs}`` in the preamble.
+    The tabular is scaled down to ``\columnwidth`` when it is wider (never up), so that it
+    fits a column of a two-column paper. The caption and label default to a sentence naming
+    the runs and ``tab:comparison``; the caption is escaped, the label is taken as given. What
+    produced the table is written in comments above it. Needs ``\usepackage{booktabs}`` and
+    ``\usepackage{graphicx}`` in the preamble.
 
     Examples
     --------
@@ -55,10 +83,13 @@ def render_latex(report: ComparisonReport, show_p: bool = False) -> str:
     >>> base = rankscope.evaluate(qrels, {f"q{i}": ["x", "a"] for i in range(8)}, "RR")
     >>> other = rankscope.evaluate(qrels, {f"q{i}": ["a"] for i in range(8)}, "RR")
     >>> report = build_report(base, [other], names=["bm25", "dense"], test="randomization")
-    >>> print(render_latex(report), end="")  # doctest: +ELLIPSIS
-    % rankscope compare; needs \usepackage{booktabs}
+    >>> print(render_latex(report, label="tab:rr"), end="")  # doctest: +ELLIPSIS
+    % rankscope compare; needs \usepackage{booktabs} and \usepackage{graphicx}
     \begin{table}[tbp]
       \centering
+      \caption{dense compared with the baseline bm25 (8 queries).}
+      \label{tab:rr}
+      \resizebox{\ifdim\width>\columnwidth\columnwidth\else\width\fi}{!}{%
       \begin{tabular}{@{}lr@{}}
         \toprule
         Run & RR \\
@@ -66,7 +97,7 @@ def render_latex(report: ComparisonReport, show_p: bool = False) -> str:
         bm25 (baseline) & 0.5000 \\
         dense & \textbf{1.0000}$^{\dagger}$ \\
         \bottomrule
-      \end{tabular}
+      \end{tabular}}
     ...
       {\footnotesize $^{\dagger}$\,Significantly different from the baseline bm25 (paired
       randomization test, Holm correction, corrected p $\le$ 0.05; 8 queries). Best value per
@@ -83,17 +114,24 @@ def render_latex(report: ComparisonReport, show_p: bool = False) -> str:
     sentence = footnote(report).removeprefix(DAGGER).strip()
     note = latex_escape(sentence[:1].upper() + sentence[1:])
     note = note.replace("≤", r"$\le$")
+    title = latex_escape(default_caption(report) if caption is None else caption)
+    # A comment ends at the line's end: keep each provenance line on one line.
+    stamp = ["% " + line.replace("\n", " ") for line in provenance_lines(report)]
     body = [
-        "% rankscope compare; needs \\usepackage{booktabs}",
+        r"% rankscope compare; needs \usepackage{booktabs} and \usepackage{graphicx}",
+        *stamp,
         r"\begin{table}[tbp]",
         r"  \centering",
+        rf"  \caption{{{title}}}",
+        rf"  \label{{{DEFAULT_LABEL if label is None else label}}}",
+        r"  \resizebox{\ifdim\width>\columnwidth\columnwidth\else\width\fi}{!}{%",
         rf"  \begin{{tabular}}{{@{{}}{columns}@{{}}}}",
         r"    \toprule",
         "    " + " & ".join(header) + r" \\",
         r"    \midrule",
         *("    " + " & ".join(cells) + r" \\" for cells in rows),
         r"    \bottomrule",
-        r"  \end{tabular}",
+        r"  \end{tabular}}",
         "",
         r"  \smallskip",
         rf"  {{\footnotesize $^{{\dagger}}$\,{note}\par}}",

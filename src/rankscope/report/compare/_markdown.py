@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import re
 
-from rankscope.report.compare._cells import DAGGER, Cell, footnotes, p_equals, run_label, table_grid
+from rankscope.report.compare._cells import (
+    DAGGER,
+    Cell,
+    footnotes,
+    p_equals,
+    provenance_lines,
+    run_label,
+    table_grid,
+)
 from rankscope.report.compare_inputs import ComparisonReport
 
 
@@ -48,5 +56,8 @@ def render_markdown(report: ComparisonReport, show_p: bool = False) -> str:
     ]
     lines = ["| " + " | ".join(cells) + " |" for cells in [header, align, *rows]]
     notes = [_markdown_escape(note) for note in footnotes(report)]
+    # One paragraph, a line per item (a backslash ends a line in CommonMark).
+    stamp = [_markdown_escape(line) for line in provenance_lines(report)]
+    provenance = ["", "\\\n".join(stamp)] if stamp else []
     # The footnote starts with the dagger, which needs no escaping; keep it readable.
-    return "\n".join([*lines, "", *notes]) + "\n"
+    return "\n".join([*lines, "", *notes, *provenance]) + "\n"

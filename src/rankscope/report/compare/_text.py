@@ -10,6 +10,7 @@ from rankscope.report.compare._cells import (
     Cell,
     footnotes,
     p_equals,
+    provenance_lines,
     run_label,
     table_grid,
 )
@@ -67,7 +68,8 @@ def render_text(report: ComparisonReport, show_p: bool = False) -> str:
         ).rstrip()
 
     lines = [line(cells) for cells in [header, *rows]]
-    return "\n".join([*lines, "", *footnotes(report, bold=False)]) + "\n"
+    stamp = provenance_lines(report)
+    return "\n".join([*lines, "", *footnotes(report, bold=False), *stamp]) + "\n"
 
 
 def rich_table(report: ComparisonReport, show_p: bool = False) -> Group:
@@ -107,5 +109,5 @@ def rich_table(report: ComparisonReport, show_p: bool = False) -> Group:
                 text.append(" " + p_equals(cell.row.corrected_p_value), style="dim")
             styled.append(text)
         table.add_row(*styled)
-    notes = Text("\n".join(footnotes(report)), style="dim")
+    notes = Text("\n".join([*footnotes(report), *provenance_lines(report)]), style="dim")
     return Group(table, Text(""), notes)
