@@ -35,7 +35,9 @@ __all__ = [
     "AlignedScores",
     "ComparisonReport",
     "align_results",
+    "align_values",
     "build_report",
+    "compare_aligned",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -233,6 +235,48 @@ def align_results(
     return aligned
 
 
+def align_values(
+    names: Sequence[str],
+    measures: Sequence[str],
+    values: Sequence[Mapping[str, Mapping[str, float]]],
+) -> AlignedScores:
+    """Line up per-query values ``{query_id: {measure: value}}`` (one mapping per run, the
+    baseline first), as :func:`align_results` lines up evaluated runs: restricted to the
+    queries every run holds, with the same warning, queries in byte-wise order.
+
+    Examples
+    --------
+    >>> aligned = align_values(["a", "b"], ["AP"], [{"q1": {"AP": 0.5}}, {"q1": {"AP": 1.0}}])
+    >>> aligned.query_ids, aligned.scores["b"]["AP"].tolist()
+    (('q1',), [1.0])
+    """
+    chosen = tuple(names)
+    if len(set(chosen)) != len(chosen) or len(chosen) != len(values):
+        raise InputError(f"expected a distinct name per run; got {list(chosen)}")
+    query_sets = [set(run) for run in values]
+    _check_some_shared(chosen, query_sets)
+    shared = sorted(set.intersection(*query_sets))  # code points: byte-wise in UTF-8
+    union = set.union(*query_sets)
+    aligned = AlignedScores(
+        query_ids=tuple(shared),
+        names=chosen,
+        measures=tuple(measures),
+        scores={
+            name: {m: np.array([run[q][m] for q in shared], dtype=np.float64) for m in measures}
+            for name, run in zip(chosen, values, strict=True)
+        },
+        lacking={
+            name: tuple(sorted(union - queries))
+            for name, queries in zip(chosen, query_sets, strict=True)
+        },
+        complete=False,
+    )
+    note = aligned.note()
+    if note is not None:
+        warnings.warn(note, RankscopeWarning, stacklevel=2)
+    return aligned
+
+
 def _check_names(runs: Sequence[Results], names: Sequence[str] | None) -> tuple[str, ...]:
     chosen = tuple(results.run_name for results in runs) if names is None else tuple(names)
     if len(chosen) != len(runs):
@@ -418,6 +462,29 @@ def build_report(
     (0.5, 1.0, 6)
     """
     aligned = align_results(baseline, systems, names)
+    return compare_aligned(
+        aligned,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        seed=seed,
+        n_resamples=n_resamples,
+        provenance=provenance,
+    )
+
+
+def compare_aligned(
+    aligned: AlignedScores,
+    *,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    seed: int | None = 0,
+    n_resamples: int = 10_000,
+    provenance: Provenance | None = None,
+) -> ComparisonReport:
+    """Compare aligned scores (from :func:`align_results` or :func:`align_values`) with
+    :func:`rankscope.compare.compare`."""
     comparison = compare(
         aligned.baseline_scores(),
         aligned.systems_scores(),

@@ -51,13 +51,20 @@ FORMATS: dict[str, Callable[[ComparisonReport, bool], str]] = {
 """Format name -> renderer ``(report, show_p) -> text``."""
 
 
-def render_comparison(report: ComparisonReport, format: str = "table", show_p: bool = False) -> str:
-    """Render ``report`` in one of :data:`FORMATS`.
+def render_comparison(
+    report: ComparisonReport,
+    format: str = "table",
+    show_p: bool = False,
+    caption: str | None = None,
+    label: str | None = None,
+) -> str:
+    """Render ``report`` in one of :data:`FORMATS` (``caption`` and ``label``: for LaTeX).
 
     Raises
     ------
     OptionError
-        If ``format`` is not one of :data:`FORMATS`.
+        If ``format`` is not one of :data:`FORMATS`, or a caption or label is given for
+        another format than LaTeX.
 
     Examples
     --------
@@ -76,4 +83,8 @@ def render_comparison(report: ComparisonReport, format: str = "table", show_p: b
         raise OptionError(
             f"unknown output format {format!r}; expected one of {', '.join(FORMATS)}"
         ) from None
+    if format == "latex":
+        return render_latex(report, show_p, caption=caption, label=label)
+    if caption is not None or label is not None:
+        raise OptionError(f"a caption or label applies to LaTeX; the format is {format}")
     return renderer(report, show_p)
