@@ -35,26 +35,32 @@ def _packages(extra: str) -> set[str]:
 
 
 def _missing_dependency_calls() -> list[tuple[str, str, str]]:
-    """(file, package, extra) of every ``MissingDependencyError("pkg", ..., "extra")``."""
+    """(file, package, extra) of every ``MissingDependencyError("pkg", ..., "extra")`` and
+    ``require(("pkg", ...), ..., "extra")``."""
     calls = []
     for path in sorted((ROOT / "src" / "rankscope").rglob("*.py")):
+        if path.name == "errors.py":  # where both are defined (require passes its arguments on)
+            continue
         for node in ast.walk(ast.parse(path.read_text())):
-            if not (
-                isinstance(node, ast.Call)
-                and getattr(node.func, "id", "") == "MissingDependencyError"
-            ):
+            if not isinstance(node, ast.Call) or len(node.args) != 3:
                 continue
-            package, _, extra = node.args
+            name = getattr(node.func, "id", "")
+            if name not in ("MissingDependencyError", "require"):
+                continue
+            packages, _, extra = node.args
             assert isinstance(extra, ast.Constant), f"{path}: the extra must be a literal"
-            # A package computed at run time (the service's imports) is checked by its extra.
-            name = package.value if isinstance(package, ast.Constant) else None
-            calls.append((path.name, name or "", extra.value))
+            listed = packages.elts if isinstance(packages, ast.Tuple) else [packages]
+            for package in listed:
+                # A package computed at run time (the service's imports) is checked by its extra.
+                value = package.value if isinstance(package, ast.Constant) else ""
+                calls.append((path.name, value, extra.value))
     return calls
 
 
 def test_every_missing_dependency_message_names_an_extra_that_installs_the_package() -> None:
     calls = _missing_dependency_calls()
-    assert len(calls) >= 6
+    assert len(calls) >= 8
+    assert ("results.py", "pyarrow", "pandas") in calls
     for file, package, extra in calls:
         assert extra in EXTRAS, f"{file}: no extra named {extra!r}"
         if package:

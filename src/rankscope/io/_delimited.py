@@ -1,11 +1,11 @@
 """CSV and TSV with a header row; BEIR's qrels (``query-id corpus-id score``) are TSV.
 
-A file whose first line names no known column and has three fields has no header: its columns
-are query id, document id and grade (qrels) or score (runs), as in BEIR's qrels written without
-one. Columns are found by name (see `rankscope.io._formats.column_names`) or named with a column
-mapping; other columns are ignored. Every field is read as text (ids stay exactly as written:
-"007" is not 7) and the values are cast and checked with vectorized expressions. Fields may be
-quoted with ``"``. Blank lines are skipped.
+A file whose first line names no known column and is three fields ending with a number has no
+header: its columns are query id, document id and grade (qrels) or score (runs), as in BEIR's
+qrels written without one. Columns are found by name (see `rankscope.io._formats.column_names`)
+or named with a column mapping; other columns are ignored. Every field is read as text (ids stay
+exactly as written: "007" is not 7) and the values are cast and checked with vectorized
+expressions. Fields may be quoted with ``"``. Blank lines are skipped.
 
 Polars reads the file. When it cannot (a row with more fields than the header, invalid UTF-8),
 Python's ``csv`` module reads it instead, to find the rows at fault; line numbers in messages are
@@ -23,9 +23,9 @@ import polars as pl
 from rankscope.errors import ParseError
 from rankscope.io._files import Input
 from rankscope.io._formats import (
-    HEADERLESS_FIELDS,
     Kind,
     first_content_line,
+    headerless_line,
     names_header,
     resolve_columns,
 )
@@ -114,9 +114,8 @@ def parse_delimited(
     what = "a header row and data rows"
     value = RELEVANCE if kind == "qrels" else SCORE
     first = first_content_line(opened.head())
-    headerless = (
-        not names_header(first, separator, column_mapping.values())
-        and len(first.split(separator)) == HEADERLESS_FIELDS
+    headerless = not names_header(first, separator, column_mapping.values()) and headerless_line(
+        first, separator
     )
     names = [QUERY_ID, DOC_ID, value] if headerless else None
     spans: dict[int, tuple[int, str]] | None = None

@@ -24,6 +24,7 @@ __all__ = [
     "column_names",
     "detect_format",
     "first_content_line",
+    "headerless_line",
     "names_header",
     "normalize_format",
     "resolve_columns",
@@ -117,9 +118,10 @@ def names_header(line: str, separator: str, extra_names: Iterable[str] = ()) -> 
     return len(fields) > 1 and any(field in names for field in fields)
 
 
-def _headerless_tsv(line: str) -> bool:
-    """Three tab-separated fields ending with a number (a TREC line lacking a field does not)."""
-    fields = line.split("\t")
+def headerless_line(line: str, separator: str) -> bool:
+    """Whether ``line`` is the first data row of a file without a header: three fields, the
+    last a number (a header, or a TREC line lacking a field, is not)."""
+    fields = line.split(separator)
     if len(fields) != HEADERLESS_FIELDS:
         return False
     try:
@@ -153,7 +155,7 @@ def detect_format(
     if line.startswith("{"):
         return "jsonl"
     extra = (column_mapping or {}).values()
-    if names_header(line, "\t", extra) or _headerless_tsv(line):
+    if names_header(line, "\t", extra) or headerless_line(line, "\t"):
         return "tsv"
     if names_header(line, ",", extra):
         return "csv"
