@@ -47,18 +47,22 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize(("text", "line"), PYTHON, ids=[f"line{line}" for _, line in PYTHON])
-def test_python_block(text: str, line: int, workdir: Path) -> None:
-    if ">>>" not in text:
-        exec(compile(text, f"README.md:{line}", "exec"), {})
-        return
+def test_python_blocks_in_order(workdir: Path) -> None:
+    """The Python blocks run as one session, as a reader would type them: doctests where they
+    show output (the output must match), plain code otherwise."""
+    namespace: dict[str, object] = {}
     parser = doctest.DocTestParser()
-    test = parser.get_doctest(text, {}, f"README.md:{line}", "README.md", line)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    report: list[str] = []
-    runner.run(test, out=report.append)
-    assert test.examples, "a doctest block without examples"
-    assert runner.failures == 0, "".join(report)
+    for text, line in PYTHON:
+        if ">>>" not in text:
+            exec(compile(text, f"README.md:{line}", "exec"), namespace)
+            continue
+        test = parser.get_doctest(text, namespace, f"README.md:{line}", "README.md", line)
+        report: list[str] = []
+        runner.run(test, out=report.append, clear_globs=False)
+        assert test.examples, f"README.md:{line}: a doctest block without examples"
+        assert runner.failures == 0, "".join(report)
+        namespace = test.globs
 
 
 @pytest.mark.parametrize(("text", "line"), SHELL, ids=[f"line{line}" for _, line in SHELL])
