@@ -11,7 +11,10 @@ csv, tsv   a header row and named columns (BEIR's qrels are tsv)
 parquet    named columns
 =========  ==================================================================================
 
-Any file may be compressed (.gz, .bz2, .xz, .zst); ``-`` is standard input or output.
+Any file may be compressed (.gz, .bz2, .xz, .zst); ``-`` is standard input or output. A JSON
+file holding one object ``{query_id: {doc_id: value}}`` (ranx, pytrec_eval) reads as such.
+`as_qrels` and `as_run` take anything `rankscope.evaluate` takes: files, dicts, frames (polars,
+pandas, pyarrow, datasets, Arrow streams) and iterables of records (ir_datasets, ir_measures).
 
 Examples
 --------
