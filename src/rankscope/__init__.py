@@ -5,6 +5,8 @@
 {'RR': 0.5}
 """
 
+from typing import TYPE_CHECKING, Any
+
 from rankscope.engine import (
     PROFILES,
     Conventions,
@@ -29,6 +31,10 @@ from rankscope.errors import (
 )
 from rankscope.io import Qrels, Run
 
+if TYPE_CHECKING:
+    from rankscope.fuse import FusionSearch, optimize_fusion
+    from rankscope.fuse import fuse as fuse
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -36,6 +42,7 @@ __all__ = [
     "Conventions",
     "DuplicateDocumentError",
     "EmptyInputError",
+    "FusionSearch",
     "InputError",
     "Measure",
     "MeasureError",
@@ -52,5 +59,18 @@ __all__ = [
     "UnknownMeasureError",
     "__version__",
     "evaluate",
+    "fuse",
     "measure",
+    "optimize_fusion",
 ]
+
+# Fusion loads on first use, so that `import rankscope` stays light.
+_LAZY = {"fuse": "fuse", "optimize_fusion": "optimize_fusion", "FusionSearch": "FusionSearch"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import rankscope.fuse as fusion
+
+        return fusion if name == "fuse" else getattr(fusion, _LAZY[name])
+    raise AttributeError(f"module 'rankscope' has no attribute {name!r}")
