@@ -9,7 +9,7 @@ from typing import Any
 
 from rankscope.cli import EXIT_OK, EXIT_USAGE
 from rankscope.cli._common import add_input_options, load_qrels, load_run
-from rankscope.errors import OptionError
+from rankscope.errors import InputError, OptionError
 
 __all__ = ["add_parser", "output_format", "parse_param", "run"]
 
@@ -131,7 +131,10 @@ def _options(args: argparse.Namespace) -> tuple[dict[str, list[Any]], list[float
     if len(args.runs) < 2:
         raise OptionError(f"fuse needs at least two runs; got {len(args.runs)}")
     if args.output_format is not None:
-        normalize_format(args.output_format)
+        try:
+            normalize_format(args.output_format)
+        except InputError as error:
+            raise OptionError(f"--format: {error}") from None
     if args.optimize and not args.qrels:
         raise OptionError("--optimize needs --qrels (the judgements to optimize on)")
     if method.trained and not args.qrels:

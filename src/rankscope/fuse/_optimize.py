@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -73,11 +74,11 @@ def _digits(step: float) -> int:
 
 
 def _grid(first: float, last: float, step: float) -> list[float]:
-    """``first, first + step, ..., last``, rounded to the step's decimals (exact counts, where
-    a floating-point ``arange`` can add or drop the last value)."""
+    """``first, first + step, ...`` up to ``last``, rounded to the step's decimals (exact
+    counts, where a floating-point ``arange`` can add or drop the last value)."""
     if step <= 0:
         raise OptionError(f"step must be > 0; got {step:g}")
-    count = round((last - first) / step)
+    count = math.floor((last - first) / step + 1e-9)
     digits = _digits(step)
     return [round(first + i * step, digits) for i in range(count + 1)]
 
