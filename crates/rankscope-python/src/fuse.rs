@@ -3,9 +3,12 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyBytes, PyDict};
 
-use rankscope_core::fuse::{self, FuseError, Method, Norm, Rankings, Training};
+use std::sync::Arc;
+
+use rankscope_core::fuse::{self, FuseError, Method, Norm, Rankings, SortedIds, Training};
 
 fn decode<T, const N: usize>(bytes: &[u8], what: &str, from: fn([u8; N]) -> T) -> PyResult<Vec<T>> {
     if bytes.len() % N != 0 {
@@ -27,6 +30,29 @@ fn encode<T: Copy, const N: usize>(
 ) -> Py<PyBytes> {
     let bytes: Vec<u8> = values.iter().flat_map(|&v| to(v)).collect();
     PyBytes::new(py, &bytes).unbind()
+}
+
+/// The ids of a string column given as the bytes of all ids end to end and their byte
+/// lengths (uint32).
+fn split_ids<'a>(lengths: &[u8], blob: &'a [u8]) -> PyResult<Vec<&'a str>> {
+    let text = std::str::from_utf8(blob)
+        .map_err(|e| PyValueError::new_err(format!("ids are not UTF-8: {e}")))?;
+    let mut ids = Vec::with_capacity(lengths.len() / 4);
+    let mut start = 0usize;
+    for length in decode(lengths, "lengths", u32::from_ne_bytes)? {
+        let end = start + length as usize;
+        let id = text
+            .get(start..end)
+            .ok_or_else(|| PyValueError::new_err("id lengths do not match the id bytes"))?;
+        ids.push(id);
+        start = end;
+    }
+    if start != text.len() {
+        return Err(PyValueError::new_err(
+            "id lengths do not match the id bytes",
+        ));
+    }
+    Ok(ids)
 }
 
 /// A `ValueError` whose args are `(message, kind, run, query, doc)`, so that Python can name
@@ -126,40 +152,83 @@ fn rows(py: Python<'_>, rankings: &Rankings) -> Rows {
     )
 }
 
-/// Several runs ranked over shared codes: `runs` is a list of `(queries, docs, scores)` bytes
-/// (uint32, uint32, float64), document codes in the byte order of the ids.
+/// One string column: `(byte lengths as uint32, all ids end to end)`.
+type Ids = (PyBackedBytes, PyBackedBytes);
+
+/// Several runs ranked over shared codes, with the ids the codes stand for (sorted byte-wise).
 #[pyclass(frozen, module = "rankscope._core")]
 pub struct FusionRuns {
     runs: Vec<Rankings>,
+    query_ids: Arc<SortedIds>,
+    doc_ids: Arc<SortedIds>,
 }
 
 #[pymethods]
 impl FusionRuns {
+    /// From `(queries, docs, scores)` per run (ids as [`Ids`], scores float64 bytes);
+    /// `extra_queries` (judged queries) join the query codes.
     #[new]
+    #[pyo3(signature = (runs, extra_queries = None))]
     fn new(
         py: Python<'_>,
-        n_queries: usize,
-        n_docs: usize,
-        runs: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
+        runs: Vec<(Ids, Ids, PyBackedBytes)>,
+        extra_queries: Option<Ids>,
     ) -> PyResult<Self> {
-        let mut columns = Vec::with_capacity(runs.len());
-        for (queries, docs, scores) in &runs {
-            columns.push((
-                decode(queries, "queries", u32::from_ne_bytes)?,
-                decode(docs, "docs", u32::from_ne_bytes)?,
-                decode(scores, "scores", f64::from_ne_bytes)?,
-            ));
+        let mut query_columns = Vec::with_capacity(runs.len() + 1);
+        let mut doc_columns = Vec::with_capacity(runs.len());
+        let mut score_columns = Vec::with_capacity(runs.len());
+        for ((query_lengths, queries), (doc_lengths, docs), scores) in &runs {
+            query_columns.push(split_ids(query_lengths, queries)?);
+            doc_columns.push(split_ids(doc_lengths, docs)?);
+            score_columns.push(decode(scores, "scores", f64::from_ne_bytes)?);
         }
-        let runs = py.detach(|| {
-            columns
+        if let Some((lengths, queries)) = &extra_queries {
+            query_columns.push(split_ids(lengths, queries)?);
+        }
+        let built = py.detach(|| {
+            let (query_ids, query_codes) = SortedIds::code(&query_columns);
+            let (doc_ids, doc_codes) = SortedIds::code(&doc_columns);
+            let runs = score_columns
                 .iter()
                 .enumerate()
-                .map(|(run, (q, d, s))| Rankings::from_rows(run, n_queries, n_docs, q, d, s))
-                .collect::<Result<Vec<_>, _>>()
+                .map(|(run, scores)| {
+                    Rankings::from_rows(
+                        run,
+                        query_ids.len(),
+                        doc_ids.len(),
+                        &query_codes[run],
+                        &doc_codes[run],
+                        scores,
+                    )
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok::<_, FuseError>(Self {
+                runs,
+                query_ids: Arc::new(query_ids),
+                doc_ids: Arc::new(doc_ids),
+            })
         });
-        Ok(Self {
-            runs: runs.map_err(to_py)?,
-        })
+        built.map_err(to_py)
+    }
+
+    /// The query ids, in code order.
+    fn query_ids(&self) -> Vec<&str> {
+        self.query_ids.names().iter().map(|n| &**n).collect()
+    }
+
+    /// The document ids, in code order.
+    fn doc_ids(&self) -> Vec<&str> {
+        self.doc_ids.names().iter().map(|n| &**n).collect()
+    }
+
+    /// The codes (uint32 bytes) of some query ids; 4294967295 for an unknown one.
+    fn query_codes(&self, py: Python<'_>, lengths: &[u8], ids: &[u8]) -> PyResult<Py<PyBytes>> {
+        codes_of(py, &self.query_ids, lengths, ids)
+    }
+
+    /// The codes (uint32 bytes) of some document ids; 4294967295 for an unknown one.
+    fn doc_codes(&self, py: Python<'_>, lengths: &[u8], ids: &[u8]) -> PyResult<Py<PyBytes>> {
+        codes_of(py, &self.doc_ids, lengths, ids)
     }
 
     /// The runs with every query's scores normalised (`min-max`, `min-max-inverted`, `max`,
@@ -169,6 +238,8 @@ impl FusionRuns {
             .ok_or_else(|| PyValueError::new_err(format!("unknown normalization {norm:?}")))?;
         Ok(Self {
             runs: py.detach(|| fuse::normalize(&self.runs, norm)),
+            query_ids: Arc::clone(&self.query_ids),
+            doc_ids: Arc::clone(&self.doc_ids),
         })
     }
 
@@ -204,9 +275,9 @@ impl FusionRuns {
         &self,
         py: Python<'_>,
         kind: &str,
-        judged: Vec<u8>,
-        relevant_queries: Vec<u8>,
-        relevant_docs: Vec<u8>,
+        judged: &[u8],
+        relevant_queries: &[u8],
+        relevant_docs: &[u8],
         n_segments: usize,
     ) -> PyResult<Vec<Vec<f64>>> {
         let training = match kind {
@@ -216,8 +287,8 @@ impl FusionRuns {
             "bayesfuse" => Training::Bayesfuse,
             other => return Err(PyValueError::new_err(format!("unknown training {other:?}"))),
         };
-        let queries = decode(&relevant_queries, "relevant_queries", u32::from_ne_bytes)?;
-        let docs = decode(&relevant_docs, "relevant_docs", u32::from_ne_bytes)?;
+        let queries = decode(relevant_queries, "relevant_queries", u32::from_ne_bytes)?;
+        let docs = decode(relevant_docs, "relevant_docs", u32::from_ne_bytes)?;
         let judged: Vec<bool> = judged.iter().map(|&b| b != 0).collect();
         let mut relevant = vec![Vec::new(); judged.len()];
         for (&q, &d) in queries.iter().zip(&docs) {
@@ -235,6 +306,14 @@ impl FusionRuns {
     fn __len__(&self) -> usize {
         self.runs.len()
     }
+}
+
+fn codes_of(py: Python<'_>, ids: &SortedIds, lengths: &[u8], blob: &[u8]) -> PyResult<Py<PyBytes>> {
+    let codes: Vec<u32> = split_ids(lengths, blob)?
+        .iter()
+        .map(|id| ids.get(id).unwrap_or(u32::MAX))
+        .collect();
+    Ok(encode(py, &codes, u32::to_ne_bytes))
 }
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -36,20 +36,29 @@ def as_runs(runs: Sequence[RunLike], lenient: bool = False) -> list[Run]:
     return [_as_run(run, lenient) for run in runs]
 
 
+def _id_bytes(ids: pl.Series) -> tuple[bytes, bytes]:
+    """A string column for the core: the ids' byte lengths (uint32) and their bytes end to
+    end."""
+    lengths = ids.str.len_bytes().cast(pl.UInt32).to_numpy().tobytes()
+    return lengths, ids.str.join("").item().encode()
+
+
 @dataclass(frozen=True)
 class EncodedRuns:
-    """Runs in the core (`core`) with the sorted ids their codes stand for."""
+    """Runs in the core (`core`), with the sorted ids their codes stand for."""
 
     runs: list[Run]
+    core: FusionRuns
     query_ids: pl.Series
     doc_ids: pl.Series
-    core: FusionRuns
 
     def query_codes(self, ids: pl.Series) -> np.ndarray[Any, np.dtype[np.uint32]]:
-        return _codes(ids, self.query_ids)
+        """The codes of query ids (all of them known to the core)."""
+        return np.frombuffer(self.core.query_codes(*_id_bytes(ids)), np.uint32)
 
     def doc_codes(self, ids: pl.Series) -> np.ndarray[Any, np.dtype[np.uint32]]:
-        return _codes(ids, self.doc_ids)
+        """The codes of document ids (all of them known to the core)."""
+        return np.frombuffer(self.core.doc_codes(*_id_bytes(ids)), np.uint32)
 
     def normalized(self, norm: str | None) -> FusionRuns:
         """The runs in the core, normalised (``norm`` already checked)."""
@@ -76,6 +85,8 @@ def _core_error(
     error: ValueError, runs: list[Run], query_ids: pl.Series, doc_ids: pl.Series
 ) -> InputError:
     """An error of the core, with the run, query and document it names as ids."""
+    if len(error.args) != 5:  # not about a row: a bad argument
+        return InputError(str(error))
     message, kind, run, query, doc = error.args
     if kind == "duplicate":
         return DuplicateDocumentError(
@@ -90,31 +101,27 @@ def _core_error(
     return InputError(str(message))
 
 
-def _codes(ids: pl.Series, sorted_ids: pl.Series) -> np.ndarray[Any, np.dtype[np.uint32]]:
-    codes = ids.cast(pl.Enum(sorted_ids)).to_physical().cast(pl.UInt32)
-    return codes.to_numpy()
-
-
 def encode(runs: list[Run], extra_query_ids: pl.Series | None = None) -> EncodedRuns:
     """Hand the runs to the core; ``extra_query_ids`` (judged queries) join the query codes."""
-    queries = [run.frame[QUERY_ID] for run in runs]
-    if extra_query_ids is not None:
-        queries.append(extra_query_ids)
-    query_ids = pl.concat(queries).unique().sort()
-    doc_ids = pl.concat([run.frame[DOC_ID] for run in runs]).unique().sort()
-    encoded_columns = [
+    columns = [
         (
-            _codes(run.frame[QUERY_ID], query_ids).tobytes(),
-            _codes(run.frame[DOC_ID], doc_ids).tobytes(),
+            _id_bytes(run.frame[QUERY_ID]),
+            _id_bytes(run.frame[DOC_ID]),
             run.frame[SCORE].to_numpy().tobytes(),
         )
         for run in runs
     ]
+    extra = None if extra_query_ids is None else _id_bytes(extra_query_ids)
     try:
-        core = FusionRuns(len(query_ids), len(doc_ids), encoded_columns)
+        core = FusionRuns(columns, extra)
     except ValueError as error:
-        raise _core_error(error, runs, query_ids, doc_ids) from None
-    return EncodedRuns(runs, query_ids, doc_ids, core)
+        # The error names codes; the ids are the sorted distinct ids of the runs.
+        queries = pl.concat([run.frame[QUERY_ID] for run in runs]).unique().sort()
+        docs = pl.concat([run.frame[DOC_ID] for run in runs]).unique().sort()
+        raise _core_error(error, runs, queries, docs) from None
+    query_ids = pl.Series(QUERY_ID, core.query_ids(), pl.String)
+    doc_ids = pl.Series(DOC_ID, core.doc_ids(), pl.String)
+    return EncodedRuns(runs, core, query_ids, doc_ids)
 
 
 def fuse_encoded(

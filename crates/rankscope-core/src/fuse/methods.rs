@@ -2,7 +2,9 @@
 
 use rayon::prelude::*;
 
+use super::normalize::python_extreme;
 use super::rankings::{trec_order, Rankings};
+use super::train::SEGFUSE_ENDS;
 use super::FuseError;
 
 /// A fusion method with its parameters (ranx's name in parentheses).
@@ -72,8 +74,6 @@ pub enum Method {
 
 const MISSING_MAX: f64 = -1e9;
 const MISSING_MIN: f64 = 1e9;
-const SEGFUSE_ENDS: [usize; 11] = [0, 5, 15, 35, 75, 155, 315, 635, 1275, 2555, 5115];
-
 fn min_odd() -> f64 {
     (0.001f64 / 0.999).ln()
 }
@@ -285,22 +285,18 @@ fn combine_row(method: &Method, row: &[f64]) -> f64 {
     let count = || present().count() as f64;
     match method {
         Method::Mnz | Method::Isr => total() * count(),
-        Method::Max => row.iter().fold(f64::NAN, |best, &v| {
-            let v = if v.is_nan() { MISSING_MAX } else { v };
-            if best.is_nan() || v > best {
-                v
-            } else {
-                best
-            }
-        }),
-        Method::Min => row.iter().fold(f64::NAN, |best, &v| {
-            let v = if v.is_nan() { MISSING_MIN } else { v };
-            if best.is_nan() || v < best {
-                v
-            } else {
-                best
-            }
-        }),
+        Method::Max => {
+            let filled = row
+                .iter()
+                .map(|&v| if v.is_nan() { MISSING_MAX } else { v });
+            python_extreme(filled, |a, b| a > b).unwrap_or(MISSING_MAX)
+        }
+        Method::Min => {
+            let filled = row
+                .iter()
+                .map(|&v| if v.is_nan() { MISSING_MIN } else { v });
+            python_extreme(filled, |a, b| a < b).unwrap_or(MISSING_MIN)
+        }
         Method::Med => {
             let mut values: Vec<f64> = present().collect();
             values.sort_by(|a, b| a.partial_cmp(b).expect("finite scores"));

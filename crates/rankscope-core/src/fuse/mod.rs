@@ -1,7 +1,7 @@
 //! Rank fusion: normalisations and fusion methods over several runs, with ranx's semantics.
 //!
-//! Queries and documents arrive as dense codes (`u32`) assigned by the caller; document codes
-//! must follow the byte order of the document ids, because ties are broken by document id.
+//! Queries and documents are dense codes (`u32`); document codes follow the byte order of the
+//! document ids ([`SortedIds`]), because ties are broken by document id.
 //!
 //! * [`Rankings::from_rows`] groups one run's rows by query and ranks them with the `trec`
 //!   rule: score descending, ties by document id descending. A query a run does not hold is an
@@ -16,11 +16,13 @@
 //! over the runs in their order, starting from 0), so the scores agree to the last bit with
 //! ranx given the same rankings.
 
+mod ids;
 mod methods;
 mod normalize;
 mod rankings;
 mod train;
 
+pub use ids::SortedIds;
 pub use methods::{fuse, Method};
 pub use normalize::{normalize, Norm};
 pub use rankings::Rankings;

@@ -73,8 +73,8 @@ pub fn normalize(runs: &[Rankings], norm: Norm) -> Vec<Rankings> {
 
 fn scale(docs: &[u32], scores: &[f64], norm: Norm) -> Vec<(u32, f64)> {
     let n = scores.len();
-    let min = python_extreme(scores, |a, b| a < b);
-    let max = python_extreme(scores, |a, b| a > b);
+    let min = python_extreme(scores.iter().copied(), |a, b| a < b).unwrap_or(0.0);
+    let max = python_extreme(scores.iter().copied(), |a, b| a > b).unwrap_or(0.0);
     let apply = |f: &dyn Fn(f64) -> f64| -> Vec<(u32, f64)> {
         docs.iter().zip(scores).map(|(&d, &s)| (d, f(s))).collect()
     };
@@ -117,14 +117,14 @@ fn scale(docs: &[u32], scores: &[f64], norm: Norm) -> Vec<(u32, f64)> {
     }
 }
 
-/// Python's `min` / `max` of a non-empty list: the first value no other beats (0 if empty, as
-/// ranx's `safe_min` / `safe_max`).
-fn python_extreme(values: &[f64], beats: impl Fn(f64, f64) -> bool) -> f64 {
-    let Some((&first, rest)) = values.split_first() else {
-        return 0.0;
-    };
-    rest.iter()
-        .fold(first, |best, &v| if beats(v, best) { v } else { best })
+/// Python's `min` / `max`: the first value no later one beats (None if there is none; ranx's
+/// `safe_min` / `safe_max` then use 0).
+pub(crate) fn python_extreme(
+    mut values: impl Iterator<Item = f64>,
+    beats: impl Fn(f64, f64) -> bool,
+) -> Option<f64> {
+    let first = values.next()?;
+    Some(values.fold(first, |best, v| if beats(v, best) { v } else { best }))
 }
 
 fn borda(docs: &[u32], candidates: &[u32]) -> Vec<(u32, f64)> {

@@ -92,7 +92,8 @@ fn probfuse(hits: &[Vec<f64>], n_segments: usize) -> Vec<f64> {
     probs.iter().map(|p| p / hits.len() as f64).collect()
 }
 
-const SEGFUSE_ENDS: [usize; 11] = [0, 5, 15, 35, 75, 155, 315, 635, 1275, 2555, 5115];
+/// Where SegFuse's segments end: `10 · 2^(k-1) - 5` for k = 1..10 (sizes 5, 10, 20, ...).
+pub(crate) const SEGFUSE_ENDS: [usize; 11] = [0, 5, 15, 35, 75, 155, 315, 635, 1275, 2555, 5115];
 
 fn segfuse(hits: &[Vec<f64>]) -> Vec<f64> {
     let mut probs = vec![0.0; SEGFUSE_ENDS.len() - 1];
