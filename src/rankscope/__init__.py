@@ -37,6 +37,8 @@ if TYPE_CHECKING:
         evaluate,
         measure,
     )
+    from rankscope.fuse import FusionSearch, optimize_fusion
+    from rankscope.fuse import fuse as fuse
     from rankscope.io import Qrels, Run
     from rankscope.report.compare_runs import ComparisonReport, compare_runs
 
@@ -48,6 +50,7 @@ __all__ = [
     "Conventions",
     "DuplicateDocumentError",
     "EmptyInputError",
+    "FusionSearch",
     "InputError",
     "Measure",
     "MeasureError",
@@ -65,7 +68,9 @@ __all__ = [
     "__version__",
     "compare_runs",
     "evaluate",
+    "fuse",
     "measure",
+    "optimize_fusion",
 ]
 
 # Public name -> the module that defines it, imported on first access.
@@ -81,6 +86,9 @@ _LAZY = {
     "Run": "rankscope.io",
     "ComparisonReport": "rankscope.report.compare_runs",
     "compare_runs": "rankscope.report.compare_runs",
+    "FusionSearch": "rankscope.fuse",
+    "fuse": "rankscope.fuse",
+    "optimize_fusion": "rankscope.fuse",
 }
 
 

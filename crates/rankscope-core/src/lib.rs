@@ -3,4 +3,5 @@
 //! Reading TREC files, interning ids, preparing a `RankedBatch`, the measure kernels and their
 //! aggregation live here; `rankscope-python` only converts and delegates.
 
+pub mod fuse;
 pub mod intern;

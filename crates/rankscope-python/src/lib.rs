@@ -3,6 +3,8 @@
 
 use pyo3::prelude::*;
 
+mod fuse;
+
 /// Number of distinct ids among `ids`, interned by the core (a smoke check of the binding).
 #[pyfunction]
 fn count_distinct(ids: Vec<String>) -> usize {
@@ -16,5 +18,6 @@ fn count_distinct(ids: Vec<String>) -> usize {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count_distinct, m)?)?;
+    fuse::register(m)?;
     Ok(())
 }

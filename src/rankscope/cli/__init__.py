@@ -86,6 +86,7 @@ COMMANDS = {
     "run": ("_service", "evaluate a live retriever on a dataset, keeping every result"),
     "tasks": ("_service", "list, show, resume, cancel, export or compare stored evaluation tasks"),
     "serve": ("_service", "serve the evaluation API and web console over HTTP"),
+    "fuse": ("_fuse", "fuse several runs into one (RRF, CombSUM, BordaFuse, ProbFuse, ...)"),
     "measures": ("_measures", "list every measure, its aliases and its definition"),
 }
 """Each command, in help order: the module that registers it (``add_parser``) and its summary
