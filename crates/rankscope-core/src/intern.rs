@@ -1,6 +1,6 @@
 //! Id interning: each distinct string id gets a dense `u32` code, in order of first sight.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 /// Dense codes for string ids, in order of first appearance.
 #[derive(Debug, Default, Clone)]
@@ -37,6 +37,11 @@ impl Interner {
         &self.names[code as usize]
     }
 
+    /// Every id, in code order.
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.names.iter().map(|n| &**n)
+    }
+
     /// Number of distinct ids.
     pub fn len(&self) -> usize {
         self.names.len()
@@ -61,5 +66,6 @@ mod tests {
         assert_eq!(ids.len(), 2);
         assert_eq!(ids.name(1), "q1");
         assert_eq!(ids.get("q3"), None);
+        assert_eq!(ids.names().collect::<Vec<_>>(), ["q2", "q1"]);
     }
 }

@@ -1,0 +1,784 @@
+//! TREC qrels (`query_id iteration doc_id relevance`) and runs (`query_id Q0 doc_id rank score
+//! run_tag`), read straight into [`Qrels`] and [`Run`] columns.
+//!
+//! Fields are separated by any run of whitespace (spaces, tabs, `\r`, `\v`, `\f`: C's `isspace`
+//! without the newline, as trec_eval); lines that are blank or whose first non-blank character
+//! is `#` are skipped; a run line may carry more fields after the tag (trec_eval ignores them), a
+//! qrels line may not. The iteration, `Q0` and rank fields are read past and ignored.
+//!
+//! The buffer is cut at line boundaries into pieces parsed in parallel (rayon); each piece
+//! interns its query ids, and the pieces are joined in file order, so query codes still follow
+//! first appearance. Errors name the file, the 1-based line and the line's text, with the
+//! messages of Python's readers; in lenient mode bad lines are skipped and counted.
+
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::error::{py_repr, Error, InputProblem, Result, Skipped};
+use crate::intern::Interner;
+use crate::table::{Qrels, Run, StrColumn};
+
+/// The fields of a run line, as messages name them.
+pub const RUN_FIELDS: &str = "query_id Q0 doc_id rank score run_tag";
+/// The fields of a qrels line, as messages name them.
+pub const QRELS_FIELDS: &str = "query_id iteration doc_id relevance";
+
+const BOM: &[u8] = b"\xef\xbb\xbf";
+/// How much of a file's start decides "empty" against "only comments" (as Python's `head()`).
+const HEAD_BYTES: usize = 1 << 16;
+/// Pieces smaller than this are not worth a thread.
+const MIN_PIECE_BYTES: usize = 1 << 20;
+
+/// How to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Skip malformed lines (counted in [`Parsed::skipped`]) instead of failing at the first.
+    pub lenient: bool,
+    /// The line number of the buffer's first line in the file it came from (a chunk of a file
+    /// starts further down).
+    pub first_line: u64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            lenient: false,
+            first_line: 1,
+        }
+    }
+}
+
+/// A table read from a file, and the malformed lines skipped in lenient mode.
+#[derive(Debug, Clone)]
+pub struct Parsed<T> {
+    /// The rows read.
+    pub table: T,
+    /// Lines skipped (lenient mode only).
+    pub skipped: Skipped,
+}
+
+/// Read a TREC run from bytes; the run is named by the tag of its first line.
+///
+/// `source` names the input in messages (the path as given, or `<stdin>`).
+pub fn parse_run(data: &[u8], source: &str, options: &ReadOptions) -> Result<Parsed<Run>> {
+    let parsed = parse_run_rows(data, source, options)?;
+    if parsed.table.is_empty() {
+        return Err(empty_error(
+            strip_bom(data),
+            source,
+            RunLine::WHAT,
+            RUN_FIELDS,
+            &parsed.skipped,
+        ));
+    }
+    Ok(parsed)
+}
+
+/// [`parse_run`], but a buffer without rows (only comments, or in lenient mode only bad lines)
+/// gives an empty run instead of an error: for the blocks of a streamed file.
+pub fn parse_run_rows(data: &[u8], source: &str, options: &ReadOptions) -> Result<Parsed<Run>> {
+    let (columns, tag, skipped) = parse::<RunLine>(data, source, options)?;
+    let run = Run {
+        name: tag.unwrap_or_default(),
+        source: source.to_string(),
+        queries: columns.queries,
+        query: columns.query,
+        docs: columns.docs,
+        score: columns.values,
+    };
+    Ok(Parsed {
+        table: run,
+        skipped,
+    })
+}
+
+/// Read TREC qrels from bytes.
+pub fn parse_qrels(data: &[u8], source: &str, options: &ReadOptions) -> Result<Parsed<Qrels>> {
+    let (columns, _, skipped) = parse::<QrelsLine>(data, source, options)?;
+    if columns.query.is_empty() {
+        return Err(empty_error(
+            strip_bom(data),
+            source,
+            QrelsLine::WHAT,
+            QRELS_FIELDS,
+            &skipped,
+        ));
+    }
+    let qrels = Qrels {
+        source: source.to_string(),
+        queries: columns.queries,
+        query: columns.query,
+        docs: columns.docs,
+        grade: columns.values,
+    };
+    Ok(Parsed {
+        table: qrels,
+        skipped,
+    })
+}
+
+/// Read a plain (uncompressed) TREC run file; `source` names it in messages.
+pub fn read_run_file(path: &Path, source: &str, options: &ReadOptions) -> Result<Parsed<Run>> {
+    parse_run(&read_file(path, source)?, source, options)
+}
+
+/// Read a plain (uncompressed) TREC qrels file; `source` names it in messages.
+pub fn read_qrels_file(path: &Path, source: &str, options: &ReadOptions) -> Result<Parsed<Qrels>> {
+    parse_qrels(&read_file(path, source)?, source, options)
+}
+
+/// A file's bytes, or an input error naming it.
+pub(crate) fn read_file(path: &Path, source: &str) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|error| io_error(&error, source))
+}
+
+/// An input error for a failed read, worded as Python's readers word them.
+pub(crate) fn io_error(error: &std::io::Error, source: &str) -> Error {
+    let message = match error.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => format!("cannot read the file: {error}"),
+    };
+    Error::Input(InputProblem::new(message).in_source(source))
+}
+
+/// The bytes after a UTF-8 byte order mark, if the data starts with one.
+pub fn strip_bom(data: &[u8]) -> &[u8] {
+    data.strip_prefix(BOM).unwrap_or(data)
+}
+
+/// What differs between a run line and a qrels line.
+trait LineKind {
+    type Value: Copy + Send;
+    /// The fields, for messages.
+    const FIELDS: &'static str;
+    /// What the file holds, for the empty-file message.
+    const WHAT: &'static str;
+    /// Fields expected.
+    const COUNT: usize;
+    /// Whether more fields are allowed.
+    const AT_LEAST: bool;
+    /// Which field holds the value.
+    const VALUE_FIELD: usize;
+    /// The value of a field, or `None` when it is not valid.
+    fn value(field: &[u8]) -> Option<Self::Value>;
+    /// The message for a field that is not a valid value.
+    fn value_error(field: &str) -> String;
+}
+
+struct RunLine;
+
+impl LineKind for RunLine {
+    type Value = f64;
+    const FIELDS: &'static str = RUN_FIELDS;
+    const WHAT: &'static str = "TREC run lines";
+    const COUNT: usize = 6;
+    const AT_LEAST: bool = true;
+    const VALUE_FIELD: usize = 4;
+
+    fn value(field: &[u8]) -> Option<f64> {
+        parse_score(field)
+    }
+
+    fn value_error(field: &str) -> String {
+        format!("score must be a finite number; found {}", py_repr(field))
+    }
+}
+
+struct QrelsLine;
+
+impl LineKind for QrelsLine {
+    type Value = i64;
+    const FIELDS: &'static str = QRELS_FIELDS;
+    const WHAT: &'static str = "TREC qrels lines";
+    const COUNT: usize = 4;
+    const AT_LEAST: bool = false;
+    const VALUE_FIELD: usize = 3;
+
+    fn value(field: &[u8]) -> Option<i64> {
+        parse_grade(field)
+    }
+
+    fn value_error(field: &str) -> String {
+        format!(
+            "relevance must be an integer grade; found {}",
+            py_repr(field)
+        )
+    }
+}
+
+/// A score: a number as polars casts text to Float64, and finite.
+pub fn parse_score(field: &[u8]) -> Option<f64> {
+    let value: f64 = fast_float2::parse(field).ok()?;
+    value.is_finite().then_some(value)
+}
+
+/// A grade: an integer (optional sign, ASCII digits, fitting 64 bits), or a number written as a
+/// float whose value is whole and below 2^62 in magnitude (`2.0`, `1e3`), as Python's readers
+/// accept.
+pub fn parse_grade(field: &[u8]) -> Option<i64> {
+    if let Some(value) = parse_integer(field) {
+        return Some(value);
+    }
+    let value: f64 = fast_float2::parse(field).ok()?;
+    let whole = value.is_finite() && value == value.round() && value.abs() < 2f64.powi(62);
+    whole.then_some(value as i64)
+}
+
+fn parse_integer(field: &[u8]) -> Option<i64> {
+    let (negative, digits) = match field.first()? {
+        b'-' => (true, &field[1..]),
+        b'+' => (false, &field[1..]),
+        _ => (false, field),
+    };
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    let mut value: i64 = 0;
+    for &b in digits {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        // Accumulated negatively so that i64::MIN fits.
+        value = value.checked_mul(10)?.checked_sub(i64::from(b - b'0'))?;
+    }
+    if negative {
+        Some(value)
+    } else {
+        value.checked_neg()
+    }
+}
+
+/// Whitespace between fields: C's isspace() without the newline.
+#[inline]
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)
+}
+
+/// Up to `N` fields of a line, and how many fields it has in all.
+#[inline]
+fn split_fields<const N: usize>(line: &[u8]) -> ([&[u8]; N], usize) {
+    let mut fields: [&[u8]; N] = [&[]; N];
+    let mut count = 0;
+    let mut i = 0;
+    let n = line.len();
+    loop {
+        while i < n && is_space(line[i]) {
+            i += 1;
+        }
+        if i == n {
+            break;
+        }
+        let start = i;
+        while i < n && !is_space(line[i]) {
+            i += 1;
+        }
+        if count < N {
+            fields[count] = &line[start..i];
+        }
+        count += 1;
+    }
+    (fields, count)
+}
+
+/// The columns of one piece of the buffer (or of the whole, once joined).
+struct Columns<V> {
+    queries: Interner,
+    query: Vec<u32>,
+    docs: StrColumn,
+    values: Vec<V>,
+}
+
+impl<V> Columns<V> {
+    fn with_capacity(rows: usize, bytes: usize) -> Self {
+        Self {
+            queries: Interner::new(),
+            query: Vec::with_capacity(rows),
+            docs: StrColumn::with_capacity(rows, bytes),
+            values: Vec::with_capacity(rows),
+        }
+    }
+}
+
+/// A problem on a line, numbered within its piece (0-based) until the pieces are joined.
+struct LineProblem {
+    line: u64,
+    message: String,
+    text: String,
+}
+
+/// What one piece yields.
+struct Piece<V> {
+    columns: Columns<V>,
+    /// Lines in the piece.
+    lines: u64,
+    /// The tag (sixth field) of the piece's first valid line.
+    tag: Option<String>,
+    /// Strict mode: the first line that is not text (NUL byte or invalid UTF-8).
+    bad_bytes: Option<LineProblem>,
+    /// Strict mode: the first line that does not parse.
+    problem: Option<LineProblem>,
+    /// Lenient mode: the lines skipped (numbered within the piece).
+    skipped: Skipped,
+}
+
+/// Why a line is not text, and the line as shown (Python's `python_lines`).
+fn byte_problem(raw: &[u8]) -> Option<(String, String)> {
+    let shown = || String::from_utf8_lossy(raw).replace('\0', "\\x00");
+    if memchr::memchr(0, raw).is_some() {
+        return Some((
+            "line holds a NUL byte; expected text (is this a binary file?)".to_string(),
+            shown(),
+        ));
+    }
+    match std::str::from_utf8(raw) {
+        Ok(_) => None,
+        Err(error) => Some((
+            format!(
+                "line is not valid UTF-8 (byte {} of the line)",
+                error.valid_up_to() + 1
+            ),
+            shown(),
+        )),
+    }
+}
+
+fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
+    let estimate = piece.len() / 48 + 1;
+    let mut out = Piece {
+        columns: Columns::with_capacity(estimate, piece.len() / 4),
+        lines: 0,
+        tag: None,
+        bad_bytes: None,
+        problem: None,
+        skipped: Skipped::default(),
+    };
+    // One check of the whole piece; lines are checked one by one only when it fails.
+    let all_text = memchr::memchr(0, piece).is_none() && std::str::from_utf8(piece).is_ok();
+    let mut last_query: (&[u8], u32) = (&[], u32::MAX);
+    let mut start = 0;
+    let mut line_index: u64 = 0;
+    while start < piece.len() {
+        let end = memchr::memchr(b'\n', &piece[start..]).map_or(piece.len(), |i| start + i);
+        let raw = &piece[start..end];
+        start = end + 1;
+        let index = line_index;
+        line_index += 1;
+        if !all_text {
+            if let Some((message, text)) = byte_problem(raw) {
+                if lenient {
+                    out.skipped = out.skipped.merge(Skipped::one(index, message));
+                    continue;
+                }
+                out.bad_bytes = Some(LineProblem {
+                    line: index,
+                    message,
+                    text,
+                });
+                out.problem = None;
+                break;
+            }
+        }
+        if out.problem.is_some() {
+            continue; // strict: only a line that is not text can still come first
+        }
+        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let first = line.iter().position(|&b| !is_space(b));
+        match first {
+            None => continue,
+            Some(i) if line[i] == b'#' => continue,
+            _ => {}
+        }
+        let (fields, count) = split_fields::<6>(line);
+        let text = || String::from_utf8_lossy(line).into_owned();
+        let message = if count < K::COUNT || (!K::AT_LEAST && count > K::COUNT) {
+            let expected = if K::AT_LEAST {
+                format!("at least {}", K::COUNT)
+            } else {
+                K::COUNT.to_string()
+            };
+            Some(format!(
+                "expected {expected} whitespace-separated fields ({}); found {count}",
+                K::FIELDS
+            ))
+        } else {
+            match K::value(fields[K::VALUE_FIELD]) {
+                Some(value) => {
+                    let query = fields[0];
+                    let code = if query == last_query.0 {
+                        last_query.1
+                    } else {
+                        let code = out.columns.queries.intern(as_str(query));
+                        last_query = (query, code);
+                        code
+                    };
+                    out.columns.query.push(code);
+                    out.columns.docs.push(as_str(fields[2]));
+                    out.columns.values.push(value);
+                    if out.tag.is_none() && K::AT_LEAST {
+                        out.tag = Some(as_str(fields[5]).to_string());
+                    }
+                    None
+                }
+                None => Some(K::value_error(as_str(fields[K::VALUE_FIELD]))),
+            }
+        };
+        if let Some(message) = message {
+            if lenient {
+                out.skipped = out.skipped.merge(Skipped::one(index, message));
+            } else {
+                out.problem = Some(LineProblem {
+                    line: index,
+                    message,
+                    text: text(),
+                });
+                if all_text {
+                    break;
+                }
+            }
+        }
+    }
+    out.lines = if piece.is_empty() {
+        0
+    } else {
+        memchr::memchr_iter(b'\n', piece).count() as u64 + u64::from(!piece.ends_with(b"\n"))
+    };
+    out
+}
+
+/// Text already checked to be UTF-8.
+#[inline]
+fn as_str(bytes: &[u8]) -> &str {
+    // Lines reach the field split only once they were checked to be valid UTF-8, and fields
+    // are cut at ASCII bytes, so every field is valid UTF-8 too.
+    unsafe { std::str::from_utf8_unchecked(bytes) }
+}
+
+/// The buffer cut into about `parts` pieces at line boundaries.
+fn pieces(data: &[u8], parts: usize) -> Vec<&[u8]> {
+    let size = (data.len() / parts.max(1)).max(MIN_PIECE_BYTES);
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < data.len() {
+        let mut end = (start + size).min(data.len());
+        if end < data.len() {
+            end = memchr::memchr(b'\n', &data[end..]).map_or(data.len(), |i| end + i + 1);
+        }
+        out.push(&data[start..end]);
+        start = end;
+    }
+    out
+}
+
+type ParseOutput<V> = (Columns<V>, Option<String>, Skipped);
+
+fn parse<K: LineKind>(
+    data: &[u8],
+    source: &str,
+    options: &ReadOptions,
+) -> Result<ParseOutput<K::Value>>
+where
+    K::Value: Send,
+{
+    let data = if options.first_line == 1 {
+        strip_bom(data)
+    } else {
+        data
+    };
+    let parts = pieces(data, rayon::current_num_threads() * 2);
+    let parsed: Vec<Piece<K::Value>> = parts
+        .par_iter()
+        .map(|piece| parse_piece::<K>(piece, options.lenient))
+        .collect();
+
+    // Line numbers: each piece's lines come after those of the pieces before it.
+    let mut first_line = options.first_line;
+    let mut starts = Vec::with_capacity(parsed.len());
+    for piece in &parsed {
+        starts.push(first_line);
+        first_line += piece.lines;
+    }
+    let located = |problem: &LineProblem, start: u64| {
+        InputProblem::new(problem.message.clone())
+            .in_source(source)
+            .at_line(start + problem.line, problem.text.clone())
+    };
+    // A line that is not text is reported first, wherever it is (as the Python readers do).
+    for (piece, &start) in parsed.iter().zip(&starts) {
+        if let Some(problem) = &piece.bad_bytes {
+            return Err(Error::Parse(located(problem, start)));
+        }
+    }
+    for (piece, &start) in parsed.iter().zip(&starts) {
+        if let Some(problem) = &piece.problem {
+            return Err(Error::Parse(located(problem, start)));
+        }
+    }
+
+    let mut skipped = Skipped::default();
+    for (piece, &start) in parsed.iter().zip(&starts) {
+        if piece.skipped.count > 0 {
+            let mut local = piece.skipped.clone();
+            local.first_line += start;
+            skipped = skipped.merge(local);
+        }
+    }
+    let tag = parsed.iter().find_map(|p| p.tag.clone());
+    Ok((join(parsed), tag, skipped))
+}
+
+/// The pieces' columns back to back, query codes renumbered in order of first appearance.
+fn join<V>(mut parsed: Vec<Piece<V>>) -> Columns<V> {
+    if parsed.len() == 1 {
+        return parsed.pop().expect("one piece").columns;
+    }
+    let rows: usize = parsed.iter().map(|p| p.columns.query.len()).sum();
+    let mut joined = Columns::with_capacity(rows, 0);
+    for piece in parsed {
+        let columns = piece.columns;
+        let codes: Vec<u32> = columns
+            .queries
+            .names()
+            .map(|n| joined.queries.intern(n))
+            .collect();
+        joined
+            .query
+            .extend(columns.query.iter().map(|&q| codes[q as usize]));
+        joined.docs.extend(&columns.docs);
+        joined.values.extend(columns.values);
+    }
+    joined
+}
+
+/// The error for a file that yielded no rows: empty, only comments, or only bad lines.
+fn empty_error(data: &[u8], source: &str, what: &str, fields: &str, skipped: &Skipped) -> Error {
+    let message = if skipped.count > 0 {
+        let plural = if skipped.count == 1 { "" } else { "s" };
+        format!(
+            "no valid data: {} malformed line{plural} skipped and nothing else found; first at \
+             line {}: {}",
+            skipped.count, skipped.first_line, skipped.first_message
+        )
+    } else if data[..data.len().min(HEAD_BYTES)]
+        .iter()
+        .all(|b| b.is_ascii_whitespace() || *b == 0x0b)
+    {
+        format!("file is empty; expected {what} ({fields})")
+    } else {
+        format!("file holds only comments and blank lines; expected {what} ({fields})")
+    };
+    Error::EmptyInput(InputProblem::new(message).in_source(source))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_error(data: &[u8]) -> String {
+        parse_run(data, "run.txt", &ReadOptions::default())
+            .unwrap_err()
+            .to_string()
+    }
+
+    fn qrels_error(data: &[u8]) -> String {
+        parse_qrels(data, "qrels.txt", &ReadOptions::default())
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn reads_a_run_in_file_order() {
+        let data = b"# a comment\nq2 Q0 d1 1 2.5 bm25\n\n  q1\tQ0 d2 1 -1e3 bm25 extra\r\nq2 Q0 d3 2 1 x\n";
+        let run = parse_run(data, "run.txt", &ReadOptions::default())
+            .unwrap()
+            .table;
+        assert_eq!(run.name, "bm25");
+        assert_eq!(run.query, [0, 1, 0]);
+        assert_eq!(run.queries.names().collect::<Vec<_>>(), ["q2", "q1"]);
+        assert_eq!(
+            (run.docs.get(0), run.docs.get(1), run.docs.get(2)),
+            ("d1", "d2", "d3")
+        );
+        assert_eq!(run.score, [2.5, -1000.0, 1.0]);
+    }
+
+    #[test]
+    fn reads_qrels() {
+        let data = "\u{feff}q1 0 d1 1\nq1 0 d2 -1\nq2 0 d1 2.0\n# q9 0 d9 1\n".as_bytes();
+        let qrels = parse_qrels(data, "qrels.txt", &ReadOptions::default())
+            .unwrap()
+            .table;
+        assert_eq!(qrels.grade, [1, -1, 2]);
+        assert_eq!(qrels.query_id(2), "q2");
+        assert_eq!(qrels.queries.len(), 2);
+    }
+
+    #[test]
+    fn every_error_has_its_message() {
+        let run_fields = "(query_id Q0 doc_id rank score run_tag)";
+        let qrels_fields = "(query_id iteration doc_id relevance)";
+        assert_eq!(
+            run_error(b"q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1.5\n"),
+            format!(
+                "run.txt:2: expected at least 6 whitespace-separated fields {run_fields}; found \
+                 5\n    q1 Q0 d2 2 1.5"
+            )
+        );
+        assert_eq!(
+            qrels_error(b"q1 0 d1 1\nq1 0 d2 1 x\n"),
+            format!(
+                "qrels.txt:2: expected 4 whitespace-separated fields {qrels_fields}; found 5\n    \
+                 q1 0 d2 1 x"
+            )
+        );
+        assert_eq!(
+            qrels_error(b"q1\t0\td1\n"),
+            format!(
+                "qrels.txt:1: expected 4 whitespace-separated fields {qrels_fields}; found 3\n    \
+                 q1\t0\td1"
+            )
+        );
+        assert_eq!(
+            run_error(b"q1 Q0 d1 1 high bm25\n"),
+            "run.txt:1: score must be a finite number; found 'high'\n    q1 Q0 d1 1 high bm25"
+        );
+        assert_eq!(
+            run_error(b"q1\tQ0\td1\t1\t2.0\tbm25\nq1\tQ0\td2\t2\tNaN\tbm25\n"),
+            "run.txt:2: score must be a finite number; found 'NaN'\n    q1\tQ0\td2\t2\tNaN\tbm25"
+        );
+        assert_eq!(
+            run_error(b"q1 Q0 d1 1 -inf bm25\n"),
+            "run.txt:1: score must be a finite number; found '-inf'\n    q1 Q0 d1 1 -inf bm25"
+        );
+        assert_eq!(
+            run_error(b"q1 Q0 d1 1 1e400 bm25\n"),
+            "run.txt:1: score must be a finite number; found '1e400'\n    q1 Q0 d1 1 1e400 bm25"
+        );
+        assert_eq!(
+            qrels_error(b"q1 0 d1 1.5\n"),
+            "qrels.txt:1: relevance must be an integer grade; found '1.5'\n    q1 0 d1 1.5"
+        );
+        assert_eq!(
+            qrels_error(b"# header\n\nq1 0 d1 relevant\n"),
+            "qrels.txt:3: relevance must be an integer grade; found 'relevant'\n    q1 0 d1 \
+             relevant"
+        );
+        assert_eq!(
+            run_error(b""),
+            format!("run.txt: file is empty; expected TREC run lines {run_fields}")
+        );
+        assert_eq!(
+            qrels_error(b"# only a comment\n\n   \n"),
+            format!(
+                "qrels.txt: file holds only comments and blank lines; expected TREC qrels lines \
+                 {qrels_fields}"
+            )
+        );
+        assert_eq!(
+            run_error(b"q1 Q0 d1 1 2.5 bm25\nq1 Q0 d\xe9 2 1.5 bm25\n"),
+            "run.txt:2: line is not valid UTF-8 (byte 8 of the line)\n    q1 Q0 d\u{fffd} 2 1.5 \
+             bm25"
+        );
+        assert_eq!(
+            run_error(b"q1 Q0 d1 1 2.5 bm25\nq1 Q0 d\x002 2 1.5 bm25\n"),
+            "run.txt:2: line holds a NUL byte; expected text (is this a binary file?)\n    q1 Q0 \
+             d\\x002 2 1.5 bm25"
+        );
+    }
+
+    #[test]
+    fn errors_are_parse_or_empty_input_errors() {
+        let bad = parse_run(b"q1 Q0 d1 1 x t\n", "r", &ReadOptions::default()).unwrap_err();
+        assert_eq!(bad.python_class(), "ParseError");
+        let empty = parse_qrels(b"\n", "q", &ReadOptions::default()).unwrap_err();
+        assert_eq!(empty.python_class(), "EmptyInputError");
+    }
+
+    #[test]
+    fn a_line_that_is_not_text_is_reported_before_earlier_field_problems() {
+        assert_eq!(
+            run_error(b"q1 Q0 d1\nq1 Q0 d\xff 4 1.0 bm25\n"),
+            "run.txt:2: line is not valid UTF-8 (byte 8 of the line)\n    q1 Q0 d\u{fffd} 4 1.0 \
+             bm25"
+        );
+    }
+
+    #[test]
+    fn lenient_skips_and_counts() {
+        let data =
+            b"q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 nan bm25\nq1 Q0 d3 3\nq1 Q0 d\xff 4 1.0 bm25\n\
+                     q2 Q0 d5 1 0.5 bm25\n";
+        let lenient = ReadOptions {
+            lenient: true,
+            first_line: 1,
+        };
+        let parsed = parse_run(data, "run.txt", &lenient).unwrap();
+        assert_eq!(parsed.table.score, [2.5, 0.5]);
+        assert_eq!(
+            parsed.skipped.warning("run.txt").unwrap(),
+            "skipped 3 malformed lines in run.txt; first at line 2: score must be a finite \
+             number; found 'nan'"
+        );
+        let nothing = parse_run(b"q1 Q0 d1\nq1 Q0 d2 2 inf bm25\n", "r.gz", &lenient).unwrap_err();
+        assert_eq!(
+            nothing.to_string(),
+            "r.gz: no valid data: 2 malformed lines skipped and nothing else found; first at \
+             line 1: expected at least 6 whitespace-separated fields (query_id Q0 doc_id rank \
+             score run_tag); found 3"
+        );
+    }
+
+    #[test]
+    fn line_numbers_count_from_the_first_line_given() {
+        let options = ReadOptions {
+            lenient: false,
+            first_line: 41,
+        };
+        let error = parse_qrels(b"q1 0 d1 1\n\nq1 0 d2\n", "q", &options).unwrap_err();
+        assert_eq!(error.input_problem().unwrap().line, Some(43));
+    }
+
+    #[test]
+    fn pieces_join_in_file_order_with_the_right_line_numbers() {
+        // Several pieces: query codes follow first appearance across them, lines keep counting.
+        let mut data = Vec::new();
+        for i in 0..200_000 {
+            data.extend_from_slice(format!("q{} Q0 d{i} 1 {i} tag\n", i % 7).as_bytes());
+        }
+        data.extend_from_slice(b"q1 Q0 dx 1 bad tag\n");
+        assert!(pieces(&data, 4).len() > 1);
+        let error = parse_run(&data, "r", &ReadOptions::default()).unwrap_err();
+        assert_eq!(error.input_problem().unwrap().line, Some(200_001));
+        data.truncate(data.len() - 19);
+        let run = parse_run(&data, "r", &ReadOptions::default())
+            .unwrap()
+            .table;
+        assert_eq!(run.len(), 200_000);
+        assert_eq!(
+            run.queries.names().take(3).collect::<Vec<_>>(),
+            ["q0", "q1", "q2"]
+        );
+        assert_eq!(
+            (run.query_id(199_999), run.docs.get(199_999)),
+            ("q2", "d199999")
+        );
+        assert_eq!(run.score[123_456], 123_456.0);
+    }
+
+    #[test]
+    fn grades_and_scores_parse_as_the_python_readers_do() {
+        assert_eq!(parse_grade(b"+3"), Some(3));
+        assert_eq!(parse_grade(b"-1"), Some(-1));
+        assert_eq!(parse_grade(b"2.0"), Some(2));
+        assert_eq!(parse_grade(b"1e3"), Some(1000));
+        assert_eq!(parse_grade(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_grade(b"1.5"), None);
+        assert_eq!(parse_grade(b"x"), None);
+        assert_eq!(parse_grade(b"inf"), None);
+        assert_eq!(parse_score(b"-2e3"), Some(-2000.0));
+        assert_eq!(parse_score(b"nan"), None);
+        assert_eq!(parse_score(b"inf"), None);
+        assert_eq!(parse_score(b"x"), None);
+    }
+}
