@@ -5,11 +5,16 @@
 {'RR': 0.5}
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rankscope._lazy import lazy_attributes
+
 from rankscope.engine import (
     PROFILES,
     Conventions,
     Measure,
-    RankedBatch,
     Results,
     evaluate,
     measure,
@@ -27,7 +32,10 @@ from rankscope.errors import (
     RankscopeWarning,
     UnknownMeasureError,
 )
-from rankscope.io import Qrels, Run
+
+if TYPE_CHECKING:
+    from rankscope.engine.batch import RankedBatch
+    from rankscope.io.tables import Qrels, Run
 
 __version__ = "0.1.0"
 
@@ -54,3 +62,14 @@ __all__ = [
     "evaluate",
     "measure",
 ]
+
+# These are polars and numpy tables: imported on first use, so that `import rankscope` loads
+# neither.
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "Qrels": "rankscope.io.tables",
+        "Run": "rankscope.io.tables",
+        "RankedBatch": "rankscope.engine.batch",
+    },
+)

@@ -6,9 +6,11 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rankscope.io import Qrels, Run, read_qrels, read_run
+if TYPE_CHECKING:
+    from rankscope.io import Qrels, Run
+    from rankscope.io._native import NativeQrels, NativeRun
 
 DEFAULT_MEASURES = ("nDCG@10", "nDCG@3", "AP", "RR", "P@10", "R@10", "R@100")
 
@@ -31,11 +33,31 @@ def reading(path: str) -> Iterator[None]:
 
 
 def load_qrels(path: str, format: str | None, lenient: bool) -> Qrels:
+    from rankscope.io import read_qrels
+
     with reading(path):
         return read_qrels(path, format=format, lenient=lenient)
 
 
+def load_judgements(path: str, format: str | None, lenient: bool) -> NativeQrels:
+    """The qrels, read once by the core for every run to evaluate (a TREC file natively)."""
+    from rankscope.io._native import read_native_qrels
+
+    with reading(path):
+        return read_native_qrels(path, lenient=lenient, format=format)
+
+
+def load_ranking(path: str, format: str | None, lenient: bool) -> NativeRun:
+    """A run read by the core (a TREC file natively)."""
+    from rankscope.io._native import read_native_run
+
+    with reading(path):
+        return read_native_run(path, lenient=lenient, format=format)
+
+
 def load_run(path: str, format: str | None, lenient: bool) -> Run:
+    from rankscope.io import read_run
+
     with reading(path):
         return read_run(path, format=format, lenient=lenient)
 

@@ -10,8 +10,8 @@ from rankscope.cli._common import (
     DEFAULT_MEASURES,
     add_input_options,
     add_measure_options,
-    load_qrels,
-    load_run,
+    load_judgements,
+    load_ranking,
     measure_names,
     reading,
 )
@@ -97,14 +97,14 @@ def _rich_table(runs: list[Results], per_query: bool) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     measures = parse_measures(measure_names(args.measures))
-    qrels = load_qrels(args.qrels, args.qrels_format, args.lenient)
+    qrels = load_judgements(args.qrels, args.qrels_format, args.lenient)
     if args.stream and args.run_format not in (None, "trec"):
         raise OptionError(f"--stream reads TREC runs only; a {args.run_format} run is read whole")
     results = []
     for path in args.runs:
         # A path lets evaluate() stream a large TREC run; a forced format is read here.
         forced = args.run_format is not None and not (args.stream and args.run_format == "trec")
-        run = load_run(path, args.run_format, args.lenient) if forced else path
+        run = load_ranking(path, args.run_format, args.lenient) if forced else path
         with reading(path):
             results.append(
                 evaluate(

@@ -9,7 +9,7 @@ import argparse
 import sys
 from typing import Any
 
-from rankscope.cli._common import load_qrels, load_run
+from rankscope.cli._common import load_judgements, load_ranking
 from rankscope.engine import evaluate
 from rankscope.errors import MeasureError, OptionError
 from rankscope.report.results import write_text
@@ -95,10 +95,10 @@ def run(args: argparse.Namespace) -> int:
     measures = [line.measure for line in lines if line.measure is not None]
     if not measures:
         raise MeasureError("no implemented trec_eval measure was asked for")
-    qrels = load_qrels(args.qrels, "trec", lenient=False)
+    qrels = load_judgements(args.qrels, "trec", lenient=False)
     results = evaluate(
         qrels,
-        load_run(args.run, "trec", lenient=False),
+        load_ranking(args.run, "trec", lenient=False),
         measures,
         profile=args.profile,
         complete=args.all_queries,

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from rankscope.engine.batch import RankedBatch
-from rankscope.engine.measures import FAMILIES, Measure
+from rankscope.engine.measures import FAMILIES, Measure, _kernels
 from rankscope.engine.profiles import Conventions
 from rankscope.errors import MeasureError
 
@@ -38,6 +38,8 @@ def compute(
             )
     level_default = 1 if conventions.binary_relevance else relevance_level
     return {
-        m: FAMILIES[m.family].kernel(batch, m, conventions, m.relevance_level or level_default)
+        m: getattr(_kernels, FAMILIES[m.family].kernel)(
+            batch, m, conventions, m.relevance_level or level_default
+        )
         for m in measures
     }

@@ -7,16 +7,12 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
-
-from rankscope.engine.compute import compute
+from rankscope import _core
 from rankscope.engine.measures import FAMILIES, Measure, parse_measures
-from rankscope.engine.prepare import prepare
 from rankscope.engine.profiles import Conventions, resolve_profile
 from rankscope.engine.results import Results
-from rankscope.engine.stream import closing_iterator, evaluate_chunks, read_ahead
 from rankscope.errors import (
     InputError,
     OptionError,
@@ -24,15 +20,13 @@ from rankscope.errors import (
     RankscopeError,
     RankscopeWarning,
 )
-from rankscope.io import read_qrels, read_run, read_run_batches
 from rankscope.io._files import STDIN
-from rankscope.io._stream import (
-    DEFAULT_CHUNK_BYTES,
-    FastPathUnavailable,
-    is_trec_run_file,
-    read_run_chunks,
-)
-from rankscope.io.tables import QUERY_ID, Qrels, Run
+from rankscope.io._native import NativeQrels, NativeRun, native_qrels, native_run
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from rankscope.io.tables import Qrels, Run
 
 __all__ = ["STREAM_THRESHOLD_BYTES", "evaluate"]
 
@@ -42,20 +36,16 @@ STREAM_THRESHOLD_BYTES = 2 * 1024**3
 CHUNKED_MIN_BYTES = 64 * 1024**2
 """Smaller run files are read whole: chunks read ahead pay for their threads on larger ones."""
 
+DEFAULT_CHUNK_BYTES = 128 * 1024**2
+"""How much of a run file a streamed chunk reads, unless told."""
+
 PathLike = str | os.PathLike[str]
 
 
-def _as_qrels(qrels: Qrels | Mapping[Any, Any] | PathLike, lenient: bool) -> Qrels:
-    if isinstance(qrels, Qrels):
-        return qrels
-    if isinstance(qrels, Mapping):
-        return Qrels.from_dict(qrels)
-    if isinstance(qrels, str | os.PathLike):
-        return read_qrels(qrels, lenient=lenient)
-    raise InputError(
-        f"qrels must be a Qrels, a dict {{query_id: {{doc_id: grade}}}} or a file path; "
-        f"got {type(qrels).__name__}"
-    )
+def _is_trec_run_file(path: PathLike) -> bool:
+    from rankscope.io._stream import is_trec_run_file
+
+    return is_trec_run_file(path)
 
 
 def _reading(run: Any, stream: bool | None) -> str:
@@ -73,10 +63,10 @@ def _reading(run: Any, stream: bool | None) -> str:
         if str(run) == STDIN or not path.is_file():
             return "whole"  # standard input or a pipe can be read only once
         size = path.stat().st_size
-        if size < CHUNKED_MIN_BYTES or not is_trec_run_file(run):
+        if size < CHUNKED_MIN_BYTES or not _is_trec_run_file(run):
             return "whole"
         return "stream" if size >= STREAM_THRESHOLD_BYTES else "chunks"
-    if not is_trec_run_file(run):
+    if not _is_trec_run_file(run):
         raise InputError(
             "only TREC run files can be streamed; read this one in memory (stream=False)",
             source=str(run),
@@ -84,23 +74,18 @@ def _reading(run: Any, stream: bool | None) -> str:
     return "stream"
 
 
-def _as_run(run: Run | Mapping[Any, Any] | PathLike, lenient: bool) -> Run:
-    if isinstance(run, Run):
-        return run
-    if isinstance(run, str | os.PathLike):
-        return read_run(run, lenient=lenient)
-    if isinstance(run, Mapping):
-        lists = all(not isinstance(v, Mapping) for v in run.values())
-        return Run.from_lists(run) if lists and run else Run.from_dict(run)
-    raise InputError(
-        "run must be a Run, a dict {query_id: {doc_id: score}} or {query_id: [doc_id]}, or a "
-        f"file path; got {type(run).__name__}"
-    )
-
-
 def _read_ahead_chunks(path: PathLike, chunk_bytes: int) -> Iterator[Run]:
     """`read_run_chunks`, the next chunk read on another core while this one is scored."""
+    from rankscope.engine.stream import read_ahead
+    from rankscope.io._stream import read_run_chunks
+
     return read_ahead(read_run_chunks(path, chunk_bytes))
+
+
+def _read_blocks(path: PathLike, chunk_bytes: int, lenient: bool) -> Iterator[Run]:
+    from rankscope.io import read_run_batches
+
+    return read_run_batches(path, chunk_bytes, lenient=lenient)
 
 
 def _evaluate_chunks(
@@ -109,9 +94,11 @@ def _evaluate_chunks(
     measures: list[Measure],
     conventions: Conventions,
     **options: Any,
-) -> tuple[pl.DataFrame, list[str], list[str], str]:
+) -> tuple[_core.PerQuery, list[str], list[str], str]:
     """`evaluate_chunks` (grouped: True unless said), and the name of the run (that of its first
     chunk; '' if none)."""
+    from rankscope.engine.stream import closing_iterator, evaluate_chunks
+
     names: list[str] = []
 
     def named() -> Iterator[Run]:
@@ -122,7 +109,40 @@ def _evaluate_chunks(
 
     options.setdefault("grouped", True)
     per_query, unjudged, missing = evaluate_chunks(qrels, named, measures, conventions, **options)
-    return per_query, unjudged, missing, names[0] if names else ""
+    return _per_query(per_query, measures), unjudged, missing, names[0] if names else ""
+
+
+def _per_query(frame: pl.DataFrame, measures: list[Measure]) -> _core.PerQuery:
+    """Values computed in Python, handed to the core's table."""
+    return _core.PerQuery(
+        frame["query_id"].to_list(),
+        [m.name for m in measures],
+        [FAMILIES[m.family].aggregate for m in measures],
+        [frame[m.name].to_list() for m in measures],
+    )
+
+
+def _python_qrels(qrels: Any, lenient: bool) -> Qrels:
+    """The polars-backed qrels the Python streaming engine reads."""
+    from rankscope.io import Qrels, read_qrels
+
+    if isinstance(qrels, Qrels):
+        return qrels
+    if isinstance(qrels, Mapping):
+        return Qrels.from_dict(qrels)
+    if isinstance(qrels, str | os.PathLike):
+        return read_qrels(qrels, lenient=lenient)
+    if isinstance(qrels, NativeQrels) and Path(qrels.source).is_file():
+        return read_qrels(qrels.source, lenient=lenient)  # as read by the command line
+    raise InputError(
+        "streaming needs the qrels as a Qrels, a dict or a file path; "
+        f"got {type(qrels).__name__}"
+    )
+
+
+def _conventions_fields(conventions: Conventions) -> list[tuple[str, str]]:
+    """Every field of the conventions as text, as the core takes them."""
+    return [(name, str(value)) for name, value in vars(conventions).items()]
 
 
 def _check_profile_support(measures: list[Measure], conventions: Conventions) -> None:
@@ -149,8 +169,8 @@ def _check_profile_support(measures: list[Measure], conventions: Conventions) ->
 
 
 def evaluate(
-    qrels: Qrels | Mapping[Any, Any] | PathLike,
-    run: Run | Mapping[Any, Any] | PathLike,
+    qrels: Qrels | NativeQrels | Mapping[Any, Any] | PathLike,
+    run: Run | NativeRun | Mapping[Any, Any] | PathLike,
     measures: str | Measure | Iterable[str | Measure],
     profile: str | Conventions = "trec",
     complete: bool = False,
@@ -235,48 +255,49 @@ def evaluate(
             raise OptionError(f"{option} must be True or False; got {flag!r}")
     wanted = parse_measures(measures)
     _check_profile_support(wanted, conventions)
-    judgements = _as_qrels(qrels, lenient)
 
     how = _reading(run, stream)
-    scored: tuple[pl.DataFrame, list[str], list[str], str] | None = None
-    path = cast(PathLike, run)
     options: dict[str, Any] = {
         "relevance_level": relevance_level,
         "complete": complete,
         "max_documents": max_documents,
     }
-    if how == "chunks":
-        # Most run files: polars reads the next chunk while this one is scored.
-        chunks = partial(_read_ahead_chunks, path, chunk_bytes)
-        try:
-            scored = _evaluate_chunks(judgements, chunks, wanted, conventions, **options)
-        except (FastPathUnavailable, RankscopeError):
-            # Not for the fast reader, not grouped, or an error that a check of a later chunk
-            # might have overtaken: reading the run whole decides, and words any error.
-            scored = None
-    elif how == "stream":  # any TREC file, block by block (grouped or not)
-        blocks = partial(read_run_batches, path, chunk_bytes, lenient=lenient)
-        scored = _evaluate_chunks(judgements, blocks, wanted, conventions, grouped=None, **options)
+    scored: tuple[_core.PerQuery, list[str], list[str], str] | None = None
+    if how != "whole":
+        path: PathLike = run
+        judgements = _python_qrels(qrels, lenient)
+        if how == "chunks":
+            # Large grouped files: polars reads the next chunk while this one is scored.
+            chunks = partial(_read_ahead_chunks, path, chunk_bytes)
+            from rankscope.io._stream import FastPathUnavailable
+
+            try:
+                scored = _evaluate_chunks(judgements, chunks, wanted, conventions, **options)
+            except (FastPathUnavailable, RankscopeError):
+                # Not for the fast reader, not grouped, or an error that a check of a later
+                # chunk might have overtaken: reading the run whole decides, and words it.
+                scored = None
+        else:  # any TREC file, block by block (grouped or not)
+            blocks = partial(_read_blocks, path, chunk_bytes, lenient)
+            scored = _evaluate_chunks(
+                judgements, blocks, wanted, conventions, grouped=None, **options
+            )
     if scored is not None:
-        per_query, unjudged, missing, run_name = scored
+        values, unjudged, missing, run_name = scored
         if not run_name:
             run_name = Path(str(run)).stem
     else:
-        ranking = _as_run(run, lenient)
-        prepared = prepare(
-            judgements,
+        judged = native_qrels(qrels, lenient)
+        ranking = native_run(run, lenient)
+        values, unjudged, missing = _core.evaluate(
+            judged,
             ranking,
-            conventions,
-            relevance_level=relevance_level,
-            complete=complete,
-            max_documents=max_documents,
+            [m.name for m in wanted],
+            _conventions_fields(conventions),
+            relevance_level,
+            complete,
+            max_documents,
         )
-        values = compute(prepared.batch, wanted, conventions, relevance_level)
-        per_query = pl.DataFrame(
-            {QUERY_ID: prepared.batch.query_ids, **{m.name: values[m] for m in wanted}},
-            schema={QUERY_ID: pl.String, **{m.name: pl.Float64 for m in wanted}},
-        ).sort(QUERY_ID)
-        unjudged, missing = prepared.unjudged_queries, prepared.missing_queries
         run_name = ranking.name
     if unjudged:
         shown = ", ".join(unjudged[:5])
@@ -289,7 +310,7 @@ def evaluate(
         )
     return Results(
         measures=tuple(wanted),
-        per_query=per_query,
+        values=values,
         profile=conventions.name,
         run_name=run_name,
         unjudged_queries=tuple(unjudged),

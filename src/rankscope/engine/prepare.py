@@ -16,7 +16,7 @@ import polars as pl
 
 from rankscope.engine.batch import UNJUDGED, RankedBatch
 from rankscope.engine.profiles import Conventions
-from rankscope.errors import DuplicateDocumentError, InputError
+from rankscope.errors import DuplicateDocumentError, NoCommonQueriesError
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
 
 __all__ = ["NoCommonQueriesError", "Prepared", "check_qrels", "prepare", "prepare_query"]
@@ -26,10 +26,6 @@ _QUERY_INDEX = "_query_index"
 _QUERY_CODE = "_query_code"
 _ROW = "_row"
 _CHECK_BESIDE_ROWS = 500_000  # runs at least this long are checked for duplicates on a thread
-
-
-class NoCommonQueriesError(InputError):
-    """No query of the run has judgements (so there is nothing to evaluate)."""
 
 
 @dataclass(frozen=True, eq=False)

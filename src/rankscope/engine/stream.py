@@ -28,7 +28,7 @@ from rankscope.engine.compute import compute
 from rankscope.engine.measures import Measure
 from rankscope.engine.prepare import NoCommonQueriesError, check_qrels, prepare
 from rankscope.engine.profiles import Conventions
-from rankscope.errors import InputError, RankscopeWarning
+from rankscope.errors import NotGroupedError, RankscopeWarning
 from rankscope.io.tables import QUERY_ID, RUN_SCHEMA, Qrels, Run
 
 __all__ = ["NotGroupedError", "closing_iterator", "evaluate_chunks", "read_ahead"]
@@ -36,10 +36,6 @@ __all__ = ["NotGroupedError", "closing_iterator", "evaluate_chunks", "read_ahead
 _PARTITION = "_partition"
 _ROW = "_row"
 T = TypeVar("T")
-
-
-class NotGroupedError(InputError):
-    """A query's lines are not contiguous in the run, so it cannot be streamed as it is."""
 
 
 class _JudgementsByQuery:
