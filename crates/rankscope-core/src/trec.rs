@@ -768,17 +768,68 @@ mod tests {
 
     #[test]
     fn grades_and_scores_parse_as_the_python_readers_do() {
-        assert_eq!(parse_grade(b"+3"), Some(3));
-        assert_eq!(parse_grade(b"-1"), Some(-1));
-        assert_eq!(parse_grade(b"2.0"), Some(2));
-        assert_eq!(parse_grade(b"1e3"), Some(1000));
-        assert_eq!(parse_grade(b"9223372036854775807"), Some(i64::MAX));
-        assert_eq!(parse_grade(b"1.5"), None);
-        assert_eq!(parse_grade(b"x"), None);
-        assert_eq!(parse_grade(b"inf"), None);
-        assert_eq!(parse_score(b"-2e3"), Some(-2000.0));
-        assert_eq!(parse_score(b"nan"), None);
-        assert_eq!(parse_score(b"inf"), None);
-        assert_eq!(parse_score(b"x"), None);
+        // What polars' cast (Python's readers) gives for each text.
+        let scores: [(&str, Option<f64>); 27] = [
+            ("1.5", Some(1.5)),
+            ("1.", Some(1.0)),
+            (".5", Some(0.5)),
+            ("+1", Some(1.0)),
+            ("+.5", Some(0.5)),
+            ("-.5", Some(-0.5)),
+            ("1e5", Some(1e5)),
+            ("1E5", Some(1e5)),
+            ("1e", None),
+            ("1e+5", Some(1e5)),
+            ("0x10", None),
+            ("1_0", None),
+            ("inf", None),
+            ("-INF", None),
+            ("Infinity", None),
+            (" 1", None),
+            ("1d", None),
+            ("NaN", None),
+            ("00.1", Some(0.1)),
+            ("1e400", None),
+            ("-0", Some(-0.0)),
+            ("1e-400", Some(0.0)),
+            ("\u{663}", None),
+            (".", None),
+            ("-", None),
+            ("1,5", None),
+            ("1.5.5", None),
+        ];
+        for (text, expected) in scores {
+            assert_eq!(parse_score(text.as_bytes()), expected, "{text}");
+        }
+        let grades: [(&str, Option<i64>); 25] = [
+            ("1", Some(1)),
+            ("-1", Some(-1)),
+            ("2.0", Some(2)),
+            ("1.5", None),
+            ("x", None),
+            ("+3", Some(3)),
+            (" 3", None),
+            ("03", Some(3)),
+            ("1_0", None),
+            ("1e3", Some(1000)),
+            ("-0", Some(0)),
+            ("9223372036854775807", Some(i64::MAX)),
+            ("-9223372036854775808", Some(i64::MIN)),
+            ("9223372036854775808", None),
+            ("4611686018427387903.0", None),
+            ("1e18", Some(1_000_000_000_000_000_000)),
+            ("-2.0e0", Some(-2)),
+            ("0x1", None),
+            ("", None),
+            ("2.", Some(2)),
+            (".0", Some(0)),
+            ("+-1", None),
+            ("1e19", None),
+            ("inf", None),
+            ("nan", None),
+        ];
+        for (text, expected) in grades {
+            assert_eq!(parse_grade(text.as_bytes()), expected, "{text}");
+        }
     }
 }

@@ -179,18 +179,21 @@ pub fn ndcg(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
     let discounted = |(rank, &grade): (usize, &i64)| {
         (grade >= 1).then(|| gain_of(grade, args.gain) / (rank as f64 + 2.0).log2())
     };
-    let dcg: f64 = top(query, args.cutoff)
-        .iter()
-        .enumerate()
-        .filter_map(discounted)
-        .sum();
+    // Folded from +0.0 (an empty `sum()` of floats is -0.0).
+    let total = |grades: &[i64]| {
+        grades
+            .iter()
+            .enumerate()
+            .filter_map(discounted)
+            .fold(0.0, |sum, g| sum + g)
+    };
+    let dcg = total(top(query, args.cutoff));
     let mut limit = args.cutoff.unwrap_or(usize::MAX);
     if args.conventions.ideal_ranking == IdealRanking::JudgedCappedByRetrieved {
         limit = limit.min(query.num_retrieved());
     }
     let ideal = &query.judged[..limit.min(query.judged.len())];
-    let idcg: f64 = ideal.iter().enumerate().filter_map(discounted).sum();
-    divide(dcg, idcg)
+    divide(dcg, total(ideal))
 }
 
 /// Number of documents retrieved.
