@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rankscope._lazy import lazy_attributes
-
 from rankscope.engine import (
     PROFILES,
     Conventions,
@@ -34,7 +33,6 @@ from rankscope.errors import (
 )
 
 if TYPE_CHECKING:
-    from rankscope.engine.batch import RankedBatch
     from rankscope.io.tables import Qrels, Run
 
 __version__ = "0.1.0"
@@ -52,7 +50,6 @@ __all__ = [
     "ParseError",
     "ProfileError",
     "Qrels",
-    "RankedBatch",
     "RankscopeError",
     "RankscopeWarning",
     "Results",
@@ -63,13 +60,12 @@ __all__ = [
     "measure",
 ]
 
-# These are polars and numpy tables: imported on first use, so that `import rankscope` loads
+# These are polars tables: imported on first use, so that `import rankscope` loads
 # neither.
 __getattr__ = lazy_attributes(
     __name__,
     {
         "Qrels": "rankscope.io.tables",
         "Run": "rankscope.io.tables",
-        "RankedBatch": "rankscope.engine.batch",
     },
 )

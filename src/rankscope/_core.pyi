@@ -1,6 +1,6 @@
 """Types of the compiled core, ``rankscope._core`` (private: use ``rankscope``'s API)."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, final
 
 @final
@@ -69,3 +69,27 @@ def evaluate(
     complete: bool,
     max_documents: int | None,
 ) -> tuple[PerQuery, list[str], list[str]]: ...
+def evaluate_stream(
+    qrels: Qrels,
+    source: str,
+    measures: list[str],
+    conventions: list[tuple[str, str]],
+    relevance_level: int,
+    complete: bool,
+    max_documents: int | None,
+    *,
+    chunk_bytes: int,
+    lenient: bool,
+    grouping: str,
+    path: str | None = None,
+    open: Callable[[], object] | None = None,
+) -> tuple[PerQuery, list[str], list[str], str, list[str]]: ...
+def evaluate_query(
+    judged: list[tuple[str, int]],
+    ranking: list[tuple[str, float]],
+    measures: list[str],
+    conventions: list[tuple[str, str]],
+    relevance_level: int = 1,
+    query_id: str = "q",
+) -> list[float]: ...
+def aggregate(values: list[float], how: str) -> float: ...

@@ -78,11 +78,19 @@ impl<'a> Strings<'a> {
 /// A numeric column as f64 values (integers and floats).
 fn numbers(array: &dyn Array, name: &str) -> PyResult<Vec<f64>> {
     if let Some(row) = (0..array.len()).find(|&i| array.is_null(i)) {
-        return Err(PyTypeError::new_err(format!("column '{name}' is null at row {}", row + 1)));
+        return Err(PyTypeError::new_err(format!(
+            "column '{name}' is null at row {}",
+            row + 1
+        )));
     }
     macro_rules! primitive {
         ($t:ty) => {
-            array.as_primitive::<$t>().values().iter().map(|&v| v as f64).collect()
+            array
+                .as_primitive::<$t>()
+                .values()
+                .iter()
+                .map(|&v| v as f64)
+                .collect()
         };
     }
     Ok(match array.data_type() {
@@ -115,7 +123,10 @@ fn grades(array: &dyn Array, name: &str) -> PyResult<Vec<i64>> {
             array.data_type()
         )));
     }
-    Ok(numbers(array, name)?.into_iter().map(|v| v as i64).collect())
+    Ok(numbers(array, name)?
+        .into_iter()
+        .map(|v| v as i64)
+        .collect())
 }
 
 /// Rows `(query_id, doc_id, value)` of every batch, handed to `push`.
@@ -141,7 +152,9 @@ fn read_rows<V: Copy>(
 pub fn qrels_from_stream(table: &Bound<'_, PyAny>, source: &str) -> PyResult<Qrels> {
     let mut qrels = Qrels::new(source);
     read_rows(table, "relevance", grades, |q, d, g| qrels.push(q, d, g))?;
-    qrels.check().map_err(|e| crate::errors::to_py(table.py(), e))?;
+    qrels
+        .check()
+        .map_err(|e| crate::errors::to_py(table.py(), e))?;
     Ok(qrels)
 }
 
@@ -149,6 +162,7 @@ pub fn qrels_from_stream(table: &Bound<'_, PyAny>, source: &str) -> PyResult<Qre
 pub fn run_from_stream(table: &Bound<'_, PyAny>, name: &str, source: &str) -> PyResult<Run> {
     let mut run = Run::new(name, source);
     read_rows(table, "score", numbers, |q, d, s| run.push(q, d, s))?;
-    run.check().map_err(|e| crate::errors::to_py(table.py(), e))?;
+    run.check()
+        .map_err(|e| crate::errors::to_py(table.py(), e))?;
     Ok(run)
 }

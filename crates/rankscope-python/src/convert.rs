@@ -52,7 +52,9 @@ struct Values<'py> {
 
 impl<'py> Values<'py> {
     fn new(py: Python<'py>) -> PyResult<Self> {
-        Ok(Self { numpy: numpy_if_loaded(py)? })
+        Ok(Self {
+            numpy: numpy_if_loaded(py)?,
+        })
     }
 
     fn is_numpy(&self, value: &Bound<'py, PyAny>, class: &str) -> PyResult<bool> {
@@ -63,8 +65,10 @@ impl<'py> Values<'py> {
     }
 
     fn is_integer(&self, value: &Bound<'py, PyAny>) -> PyResult<bool> {
-        Ok((value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>())
-            || self.is_numpy(value, "integer")?)
+        Ok(
+            (value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>())
+                || self.is_numpy(value, "integer")?,
+        )
     }
 
     /// An id as text (borrowed from a Python string, without a copy), or the error of
@@ -131,7 +135,9 @@ impl<'py> Values<'py> {
 }
 
 /// `(key, value)` pairs of a mapping: a dict directly, any other mapping through `items()`.
-fn items<'py>(mapping: &Bound<'py, PyAny>) -> PyResult<Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)>> {
+fn items<'py>(
+    mapping: &Bound<'py, PyAny>,
+) -> PyResult<Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)>> {
     if let Ok(dict) = mapping.cast::<PyDict>() {
         return Ok(dict.iter().collect());
     }
@@ -220,7 +226,9 @@ pub fn qrels_from_mapping(qrels: &Bound<'_, PyAny>, source: &str) -> PyResult<Qr
             Ok(())
         },
     )?;
-    table.check().map_err(|error| crate::errors::to_py(py, error))?;
+    table
+        .check()
+        .map_err(|error| crate::errors::to_py(py, error))?;
     if let Some((row, value)) = bad_float {
         let found = PyFloat::new(py, value);
         let message = format!(
@@ -254,7 +262,9 @@ pub fn run_from_mapping(run: &Bound<'_, PyAny>, name: &str, source: &str) -> PyR
             Ok(())
         },
     )?;
-    table.check().map_err(|error| crate::errors::to_py(py, error))?;
+    table
+        .check()
+        .map_err(|error| crate::errors::to_py(py, error))?;
     Ok(table)
 }
 
@@ -300,7 +310,9 @@ pub fn run_from_lists(run: &Bound<'_, PyAny>, name: &str, source: &str) -> PyRes
             table.push(&query, doc, (count - i) as f64);
         }
     }
-    table.check().map_err(|error| crate::errors::to_py(py, error))?;
+    table
+        .check()
+        .map_err(|error| crate::errors::to_py(py, error))?;
     Ok(table)
 }
 

@@ -131,10 +131,7 @@ impl PerQuery {
     /// Column `index`: a read-only float64 buffer over the values themselves.
     fn column(&self, index: usize) -> PyResult<Column> {
         let values = self.columns.get(index).ok_or_else(|| {
-            PyIndexError::new_err(format!(
-                "column {index} of {} measures",
-                self.columns.len()
-            ))
+            PyIndexError::new_err(format!("column {index} of {} measures", self.columns.len()))
         })?;
         Ok(Column {
             shape: [values.len() as ffi::Py_ssize_t],
@@ -238,8 +235,16 @@ impl Column {
     unsafe fn __releasebuffer__(&self, _view: *mut ffi::Py_buffer) {}
 }
 
+/// Values combined as the aggregate named `how` combines a measure's per-query values (in
+/// the order given): what `Results.mean` gives for values computed elsewhere.
+#[pyfunction]
+fn aggregate(values: Vec<f64>, how: &str) -> PyResult<f64> {
+    Ok(aggregate_named(how)?.apply(&values))
+}
+
 /// Registers this module's classes.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(aggregate, m)?)?;
     m.add_class::<PerQuery>()?;
     m.add_class::<Column>()?;
     Ok(())

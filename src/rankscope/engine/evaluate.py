@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from functools import partial
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rankscope import _core
 from rankscope.engine.measures import FAMILIES, Measure, parse_measures
@@ -20,38 +20,34 @@ from rankscope.errors import (
     RankscopeError,
     RankscopeWarning,
 )
-from rankscope.io._files import STDIN
-from rankscope.io._native import NativeQrels, NativeRun, native_qrels, native_run
+from rankscope.io._files import STDIN, open_plain, open_stream
+from rankscope.io._native import (
+    DEFAULT_CHUNK_BYTES,
+    NativeQrels,
+    NativeRun,
+    is_trec_run_file,
+    native_qrels,
+    native_run,
+)
 
 if TYPE_CHECKING:
-    import polars as pl
-
     from rankscope.io.tables import Qrels, Run
 
-__all__ = ["STREAM_THRESHOLD_BYTES", "evaluate"]
+__all__ = ["STREAM_THRESHOLD_BYTES", "evaluate", "evaluate_query"]
 
 STREAM_THRESHOLD_BYTES = 2 * 1024**3
 """TREC run files at least this large are never read whole unless ``stream=False``."""
 
 CHUNKED_MIN_BYTES = 64 * 1024**2
-"""Smaller run files are read whole: chunks read ahead pay for their threads on larger ones."""
-
-DEFAULT_CHUNK_BYTES = 128 * 1024**2
-"""How much of a run file a streamed chunk reads, unless told."""
+"""Smaller run files are read whole (fastest); larger ones in chunks, to bound memory."""
 
 PathLike = str | os.PathLike[str]
 
 
-def _is_trec_run_file(path: PathLike) -> bool:
-    from rankscope.io._stream import is_trec_run_file
-
-    return is_trec_run_file(path)
-
-
 def _reading(run: Any, stream: bool | None) -> str:
     """How to read ``run``: ``"whole"`` into memory; ``"chunks"``, in chunks of whole queries
-    read ahead on another core if the fast reader takes the file and it is grouped by query
-    (else whole); or ``"stream"``, block by block whatever it holds (asked for, or large)."""
+    if the file is grouped by query (else whole); or ``"stream"``, block by block whatever it
+    holds (asked for, or large)."""
     if stream is True and not isinstance(run, str | os.PathLike):
         raise InputError(
             f"stream=True needs the run as a file path; a {type(run).__name__} is already in memory"
@@ -63,10 +59,10 @@ def _reading(run: Any, stream: bool | None) -> str:
         if str(run) == STDIN or not path.is_file():
             return "whole"  # standard input or a pipe can be read only once
         size = path.stat().st_size
-        if size < CHUNKED_MIN_BYTES or not _is_trec_run_file(run):
+        if size < CHUNKED_MIN_BYTES or not is_trec_run_file(run):
             return "whole"
         return "stream" if size >= STREAM_THRESHOLD_BYTES else "chunks"
-    if not _is_trec_run_file(run):
+    if not is_trec_run_file(run):
         raise InputError(
             "only TREC run files can be streamed; read this one in memory (stream=False)",
             source=str(run),
@@ -74,70 +70,41 @@ def _reading(run: Any, stream: bool | None) -> str:
     return "stream"
 
 
-def _read_ahead_chunks(path: PathLike, chunk_bytes: int) -> Iterator[Run]:
-    """`read_run_chunks`, the next chunk read on another core while this one is scored."""
-    from rankscope.engine.stream import read_ahead
-    from rankscope.io._stream import read_run_chunks
-
-    return read_ahead(read_run_chunks(path, chunk_bytes))
-
-
-def _read_blocks(path: PathLike, chunk_bytes: int, lenient: bool) -> Iterator[Run]:
-    from rankscope.io import read_run_batches
-
-    return read_run_batches(path, chunk_bytes, lenient=lenient)
-
-
-def _evaluate_chunks(
-    qrels: Qrels,
-    chunks: Callable[[], Iterable[Run]],
+def _stream(
+    qrels: NativeQrels,
+    run: PathLike,
     measures: list[Measure],
     conventions: Conventions,
-    **options: Any,
+    grouping: str,
+    *,
+    relevance_level: int,
+    complete: bool,
+    max_documents: int | None,
+    chunk_bytes: int,
+    lenient: bool,
 ) -> tuple[_core.PerQuery, list[str], list[str], str]:
-    """`evaluate_chunks` (grouped: True unless said), and the name of the run (that of its first
-    chunk; '' if none)."""
-    from rankscope.engine.stream import closing_iterator, evaluate_chunks
-
-    names: list[str] = []
-
-    def named() -> Iterator[Run]:
-        with closing_iterator(chunks()) as each:
-            for chunk in each:
-                names.append(chunk.name)
-                yield chunk
-
-    options.setdefault("grouped", True)
-    per_query, unjudged, missing = evaluate_chunks(qrels, named, measures, conventions, **options)
-    return _per_query(per_query, measures), unjudged, missing, names[0] if names else ""
-
-
-def _per_query(frame: pl.DataFrame, measures: list[Measure]) -> _core.PerQuery:
-    """Values computed in Python, handed to the core's table."""
-    return _core.PerQuery(
-        frame["query_id"].to_list(),
-        [m.name for m in measures],
-        [FAMILIES[m.family].aggregate for m in measures],
-        [frame[m.name].to_list() for m in measures],
-    )
-
-
-def _python_qrels(qrels: Any, lenient: bool) -> Qrels:
-    """The polars-backed qrels the Python streaming engine reads."""
-    from rankscope.io import Qrels, read_qrels
-
-    if isinstance(qrels, Qrels):
-        return qrels
-    if isinstance(qrels, Mapping):
-        return Qrels.from_dict(qrels)
-    if isinstance(qrels, str | os.PathLike):
-        return read_qrels(qrels, lenient=lenient)
-    if isinstance(qrels, NativeQrels) and Path(qrels.source).is_file():
-        return read_qrels(qrels.source, lenient=lenient)  # as read by the command line
-    raise InputError(
-        "streaming needs the qrels as a Qrels, a dict or a file path; "
-        f"got {type(qrels).__name__}"
-    )
+    """The core's streaming evaluation of a TREC run file: a plain file read by the core, a
+    compressed one (or standard input) decompressed here as the core asks for blocks."""
+    plain = open_plain(run)
+    with ExitStack() as stack:
+        source = plain.source if plain is not None else "<stdin>" if str(run) == STDIN else str(run)
+        values, unjudged, missing, run_name, notes = _core.evaluate_stream(
+            qrels,
+            source,
+            [m.name for m in measures],
+            _conventions_fields(conventions),
+            relevance_level,
+            complete,
+            max_documents,
+            chunk_bytes=chunk_bytes,
+            lenient=lenient,
+            grouping=grouping,
+            path=str(plain.path) if plain is not None else None,
+            open=None if plain is not None else lambda: open_stream(run, stack).file,
+        )
+    for note in notes:
+        warnings.warn(note, RankscopeWarning, stacklevel=3)
+    return values, unjudged, missing, run_name
 
 
 def _conventions_fields(conventions: Conventions) -> list[tuple[str, str]]:
@@ -264,24 +231,19 @@ def evaluate(
     }
     scored: tuple[_core.PerQuery, list[str], list[str], str] | None = None
     if how != "whole":
-        path: PathLike = run
-        judgements = _python_qrels(qrels, lenient)
+        judged = native_qrels(qrels, lenient)
+        path = cast(PathLike, run)  # only files are streamed
+        stream_options: dict[str, Any] = {"chunk_bytes": chunk_bytes, "lenient": lenient}
+        stream_options.update(options)
         if how == "chunks":
-            # Large grouped files: polars reads the next chunk while this one is scored.
-            chunks = partial(_read_ahead_chunks, path, chunk_bytes)
-            from rankscope.io._stream import FastPathUnavailable
-
+            # A large file: in chunks of whole queries if it is grouped by query. If not, or
+            # on any error, reading it whole decides (and words the error as always).
             try:
-                scored = _evaluate_chunks(judgements, chunks, wanted, conventions, **options)
-            except (FastPathUnavailable, RankscopeError):
-                # Not for the fast reader, not grouped, or an error that a check of a later
-                # chunk might have overtaken: reading the run whole decides, and words it.
+                scored = _stream(judged, path, wanted, conventions, "grouped", **stream_options)
+            except RankscopeError:
                 scored = None
-        else:  # any TREC file, block by block (grouped or not)
-            blocks = partial(_read_blocks, path, chunk_bytes, lenient)
-            scored = _evaluate_chunks(
-                judgements, blocks, wanted, conventions, grouped=None, **options
-            )
+        else:  # block by block, grouped or not
+            scored = _stream(judged, path, wanted, conventions, "detect", **stream_options)
     if scored is not None:
         values, unjudged, missing, run_name = scored
         if not run_name:
@@ -316,4 +278,36 @@ def evaluate(
         unjudged_queries=tuple(unjudged),
         missing_queries=tuple(missing),
         complete=complete,
+    )
+
+
+def evaluate_query(
+    judged: Sequence[tuple[str, int]],
+    ranking: Sequence[tuple[str, float]],
+    measures: Sequence[Measure],
+    conventions: Conventions,
+    *,
+    relevance_level: int = 1,
+    query_id: str = "q",
+) -> list[float]:
+    """Every measure's value for one query given as lists, by the core: ``judged`` holds
+    ``(doc_id, grade)`` pairs, ``ranking`` ``(doc_id, score)`` pairs (empty: nothing
+    retrieved). The rules of `evaluate`, for the paths that score one question at a time
+    (WeKnora's metric API, the service).
+
+    Examples
+    --------
+    >>> from rankscope.engine.profiles import PROFILES
+    >>> from rankscope.engine.measures import measure
+    >>> evaluate_query([("a", 2), ("b", 0)], [("b", 0.5), ("a", 0.5), ("c", 0.9)],
+    ...                [measure("RR"), measure("P@2")], PROFILES["trec"])
+    [0.3333333333333333, 0.0]
+    """
+    return _core.evaluate_query(
+        list(judged),
+        list(ranking),
+        [m.name for m in measures],
+        _conventions_fields(conventions),
+        relevance_level,
+        query_id,
     )

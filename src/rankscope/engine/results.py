@@ -9,23 +9,24 @@ the methods that hand data to them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rankscope._core import PerQuery
-from rankscope.engine.measures import Measure, measure
+from rankscope.engine.measures import FAMILIES, Measure, measure
 from rankscope.errors import MeasureError, MissingDependencyError
+from rankscope.io._columns import QUERY_ID
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
     import polars as pl
 
-    from rankscope.engine.batch import FloatArray
+    FloatArray = npt.NDArray[np.float64]
 
 __all__ = ["Results"]
 
 
-@dataclass(frozen=True, eq=False)
 class Results:
     """What `rankscope.evaluate` returns.
 
@@ -33,9 +34,11 @@ class Results:
     ----------
     measures
         The measures computed, in the order asked.
-    values
-        The per-query values, held by the core: one row per evaluated query (query ids in
-        byte-wise order), one column per measure.
+    per_query
+        The per-query table as a polars DataFrame: ``query_id`` and one Float64 column per
+        measure (canonical name), one row per evaluated query, query ids in byte-wise order.
+        Given to the constructor by engines that compute in polars (Spark's executors); made
+        from `values` on first use otherwise.
     profile
         The name of the profile used.
     run_name
@@ -46,15 +49,39 @@ class Results:
         Judged queries absent from the run: scored 0 if ``complete``, else left out.
     complete
         Whether missing queries were scored 0 and included in the aggregates.
+    values
+        The per-query values held by the core (what `evaluate` gives; keyword only).
     """
 
-    measures: tuple[Measure, ...]
-    values: PerQuery
-    profile: str
-    run_name: str
-    unjudged_queries: tuple[str, ...]
-    missing_queries: tuple[str, ...]
-    complete: bool
+    def __init__(
+        self,
+        measures: tuple[Measure, ...],
+        per_query: pl.DataFrame | None = None,
+        profile: str = "trec",
+        run_name: str = "run",
+        unjudged_queries: tuple[str, ...] = (),
+        missing_queries: tuple[str, ...] = (),
+        complete: bool = False,
+        *,
+        values: PerQuery | None = None,
+    ) -> None:
+        self.measures = tuple(measures)
+        if (per_query is None) == (values is None):
+            raise TypeError("Results takes either per_query (a DataFrame) or values, not both")
+        if per_query is not None:
+            values = PerQuery(
+                per_query[QUERY_ID].to_list(),
+                [m.name for m in self.measures],
+                [FAMILIES[m.family].aggregate for m in self.measures],
+                [per_query[m.name].to_list() for m in self.measures],
+            )
+            self.__dict__["per_query"] = per_query
+        self.values: PerQuery = values  # type: ignore[assignment]
+        self.profile = profile
+        self.run_name = run_name
+        self.unjudged_queries = tuple(unjudged_queries)
+        self.missing_queries = tuple(missing_queries)
+        self.complete = complete
 
     @property
     def query_ids(self) -> list[str]:
@@ -81,13 +108,12 @@ class Results:
             import numpy as np
         except ImportError:
             raise MissingDependencyError("numpy", "Results.scores", "numpy") from None
-        values: FloatArray = np.frombuffer(column, dtype=np.float64)
+        values: FloatArray = np.frombuffer(memoryview(column), dtype=np.float64)
         return values
 
     def score_list(self, name: str | Measure) -> list[float]:
         """Per-query values of one measure as a list of floats (no numpy needed)."""
-        values: list[float] = memoryview(self.values.column(self._column(name))).tolist()
-        return values
+        return cast(list[float], memoryview(self.values.column(self._column(name))).tolist())
 
     def mean(self) -> dict[str, float]:
         """The aggregate of every measure over the evaluated queries.

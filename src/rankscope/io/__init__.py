@@ -28,7 +28,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rankscope._lazy import lazy_attributes
-
 from rankscope.io._files import open_output
 from rankscope.io._formats import FORMATS
 

@@ -11,14 +11,25 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Mapping
+from contextlib import ExitStack
 from typing import Any
 
 from rankscope import _core
 from rankscope.errors import InputError, RankscopeWarning
-from rankscope.io._files import STDIN, Input, open_input, open_plain
+from rankscope.io._files import STDIN, Input, open_input, open_plain, open_stream
 from rankscope.io._formats import detect_format, normalize_format
 
-__all__ = ["NativeQrels", "NativeRun", "native_qrels", "native_run"]
+__all__ = [
+    "DEFAULT_CHUNK_BYTES",
+    "NativeQrels",
+    "NativeRun",
+    "is_trec_run_file",
+    "native_qrels",
+    "native_run",
+]
+
+DEFAULT_CHUNK_BYTES = 128 * 1024 * 1024
+"""How much of a run file a chunk of a streamed evaluation reads, unless told."""
 
 NativeQrels = _core.Qrels
 NativeRun = _core.Run
@@ -28,6 +39,16 @@ PathLike = str | os.PathLike[str]
 def _warn_skipped(warning: str | None) -> None:
     if warning is not None:
         warnings.warn(warning, RankscopeWarning, stacklevel=4)
+
+
+def is_trec_run_file(path: PathLike) -> bool:
+    """Whether ``path`` holds a TREC run, judged by its extension and first bytes."""
+    if isinstance(path, str) and path == STDIN:
+        return True  # standard input cannot be sniffed without consuming it
+    with ExitStack() as stack:
+        stream = open_stream(path, stack)
+        head = stream.file.read(1 << 16)
+    return detect_format(stream.extension, head) == "trec"
 
 
 def _open_trec(path: PathLike, format: str | None) -> Input | None:
@@ -67,9 +88,7 @@ def read_native_qrels(
     return native_qrels(read_qrels(path, format=format, lenient=lenient))
 
 
-def read_native_run(
-    path: PathLike, lenient: bool = False, format: str | None = None
-) -> NativeRun:
+def read_native_run(path: PathLike, lenient: bool = False, format: str | None = None) -> NativeRun:
     """A run from a file of any format `rankscope.io.read_run` reads, named as it names it."""
     opened = _open_trec(path, format)
     if opened is not None:

@@ -1,6 +1,9 @@
-"""The registry of measures: each family's kernel, parameters, aggregate and aliases.
+"""The registry of measures: each family's parameters, aggregate and aliases, for parsing
+names and reporting.
 
-Adding a measure is a kernel in ``_kernels.py`` plus one `Family` entry here.
+The kernels live in the compiled core (``crates/rankscope-core/src/measures``), whose registry
+holds the same families: adding a measure is a kernel and an entry there, plus one `Family`
+entry here.
 """
 
 from __future__ import annotations
@@ -28,9 +31,6 @@ class Family:
     ----------
     name
         Canonical spelling.
-    kernel
-        The name of the kernel computing one value per query (in ``_kernels``; the compiled
-        core has the same kernel for the family).
     summary
         One line: what the measure is.
     cutoff
@@ -49,7 +49,6 @@ class Family:
     """
 
     name: str
-    kernel: str
     summary: str
     cutoff: CutoffKind = "optional"
     params: dict[str, tuple[str, ...] | None] = field(default_factory=lambda: {"rel": None})
@@ -64,7 +63,6 @@ FAMILIES: dict[str, Family] = {
     for f in [
         Family(
             "nDCG",
-            "ndcg",
             "normalized discounted cumulative gain; gain = grade (gain=exp: 2^grade-1)",
             params={"gain": ("linear", "exp")},
             aliases=("ndcg", "ndcg_cut"),
@@ -72,55 +70,47 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "AP",
-            "average_precision",
             "average precision: mean of P@rank over relevant documents, / number relevant",
             aliases=("map", "map_cut", "mean_average_precision"),
             weknora=True,
         ),
         Family(
             "RR",
-            "reciprocal_rank",
             "reciprocal rank of the first relevant document",
             aliases=("recip_rank", "mrr"),
             weknora=True,
         ),
         Family(
             "P",
-            "precision",
             "precision: relevant in the top k / k (no k: relevant retrieved / retrieved)",
             aliases=("precision", "set_p"),
             weknora=True,
         ),
         Family(
             "R",
-            "recall",
             "recall: relevant in the top k / number relevant",
             aliases=("recall", "set_recall"),
             weknora=True,
         ),
         Family(
             "Rprec",
-            "r_precision",
             "precision at rank R, R = number relevant",
             cutoff="none",
             aliases=("r_prec", "r-prec"),
         ),
         Family(
             "Success",
-            "success",
             "1 if any relevant document is in the top k, else 0",
             cutoff="required",
             aliases=("success",),
         ),
         Family(
             "Bpref",
-            "bpref",
             "binary preference: relevant documents ranked above judged non-relevant ones",
             cutoff="none",
         ),
         Family(
             "GM_AP",
-            "average_precision",
             "average precision, aggregated by geometric mean (floor 1e-5)",
             cutoff="none",
             aggregate="geometric_mean",
@@ -128,14 +118,12 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "IPrec",
-            "interpolated_precision",
             "interpolated precision at a recall level in [0, 1]",
             cutoff="recall_level",
             aliases=("iprec_at_recall",),
         ),
         Family(
             "NumRet",
-            "num_ret",
             "number of documents retrieved (summed over queries)",
             cutoff="none",
             params={},
@@ -145,7 +133,6 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "NumRel",
-            "num_rel",
             "number of relevant judged documents (summed over queries)",
             cutoff="none",
             aggregate="sum",
@@ -154,7 +141,6 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "NumRelRet",
-            "num_rel_ret",
             "number of relevant documents retrieved (summed over queries)",
             cutoff="none",
             aggregate="sum",
@@ -163,7 +149,6 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "NumQ",
-            "num_q",
             "number of queries evaluated",
             cutoff="none",
             params={},
