@@ -26,7 +26,7 @@ use crate::table::{Qrels, Run};
 use crate::trec::{self, ReadOptions, RUN_FIELDS};
 
 /// How much of a run a chunk reads by default.
-pub const DEFAULT_CHUNK_BYTES: usize = 128 * 1024 * 1024;
+pub const DEFAULT_CHUNK_BYTES: usize = 32 * 1024 * 1024;
 /// How many partition files a run not grouped by query is spread over by default.
 pub const DEFAULT_PARTITIONS: usize = 64;
 
@@ -154,12 +154,17 @@ pub fn evaluate_stream<R: Read, F: FnMut() -> Result<R>>(
 }
 
 /// Blocks of whole queries from a reader: each block ends after a complete line, and the lines
-/// of its last query are held back for the next block.
+/// of its last query are held back for the next block. One buffer is reused from block to
+/// block.
 pub struct QueryBlocks<R: Read> {
     reader: R,
     chunk_bytes: usize,
     buffer: Vec<u8>,
-    /// The 1-based line number of the buffer's first line.
+    /// Bytes of `buffer` read and not yet handed out.
+    filled: usize,
+    /// Bytes at the start of `buffer` handed out by the last call (dropped by the next).
+    consumed: usize,
+    /// The 1-based line number of the first line not yet handed out.
     line: u64,
     done: bool,
     first: bool,
@@ -172,6 +177,8 @@ impl<R: Read> QueryBlocks<R> {
             reader,
             chunk_bytes,
             buffer: Vec::new(),
+            filled: 0,
+            consumed: 0,
             line: 1,
             done: false,
             first: true,
@@ -179,49 +186,56 @@ impl<R: Read> QueryBlocks<R> {
     }
 
     /// The next block and the line number it starts at; `None` at the end.
-    pub fn next_block(&mut self, source: &str) -> Result<Option<(Vec<u8>, u64)>> {
+    pub fn next_block(&mut self, source: &str) -> Result<Option<(&[u8], u64)>> {
+        if self.consumed > 0 {
+            self.buffer.copy_within(self.consumed..self.filled, 0);
+            self.filled -= self.consumed;
+            self.consumed = 0;
+        }
         loop {
             if self.done {
-                if self.buffer.is_empty() {
+                if self.filled == 0 {
                     return Ok(None);
                 }
-                let block = std::mem::take(&mut self.buffer);
-                return Ok(Some((block, self.line)));
+                self.consumed = self.filled;
+                return Ok(Some((&self.buffer[..self.filled], self.line)));
             }
-            let had = self.buffer.len();
-            self.buffer.resize(had + self.chunk_bytes, 0);
-            let mut filled = had;
-            while filled < self.buffer.len() {
-                match self.reader.read(&mut self.buffer[filled..]) {
+            let want = self.filled + self.chunk_bytes;
+            if self.buffer.len() < want {
+                self.buffer.resize(want, 0);
+            }
+            let had = self.filled;
+            while self.filled < want {
+                match self.reader.read(&mut self.buffer[self.filled..want]) {
                     Ok(0) => break,
-                    Ok(n) => filled += n,
+                    Ok(n) => self.filled += n,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                     Err(e) => return Err(trec::io_error(&e, source)),
                 }
             }
-            self.buffer.truncate(filled);
-            if filled == had {
+            if self.filled == had {
                 self.done = true;
                 continue;
             }
             if self.first {
                 self.first = false;
-                if self.buffer.starts_with(b"\xef\xbb\xbf") {
-                    self.buffer.drain(..3);
+                if self.buffer[..self.filled].starts_with(b"\xef\xbb\xbf") {
+                    self.buffer.copy_within(3..self.filled, 0);
+                    self.filled -= 3;
                 }
             }
-            let Some(last_newline) = memchr::memrchr(b'\n', &self.buffer) else {
+            let data = &self.buffer[..self.filled];
+            let Some(last_newline) = memchr::memrchr(b'\n', data) else {
                 continue; // no complete line yet: a line longer than the block
             };
-            let cut = last_query_start(&self.buffer[..=last_newline]);
+            let cut = last_query_start(&data[..=last_newline]);
             if cut == 0 {
                 continue; // one query so far: read on
             }
-            let rest = self.buffer.split_off(cut);
-            let block = std::mem::replace(&mut self.buffer, rest);
             let start = self.line;
-            self.line += memchr::memchr_iter(b'\n', &block).count() as u64;
-            return Ok(Some((block, start)));
+            self.line += memchr::memchr_iter(b'\n', &data[..cut]).count() as u64;
+            self.consumed = cut;
+            return Ok(Some((&self.buffer[..cut], start)));
         }
     }
 }
@@ -426,10 +440,9 @@ fn evaluate_grouped<R: Read>(
     let mut gathered = Gathered::new();
     let mut seen: HashSet<String> = HashSet::new();
     while let Some((block, first_line)) = blocks.next_block(source)? {
-        let Some(chunk) = gathered.parse(&block, first_line, source, stream.lenient)? else {
+        let Some(chunk) = gathered.parse(block, first_line, source, stream.lenient)? else {
             continue;
         };
-        drop(block);
         let mut again: Vec<&str> = chunk
             .queries
             .names()
@@ -478,7 +491,7 @@ fn evaluate_partitioned<R: Read>(
     let mut blocks = QueryBlocks::new(reader, stream.chunk_bytes);
     let mut gathered = Gathered::new();
     while let Some((block, first_line)) = blocks.next_block(source)? {
-        let Some(chunk) = gathered.parse(&block, first_line, source, stream.lenient)? else {
+        let Some(chunk) = gathered.parse(block, first_line, source, stream.lenient)? else {
             continue;
         };
         let targets: Vec<usize> = chunk

@@ -62,6 +62,11 @@ impl StrColumn {
         self.len() == 0
     }
 
+    /// Bytes of all items together.
+    pub fn byte_len(&self) -> usize {
+        self.bytes.len()
+    }
+
     /// Append every item of `other`.
     pub fn extend(&mut self, other: &StrColumn) {
         let base = self.bytes.len();

@@ -345,9 +345,11 @@ fn byte_problem(raw: &[u8]) -> Option<(String, String)> {
 }
 
 fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
-    let estimate = piece.len() / 48 + 1;
+    // At most one row per line, and fewer document bytes than the piece holds: reserved
+    // once, so the columns never move (untouched capacity costs no memory).
+    let newlines = memchr::memchr_iter(b'\n', piece).count();
     let mut out = Piece {
-        columns: Columns::with_capacity(estimate, piece.len() / 4),
+        columns: Columns::with_capacity(newlines + 1, piece.len()),
         lines: 0,
         tag: None,
         bad_bytes: None,
@@ -439,11 +441,7 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
             }
         }
     }
-    out.lines = if piece.is_empty() {
-        0
-    } else {
-        memchr::memchr_iter(b'\n', piece).count() as u64 + u64::from(!piece.ends_with(b"\n"))
-    };
+    out.lines = newlines as u64 + u64::from(!piece.is_empty() && !piece.ends_with(b"\n"));
     out
 }
 
@@ -534,7 +532,8 @@ fn join<V>(mut parsed: Vec<Piece<V>>) -> Columns<V> {
         return parsed.pop().expect("one piece").columns;
     }
     let rows: usize = parsed.iter().map(|p| p.columns.query.len()).sum();
-    let mut joined = Columns::with_capacity(rows, 0);
+    let bytes: usize = parsed.iter().map(|p| p.columns.docs.byte_len()).sum();
+    let mut joined = Columns::with_capacity(rows, bytes);
     for piece in parsed {
         let columns = piece.columns;
         let codes: Vec<u32> = columns
