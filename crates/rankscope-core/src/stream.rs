@@ -90,7 +90,11 @@ pub fn evaluate_run_file(
 ) -> Result<Streamed> {
     evaluate_stream(
         qrels,
-        || File::open(path).map_err(|e| trec::io_error(&e, source)),
+        || {
+            File::open(path)
+                .map(ReadAhead::new)
+                .map_err(|e| trec::io_error(&e, source))
+        },
         source,
         measures,
         options,
@@ -151,6 +155,82 @@ pub fn evaluate_stream<R: Read, F: FnMut() -> Result<R>>(
         skipped,
         warnings,
     })
+}
+
+/// A reader whose reads are made ahead on another thread, a few pieces at a time, so that the
+/// system's copies of the file overlap parsing and scoring.
+pub struct ReadAhead {
+    pieces: Option<std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>>,
+    current: Vec<u8>,
+    position: usize,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ReadAhead {
+    const PIECE_BYTES: usize = 4 << 20;
+    const PIECES_AHEAD: usize = 4;
+
+    /// Read `reader` ahead on a thread of its own.
+    pub fn new<R: Read + Send + 'static>(mut reader: R) -> Self {
+        let (send, pieces) = std::sync::mpsc::sync_channel(Self::PIECES_AHEAD);
+        let thread = std::thread::spawn(move || loop {
+            let mut piece = vec![0; Self::PIECE_BYTES];
+            let result = loop {
+                match reader.read(&mut piece) {
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    other => break other,
+                }
+            };
+            let last = !matches!(result, Ok(n) if n > 0);
+            let sent = send.send(result.map(|n| {
+                piece.truncate(n);
+                piece
+            }));
+            if last || sent.is_err() {
+                return; // the end, an error, or nobody reads any more
+            }
+        });
+        Self {
+            pieces: Some(pieces),
+            current: Vec::new(),
+            position: 0,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.position == self.current.len() {
+            let Some(pieces) = &self.pieces else {
+                return Ok(0);
+            };
+            match pieces.recv() {
+                Ok(Ok(piece)) if !piece.is_empty() => {
+                    self.current = piece;
+                    self.position = 0;
+                }
+                Ok(Err(e)) => return Err(e),
+                _ => {
+                    self.pieces = None;
+                    return Ok(0);
+                }
+            }
+        }
+        let n = out.len().min(self.current.len() - self.position);
+        out[..n].copy_from_slice(&self.current[self.position..self.position + n]);
+        self.position += n;
+        Ok(n)
+    }
+}
+
+impl Drop for ReadAhead {
+    fn drop(&mut self) {
+        self.pieces = None; // the thread's next send fails, and it ends
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// Blocks of whole queries from a reader: each block ends after a complete line, and the lines
