@@ -358,7 +358,6 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
     };
     // One check of the whole piece; lines are checked one by one only when it fails.
     let all_text = memchr::memchr(0, piece).is_none() && std::str::from_utf8(piece).is_ok();
-    let mut last_query: (&[u8], u32) = (&[], u32::MAX);
     let mut start = 0;
     let mut line_index: u64 = 0;
     while start < piece.len() {
@@ -407,14 +406,7 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
         } else {
             match K::value(fields[K::VALUE_FIELD]) {
                 Some(value) => {
-                    let query = fields[0];
-                    let code = if query == last_query.0 {
-                        last_query.1
-                    } else {
-                        let code = out.columns.queries.intern(as_str(query));
-                        last_query = (query, code);
-                        code
-                    };
+                    let code = out.columns.queries.intern(as_str(fields[0]));
                     out.columns.query.push(code);
                     out.columns.docs.push(as_str(fields[2]));
                     out.columns.values.push(value);
