@@ -3,10 +3,11 @@
 //!
 //! ```text
 //! cargo run --release -p rankscope-core --example evaluate_files -- QRELS RUN [--stream]
+//!     [--profile NAME] [--per-query]
 //! ```
 //!
-//! Prints the aggregate of the benchmark's six measures, the time of each stage and the peak
-//! resident memory of the process.
+//! Prints the aggregate of the benchmark's six measures (with `--per-query`, every query's
+//! values first), the time of each stage and the peak resident memory of the process.
 
 use std::path::Path;
 use std::time::Instant;
@@ -31,8 +32,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         _ => return Err("usage: evaluate_files QRELS RUN [--stream]".into()),
     };
     let streaming = args.iter().any(|a| a == "--stream");
-    let measures = parse_measures(&["nDCG@10", "nDCG@3", "AP", "RR", "P@10", "R@10"])?;
-    let options = EvalOptions::new(Conventions::profile("trec")?);
+    let per_query = args.iter().any(|a| a == "--per-query");
+    let profile = args
+        .iter()
+        .position(|a| a == "--profile")
+        .map_or("trec", |i| &args[i + 1]);
+    // WeKnora's profile defines P and R over the whole ranking only.
+    let measures = if profile == "weknora" {
+        parse_measures(&["nDCG@10", "nDCG@3", "AP", "RR", "P", "R"])?
+    } else {
+        parse_measures(&["nDCG@10", "nDCG@3", "AP", "RR", "P@10", "R@10"])?
+    };
+    let options = EvalOptions::new(Conventions::profile(profile)?);
     let start = Instant::now();
     let qrels = read_qrels_file(Path::new(qrels_path), qrels_path, &ReadOptions::default())?.table;
     let read_qrels = start.elapsed();
@@ -47,6 +58,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &stream,
         )?;
         let n = out.evaluation.query_ids.len();
+        if per_query {
+            for (q, id) in out.evaluation.query_ids.iter().enumerate() {
+                let row: Vec<String> = out
+                    .evaluation
+                    .values
+                    .iter()
+                    .map(|v| format!("{:?}", v[q]))
+                    .collect();
+                println!("{id} {}", row.join(" "));
+            }
+        }
         (
             out.evaluation.aggregates(),
             n,
@@ -67,6 +89,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t = Instant::now();
         let values = compute(&prepared.batch, &measures, &options.conventions, 1)?;
         let compute_time = t.elapsed();
+        if per_query {
+            for (q, id) in prepared.batch.query_ids.iter().enumerate() {
+                let row: Vec<String> = values.iter().map(|v| format!("{:?}", v[q])).collect();
+                println!("{id} {}", row.join(" "));
+            }
+        }
         let aggregates = values
             .iter()
             .zip(&measures)
