@@ -161,6 +161,8 @@ pub fn evaluate_stream<R: Read, F: FnMut() -> Result<R>>(
 /// system's copies of the file overlap parsing and scoring.
 pub struct ReadAhead {
     pieces: Option<std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>>,
+    /// Pieces read, handed back to be filled again (fresh memory costs a page fault a page).
+    spent: std::sync::mpsc::Sender<Vec<u8>>,
     current: Vec<u8>,
     position: usize,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -173,8 +175,10 @@ impl ReadAhead {
     /// Read `reader` ahead on a thread of its own.
     pub fn new<R: Read + Send + 'static>(mut reader: R) -> Self {
         let (send, pieces) = std::sync::mpsc::sync_channel(Self::PIECES_AHEAD);
+        let (spent, recycled) = std::sync::mpsc::channel::<Vec<u8>>();
         let thread = std::thread::spawn(move || loop {
-            let mut piece = vec![0; Self::PIECE_BYTES];
+            let mut piece = recycled.try_recv().unwrap_or_default();
+            piece.resize(Self::PIECE_BYTES, 0);
             let result = loop {
                 match reader.read(&mut piece) {
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -192,6 +196,7 @@ impl ReadAhead {
         });
         Self {
             pieces: Some(pieces),
+            spent,
             current: Vec::new(),
             position: 0,
             thread: Some(thread),
@@ -207,7 +212,8 @@ impl Read for ReadAhead {
             };
             match pieces.recv() {
                 Ok(Ok(piece)) if !piece.is_empty() => {
-                    self.current = piece;
+                    let done = std::mem::replace(&mut self.current, piece);
+                    let _ = self.spent.send(done); // the reader may have ended: then it is dropped
                     self.position = 0;
                 }
                 Ok(Err(e)) => return Err(e),
