@@ -295,7 +295,9 @@ impl Rows<'_> {
 
 /// [`prepare`] with qrels indexed once (streaming prepares many chunks against them). A run
 /// with no judged query gives an empty batch here (the caller decides whether that is an
-/// error); the missing queries are those of the qrels absent from this run.
+/// error); the missing queries are those of the qrels absent from this run. The conventions
+/// and relevance level are those `judgements` were indexed with (`options.relevance_level`
+/// is not looked at).
 pub fn prepare_with(
     judgements: &Judgements<'_>,
     run: &Run,
@@ -357,8 +359,14 @@ pub fn prepare_with(
     let mut in_run = vec![false; qrels.queries.len()];
     for (code, name) in run.queries.names().enumerate() {
         let rows = if grouped {
+            if starts[code] == usize::MAX {
+                continue; // an id interned without rows
+            }
             Rows::Range(starts[code], ends[code])
         } else {
+            if counts[code] == counts[code + 1] {
+                continue;
+            }
             Rows::Listed(&listed[counts[code]..counts[code + 1]])
         };
         match qrels.queries.get(name) {
