@@ -19,9 +19,9 @@ use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, InputProblem, Result, Skipped};
-use crate::evaluate::{compute, EvalOptions, Evaluation};
+use crate::evaluate::{score, EvalOptions, Evaluation};
 use crate::measures::{check_profile_support, Measure};
-use crate::prepare::{no_common_queries, prepare_with, Judgements, PrepareOptions};
+use crate::prepare::{no_common_queries, Judgements};
 use crate::table::{Qrels, Run};
 use crate::trec::{self, ReadOptions, RUN_FIELDS};
 
@@ -392,17 +392,7 @@ impl Gathered {
         measures: &[Measure],
         options: &EvalOptions,
     ) -> Result<()> {
-        let prepare_options = PrepareOptions {
-            complete: false,
-            ..options.prepare_options()
-        };
-        let prepared = prepare_with(judgements, chunk, &prepare_options)?;
-        let values = compute(
-            &prepared.batch,
-            measures,
-            &options.conventions,
-            options.relevance_level,
-        )?;
+        let (prepared, values) = score(judgements, chunk, measures, options, false)?;
         for (q, id) in prepared.batch.query_ids.into_iter().enumerate() {
             self.query_ids.push(id);
             self.rows
@@ -469,17 +459,7 @@ impl Gathered {
         missing.sort_unstable();
         if options.complete && !missing.is_empty() {
             let empty = Run::new("run", source);
-            let prepare_options = PrepareOptions {
-                complete: true,
-                ..options.prepare_options()
-            };
-            let only_missing = prepare_with(judgements, &empty, &prepare_options)?;
-            let values = compute(
-                &only_missing.batch,
-                measures,
-                &options.conventions,
-                options.relevance_level,
-            )?;
+            let (only_missing, values) = score(judgements, &empty, measures, options, true)?;
             for (q, id) in only_missing.batch.query_ids.into_iter().enumerate() {
                 if missing.binary_search(&id).is_ok() {
                     self.query_ids.push(id);
