@@ -256,6 +256,8 @@ trait LineKind {
     const AT_LEAST: bool;
     /// Which field holds the value.
     const VALUE_FIELD: usize;
+    /// Which field names the file (a run's tag), if any.
+    const TAG_FIELD: Option<usize>;
     /// The value of a field, or `None` when it is not valid.
     fn value(field: &[u8]) -> Option<Self::Value>;
     /// The message for a field that is not a valid value.
@@ -271,6 +273,7 @@ impl LineKind for RunLine {
     const COUNT: usize = 6;
     const AT_LEAST: bool = true;
     const VALUE_FIELD: usize = 4;
+    const TAG_FIELD: Option<usize> = Some(5);
 
     fn value(field: &[u8]) -> Option<f64> {
         parse_score(field)
@@ -290,6 +293,7 @@ impl LineKind for QrelsLine {
     const COUNT: usize = 4;
     const AT_LEAST: bool = false;
     const VALUE_FIELD: usize = 3;
+    const TAG_FIELD: Option<usize> = None;
 
     fn value(field: &[u8]) -> Option<i64> {
         parse_grade(field)
@@ -525,8 +529,8 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
                     out.columns.query.push(code);
                     out.columns.docs.push(as_str(fields[2]));
                     out.columns.values.push(value);
-                    if out.tag.is_none() && K::AT_LEAST {
-                        out.tag = Some(as_str(fields[5]).to_string());
+                    if let (None, Some(tag)) = (&out.tag, K::TAG_FIELD) {
+                        out.tag = Some(as_str(fields[tag]).to_string());
                     }
                     None
                 }
