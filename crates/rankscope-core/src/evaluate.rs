@@ -5,7 +5,7 @@ use rayon::prelude::*;
 use crate::batch::RankedBatch;
 use crate::error::{py_repr, Error, Result};
 use crate::measures::{check_profile_support, Measure};
-use crate::prepare::{prepare, PrepareOptions};
+use crate::prepare::{no_common_queries, prepare_with, Judgements, PrepareOptions, Prepared};
 use crate::profile::{Conventions, Gain};
 use crate::table::{Qrels, Run};
 
@@ -177,14 +177,28 @@ pub fn evaluate(
     options: &EvalOptions,
 ) -> Result<Evaluation> {
     options.check()?;
+    let judgements = Judgements::new(qrels, &options.conventions, options.relevance_level)?;
+    evaluate_with(&judgements, run, measures, options)
+}
+
+/// [`evaluate`] against qrels indexed once, for evaluating many runs against the same qrels
+/// (`judgements` must be indexed with `options`' conventions and relevance level).
+pub fn evaluate_with(
+    judgements: &Judgements<'_>,
+    run: &Run,
+    measures: &[Measure],
+    options: &EvalOptions,
+) -> Result<Evaluation> {
+    options.check()?;
     check_profile_support(measures, &options.conventions)?;
-    let prepared = prepare(qrels, run, &options.conventions, &options.prepare_options())?;
-    let values = compute(
-        &prepared.batch,
-        measures,
-        &options.conventions,
-        options.relevance_level,
-    )?;
+    let (prepared, values) = score(judgements, run, measures, options, options.complete)?;
+    if prepared.batch.num_queries() == 0 && !options.complete {
+        return Err(no_common_queries(
+            &run.source,
+            run.queries.len(),
+            judgements.qrels(),
+        ));
+    }
     Ok(Evaluation {
         measures: measures.to_vec(),
         query_ids: prepared.batch.query_ids,
@@ -193,4 +207,26 @@ pub fn evaluate(
         missing_queries: prepared.missing_queries,
         run_name: run.name.clone(),
     })
+}
+
+/// Prepare `run` (with the judged queries it misses if `complete`) and compute every measure.
+pub(crate) fn score(
+    judgements: &Judgements<'_>,
+    run: &Run,
+    measures: &[Measure],
+    options: &EvalOptions,
+    complete: bool,
+) -> Result<(Prepared, Vec<Vec<f64>>)> {
+    let prepare_options = PrepareOptions {
+        complete,
+        ..options.prepare_options()
+    };
+    let prepared = prepare_with(judgements, run, &prepare_options)?;
+    let values = compute(
+        &prepared.batch,
+        measures,
+        &options.conventions,
+        options.relevance_level,
+    )?;
+    Ok((prepared, values))
 }

@@ -7,6 +7,8 @@ use hashbrown::HashMap;
 pub struct Interner {
     codes: HashMap<Box<str>, u32>,
     names: Vec<Box<str>>,
+    /// The code interned last: rows usually come query by query, so most ids repeat it.
+    last: Option<u32>,
 }
 
 impl Interner {
@@ -17,13 +19,22 @@ impl Interner {
 
     /// The code of `name`, assigning the next free one the first time it is seen.
     pub fn intern(&mut self, name: &str) -> u32 {
-        if let Some(&code) = self.codes.get(name) {
-            return code;
+        if let Some(last) = self.last {
+            if &*self.names[last as usize] == name {
+                return last;
+            }
         }
-        let code = u32::try_from(self.names.len()).expect("more than 2^32 distinct ids");
-        let boxed: Box<str> = name.into();
-        self.names.push(boxed.clone());
-        self.codes.insert(boxed, code);
+        let code = match self.codes.get(name) {
+            Some(&code) => code,
+            None => {
+                let code = u32::try_from(self.names.len()).expect("more than 2^32 distinct ids");
+                let boxed: Box<str> = name.into();
+                self.names.push(boxed.clone());
+                self.codes.insert(boxed, code);
+                code
+            }
+        };
+        self.last = Some(code);
         code
     }
 

@@ -51,14 +51,19 @@ pub struct Prepared {
 }
 
 /// The qrels indexed for preparing runs: checked once, then used for every run or chunk.
+///
+/// Each query has its own small open-addressing table from document to its first judgement,
+/// so looking up a query's documents stays within a few cache lines.
 #[derive(Debug)]
 pub struct Judgements<'a> {
     qrels: &'a Qrels,
     conventions: Conventions,
     relevance_level: i64,
     hasher: DefaultHashBuilder,
-    /// Row of the first judgement of each (query, document), keyed by [`Self::pair_hash`].
-    first_row: HashTable<u32>,
+    /// Per qrels query: where its table starts in `slots`; its size is a power of two.
+    table_offsets: Vec<usize>,
+    /// `(upper half of the document's hash, row + 1)`; row + 1 = 0 marks an empty slot.
+    slots: Vec<(u32, u32)>,
     /// Per qrels query: its grades (binarized if the profile says so), sorted descending.
     ideal_offsets: Vec<usize>,
     ideal: Vec<i64>,
@@ -70,33 +75,59 @@ impl<'a> Judgements<'a> {
     /// Index `qrels`; a document judged twice in one query is an error unless the profile
     /// keeps duplicate judgements (the first judgement then gives the document's grade).
     pub fn new(qrels: &'a Qrels, conventions: &Conventions, relevance_level: i64) -> Result<Self> {
+        assert!(
+            qrels.len() < u32::MAX as usize,
+            "qrels hold fewer than 2^32 judgements"
+        );
         let rows = qrels.len();
+        let queries = qrels.queries.len();
+        // The rows of each query, in file order (a counting sort by query).
+        let mut offsets = vec![0usize; queries + 1];
+        for &q in &qrels.query {
+            offsets[q as usize + 1] += 1;
+        }
+        for q in 0..queries {
+            offsets[q + 1] += offsets[q];
+        }
+        let mut fill = offsets.clone();
+        let mut by_query = vec![0u32; rows];
+        for (row, &q) in qrels.query.iter().enumerate() {
+            by_query[fill[q as usize]] = row as u32;
+            fill[q as usize] += 1;
+        }
+
+        let mut table_offsets = Vec::with_capacity(queries + 1);
+        let mut size_total = 0;
+        for q in 0..queries {
+            table_offsets.push(size_total);
+            size_total += table_size(offsets[q + 1] - offsets[q]);
+        }
+        table_offsets.push(size_total);
         let mut index = Judgements {
             qrels,
             conventions: conventions.clone(),
             relevance_level,
             hasher: DefaultHashBuilder::default(),
-            first_row: HashTable::with_capacity(rows),
+            table_offsets,
+            slots: vec![(0, 0); size_total],
             ideal_offsets: Vec::new(),
             ideal: Vec::new(),
             distinct_relevant: None,
         };
         let mut duplicate: Option<u32> = None; // earliest first row of a repeated pair
-        for row in 0..rows {
-            let (query, doc) = (qrels.query[row], qrels.docs.get_bytes(row));
-            let hash = index.pair_hash(query, doc);
-            let entry = index.first_row.entry(
-                hash,
-                |&r| qrels.query[r as usize] == query && qrels.docs.get_bytes(r as usize) == doc,
-                |&r| index_hash(&index.hasher, qrels, r),
-            );
-            match entry {
-                hashbrown::hash_table::Entry::Occupied(first) => {
-                    let first = *first.get();
-                    duplicate = Some(duplicate.map_or(first, |d| d.min(first)));
-                }
-                hashbrown::hash_table::Entry::Vacant(slot) => {
-                    slot.insert(row as u32);
+        let mut distinct = vec![0u64; queries];
+        for q in 0..queries {
+            for &row in &by_query[offsets[q]..offsets[q + 1]] {
+                let doc = qrels.docs.get_bytes(row as usize);
+                let hash = index.doc_hash(doc);
+                match index.probe(q as u32, doc, hash) {
+                    Ok(first) => duplicate = Some(duplicate.map_or(first, |d| d.min(first))),
+                    Err(slot) => {
+                        index.slots[slot] = ((hash >> 32) as u32, row + 1);
+                        if index.grade(qrels.grade[row as usize]) >= 1 {
+                            distinct[q] += 1;
+                        }
+                    }
                 }
             }
         }
@@ -113,33 +144,15 @@ impl<'a> Judgements<'a> {
             ));
         }
 
-        // Each query's grades, sorted descending, by a counting pass over the rows.
-        let queries = qrels.queries.len();
-        let mut offsets = vec![0usize; queries + 1];
-        for &q in &qrels.query {
-            offsets[q as usize + 1] += 1;
-        }
-        for q in 0..queries {
-            offsets[q + 1] += offsets[q];
-        }
-        let mut fill = offsets.clone();
-        let mut ideal = vec![0i64; rows];
-        for row in 0..rows {
-            let q = qrels.query[row] as usize;
-            ideal[fill[q]] = index.grade(qrels.grade[row]);
-            fill[q] += 1;
-        }
+        // Each query's grades, sorted descending.
+        let mut ideal: Vec<i64> = by_query
+            .iter()
+            .map(|&row| index.grade(qrels.grade[row as usize]))
+            .collect();
         for q in 0..queries {
             ideal[offsets[q]..offsets[q + 1]].sort_unstable_by(|a, b| b.cmp(a));
         }
         if conventions.keeps_duplicate_judgements() {
-            let mut distinct = vec![0u64; queries];
-            for &row in index.first_row.iter() {
-                let row = row as usize;
-                if index.grade(qrels.grade[row]) >= 1 {
-                    distinct[qrels.query[row] as usize] += 1;
-                }
-            }
             index.distinct_relevant = Some(distinct);
         }
         index.ideal_offsets = offsets;
@@ -166,23 +179,38 @@ impl<'a> Judgements<'a> {
         }
     }
 
-    fn pair_hash(&self, query: u32, doc: &[u8]) -> u64 {
-        pair_hash(&self.hasher, query, doc)
+    /// In query `query`'s table: `Ok(row)` of the first judgement of `doc`, or `Err(slot)`,
+    /// the empty slot where it would go.
+    #[inline]
+    fn probe(&self, query: u32, doc: &[u8], hash: u64) -> std::result::Result<u32, usize> {
+        let start = self.table_offsets[query as usize];
+        let mask = self.table_offsets[query as usize + 1] - start - 1;
+        let tag = (hash >> 32) as u32;
+        let mut i = hash as usize & mask;
+        loop {
+            let (slot_tag, row_plus_one) = self.slots[start + i];
+            if row_plus_one == 0 {
+                return Err(start + i);
+            }
+            let row = row_plus_one - 1;
+            if slot_tag == tag && self.qrels.docs.get_bytes(row as usize) == doc {
+                return Ok(row);
+            }
+            i = (i + 1) & mask;
+        }
     }
 
     /// The grade of `doc` in qrels query `query` ([`UNJUDGED`] if not judged), given the
     /// document's hash by [`Judgements::doc_hash`].
+    #[inline]
     fn lookup(&self, query: u32, doc: &[u8], doc_hash: u64) -> i64 {
-        let qrels = self.qrels;
-        let found = self.first_row.find(mix(doc_hash, query), |&r| {
-            qrels.query[r as usize] == query && qrels.docs.get_bytes(r as usize) == doc
-        });
-        match found {
-            Some(&row) => self.grade(qrels.grade[row as usize]),
-            None => UNJUDGED,
+        match self.probe(query, doc, doc_hash) {
+            Ok(row) => self.grade(self.qrels.grade[row as usize]),
+            Err(_) => UNJUDGED,
         }
     }
 
+    #[inline]
     fn doc_hash(&self, doc: &[u8]) -> u64 {
         self.hasher.hash_one(doc)
     }
@@ -193,20 +221,9 @@ impl<'a> Judgements<'a> {
     }
 }
 
-fn mix(doc_hash: u64, query: u32) -> u64 {
-    doc_hash ^ u64::from(query).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-}
-
-fn pair_hash(hasher: &DefaultHashBuilder, query: u32, doc: &[u8]) -> u64 {
-    mix(hasher.hash_one(doc), query)
-}
-
-fn index_hash(hasher: &DefaultHashBuilder, qrels: &Qrels, row: u32) -> u64 {
-    pair_hash(
-        hasher,
-        qrels.query[row as usize],
-        qrels.docs.get_bytes(row as usize),
-    )
+/// Slots for `n` entries: a power of two, at most half full.
+fn table_size(n: usize) -> usize {
+    (2 * n).next_power_of_two().max(2)
 }
 
 /// Refuse a document judged twice in one query (unless the profile counts duplicates).
@@ -278,7 +295,9 @@ impl Rows<'_> {
 
 /// [`prepare`] with qrels indexed once (streaming prepares many chunks against them). A run
 /// with no judged query gives an empty batch here (the caller decides whether that is an
-/// error); the missing queries are those of the qrels absent from this run.
+/// error); the missing queries are those of the qrels absent from this run. The conventions
+/// and relevance level are those `judgements` were indexed with (`options.relevance_level`
+/// is not looked at).
 pub fn prepare_with(
     judgements: &Judgements<'_>,
     run: &Run,
@@ -340,8 +359,14 @@ pub fn prepare_with(
     let mut in_run = vec![false; qrels.queries.len()];
     for (code, name) in run.queries.names().enumerate() {
         let rows = if grouped {
+            if starts[code] == usize::MAX {
+                continue; // an id interned without rows
+            }
             Rows::Range(starts[code], ends[code])
         } else {
+            if counts[code] == counts[code + 1] {
+                continue;
+            }
             Rows::Listed(&listed[counts[code]..counts[code + 1]])
         };
         match qrels.queries.get(name) {

@@ -19,14 +19,14 @@ use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, InputProblem, Result, Skipped};
-use crate::evaluate::{compute, EvalOptions, Evaluation};
+use crate::evaluate::{score, EvalOptions, Evaluation};
 use crate::measures::{check_profile_support, Measure};
-use crate::prepare::{no_common_queries, prepare_with, Judgements, PrepareOptions};
+use crate::prepare::{no_common_queries, Judgements};
 use crate::table::{Qrels, Run};
 use crate::trec::{self, ReadOptions, RUN_FIELDS};
 
 /// How much of a run a chunk reads by default.
-pub const DEFAULT_CHUNK_BYTES: usize = 128 * 1024 * 1024;
+pub const DEFAULT_CHUNK_BYTES: usize = 32 * 1024 * 1024;
 /// How many partition files a run not grouped by query is spread over by default.
 pub const DEFAULT_PARTITIONS: usize = 64;
 
@@ -90,7 +90,11 @@ pub fn evaluate_run_file(
 ) -> Result<Streamed> {
     evaluate_stream(
         qrels,
-        || File::open(path).map_err(|e| trec::io_error(&e, source)),
+        || {
+            File::open(path)
+                .map(ReadAhead::new)
+                .map_err(|e| trec::io_error(&e, source))
+        },
         source,
         measures,
         options,
@@ -153,13 +157,100 @@ pub fn evaluate_stream<R: Read, F: FnMut() -> Result<R>>(
     })
 }
 
+/// A reader whose reads are made ahead on another thread, a few pieces at a time, so that the
+/// system's copies of the file overlap parsing and scoring.
+pub struct ReadAhead {
+    pieces: Option<std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>>,
+    /// Pieces read, handed back to be filled again (fresh memory costs a page fault a page).
+    spent: std::sync::mpsc::Sender<Vec<u8>>,
+    current: Vec<u8>,
+    position: usize,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ReadAhead {
+    const PIECE_BYTES: usize = 4 << 20;
+    const PIECES_AHEAD: usize = 4;
+
+    /// Read `reader` ahead on a thread of its own.
+    pub fn new<R: Read + Send + 'static>(mut reader: R) -> Self {
+        let (send, pieces) = std::sync::mpsc::sync_channel(Self::PIECES_AHEAD);
+        let (spent, recycled) = std::sync::mpsc::channel::<Vec<u8>>();
+        let thread = std::thread::spawn(move || loop {
+            let mut piece = recycled.try_recv().unwrap_or_default();
+            piece.resize(Self::PIECE_BYTES, 0);
+            let result = loop {
+                match reader.read(&mut piece) {
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    other => break other,
+                }
+            };
+            let last = !matches!(result, Ok(n) if n > 0);
+            let sent = send.send(result.map(|n| {
+                piece.truncate(n);
+                piece
+            }));
+            if last || sent.is_err() {
+                return; // the end, an error, or nobody reads any more
+            }
+        });
+        Self {
+            pieces: Some(pieces),
+            spent,
+            current: Vec::new(),
+            position: 0,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.position == self.current.len() {
+            let Some(pieces) = &self.pieces else {
+                return Ok(0);
+            };
+            match pieces.recv() {
+                Ok(Ok(piece)) if !piece.is_empty() => {
+                    let done = std::mem::replace(&mut self.current, piece);
+                    let _ = self.spent.send(done); // the reader may have ended: then it is dropped
+                    self.position = 0;
+                }
+                Ok(Err(e)) => return Err(e),
+                _ => {
+                    self.pieces = None;
+                    return Ok(0);
+                }
+            }
+        }
+        let n = out.len().min(self.current.len() - self.position);
+        out[..n].copy_from_slice(&self.current[self.position..self.position + n]);
+        self.position += n;
+        Ok(n)
+    }
+}
+
+impl Drop for ReadAhead {
+    fn drop(&mut self) {
+        self.pieces = None; // the thread's next send fails, and it ends
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
 /// Blocks of whole queries from a reader: each block ends after a complete line, and the lines
-/// of its last query are held back for the next block.
+/// of its last query are held back for the next block. One buffer is reused from block to
+/// block.
 pub struct QueryBlocks<R: Read> {
     reader: R,
     chunk_bytes: usize,
     buffer: Vec<u8>,
-    /// The 1-based line number of the buffer's first line.
+    /// Bytes of `buffer` read and not yet handed out.
+    filled: usize,
+    /// Bytes at the start of `buffer` handed out by the last call (dropped by the next).
+    consumed: usize,
+    /// The 1-based line number of the first line not yet handed out.
     line: u64,
     done: bool,
     first: bool,
@@ -172,6 +263,8 @@ impl<R: Read> QueryBlocks<R> {
             reader,
             chunk_bytes,
             buffer: Vec::new(),
+            filled: 0,
+            consumed: 0,
             line: 1,
             done: false,
             first: true,
@@ -179,49 +272,56 @@ impl<R: Read> QueryBlocks<R> {
     }
 
     /// The next block and the line number it starts at; `None` at the end.
-    pub fn next_block(&mut self, source: &str) -> Result<Option<(Vec<u8>, u64)>> {
+    pub fn next_block(&mut self, source: &str) -> Result<Option<(&[u8], u64)>> {
+        if self.consumed > 0 {
+            self.buffer.copy_within(self.consumed..self.filled, 0);
+            self.filled -= self.consumed;
+            self.consumed = 0;
+        }
         loop {
             if self.done {
-                if self.buffer.is_empty() {
+                if self.filled == 0 {
                     return Ok(None);
                 }
-                let block = std::mem::take(&mut self.buffer);
-                return Ok(Some((block, self.line)));
+                self.consumed = self.filled;
+                return Ok(Some((&self.buffer[..self.filled], self.line)));
             }
-            let had = self.buffer.len();
-            self.buffer.resize(had + self.chunk_bytes, 0);
-            let mut filled = had;
-            while filled < self.buffer.len() {
-                match self.reader.read(&mut self.buffer[filled..]) {
+            let want = self.filled + self.chunk_bytes;
+            if self.buffer.len() < want {
+                self.buffer.resize(want, 0);
+            }
+            let had = self.filled;
+            while self.filled < want {
+                match self.reader.read(&mut self.buffer[self.filled..want]) {
                     Ok(0) => break,
-                    Ok(n) => filled += n,
+                    Ok(n) => self.filled += n,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                     Err(e) => return Err(trec::io_error(&e, source)),
                 }
             }
-            self.buffer.truncate(filled);
-            if filled == had {
+            if self.filled == had {
                 self.done = true;
                 continue;
             }
             if self.first {
                 self.first = false;
-                if self.buffer.starts_with(b"\xef\xbb\xbf") {
-                    self.buffer.drain(..3);
+                if self.buffer[..self.filled].starts_with(b"\xef\xbb\xbf") {
+                    self.buffer.copy_within(3..self.filled, 0);
+                    self.filled -= 3;
                 }
             }
-            let Some(last_newline) = memchr::memrchr(b'\n', &self.buffer) else {
+            let data = &self.buffer[..self.filled];
+            let Some(last_newline) = memchr::memrchr(b'\n', data) else {
                 continue; // no complete line yet: a line longer than the block
             };
-            let cut = last_query_start(&self.buffer[..=last_newline]);
+            let cut = last_query_start(&data[..=last_newline]);
             if cut == 0 {
                 continue; // one query so far: read on
             }
-            let rest = self.buffer.split_off(cut);
-            let block = std::mem::replace(&mut self.buffer, rest);
             let start = self.line;
-            self.line += memchr::memchr_iter(b'\n', &block).count() as u64;
-            return Ok(Some((block, start)));
+            self.line += memchr::memchr_iter(b'\n', &data[..cut]).count() as u64;
+            self.consumed = cut;
+            return Ok(Some((&self.buffer[..cut], start)));
         }
     }
 }
@@ -292,17 +392,7 @@ impl Gathered {
         measures: &[Measure],
         options: &EvalOptions,
     ) -> Result<()> {
-        let prepare_options = PrepareOptions {
-            complete: false,
-            ..options.prepare_options()
-        };
-        let prepared = prepare_with(judgements, chunk, &prepare_options)?;
-        let values = compute(
-            &prepared.batch,
-            measures,
-            &options.conventions,
-            options.relevance_level,
-        )?;
+        let (prepared, values) = score(judgements, chunk, measures, options, false)?;
         for (q, id) in prepared.batch.query_ids.into_iter().enumerate() {
             self.query_ids.push(id);
             self.rows
@@ -369,17 +459,7 @@ impl Gathered {
         missing.sort_unstable();
         if options.complete && !missing.is_empty() {
             let empty = Run::new("run", source);
-            let prepare_options = PrepareOptions {
-                complete: true,
-                ..options.prepare_options()
-            };
-            let only_missing = prepare_with(judgements, &empty, &prepare_options)?;
-            let values = compute(
-                &only_missing.batch,
-                measures,
-                &options.conventions,
-                options.relevance_level,
-            )?;
+            let (only_missing, values) = score(judgements, &empty, measures, options, true)?;
             for (q, id) in only_missing.batch.query_ids.into_iter().enumerate() {
                 if missing.binary_search(&id).is_ok() {
                     self.query_ids.push(id);
@@ -426,10 +506,9 @@ fn evaluate_grouped<R: Read>(
     let mut gathered = Gathered::new();
     let mut seen: HashSet<String> = HashSet::new();
     while let Some((block, first_line)) = blocks.next_block(source)? {
-        let Some(chunk) = gathered.parse(&block, first_line, source, stream.lenient)? else {
+        let Some(chunk) = gathered.parse(block, first_line, source, stream.lenient)? else {
             continue;
         };
-        drop(block);
         let mut again: Vec<&str> = chunk
             .queries
             .names()
@@ -478,7 +557,7 @@ fn evaluate_partitioned<R: Read>(
     let mut blocks = QueryBlocks::new(reader, stream.chunk_bytes);
     let mut gathered = Gathered::new();
     while let Some((block, first_line)) = blocks.next_block(source)? {
-        let Some(chunk) = gathered.parse(&block, first_line, source, stream.lenient)? else {
+        let Some(chunk) = gathered.parse(block, first_line, source, stream.lenient)? else {
             continue;
         };
         let targets: Vec<usize> = chunk

@@ -34,6 +34,12 @@ impl StrColumn {
         }
     }
 
+    /// Room for `rows` more items of `bytes` more bytes.
+    pub fn reserve(&mut self, rows: usize, bytes: usize) {
+        self.offsets.reserve(rows);
+        self.bytes.reserve(bytes);
+    }
+
     /// Append one item.
     pub fn push(&mut self, item: &str) {
         self.bytes.extend_from_slice(item.as_bytes());
@@ -60,6 +66,11 @@ impl StrColumn {
     /// Whether there is no item.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Bytes of all items together.
+    pub fn byte_len(&self) -> usize {
+        self.bytes.len()
     }
 
     /// Append every item of `other`.

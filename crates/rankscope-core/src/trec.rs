@@ -11,6 +11,7 @@
 //! first appearance. Errors name the file, the 1-based line and the line's text, with the
 //! messages of Python's readers; in lenient mode bad lines are skipped and counted.
 
+use std::io::Read;
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -62,43 +63,77 @@ pub struct Parsed<T> {
 ///
 /// `source` names the input in messages (the path as given, or `<stdin>`).
 pub fn parse_run(data: &[u8], source: &str, options: &ReadOptions) -> Result<Parsed<Run>> {
-    let parsed = parse_run_rows(data, source, options)?;
-    if parsed.table.is_empty() {
-        return Err(empty_error(
-            strip_bom(data),
-            source,
-            RunLine::WHAT,
-            RUN_FIELDS,
-            &parsed.skipped,
-        ));
-    }
-    Ok(parsed)
+    let parsed = parse::<RunLine>(data, source, options)?;
+    finish_run(parsed, strip_bom(data), source)
 }
 
 /// [`parse_run`], but a buffer without rows (only comments, or in lenient mode only bad lines)
 /// gives an empty run instead of an error: for the blocks of a streamed file.
 pub fn parse_run_rows(data: &[u8], source: &str, options: &ReadOptions) -> Result<Parsed<Run>> {
     let (columns, tag, skipped) = parse::<RunLine>(data, source, options)?;
-    let run = Run {
-        name: tag.unwrap_or_default(),
-        source: source.to_string(),
-        queries: columns.queries,
-        query: columns.query,
-        docs: columns.docs,
-        score: columns.values,
-    };
     Ok(Parsed {
-        table: run,
+        table: run_of(columns, tag, source),
         skipped,
     })
 }
 
 /// Read TREC qrels from bytes.
 pub fn parse_qrels(data: &[u8], source: &str, options: &ReadOptions) -> Result<Parsed<Qrels>> {
-    let (columns, _, skipped) = parse::<QrelsLine>(data, source, options)?;
+    let parsed = parse::<QrelsLine>(data, source, options)?;
+    finish_qrels(parsed, strip_bom(data), source)
+}
+
+/// Read a plain (uncompressed) TREC run file; `source` names it in messages.
+///
+/// The file is read and parsed in blocks of whole lines, so memory holds the columns and one
+/// block, not the whole text. (A line that is not text is reported before other problems of
+/// its block, as the Python readers do for a whole file.)
+pub fn read_run_file(path: &Path, source: &str, options: &ReadOptions) -> Result<Parsed<Run>> {
+    let (parsed, head) = read_blocks::<RunLine>(path, source, options, FILE_BLOCK_BYTES)?;
+    finish_run(parsed, &head, source)
+}
+
+/// Read a plain (uncompressed) TREC qrels file in blocks; `source` names it in messages.
+pub fn read_qrels_file(path: &Path, source: &str, options: &ReadOptions) -> Result<Parsed<Qrels>> {
+    let (parsed, head) = read_blocks::<QrelsLine>(path, source, options, FILE_BLOCK_BYTES)?;
+    finish_qrels(parsed, &head, source)
+}
+
+fn run_of(columns: Columns<f64>, tag: Option<String>, source: &str) -> Run {
+    Run {
+        name: tag.unwrap_or_default(),
+        source: source.to_string(),
+        queries: columns.queries,
+        query: columns.query,
+        docs: columns.docs,
+        score: columns.values,
+    }
+}
+
+/// The run, or the error for one without rows (`head`: the start of the text).
+fn finish_run(parsed: ParseOutput<f64>, head: &[u8], source: &str) -> Result<Parsed<Run>> {
+    let (columns, tag, skipped) = parsed;
     if columns.query.is_empty() {
         return Err(empty_error(
-            strip_bom(data),
+            head,
+            source,
+            RunLine::WHAT,
+            RUN_FIELDS,
+            &skipped,
+        ));
+    }
+    Ok(Parsed {
+        table: run_of(columns, tag, source),
+        skipped,
+    })
+}
+
+/// The qrels, or the error for ones without rows (`head`: the start of the text).
+fn finish_qrels(parsed: ParseOutput<i64>, head: &[u8], source: &str) -> Result<Parsed<Qrels>> {
+    let (columns, _, skipped) = parsed;
+    if columns.query.is_empty() {
+        return Err(empty_error(
+            head,
             source,
             QrelsLine::WHAT,
             QRELS_FIELDS,
@@ -118,19 +153,79 @@ pub fn parse_qrels(data: &[u8], source: &str, options: &ReadOptions) -> Result<P
     })
 }
 
-/// Read a plain (uncompressed) TREC run file; `source` names it in messages.
-pub fn read_run_file(path: &Path, source: &str, options: &ReadOptions) -> Result<Parsed<Run>> {
-    parse_run(&read_file(path, source)?, source, options)
-}
+/// How much of a file is parsed at a time.
+const FILE_BLOCK_BYTES: usize = 64 << 20;
 
-/// Read a plain (uncompressed) TREC qrels file; `source` names it in messages.
-pub fn read_qrels_file(path: &Path, source: &str, options: &ReadOptions) -> Result<Parsed<Qrels>> {
-    parse_qrels(&read_file(path, source)?, source, options)
-}
-
-/// A file's bytes, or an input error naming it.
-pub(crate) fn read_file(path: &Path, source: &str) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|error| io_error(&error, source))
+/// A file parsed block by block (each block ends after a complete line), the blocks' columns
+/// appended; and the file's first bytes (after a byte order mark), for the empty-file message.
+fn read_blocks<K: LineKind>(
+    path: &Path,
+    source: &str,
+    options: &ReadOptions,
+    block_bytes: usize,
+) -> Result<(ParseOutput<K::Value>, Vec<u8>)> {
+    let mut file = std::fs::File::open(path).map_err(|e| io_error(&e, source))?;
+    let size = file.metadata().map_or(0, |m| m.len() as usize);
+    let mut buffer: Vec<u8> = Vec::with_capacity(block_bytes.min(size + 1));
+    let mut filled = 0;
+    let mut line = options.first_line;
+    let mut head: Option<Vec<u8>> = None;
+    let mut all: Option<Columns<K::Value>> = None;
+    let mut tag = None;
+    let mut skipped = Skipped::default();
+    let mut at_end = false;
+    while !at_end {
+        // Appended to what is left of the last block, without zero-filling the buffer first.
+        buffer.truncate(filled);
+        let before = filled;
+        let read = (&mut file)
+            .take(block_bytes as u64)
+            .read_to_end(&mut buffer);
+        filled += read.map_err(|e| io_error(&e, source))?;
+        at_end = filled - before < block_bytes;
+        if head.is_none() {
+            let text = if line == 1 {
+                strip_bom(&buffer[..filled])
+            } else {
+                &buffer[..filled]
+            };
+            head = Some(text[..text.len().min(HEAD_BYTES)].to_vec());
+        }
+        let cut = if at_end {
+            filled
+        } else {
+            match memchr::memrchr(b'\n', &buffer[before..filled]) {
+                Some(i) => before + i + 1,
+                None => continue, // a line longer than the block: read on
+            }
+        };
+        let block_options = ReadOptions {
+            lenient: options.lenient,
+            first_line: line,
+        };
+        let (columns, block_tag, block_skipped) =
+            parse::<K>(&buffer[..cut], source, &block_options)?;
+        line += memchr::memchr_iter(b'\n', &buffer[..cut]).count() as u64;
+        tag = tag.or(block_tag);
+        skipped = skipped.merge(block_skipped);
+        match &mut all {
+            None => {
+                // Room for the whole file at the first block's density: the columns then grow
+                // without moving (capacity that is never touched costs no memory).
+                let mut first = columns;
+                if cut < size {
+                    let rows = first.query.len() * (size / cut.max(1) + 1);
+                    first.reserve(rows, first.docs.byte_len() * (size / cut.max(1) + 1));
+                }
+                all = Some(first);
+            }
+            Some(all) => all.append(columns),
+        }
+        buffer.copy_within(cut..filled, 0);
+        filled -= cut;
+    }
+    let columns = all.unwrap_or_else(|| Columns::with_capacity(0, 0));
+    Ok(((columns, tag, skipped), head.unwrap_or_default()))
 }
 
 /// An input error for a failed read, worded as Python's readers word them.
@@ -161,6 +256,8 @@ trait LineKind {
     const AT_LEAST: bool;
     /// Which field holds the value.
     const VALUE_FIELD: usize;
+    /// Which field names the file (a run's tag), if any.
+    const TAG_FIELD: Option<usize>;
     /// The value of a field, or `None` when it is not valid.
     fn value(field: &[u8]) -> Option<Self::Value>;
     /// The message for a field that is not a valid value.
@@ -176,6 +273,7 @@ impl LineKind for RunLine {
     const COUNT: usize = 6;
     const AT_LEAST: bool = true;
     const VALUE_FIELD: usize = 4;
+    const TAG_FIELD: Option<usize> = Some(5);
 
     fn value(field: &[u8]) -> Option<f64> {
         parse_score(field)
@@ -195,6 +293,7 @@ impl LineKind for QrelsLine {
     const COUNT: usize = 4;
     const AT_LEAST: bool = false;
     const VALUE_FIELD: usize = 3;
+    const TAG_FIELD: Option<usize> = None;
 
     fn value(field: &[u8]) -> Option<i64> {
         parse_grade(field)
@@ -299,6 +398,26 @@ impl<V> Columns<V> {
             values: Vec::with_capacity(rows),
         }
     }
+
+    fn reserve(&mut self, rows: usize, bytes: usize) {
+        self.query.reserve(rows);
+        self.docs.reserve(rows, bytes);
+        self.values.reserve(rows);
+    }
+
+    /// Append the rows of `other`, its query codes renumbered into this interner (so codes
+    /// still follow first appearance).
+    fn append(&mut self, other: Columns<V>) {
+        let codes: Vec<u32> = other
+            .queries
+            .names()
+            .map(|n| self.queries.intern(n))
+            .collect();
+        self.query
+            .extend(other.query.iter().map(|&q| codes[q as usize]));
+        self.docs.extend(&other.docs);
+        self.values.extend(other.values);
+    }
 }
 
 /// A problem on a line, numbered within its piece (0-based) until the pieces are joined.
@@ -345,9 +464,11 @@ fn byte_problem(raw: &[u8]) -> Option<(String, String)> {
 }
 
 fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
-    let estimate = piece.len() / 48 + 1;
+    // At most one row per line, and fewer document bytes than the piece holds: reserved
+    // once, so the columns never move (untouched capacity costs no memory).
+    let newlines = memchr::memchr_iter(b'\n', piece).count();
     let mut out = Piece {
-        columns: Columns::with_capacity(estimate, piece.len() / 4),
+        columns: Columns::with_capacity(newlines + 1, piece.len()),
         lines: 0,
         tag: None,
         bad_bytes: None,
@@ -356,7 +477,6 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
     };
     // One check of the whole piece; lines are checked one by one only when it fails.
     let all_text = memchr::memchr(0, piece).is_none() && std::str::from_utf8(piece).is_ok();
-    let mut last_query: (&[u8], u32) = (&[], u32::MAX);
     let mut start = 0;
     let mut line_index: u64 = 0;
     while start < piece.len() {
@@ -405,19 +525,12 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
         } else {
             match K::value(fields[K::VALUE_FIELD]) {
                 Some(value) => {
-                    let query = fields[0];
-                    let code = if query == last_query.0 {
-                        last_query.1
-                    } else {
-                        let code = out.columns.queries.intern(as_str(query));
-                        last_query = (query, code);
-                        code
-                    };
+                    let code = out.columns.queries.intern(as_str(fields[0]));
                     out.columns.query.push(code);
                     out.columns.docs.push(as_str(fields[2]));
                     out.columns.values.push(value);
-                    if out.tag.is_none() && K::AT_LEAST {
-                        out.tag = Some(as_str(fields[5]).to_string());
+                    if let (None, Some(tag)) = (&out.tag, K::TAG_FIELD) {
+                        out.tag = Some(as_str(fields[tag]).to_string());
                     }
                     None
                 }
@@ -439,11 +552,7 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
             }
         }
     }
-    out.lines = if piece.is_empty() {
-        0
-    } else {
-        memchr::memchr_iter(b'\n', piece).count() as u64 + u64::from(!piece.ends_with(b"\n"))
-    };
+    out.lines = newlines as u64 + u64::from(!piece.is_empty() && !piece.ends_with(b"\n"));
     out
 }
 
@@ -534,19 +643,10 @@ fn join<V>(mut parsed: Vec<Piece<V>>) -> Columns<V> {
         return parsed.pop().expect("one piece").columns;
     }
     let rows: usize = parsed.iter().map(|p| p.columns.query.len()).sum();
-    let mut joined = Columns::with_capacity(rows, 0);
+    let bytes: usize = parsed.iter().map(|p| p.columns.docs.byte_len()).sum();
+    let mut joined = Columns::with_capacity(rows, bytes);
     for piece in parsed {
-        let columns = piece.columns;
-        let codes: Vec<u32> = columns
-            .queries
-            .names()
-            .map(|n| joined.queries.intern(n))
-            .collect();
-        joined
-            .query
-            .extend(columns.query.iter().map(|&q| codes[q as usize]));
-        joined.docs.extend(&columns.docs);
-        joined.values.extend(columns.values);
+        joined.append(piece.columns);
     }
     joined
 }
@@ -764,6 +864,55 @@ mod tests {
             ("q2", "d199999")
         );
         assert_eq!(run.score[123_456], 123_456.0);
+    }
+
+    #[test]
+    fn files_read_in_blocks_give_what_the_whole_text_gives() {
+        let folder = std::env::temp_dir().join(format!("rankscope-trec-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        let path = folder.join("run.txt");
+        let mut text = "\u{feff}# comment\n".to_string();
+        for i in 0..500 {
+            text.push_str(&format!(
+                "q{} Q0 d{i} {i} {}.5 tag{}\n",
+                i % 13,
+                1000 - i,
+                i % 2
+            ));
+        }
+        std::fs::write(&path, &text).unwrap();
+        let whole = parse_run(text.as_bytes(), "run.txt", &ReadOptions::default())
+            .unwrap()
+            .table;
+        let (parsed, head) =
+            read_blocks::<RunLine>(&path, "run.txt", &ReadOptions::default(), 100).unwrap();
+        let blocks = finish_run(parsed, &head, "run.txt").unwrap().table;
+        assert_eq!(blocks.name, "tag0");
+        assert_eq!(blocks.query, whole.query);
+        assert_eq!(
+            blocks.queries.names().collect::<Vec<_>>(),
+            whole.queries.names().collect::<Vec<_>>()
+        );
+        assert_eq!(blocks.score, whole.score);
+        assert!((0..500).all(|i| blocks.docs.get(i) == whole.docs.get(i)));
+        let via_file = read_run_file(&path, "run.txt", &ReadOptions::default())
+            .unwrap()
+            .table;
+        assert_eq!(via_file.score, whole.score);
+
+        text.push_str("q1 Q0 late 1 x tag\n");
+        std::fs::write(&path, &text).unwrap();
+        let error = read_blocks::<RunLine>(&path, "run.txt", &ReadOptions::default(), 100).err();
+        assert_eq!(error.unwrap().input_problem().unwrap().line, Some(502));
+        let whole_file = read_run_file(&path, "run.txt", &ReadOptions::default()).unwrap_err();
+        assert_eq!(whole_file.input_problem().unwrap().line, Some(502));
+
+        std::fs::write(&path, "\u{feff}\n  \n").unwrap();
+        let empty = read_qrels_file(&path, "qrels.txt", &ReadOptions::default()).unwrap_err();
+        assert!(empty.to_string().contains("file is empty"), "{empty}");
+        let missing = read_qrels_file(&folder.join("nothing"), "nothing", &ReadOptions::default());
+        assert_eq!(missing.unwrap_err().to_string(), "nothing: no such file");
+        std::fs::remove_dir_all(&folder).unwrap();
     }
 
     #[test]

@@ -10,7 +10,7 @@ fn blocks(data: &[u8], chunk_bytes: usize) -> Vec<(String, u64)> {
     let mut reader = QueryBlocks::new(data, chunk_bytes);
     let mut out = Vec::new();
     while let Some((block, line)) = reader.next_block("run").unwrap() {
-        out.push((String::from_utf8(block).unwrap(), line));
+        out.push((String::from_utf8(block.to_vec()).unwrap(), line));
     }
     out
 }
