@@ -47,27 +47,41 @@ fn numpy_if_loaded<'py>(py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> 
 
 /// Recognizes ids and numbers, numpy scalars included.
 struct Values<'py> {
-    numpy: Option<Bound<'py, PyAny>>,
+    /// numpy's `integer` and `floating` classes, when numpy is imported.
+    numpy: Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
 }
 
 impl<'py> Values<'py> {
     fn new(py: Python<'py>) -> PyResult<Self> {
-        Ok(Self {
-            numpy: numpy_if_loaded(py)?,
-        })
+        let numpy = match numpy_if_loaded(py)? {
+            Some(numpy) => Some((numpy.getattr("integer")?, numpy.getattr("floating")?)),
+            None => None,
+        };
+        Ok(Self { numpy })
     }
 
-    fn is_numpy(&self, value: &Bound<'py, PyAny>, class: &str) -> PyResult<bool> {
+    fn is_numpy_integer(&self, value: &Bound<'py, PyAny>) -> PyResult<bool> {
         match &self.numpy {
-            Some(numpy) => value.is_instance(&numpy.getattr(class)?),
+            Some((integer, _)) => value.is_instance(integer),
             None => Ok(false),
         }
     }
 
+    fn is_numpy_floating(&self, value: &Bound<'py, PyAny>) -> PyResult<bool> {
+        match &self.numpy {
+            Some((_, floating)) => value.is_instance(floating),
+            None => Ok(false),
+        }
+    }
+
+    /// Python integers (not booleans) and numpy's.
     fn is_integer(&self, value: &Bound<'py, PyAny>) -> PyResult<bool> {
+        if value.is_exact_instance_of::<PyInt>() {
+            return Ok(true);
+        }
         Ok(
             (value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>())
-                || self.is_numpy(value, "integer")?,
+                || self.is_numpy_integer(value)?,
         )
     }
 
@@ -113,7 +127,11 @@ impl<'py> Values<'py> {
         if let Ok(float) = value.cast_exact::<PyFloat>() {
             return Ok(Number::Float(float.value()));
         }
-        if value.is_instance_of::<PyFloat>() || self.is_numpy(value, "floating")? {
+        if value.is_exact_instance_of::<PyInt>() {
+            if let Ok(integer) = value.extract::<i64>() {
+                return Ok(Number::Integer(integer));
+            }
+        } else if value.is_instance_of::<PyFloat>() || self.is_numpy_floating(value)? {
             return Ok(Number::Float(value.extract::<f64>()?));
         }
         if self.is_integer(value)? {

@@ -8,7 +8,6 @@ entry here.
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -168,6 +167,8 @@ _SET_ALIASES = {"set_p", "set_recall"}
 
 
 def _suggest(name: str) -> str:
+    import difflib  # only for this message: start-up stays short
+
     known = sorted({*FAMILIES, *(a for f in FAMILIES.values() for a in f.aliases)})
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
     if not close:
