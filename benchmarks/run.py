@@ -625,6 +625,15 @@ def targets(report: dict[str, dict[str, Any]]) -> list[str]:
             lambda r: r <= 0.4,
             "x",
         )
+    many = report.get("many", {}).get("many", {})
+    if many.get("trec_eval"):
+        ours, theirs = statistics.median(many["rankscope"]), statistics.median(many["trec_eval"])
+        check(
+            "many small runs, 50 trec_eval processes / one rankscope command (>= 1)",
+            theirs / ours,
+            lambda r: r >= 1,
+            "x",
+        )
     large = report.get("large")
     if large:
         rows = large["rows"]
