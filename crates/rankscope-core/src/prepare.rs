@@ -79,22 +79,8 @@ impl<'a> Judgements<'a> {
             qrels.len() < u32::MAX as usize,
             "qrels hold fewer than 2^32 judgements"
         );
-        let rows = qrels.len();
         let queries = qrels.queries.len();
-        // The rows of each query, in file order (a counting sort by query).
-        let mut offsets = vec![0usize; queries + 1];
-        for &q in &qrels.query {
-            offsets[q as usize + 1] += 1;
-        }
-        for q in 0..queries {
-            offsets[q + 1] += offsets[q];
-        }
-        let mut fill = offsets.clone();
-        let mut by_query = vec![0u32; rows];
-        for (row, &q) in qrels.query.iter().enumerate() {
-            by_query[fill[q as usize]] = row as u32;
-            fill[q as usize] += 1;
-        }
+        let (offsets, by_query) = rows_by_query(&qrels.query, queries);
 
         let mut table_offsets = Vec::with_capacity(queries + 1);
         let mut size_total = 0;
@@ -221,6 +207,25 @@ impl<'a> Judgements<'a> {
     }
 }
 
+/// The rows of each query code in their order (a stable counting sort): query q's rows are
+/// `rows[starts[q]..starts[q + 1]]`.
+fn rows_by_query(codes: &[u32], queries: usize) -> (Vec<usize>, Vec<u32>) {
+    let mut starts = vec![0usize; queries + 1];
+    for &q in codes {
+        starts[q as usize + 1] += 1;
+    }
+    for q in 0..queries {
+        starts[q + 1] += starts[q];
+    }
+    let mut fill = starts.clone();
+    let mut rows = vec![0u32; codes.len()];
+    for (row, &q) in codes.iter().enumerate() {
+        rows[fill[q as usize]] = row as u32;
+        fill[q as usize] += 1;
+    }
+    (starts, rows)
+}
+
 /// Slots for `n` entries: a power of two, at most half full.
 fn table_size(n: usize) -> usize {
     (2 * n).next_power_of_two().max(2)
@@ -293,6 +298,63 @@ impl Rows<'_> {
     }
 }
 
+/// The run's rows grouped by query: ranges when each query's rows are together (as files
+/// write them), else listed by a stable counting sort on the query code.
+struct QueryGroups {
+    /// Per query code: its rows `start..end` (grouped), or its slice of `listed` (not grouped).
+    bounds: Vec<(usize, usize)>,
+    listed: Option<Vec<u32>>,
+}
+
+impl QueryGroups {
+    fn of(run: &Run) -> Self {
+        let queries = run.queries.len();
+        let mut bounds = vec![(usize::MAX, usize::MAX); queries];
+        let mut previous: Option<u32> = None;
+        let mut grouped = true;
+        for (row, &q) in run.query.iter().enumerate() {
+            if previous != Some(q) {
+                if bounds[q as usize].0 != usize::MAX {
+                    grouped = false;
+                    break;
+                }
+                bounds[q as usize].0 = row;
+                if let Some(p) = previous {
+                    bounds[p as usize].1 = row;
+                }
+                previous = Some(q);
+            }
+        }
+        if grouped {
+            if let Some(p) = previous {
+                bounds[p as usize].1 = run.len();
+            }
+            return Self {
+                bounds,
+                listed: None,
+            };
+        }
+        let (starts, listed) = rows_by_query(&run.query, queries);
+        let bounds = (0..queries).map(|q| (starts[q], starts[q + 1])).collect();
+        Self {
+            bounds,
+            listed: Some(listed),
+        }
+    }
+
+    /// The rows of query `code`; `None` if it has none.
+    fn rows(&self, code: usize) -> Option<Rows<'_>> {
+        let (start, end) = self.bounds[code];
+        if start == usize::MAX || start == end {
+            return None;
+        }
+        Some(match &self.listed {
+            None => Rows::Range(start, end),
+            Some(listed) => Rows::Listed(&listed[start..end]),
+        })
+    }
+}
+
 /// [`prepare`] with qrels indexed once (streaming prepares many chunks against them). A run
 /// with no judged query gives an empty batch here (the caller decides whether that is an
 /// error); the missing queries are those of the qrels absent from this run. The conventions
@@ -310,64 +372,13 @@ pub fn prepare_with(
         "a run (or chunk) holds fewer than 2^32 rows"
     );
 
-    // Group the rows by query: ranges when each query's rows are together, else a stable
-    // counting sort by query code (codes follow first appearance).
-    let num_run_queries = run.queries.len();
-    let mut starts = vec![usize::MAX; num_run_queries];
-    let mut ends = vec![0usize; num_run_queries];
-    let mut grouped = true;
-    let mut previous = u32::MAX;
-    for (row, &q) in run.query.iter().enumerate() {
-        if q != previous {
-            let q_index = q as usize;
-            if starts[q_index] != usize::MAX {
-                grouped = false;
-                break;
-            }
-            starts[q_index] = row;
-            if previous != u32::MAX {
-                ends[previous as usize] = row;
-            }
-            previous = q;
-        }
-    }
-    if previous != u32::MAX {
-        ends[previous as usize] = run.len();
-    }
-    let listed: Vec<u32>;
-    let mut counts = vec![0usize; num_run_queries + 1];
-    if !grouped {
-        for &q in &run.query {
-            counts[q as usize + 1] += 1;
-        }
-        for q in 0..num_run_queries {
-            counts[q + 1] += counts[q];
-        }
-        let mut fill = counts.clone();
-        let mut rows = vec![0u32; run.len()];
-        for (row, &q) in run.query.iter().enumerate() {
-            rows[fill[q as usize]] = row as u32;
-            fill[q as usize] += 1;
-        }
-        listed = rows;
-    } else {
-        listed = Vec::new();
-    }
-
-    let mut entries: Vec<Entry<'_>> = Vec::with_capacity(num_run_queries);
+    let groups = QueryGroups::of(run);
+    let mut entries: Vec<Entry<'_>> = Vec::with_capacity(run.queries.len());
     let mut unjudged: Vec<String> = Vec::new();
     let mut in_run = vec![false; qrels.queries.len()];
     for (code, name) in run.queries.names().enumerate() {
-        let rows = if grouped {
-            if starts[code] == usize::MAX {
-                continue; // an id interned without rows
-            }
-            Rows::Range(starts[code], ends[code])
-        } else {
-            if counts[code] == counts[code + 1] {
-                continue;
-            }
-            Rows::Listed(&listed[counts[code]..counts[code + 1]])
+        let Some(rows) = groups.rows(code) else {
+            continue; // an id interned without rows
         };
         match qrels.queries.get(name) {
             Some(qrels_code) => {
