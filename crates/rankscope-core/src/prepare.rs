@@ -365,6 +365,17 @@ pub fn prepare_with(
     run: &Run,
     options: &PrepareOptions,
 ) -> Result<Prepared> {
+    prepare_listing(judgements, run, options, true)
+}
+
+/// [`prepare_with`]; `list_missing` false leaves `missing_queries` empty (streaming prepares
+/// many chunks, each missing nearly every judged query, and finds the missing ones once).
+pub(crate) fn prepare_listing(
+    judgements: &Judgements<'_>,
+    run: &Run,
+    options: &PrepareOptions,
+    list_missing: bool,
+) -> Result<Prepared> {
     let conventions = &judgements.conventions;
     let qrels = judgements.qrels;
     assert!(
@@ -395,8 +406,10 @@ pub fn prepare_with(
     }
     let mut missing: Vec<String> = Vec::new();
     for (code, name) in qrels.queries.names().enumerate() {
-        if !in_run[code] {
-            missing.push(name.to_string());
+        if !in_run[code] && (list_missing || options.complete) {
+            if list_missing {
+                missing.push(name.to_string());
+            }
             if options.complete {
                 entries.push(Entry {
                     name,
