@@ -15,7 +15,7 @@ use crate::batch::{RankedBatch, UNJUDGED};
 use crate::error::{py_repr, Error, InputProblem, Result};
 use crate::intern::Interner;
 use crate::profile::{Conventions, DuplicatePolicy, Ordering, ScorePrecision};
-use crate::table::{Qrels, Run};
+use crate::table::{Qrels, Run, StrColumn};
 
 /// Options of an evaluation that change what is prepared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,28 +95,37 @@ impl<'a> Judgements<'a> {
             relevance_level,
             hasher: DefaultHashBuilder::default(),
             table_offsets,
-            slots: vec![(0, 0); size_total],
+            slots: Vec::new(),
             ideal_offsets: Vec::new(),
             ideal: Vec::new(),
             distinct_relevant: None,
         };
-        let mut duplicate: Option<u32> = None; // earliest first row of a repeated pair
-        let mut distinct = vec![0u64; queries];
-        for q in 0..queries {
-            for &row in &by_query[offsets[q]..offsets[q + 1]] {
-                let doc = qrels.docs.get_bytes(row as usize);
-                let hash = index.doc_hash(doc);
-                match index.probe(q as u32, doc, hash) {
-                    Ok(first) => duplicate = Some(duplicate.map_or(first, |d| d.min(first))),
-                    Err(slot) => {
-                        index.slots[slot] = ((hash >> 32) as u32, row + 1);
-                        if index.grade(qrels.grade[row as usize]) >= 1 {
-                            distinct[q] += 1;
+        // Each query's table filled on its own, queries in parallel: the earliest first row
+        // of a repeated pair, and the distinct relevant documents.
+        let mut slots = vec![(0, 0); size_total];
+        let tables = split_by_offsets(&mut slots, &index.table_offsets);
+        let filled: Vec<(Option<u32>, u64)> = tables
+            .into_par_iter()
+            .enumerate()
+            .map(|(q, table)| {
+                let mut duplicate: Option<u32> = None;
+                let mut distinct = 0;
+                for &row in &by_query[offsets[q]..offsets[q + 1]] {
+                    let doc = qrels.docs.get_bytes(row as usize);
+                    let hash = index.doc_hash(doc);
+                    match probe(table, &qrels.docs, doc, hash) {
+                        Ok(first) => duplicate = Some(duplicate.map_or(first, |d| d.min(first))),
+                        Err(slot) => {
+                            table[slot] = ((hash >> 32) as u32, row + 1);
+                            distinct += u64::from(index.grade(qrels.grade[row as usize]) >= 1);
                         }
                     }
                 }
-            }
-        }
+                (duplicate, distinct)
+            })
+            .collect();
+        index.slots = slots;
+        let duplicate = filled.iter().filter_map(|(d, _)| *d).min();
         if let Some(row) = duplicate.filter(|_| !conventions.keeps_duplicate_judgements()) {
             let row = row as usize;
             return Err(Error::DuplicateDocument(
@@ -135,11 +144,11 @@ impl<'a> Judgements<'a> {
             .iter()
             .map(|&row| index.grade(qrels.grade[row as usize]))
             .collect();
-        for q in 0..queries {
-            ideal[offsets[q]..offsets[q + 1]].sort_unstable_by(|a, b| b.cmp(a));
-        }
+        split_by_offsets(&mut ideal, &offsets)
+            .into_par_iter()
+            .for_each(|grades| grades.sort_unstable_by(|a, b| b.cmp(a)));
         if conventions.keeps_duplicate_judgements() {
-            index.distinct_relevant = Some(distinct);
+            index.distinct_relevant = Some(filled.iter().map(|(_, d)| *d).collect());
         }
         index.ideal_offsets = offsets;
         index.ideal = ideal;
@@ -165,32 +174,18 @@ impl<'a> Judgements<'a> {
         }
     }
 
-    /// In query `query`'s table: `Ok(row)` of the first judgement of `doc`, or `Err(slot)`,
-    /// the empty slot where it would go.
+    /// Query `query`'s table.
     #[inline]
-    fn probe(&self, query: u32, doc: &[u8], hash: u64) -> std::result::Result<u32, usize> {
-        let start = self.table_offsets[query as usize];
-        let mask = self.table_offsets[query as usize + 1] - start - 1;
-        let tag = (hash >> 32) as u32;
-        let mut i = hash as usize & mask;
-        loop {
-            let (slot_tag, row_plus_one) = self.slots[start + i];
-            if row_plus_one == 0 {
-                return Err(start + i);
-            }
-            let row = row_plus_one - 1;
-            if slot_tag == tag && self.qrels.docs.get_bytes(row as usize) == doc {
-                return Ok(row);
-            }
-            i = (i + 1) & mask;
-        }
+    fn table(&self, query: u32) -> &[(u32, u32)] {
+        let q = query as usize;
+        &self.slots[self.table_offsets[q]..self.table_offsets[q + 1]]
     }
 
     /// The grade of `doc` in qrels query `query` ([`UNJUDGED`] if not judged), given the
     /// document's hash by [`Judgements::doc_hash`].
     #[inline]
     fn lookup(&self, query: u32, doc: &[u8], doc_hash: u64) -> i64 {
-        match self.probe(query, doc, doc_hash) {
+        match probe(self.table(query), &self.qrels.docs, doc, doc_hash) {
             Ok(row) => self.grade(self.qrels.grade[row as usize]),
             Err(_) => UNJUDGED,
         }
@@ -224,6 +219,43 @@ fn rows_by_query(codes: &[u32], queries: usize) -> (Vec<usize>, Vec<u32>) {
         fill[q as usize] += 1;
     }
     (starts, rows)
+}
+
+/// In a query's table (slots `(upper half of the document's hash, row + 1)`, a power of two of
+/// them, row + 1 = 0 when empty): `Ok(row)` of the first judgement of `doc`, or `Err(slot)`, the
+/// empty slot where it would go.
+#[inline]
+fn probe(
+    table: &[(u32, u32)],
+    docs: &StrColumn,
+    doc: &[u8],
+    hash: u64,
+) -> std::result::Result<u32, usize> {
+    let mask = table.len() - 1;
+    let tag = (hash >> 32) as u32;
+    let mut i = hash as usize & mask;
+    loop {
+        let (slot_tag, row_plus_one) = table[i];
+        if row_plus_one == 0 {
+            return Err(i);
+        }
+        let row = row_plus_one - 1;
+        if slot_tag == tag && docs.get_bytes(row as usize) == doc {
+            return Ok(row);
+        }
+        i = (i + 1) & mask;
+    }
+}
+
+/// `values` cut at `offsets` (`offsets.len() - 1` consecutive pieces).
+fn split_by_offsets<'v, T>(mut values: &'v mut [T], offsets: &[usize]) -> Vec<&'v mut [T]> {
+    let mut pieces = Vec::with_capacity(offsets.len().saturating_sub(1));
+    for bounds in offsets.windows(2) {
+        let (piece, rest) = values.split_at_mut(bounds[1] - bounds[0]);
+        pieces.push(piece);
+        values = rest;
+    }
+    pieces
 }
 
 /// Slots for `n` entries: a power of two, at most half full.
