@@ -328,11 +328,7 @@ const EXACT_POWERS_OF_TEN: [f64; 23] = [
 /// long digit strings, words) is `None`, for the general parser.
 #[inline]
 fn plain_decimal(field: &[u8]) -> Option<f64> {
-    let (negative, digits) = match field.first()? {
-        b'-' => (true, &field[1..]),
-        b'+' => (false, &field[1..]),
-        _ => (false, field),
-    };
+    let (negative, digits) = split_sign(field)?;
     if digits.is_empty() || digits.len() > 19 {
         return None;
     }
@@ -371,12 +367,17 @@ pub fn parse_grade(field: &[u8]) -> Option<i64> {
     whole.then_some(value as i64)
 }
 
-fn parse_integer(field: &[u8]) -> Option<i64> {
-    let (negative, digits) = match field.first()? {
+/// Whether a number is negative, and its text after the sign; `None` for an empty field.
+fn split_sign(field: &[u8]) -> Option<(bool, &[u8])> {
+    Some(match field.first()? {
         b'-' => (true, &field[1..]),
         b'+' => (false, &field[1..]),
         _ => (false, field),
-    };
+    })
+}
+
+fn parse_integer(field: &[u8]) -> Option<i64> {
+    let (negative, digits) = split_sign(field)?;
     if digits.is_empty() || digits.len() > 19 {
         return None;
     }
