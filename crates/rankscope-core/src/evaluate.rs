@@ -5,7 +5,7 @@ use rayon::prelude::*;
 use crate::batch::RankedBatch;
 use crate::error::{py_repr, Error, Result};
 use crate::measures::{check_profile_support, Measure};
-use crate::prepare::{no_common_queries, prepare_with, Judgements, PrepareOptions, Prepared};
+use crate::prepare::{no_common_queries, prepare_listing, Judgements, PrepareOptions, Prepared};
 use crate::profile::{Conventions, Gain};
 use crate::table::{Qrels, Run};
 
@@ -191,7 +191,7 @@ pub fn evaluate_with(
 ) -> Result<Evaluation> {
     options.check()?;
     check_profile_support(measures, &options.conventions)?;
-    let (prepared, values) = score(judgements, run, measures, options, options.complete)?;
+    let (prepared, values) = score(judgements, run, measures, options, options.complete, true)?;
     if prepared.batch.num_queries() == 0 && !options.complete {
         return Err(no_common_queries(
             &run.source,
@@ -209,19 +209,21 @@ pub fn evaluate_with(
     })
 }
 
-/// Prepare `run` (with the judged queries it misses if `complete`) and compute every measure.
+/// Prepare `run` (with the judged queries it misses if `complete`; listing them if
+/// `list_missing`) and compute every measure.
 pub(crate) fn score(
     judgements: &Judgements<'_>,
     run: &Run,
     measures: &[Measure],
     options: &EvalOptions,
     complete: bool,
+    list_missing: bool,
 ) -> Result<(Prepared, Vec<Vec<f64>>)> {
     let prepare_options = PrepareOptions {
         complete,
         ..options.prepare_options()
     };
-    let prepared = prepare_with(judgements, run, &prepare_options)?;
+    let prepared = prepare_listing(judgements, run, &prepare_options, list_missing)?;
     let values = compute(
         &prepared.batch,
         measures,
