@@ -1,8 +1,8 @@
 """rankscope's two ways of reading a run file, side by side, and the bare read as a process.
 
 Alternates, ``--runs`` times, three whole processes on one dataset: ``rankscope evaluate``
-as it is (a clean run grouped by query is read in chunks, the next read on the second core
-while this one is scored), ``rankscope evaluate --no-stream`` (the run read whole), and a
+as it is (a large run grouped by query is evaluated by the core in chunks of whole queries),
+``rankscope evaluate --no-stream`` (the run read whole), and a
 bare polars read of the run's three needed columns (interpreter and polars start-up included).
 Prints the median wall time and peak RSS (wait4) of each.
 

@@ -7,7 +7,7 @@ table reports the median wall time, the peak resident memory, and each tool's ti
 rankscope's. Before a time is reported, the tool's means are checked against rankscope's.
 
 A second table times compute alone, in one process, on structures built beforehand:
-rankscope's ``compute`` on a prepared `RankedBatch`, ranx's ``evaluate`` after a first call
+rankscope's core evaluating tables it read, ranx's ``evaluate`` after a first call
 compiled it, pytrec_eval's ``RelevanceEvaluator.evaluate``. The floor, polars reading the run
 file's three useful columns in-process, is timed once per round of the end-to-end runs (after a
 first read), so that it sees the same load as the tools it is compared with.
@@ -47,7 +47,7 @@ VENV = HERE / ".venv"
 PYTHON = VENV / "bin" / "python"
 DATA = HERE / "data"
 MEASURES = ("nDCG@10", "nDCG@3", "AP", "RR", "P@10", "R@10")
-DATASETS = ("small", "medium", "large", "wide", "ties")
+DATASETS = ("small", "medium", "large", "wide", "ties", "many")
 QRELS_OF = {"ties": "medium"}
 SHAPES = {
     "small": "1,000 queries x 100 documents",
@@ -55,8 +55,11 @@ SHAPES = {
     "large": "10,000 x 1,000 (10M run lines)",
     "wide": "100,000 x 100 (10M run lines)",
     "ties": "10,000 x 100, scores in steps of 0.5, ties written in ascending doc id order",
+    "many": "many small runs: 50 run files of 50 queries x 100 (benchmarks/many_runs.py)",
 }
 TOLERANCE = 1e-6
+# trec_eval prints means with 4 decimals: they agree when rounding explains the difference.
+PRINTED_TOLERANCE = 5e-5 + TOLERANCE
 # These two slow a current numpy; they may be unset, both together, for benchmark processes.
 OPENBLAS_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 
@@ -234,6 +237,14 @@ TOOLS: dict[str, Tool] = {
     ]
 }
 BASELINES = ("rankscope-cli", "rankscope-python", "rankscope-polars")
+# Not a tool: the bare read timed as a process, added to each table by `end_to_end`.
+FLOOR_PROCESS = Tool(
+    "floor-process",
+    "bare read of the run file (polars, 3 columns, as a process)",
+    lambda qrels, run: [],
+    _parse_driver,
+    (),
+)
 
 UNEXPLAINED = "not explained: investigate before trusting either number"
 KNOWN_DISAGREEMENTS = {
@@ -313,11 +324,14 @@ def _largest_difference(means: dict[str, float], reference: dict[str, float]) ->
 
 
 def agreement(
-    means: dict[str, float], references: dict[str, dict[str, float]], profiles: tuple[str, ...]
+    means: dict[str, float],
+    references: dict[str, dict[str, float]],
+    profiles: tuple[str, ...],
+    tolerance: float = TOLERANCE,
 ) -> tuple[bool, str]:
     """Whether ``means`` match rankscope's under one of ``profiles``, and a short verdict."""
     for profile in profiles:
-        if _largest_difference(means, references[profile])[1] <= TOLERANCE:
+        if _largest_difference(means, references[profile])[1] <= tolerance:
             return True, "yes" if profile == "trec" else f"yes ({profile})"
     name, worst = _largest_difference(means, references[profiles[0]])
     return False, f"NO: {name} differs by {worst:.2e}"
@@ -363,6 +377,7 @@ def end_to_end(
     after a first read), so that the floor sees the same load as the tools."""
     rows = [Row(tool) for tool in tools]
     floors: list[float] = []
+    floor_process = Row(FLOOR_PROCESS)
     floor_argv = [str(PYTHON), str(DRIVERS / "compute_only.py"), "floor", str(qrels), str(run)]
     for row in rows:
         outcome = run_process(row.tool.argv(qrels, run), timeout)
@@ -377,7 +392,8 @@ def end_to_end(
             row.failure = f"unreadable output: {error}"
             log(f"  {row.tool.label}: FAILED ({row.failure})")
             continue
-        row.agrees, row.verdict = agreement(means, references, row.tool.profiles)
+        tolerance = PRINTED_TOLERANCE if row.tool.key == "trec_eval" else TOLERANCE
+        row.agrees, row.verdict = agreement(means, references, row.tool.profiles, tolerance)
         try:
             row.jit = json.loads(outcome.stdout.strip().splitlines()[-1]).get("jit")
         except (ValueError, AttributeError, IndexError):
@@ -396,7 +412,16 @@ def end_to_end(
         outcome = run_process([*floor_argv, "1"], timeout)
         if outcome.code == 0:
             floors.extend(json.loads(outcome.stdout.strip().splitlines()[-1])["times"])
+        # The same read as a process of its own (start-up and import included), as the
+        # command-line tools are timed.
+        outcome = run_process([*floor_argv, "0"], timeout)
+        if outcome.code == 0:
+            floor_process.times.append(outcome.seconds)
+            floor_process.rss_kib = max(floor_process.rss_kib, outcome.max_rss_kib)
         log(f"  round {round_ + 1}/{runs} done")
+    if floor_process.times:
+        floor_process.verdict, floor_process.agrees = "(reads only)", True
+        rows.append(floor_process)
     return rows, floors
 
 
@@ -460,10 +485,14 @@ def format_end_to_end(dataset: str, rows: list[Row], floor: float | None) -> lis
 
 COMPUTE_TOOLS = (
     ("floor", "bare read of the run file (polars, 3 columns)"),
-    ("rankscope", "rankscope compute() on a prepared batch"),
+    ("rankscope", "rankscope's core: prepare and six measures on tables it read"),
     ("ranx", "ranx evaluate(), compiled (warm)"),
     ("pytrec_eval", "pytrec_eval RelevanceEvaluator.evaluate()"),
+    ("rankscope-dicts", "rankscope.evaluate() on pytrec_eval's parsed dicts (trec9)"),
+    ("pytrec_eval-dicts", "pytrec_eval RelevanceEvaluator(...).evaluate() on its parsed dicts"),
 )
+# In-process timings that need pytrec_eval's parsers: run when pytrec_eval is a tool.
+NEEDS_PYTREC_EVAL = {"rankscope-dicts", "pytrec_eval-dicts"}
 
 
 def compute_alone(
@@ -477,7 +506,8 @@ def compute_alone(
 ) -> dict[str, dict[str, Any]]:
     results: dict[str, dict[str, Any]] = {}
     for key, label in COMPUTE_TOOLS:
-        if key != "floor" and key not in wanted:
+        needed = "pytrec_eval" if key in NEEDS_PYTREC_EVAL else key
+        if key != "floor" and needed not in wanted:
             continue
         argv = [str(PYTHON), str(DRIVERS / "compute_only.py"), key, str(qrels), str(run)]
         outcome = run_process([*argv, str(runs)], timeout)
@@ -489,7 +519,7 @@ def compute_alone(
         result["label"] = label
         result["median"] = statistics.median(result["times"])
         if "means" in result:
-            profiles = ("trec", "trec9") if key == "pytrec_eval" else ("trec",)
+            profiles = ("trec", "trec9") if key.startswith(("pytrec", "rankscope-")) else ("trec",)
             result["agrees"], result["verdict"] = agreement(result["means"], references, profiles)
         log(f"  compute {key}: median {result['median']:.4f} s")
         results[key] = result
@@ -512,12 +542,6 @@ def format_compute(results: dict[str, dict[str, Any]]) -> list[str]:
             f"| {result['label']} | {result['median']:.4f} | {result['first']:.4f} | "
             f"{setup:.2f} | {ratio} | {result.get('verdict', '')} |"
         )
-    prepared = results.get("rankscope", {})
-    if "prepare" in prepared:
-        lines.append(
-            f"| rankscope prepare() (sort, joins, arrays) | {prepared['prepare']:.4f} | | "
-            f"{prepared['read']:.2f} (read) | | |"
-        )
     return lines
 
 
@@ -525,17 +549,16 @@ def where_time_goes(rows: list[Row], results: dict[str, dict[str, Any]]) -> list
     """A sentence on where rankscope's time goes, from this run's own measurements."""
     ours, floor = results.get("rankscope", {}), results.get("floor", {})
     cli = _median_of(rows, "rankscope-cli")
-    if "prepare" not in ours or "startup" not in ours or cli is None or cli.median is None:
+    if "startup" not in ours or cli is None or cli.median is None:
         return []
     bare = f" (the bare polars read of its three needed columns: {floor['median']:.2f} s)"
     return [
         f"Where rankscope's time goes, measured in one process: importing it and its command "
-        f"line {ours['startup']:.2f} s; reading the qrels and the run, every field checked, "
-        f"{ours['read']:.2f} s{bare if 'median' in floor else ''}; `prepare` "
-        f"{ours['prepare']:.2f} s; the six measures {ours['median']:.3f} s. End to end the "
-        f"command line takes {cli.median:.2f} s (it reads a run file of 64 MiB or more, "
-        "grouped by query, in chunks, the next read while this one is prepared; a smaller "
-        "one whole). Stage by stage: benchmarks/README.md."
+        f"line {ours['startup']:.2f} s; the core reading the qrels and the run, every field "
+        f"checked, {ours['read']:.2f} s{bare if 'median' in floor else ''}; preparing and the "
+        f"six measures {ours['median']:.3f} s. End to end the command line takes "
+        f"{cli.median:.2f} s (a run file of 64 MiB or more, grouped by query, is evaluated in "
+        "chunks of whole queries; a smaller one is read whole)."
     ]
 
 
@@ -559,49 +582,80 @@ def targets(report: dict[str, dict[str, Any]]) -> list[str]:
         else:
             lines.append(f"- {text}: {value:.2f}{unit} -> {'met' if ok(value) else 'NOT met'}")
 
-    large = report.get("large")
-    if large:
-        rows = large["rows"]
-        ours_rows = [row for key in BASELINES if (row := _median_of(rows, key))]
-        if not ours_rows:
-            lines.append("- large: no rankscope time measured")
-        for ours in ours_rows:
-            label = ours.tool.label
-            for peer, factor in (("pytrec_eval", 5), ("ranx", 10)):
-                theirs = _median_of(rows, peer)
-                ratio = theirs.median / ours.median if theirs and ours.median else None
-                check(
-                    f"large, {peer} / {label} (>= {factor})", ratio, lambda r, f=factor: r >= f, "x"
-                )
-            floor = large.get("floor")
-            ratio = ours.median / floor if floor and ours.median else None
-            check(f"large, {label} / bare read in-process (<= 3)", ratio, lambda r: r <= 3, "x")
-            pytrec = _median_of(rows, "pytrec_eval")
-            ratio = ours.rss_kib / pytrec.rss_kib if pytrec and pytrec.rss_kib else None
-            check(f"large, peak RSS {label} / pytrec_eval (<= 1)", ratio, lambda r: r <= 1, "x")
-        compute = large.get("compute", {})
-        ours_c = compute.get("rankscope", {}).get("median")
-        ranx_c = compute.get("ranx", {}).get("median")
-        check(
-            "large, compute alone: ranx warm evaluate / rankscope compute (> 1)",
-            ranx_c / ours_c if ours_c and ranx_c else None,
-            lambda r: r > 1,
-            "x",
-        )
+    def ratio(rows: list[Row], top: str, bottom: str, memory: bool = False) -> float | None:
+        upper, lower = _median_of(rows, top), _median_of(rows, bottom)
+        if upper is None or lower is None:
+            return None
+        if memory:
+            return upper.rss_kib / lower.rss_kib if lower.rss_kib else None
+        return upper.median / lower.median if upper.median and lower.median else None
+
+    cli = "rankscope-cli"
     small = report.get("small")
     if small:
         rows = small["rows"]
-        ranx = _median_of(rows, "ranx")
-        ours_rows = [row for key in BASELINES if (row := _median_of(rows, key))]
-        if not ours_rows:
-            lines.append("- small: no rankscope time measured")
-        for ours in ours_rows:
-            ratio = ranx.median / ours.median if ranx and ours.median else None
-            check(f"small, ranx / {ours.tool.label} (>= 10)", ratio, lambda r: r >= 10, "x")
-        for row in rows:
-            if row.tool.is_rankscope and row.jit is not None:
-                jit = ", ".join(row.jit) or "none"
-                lines.append(f"- small, {row.tool.label}: JIT modules loaded: {jit}")
+        check(
+            "small, rankscope (CLI) / pytrec_eval (<= 0.5)",
+            ratio(rows, cli, "pytrec_eval"),
+            lambda r: r <= 0.5,
+            "x",
+        )
+        if _median_of(rows, "trec_eval"):
+            check(
+                "small, rankscope (CLI) / trec_eval -O2 (<= 1)",
+                ratio(rows, cli, "trec_eval"),
+                lambda r: r <= 1,
+                "x",
+            )
+    medium = report.get("medium")
+    if medium:
+        rows = medium["rows"]
+        check(
+            "medium, pytrec_eval / rankscope (CLI) (>= 6)",
+            ratio(rows, "pytrec_eval", cli),
+            lambda r: r >= 6,
+            "x",
+        )
+        compute = medium.get("compute", {})
+        ours = compute.get("rankscope-dicts", {}).get("median")
+        theirs = compute.get("pytrec_eval-dicts", {}).get("median")
+        check(
+            "medium, Python dicts in process: rankscope / pytrec_eval (<= 0.4)",
+            ours / theirs if ours and theirs else None,
+            lambda r: r <= 0.4,
+            "x",
+        )
+    many = report.get("many", {}).get("many", {})
+    if many.get("trec_eval"):
+        ours, theirs = statistics.median(many["rankscope"]), statistics.median(many["trec_eval"])
+        check(
+            "many small runs, 50 trec_eval processes / one rankscope command (>= 1)",
+            theirs / ours,
+            lambda r: r >= 1,
+            "x",
+        )
+    large = report.get("large")
+    if large:
+        rows = large["rows"]
+        check(
+            "large, pytrec_eval / rankscope (CLI) (>= 8)",
+            ratio(rows, "pytrec_eval", cli),
+            lambda r: r >= 8,
+            "x",
+        )
+        check(
+            "large, rankscope (CLI) / bare read as a process (<= 1.3)",
+            ratio(rows, cli, FLOOR_PROCESS.key),
+            lambda r: r <= 1.3,
+            "x",
+        )
+        if _median_of(rows, "trec_eval"):
+            check(
+                "large, peak RSS rankscope (CLI) / trec_eval (<= 0.5)",
+                ratio(rows, cli, "trec_eval", memory=True),
+                lambda r: r <= 0.5,
+                "x",
+            )
     return lines
 
 
@@ -697,7 +751,8 @@ def write_report(
         "run, interleaved across tools; peak RSS is the largest over those runs (wait4). "
         "Ratios are medians over the baseline's median.",
         "- Measures: " + ", ".join(MEASURES) + ". Every tool's means are compared with "
-        f"rankscope's (tolerance {TOLERANCE:g}) on the warm-up run; 'yes (trec9)' means they "
+        f"rankscope's (tolerance {TOLERANCE:g}; {PRINTED_TOLERANCE:g} for trec_eval, which "
+        "prints 4 decimals) on the warm-up run; 'yes (trec9)' means they "
         "match rankscope's `trec9` profile (scores rounded to float32, as pytrec_eval does) "
         "and not its `trec` profile.",
     ]
@@ -705,6 +760,11 @@ def write_report(
         lines.append(f"- {' and '.join(OPENBLAS_VARIABLES)} were unset for the benchmark runs.")
     for name, entry in report.items():
         lines += ["", f"## {name}: {SHAPES.get(name, '')}", ""]
+        if "many" in entry:
+            from many_runs import format_many
+
+            lines += format_many(entry["many"])
+            continue
         lines += format_end_to_end(name, entry["rows"], entry.get("floor"))
         if entry.get("compute"):
             lines += ["", f"Compute alone ({name}), median of {runs} calls in one process:", ""]
@@ -767,7 +827,7 @@ def main(argv: list[str] | None = None) -> int:
         keys.remove("trec_eval")
     tools = [TOOLS[k] for k in keys]
 
-    missing = [s for s in sizes if not all(p.exists() for p in _paths(s))]
+    missing = [s for s in sizes if s != "many" and not all(p.exists() for p in _paths(s))]
     if missing:
         generator = [str(PYTHON), str(HERE / "generate.py"), "--sizes", ",".join(missing)]
         subprocess.run(generator, check=True)
@@ -783,6 +843,14 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, dict[str, Any]] = {}
     start_load, start_source = _load(), _source_state()
     for name in sizes:
+        if name == "many":
+            subprocess.run([str(PYTHON), str(HERE / "many_runs.py"), "--write"], check=True)
+            from many_runs import format_many, measure
+
+            log("many small runs: one rankscope command against 50 trec_eval processes")
+            report[name] = {"many": measure(runs, args.timeout, log)}
+            print("\n## many small runs\n", *format_many(report[name]["many"]), sep="\n")
+            continue
         qrels, run = _paths(name)
         log(f"{name}: reference means (rankscope on polars frames, trec and trec9)")
         outcome = run_process(

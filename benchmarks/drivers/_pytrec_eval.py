@@ -18,11 +18,13 @@ NAMES = {
 }
 
 
+MEASURE_SPEC = {"ndcg_cut.3,10", "map", "recip_rank", "P.10", "recall.10"}
+
+
 def evaluator_and_run(qrels_path: str, run_path: str) -> tuple[Any, dict[str, dict[str, float]]]:
     """A RelevanceEvaluator built on the qrels file, and the run file parsed."""
     with open(qrels_path) as f:
         qrels = pytrec_eval.parse_qrel(f)
     with open(run_path) as f:
         run = pytrec_eval.parse_run(f)
-    measures = {"ndcg_cut.3,10", "map", "recip_rank", "P.10", "recall.10"}
-    return pytrec_eval.RelevanceEvaluator(qrels, measures), run
+    return pytrec_eval.RelevanceEvaluator(qrels, MEASURE_SPEC), run

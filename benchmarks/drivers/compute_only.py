@@ -2,9 +2,11 @@
 
 Usage: ``python compute_only.py TOOL QRELS RUN REPEATS`` with TOOL one of
 
-* ``rankscope``: its import (start-up), its readers and `prepare` timed once, then
-  ``compute(batch, measures, conventions)`` timed on a fresh `RankedBatch` each time (the
-  batch caches shared arrays; a fresh one starts cold);
+* ``rankscope``: its import (start-up) and the core's reading of both files timed once, then
+  the core's evaluation (prepare and the six measures) timed on the tables read;
+* ``rankscope-dicts`` / ``pytrec_eval-dicts``: pytrec_eval's ``parse_qrel``/``parse_run``
+  output (dicts of dicts) built once, then ``rankscope.evaluate(qrels, run, measures)`` /
+  ``RelevanceEvaluator(qrels, measures).evaluate(run)`` timed, means included;
 * ``ranx``: ``Qrels``/``Run`` built, ``evaluate`` called once to compile, then timed;
 * ``pytrec_eval``: a ``RelevanceEvaluator`` built, then ``evaluate(run)`` timed;
 * ``floor``: polars reading the run file's query, document and score columns, timed.
@@ -42,41 +44,72 @@ def rankscope_compute(qrels_path: str, run_path: str, repeats: int) -> dict[str,
     import rankscope.cli._evaluate  # noqa: F401  (what the command line imports, timed)
 
     startup = time.perf_counter() - start
-    from _frames import read_with_rankscope
-
-    from rankscope.engine import RankedBatch, compute, parse_measures, prepare, resolve_profile
+    from rankscope import _core
 
     start = time.perf_counter()
-    qrels, run = read_with_rankscope(qrels_path, run_path)
+    qrels, _ = _core.read_trec_qrels(qrels_path, path=qrels_path)
+    run, _ = _core.read_trec_run(run_path, path=run_path)
     read = time.perf_counter() - start
-    conventions = resolve_profile("trec")
-    measures = parse_measures(list(MEASURES))
-    _, prepare_times, prepared = _timed(
-        lambda: prepare(qrels, run, conventions), max(1, repeats // 2)
-    )
-    batch = prepared.batch
+    names = list(MEASURES)
+    fields = [("name", "trec")]
 
-    def cold_compute() -> dict[Any, Any]:
-        fresh = RankedBatch(
-            query_ids=batch.query_ids,
-            offsets=batch.offsets,
-            grades=batch.grades,
-            judged_offsets=batch.judged_offsets,
-            judged=batch.judged,
-            num_distinct_relevant=batch.num_distinct_relevant,
-        )
-        return compute(fresh, measures, conventions)
+    def evaluate() -> Any:
+        return _core.evaluate(qrels, run, names, fields, 1, False, None)[0]
 
-    first, times, values = _timed(cold_compute, repeats)
+    first, times, values = _timed(evaluate, repeats)
     return {
         "times": times,
         "first": first,
-        "setup": read + statistics.median(prepare_times),
+        "setup": read,
         "startup": startup,
         "read": read,
-        "prepare": statistics.median(prepare_times),
-        "means": {m.name: float(values[m].mean()) for m in measures},
+        "means": dict(zip(names, values.aggregates(), strict=True)),
     }
+
+
+def _pytrec_eval_dicts(qrels_path: str, run_path: str) -> tuple[Any, Any, float]:
+    """pytrec_eval's own parsers' output (dicts of dicts), and the time they took."""
+    import pytrec_eval
+
+    start = time.perf_counter()
+    with open(qrels_path) as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    with open(run_path) as f:
+        run = pytrec_eval.parse_run(f)
+    return qrels, run, time.perf_counter() - start
+
+
+def rankscope_dicts(qrels_path: str, run_path: str, repeats: int) -> dict[str, Any]:
+    """`rankscope.evaluate` on pytrec_eval's parsed dicts (the trec9 profile, as pytrec_eval
+    rounds scores to float32), then `.mean()`."""
+    import rankscope
+
+    qrels, run, setup = _pytrec_eval_dicts(qrels_path, run_path)
+
+    def evaluate() -> dict[str, float]:
+        return rankscope.evaluate(qrels, run, MEASURES, profile="trec9").mean()
+
+    first, times, means = _timed(evaluate, repeats)
+    return {"times": times, "first": first, "setup": setup, "means": means}
+
+
+def pytrec_eval_dicts(qrels_path: str, run_path: str, repeats: int) -> dict[str, Any]:
+    """pytrec_eval on the same dicts: ``RelevanceEvaluator(qrels, measures).evaluate(run)``
+    (building the evaluator included, as a user calls it), then the means."""
+    import pytrec_eval
+    from _pytrec_eval import MEASURE_SPEC, NAMES
+
+    qrels, run, setup = _pytrec_eval_dicts(qrels_path, run_path)
+
+    def evaluate() -> dict[str, float]:
+        per_query = pytrec_eval.RelevanceEvaluator(qrels, MEASURE_SPEC).evaluate(run)
+        return {
+            ours: statistics.fmean(v[theirs] for v in per_query.values())
+            for theirs, ours in NAMES.items()
+        }
+
+    first, times, means = _timed(evaluate, repeats)
+    return {"times": times, "first": first, "setup": setup, "means": means}
 
 
 def ranx_compute(qrels_path: str, run_path: str, repeats: int) -> dict[str, Any]:
@@ -119,6 +152,8 @@ def floor(qrels_path: str, run_path: str, repeats: int) -> dict[str, Any]:
 
 TOOLS = {
     "rankscope": rankscope_compute,
+    "rankscope-dicts": rankscope_dicts,
+    "pytrec_eval-dicts": pytrec_eval_dicts,
     "ranx": ranx_compute,
     "pytrec_eval": pytrec_eval_compute,
     "floor": floor,

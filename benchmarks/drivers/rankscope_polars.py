@@ -11,4 +11,4 @@ import rankscope
 
 qrels, run = read_with_polars(*paths())
 results = rankscope.evaluate(qrels, run, MEASURES)
-emit(results.mean(), results.per_query.height)
+emit(results.mean(), results.num_queries)

@@ -1,5 +1,5 @@
-"""rankscope from Python: ``evaluate`` given the two file paths (it reads them itself, a run in
-chunks read ahead on a second core when it can), then ``.mean()``."""
+"""rankscope from Python: ``evaluate`` given the two file paths (the core reads them itself,
+a large run in chunks of whole queries), then ``.mean()``."""
 
 from _common import MEASURES, emit, paths
 
@@ -7,4 +7,4 @@ import rankscope
 
 qrels_path, run_path = paths()
 results = rankscope.evaluate(qrels_path, run_path, MEASURES)
-emit(results.mean(), results.per_query.height)
+emit(results.mean(), results.num_queries)

@@ -10,9 +10,9 @@ The names below are loaded on first use, so that ``import rankscope`` (and the c
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from rankscope._lazy import lazy_attributes
 from rankscope.errors import (
     DuplicateDocumentError,
     EmptyInputError,
@@ -32,11 +32,10 @@ if TYPE_CHECKING:
         PROFILES,
         Conventions,
         Measure,
-        RankedBatch,
         Results,
-        evaluate,
         measure,
     )
+    from rankscope.engine.evaluate import evaluate
     from rankscope.fuse import FusionSearch, optimize_fusion
     from rankscope.fuse import fuse as fuse
     from rankscope.io import Qrels, Run
@@ -59,7 +58,6 @@ __all__ = [
     "ParseError",
     "ProfileError",
     "Qrels",
-    "RankedBatch",
     "RankscopeError",
     "RankscopeWarning",
     "Results",
@@ -73,33 +71,23 @@ __all__ = [
     "optimize_fusion",
 ]
 
-# Public name -> the module that defines it, imported on first access.
-_LAZY = {
-    "PROFILES": "rankscope.engine",
-    "Conventions": "rankscope.engine",
-    "Measure": "rankscope.engine",
-    "RankedBatch": "rankscope.engine",
-    "Results": "rankscope.engine",
-    "evaluate": "rankscope.engine",
-    "measure": "rankscope.engine",
-    "Qrels": "rankscope.io",
-    "Run": "rankscope.io",
-    "ComparisonReport": "rankscope.report.compare_runs",
-    "compare_runs": "rankscope.report.compare_runs",
-    "FusionSearch": "rankscope.fuse",
-    "fuse": "rankscope.fuse",
-    "optimize_fusion": "rankscope.fuse",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rankscope' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+# Public name -> the module that defines it, imported on first access: `import rankscope` (and
+# the command line's --help) loads neither numpy nor polars.
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "PROFILES": "rankscope.engine",
+        "Conventions": "rankscope.engine",
+        "Measure": "rankscope.engine",
+        "Results": "rankscope.engine",
+        "evaluate": "rankscope.engine",
+        "measure": "rankscope.engine",
+        "Qrels": "rankscope.io",
+        "Run": "rankscope.io",
+        "ComparisonReport": "rankscope.report.compare_runs",
+        "compare_runs": "rankscope.report.compare_runs",
+        "FusionSearch": "rankscope.fuse",
+        "fuse": "rankscope.fuse",
+        "optimize_fusion": "rankscope.fuse",
+    },
+)

@@ -1,4 +1,98 @@
-"""Types of the native core, ``rankscope._core`` (built from crates/rankscope-python)."""
+"""Types of the compiled core, ``rankscope._core`` (private: use ``rankscope``'s API)."""
+
+from collections.abc import Callable, Mapping
+from typing import Any, final
+
+@final
+class Qrels:
+    """Judgements held by the core."""
+
+    @property
+    def source(self) -> str: ...
+    def __len__(self) -> int: ...
+
+@final
+class Run:
+    """A run held by the core."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    def __len__(self) -> int: ...
+
+@final
+class Column:
+    """One measure's per-query values: a read-only float64 buffer."""
+
+    def __len__(self) -> int: ...
+    def __buffer__(self, flags: int, /) -> memoryview: ...
+
+@final
+class PerQuery:
+    """Per-query values: rows by query id (byte-wise order), one column per measure."""
+
+    def __init__(
+        self,
+        query_ids: list[str],
+        names: list[str],
+        aggregates: list[str],
+        columns: list[list[float]],
+    ) -> None: ...
+    @property
+    def names(self) -> list[str]: ...
+    def __len__(self) -> int: ...
+    def query_ids(self) -> list[str]: ...
+    def column(self, index: int) -> Column: ...
+    def aggregates(self) -> list[float]: ...
+    def to_dict(self) -> dict[str, dict[str, float]]: ...
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
+
+def read_trec_qrels(
+    source: str, *, path: str | None = None, data: bytes | None = None, lenient: bool = False
+) -> tuple[Qrels, str | None]: ...
+def read_trec_run(
+    source: str, *, path: str | None = None, data: bytes | None = None, lenient: bool = False
+) -> tuple[Run, str | None]: ...
+def qrels_from_dict(mapping: Mapping[Any, Any], source: str = "<dict>") -> Qrels: ...
+def run_from_dict(
+    mapping: Mapping[Any, Any], name: str = "run", source: str | None = None
+) -> Run: ...
+def qrels_from_arrow(table: object, source: str = "<qrels>") -> Qrels: ...
+def run_from_arrow(table: object, name: str = "run", source: str = "<run>") -> Run: ...
+def evaluate(
+    qrels: Qrels,
+    run: Run,
+    measures: list[str],
+    conventions: list[tuple[str, str]],
+    relevance_level: int,
+    complete: bool,
+    max_documents: int | None,
+) -> tuple[PerQuery, list[str], list[str]]: ...
+def evaluate_stream(
+    qrels: Qrels,
+    source: str,
+    measures: list[str],
+    conventions: list[tuple[str, str]],
+    relevance_level: int,
+    complete: bool,
+    max_documents: int | None,
+    *,
+    chunk_bytes: int,
+    lenient: bool,
+    grouping: str,
+    path: str | None = None,
+    open: Callable[[], object] | None = None,
+) -> tuple[PerQuery, list[str], list[str], str, list[str]]: ...
+def evaluate_query(
+    judged: list[tuple[str, int]],
+    ranking: list[tuple[str, float]],
+    measures: list[str],
+    conventions: list[tuple[str, str]],
+    relevance_level: int = 1,
+    query_id: str = "q",
+) -> list[float]: ...
+def aggregate(values: list[float], how: str) -> float: ...
 
 # --- Rank fusion (crates/rankscope-python/src/fuse.rs) ------------------------------------------
 

@@ -6,7 +6,9 @@
      ├── InputError (ValueError)       the data given is not valid
      │    ├── ParseError               a file or a row cannot be read (names file, line, text)
      │    ├── DuplicateDocumentError   a document appears twice in one query's ranking or qrels
-     │    └── EmptyInputError          a file or table holds no data
+     │    ├── EmptyInputError          a file or table holds no data
+     │    ├── NoCommonQueriesError     no query of the run is judged in the qrels
+     │    └── NotGroupedError          a query's lines are not together (streaming needs it)
      ├── MeasureError (ValueError)     a measure name or parameter is not valid
      │    └── UnknownMeasureError      no measure of that name; suggests close names
      ├── ProfileError (ValueError)     an unknown profile or convention
@@ -95,6 +97,14 @@ class DuplicateDocumentError(InputError):
 
 class EmptyInputError(InputError):
     """A file or table holds no data."""
+
+
+class NoCommonQueriesError(InputError):
+    """No query of the run has judgements (so there is nothing to evaluate)."""
+
+
+class NotGroupedError(InputError):
+    """A query's lines are not contiguous in the run, so it cannot be streamed as it is."""
 
 
 class MeasureError(RankscopeError, ValueError):

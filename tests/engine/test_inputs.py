@@ -217,24 +217,3 @@ def test_exponential_gain_refuses_grades_that_overflow() -> None:
     assert rankscope.evaluate(qrels, GOOD_RUN, "nDCG@10").mean() == {"nDCG@10": 1.0}
     with pytest.raises(rankscope.MeasureError, match="gain=exp needs grades up to 1023"):
         rankscope.evaluate(qrels, GOOD_RUN, "nDCG(gain=exp)@10")
-
-
-def test_pair_key_collisions_fall_back_to_exact_comparisons(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import sys
-
-    prepare_module = sys.modules["rankscope.engine.prepare"]
-    qrels = {"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d1": 1}}
-    run = {"q1": {"d1": 0.5, "d3": 0.9, "d4": 0.1}, "q2": {"d9": 1.0, "d1": 0.2}}
-    measures = ["nDCG@10", "AP", "NumRelRet"]
-    expected = rankscope.evaluate(qrels, run, measures).to_dict()
-    # Every pair gets the same key: every use of the keys must notice and compare strings.
-    constant = (pl.col("doc_id").hash(1) * 0).alias("_pair_key")
-    monkeypatch.setattr(prepare_module, "_PAIR_KEY", constant)
-    assert rankscope.evaluate(qrels, run, measures).to_dict() == expected
-    duplicated = pl.DataFrame(
-        {"query_id": ["q1", "q1"], "doc_id": ["d1", "d1"], "score": [1.0, 0.5]}
-    )
-    with pytest.raises(rankscope.DuplicateDocumentError, match="document 'd1'"):
-        rankscope.evaluate(qrels, Run.from_frame(duplicated), measures)

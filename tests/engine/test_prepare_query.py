@@ -1,18 +1,18 @@
-"""The one-query path (`prepare_query`) gives exactly what the columnar `prepare` gives."""
+"""The one-query path (`evaluate_query`, for WeKnora's API and the service) gives exactly what
+`evaluate` gives on the same query as tables."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankscope
-from rankscope.engine import compute, parse_measures, prepare, resolve_profile
-from rankscope.engine.prepare import prepare_query
+from rankscope.engine import parse_measures, resolve_profile
+from rankscope.engine.evaluate import evaluate_query
 from rankscope.io import Qrels, Run
 
 docs = st.sampled_from([f"d{i}" for i in range(8)])
@@ -59,14 +59,9 @@ def test_same_values_as_the_columnar_path(
         )
     )
     measures = MEASURES[profile]
-    columnar = prepare(qrels, run, conventions, relevance_level=level).batch
-    single = prepare_query(judged, ranking, conventions, relevance_level=level)
-    np.testing.assert_array_equal(single.grades, columnar.grades)
-    np.testing.assert_array_equal(single.judged, columnar.judged)
-    expected = compute(columnar, measures, conventions, level)
-    got = compute(single, measures, conventions, level)
-    for m in measures:
-        np.testing.assert_array_equal(got[m], expected[m], err_msg=m.name)
+    columnar = rankscope.evaluate(qrels, run, measures, conventions, relevance_level=level)
+    single = evaluate_query(judged, ranking, measures, conventions, relevance_level=level)
+    assert single == [columnar.mean()[m.name] for m in measures]
 
 
 @pytest.mark.parametrize(
@@ -80,4 +75,4 @@ def test_duplicates_are_errors_under_trec(
     judged: list[Any], ranking: list[Any], message: str
 ) -> None:
     with pytest.raises(rankscope.DuplicateDocumentError, match=message):
-        prepare_query(judged, ranking, resolve_profile("trec"))
+        evaluate_query(judged, ranking, MEASURES["trec"], resolve_profile("trec"))

@@ -18,9 +18,11 @@ import polars as pl
 import pytest
 
 import rankscope
-from rankscope.engine import parse_measures, resolve_profile
-from rankscope.engine.stream import NotGroupedError, evaluate_chunks, read_ahead
+from rankscope import _core
+from rankscope.engine import resolve_profile
+from rankscope.engine.evaluate import _conventions_fields
 from rankscope.io import read_run_batches
+from rankscope.io._native import read_native_qrels
 from rankscope.io._stream import FastPathUnavailable, read_run_chunks
 
 EVALUATE = importlib.import_module("rankscope.engine.evaluate")  # the module, not the function
@@ -113,13 +115,21 @@ def test_a_run_not_grouped_by_query_is_partitioned_with_a_warning(tmp_path: Path
 
 def test_grouping_can_be_required(tmp_path: Path) -> None:
     qrels, run = write_files(tmp_path, grouped=False)
-    with pytest.raises(NotGroupedError, match=r"query '.*' appears again after other queries"):
-        evaluate_chunks(
-            rankscope.io.read_qrels(qrels),
-            lambda: read_run_batches(run, chunk_bytes=500),
-            parse_measures(MEASURES),
-            resolve_profile("trec"),
-            grouped=True,
+    with pytest.raises(
+        rankscope.errors.NotGroupedError, match=r"query '.*' appears again after other queries"
+    ):
+        _core.evaluate_stream(
+            read_native_qrels(qrels),
+            str(run),
+            MEASURES,
+            _conventions_fields(resolve_profile("trec")),
+            1,
+            False,
+            None,
+            chunk_bytes=500,
+            lenient=False,
+            grouping="grouped",
+            path=str(run),
         )
 
 
@@ -183,7 +193,7 @@ def _whole_reads_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the run was read whole")
 
-    monkeypatch.setattr(EVALUATE, "as_run", refuse)
+    monkeypatch.setattr(EVALUATE, "native_run", refuse)
 
 
 @pytest.mark.parametrize("ranked", [False, True])
@@ -289,38 +299,6 @@ def test_a_duplicate_in_a_later_chunk_is_the_same_error(tmp_path: Path) -> None:
         rankscope.DuplicateDocumentError, qrels, run, (None, False), chunk_bytes=500
     )
     assert messages[0] == messages[1]
-
-
-def test_read_ahead_keeps_order_and_hands_over_errors() -> None:
-    assert list(read_ahead(iter(range(100)), depth=3)) == list(range(100))
-
-    def failing() -> Any:
-        yield 1
-        raise ValueError("bad chunk")
-
-    got = []
-    with pytest.raises(ValueError, match="bad chunk"):
-        for item in read_ahead(failing()):
-            got.append(item)
-    assert got == [1]
-
-
-def test_a_consumer_that_stops_stops_the_reader() -> None:
-    produced = []
-
-    def endless() -> Any:
-        n = 0
-        while True:
-            produced.append(n)
-            yield n
-            n += 1
-
-    before = threading.active_count()
-    for item in read_ahead(endless(), depth=2):
-        if item == 5:
-            break
-    assert threading.active_count() == before
-    assert len(produced) <= 5 + 1 + 2 + 1  # the consumed items, the queue, the one in hand
 
 
 def test_weknora_duplicate_judgements_stream_as_in_memory(tmp_path: Path) -> None:

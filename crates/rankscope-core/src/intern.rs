@@ -1,12 +1,14 @@
 //! Id interning: each distinct string id gets a dense `u32` code, in order of first sight.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 /// Dense codes for string ids, in order of first appearance.
 #[derive(Debug, Default, Clone)]
 pub struct Interner {
     codes: HashMap<Box<str>, u32>,
     names: Vec<Box<str>>,
+    /// The code interned last: rows usually come query by query, so most ids repeat it.
+    last: Option<u32>,
 }
 
 impl Interner {
@@ -17,13 +19,22 @@ impl Interner {
 
     /// The code of `name`, assigning the next free one the first time it is seen.
     pub fn intern(&mut self, name: &str) -> u32 {
-        if let Some(&code) = self.codes.get(name) {
-            return code;
+        if let Some(last) = self.last {
+            if &*self.names[last as usize] == name {
+                return last;
+            }
         }
-        let code = u32::try_from(self.names.len()).expect("more than 2^32 distinct ids");
-        let boxed: Box<str> = name.into();
-        self.names.push(boxed.clone());
-        self.codes.insert(boxed, code);
+        let code = match self.codes.get(name) {
+            Some(&code) => code,
+            None => {
+                let code = u32::try_from(self.names.len()).expect("more than 2^32 distinct ids");
+                let boxed: Box<str> = name.into();
+                self.names.push(boxed.clone());
+                self.codes.insert(boxed, code);
+                code
+            }
+        };
+        self.last = Some(code);
         code
     }
 
@@ -35,6 +46,11 @@ impl Interner {
     /// The id a code stands for.
     pub fn name(&self, code: u32) -> &str {
         &self.names[code as usize]
+    }
+
+    /// Every id, in code order.
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.names.iter().map(|n| &**n)
     }
 
     /// Number of distinct ids.
@@ -61,5 +77,6 @@ mod tests {
         assert_eq!(ids.len(), 2);
         assert_eq!(ids.name(1), "q1");
         assert_eq!(ids.get("q3"), None);
+        assert_eq!(ids.names().collect::<Vec<_>>(), ["q2", "q1"]);
     }
 }

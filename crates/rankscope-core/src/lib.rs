@@ -1,7 +1,29 @@
 //! rankscope's evaluation core, in pure Rust (no Python).
 //!
-//! Reading TREC files, interning ids, preparing a `RankedBatch`, the measure kernels and their
-//! aggregation live here; `rankscope-python` only converts and delegates.
+//! Reading TREC files ([`trec`]), interning ids ([`intern`]), the input tables ([`table`]),
+//! preparing a [`batch::RankedBatch`] ([`mod@prepare`]) under a profile's conventions
+//! ([`profile`]), the measure registry and kernels ([`measures`]), evaluation and aggregation
+//! ([`mod@evaluate`]), streaming in chunks of whole queries ([`stream`]) and rank fusion
+//! ([`fuse`]) live here;
+//! `rankscope-python` only converts and delegates. Errors ([`error::Error`]) map one to one
+//! onto the classes of `rankscope.errors`.
 
+pub mod batch;
+pub mod error;
+pub mod evaluate;
 pub mod fuse;
 pub mod intern;
+pub mod measures;
+pub mod prepare;
+pub mod profile;
+pub mod stream;
+pub mod table;
+pub mod trec;
+
+pub use batch::{QueryView, RankedBatch, UNJUDGED};
+pub use error::{Error, InputProblem, Result, Skipped};
+pub use evaluate::{compute, evaluate, evaluate_with, EvalOptions, Evaluation};
+pub use measures::{parse_measure, parse_measures, Family, Measure, FAMILIES};
+pub use prepare::{prepare, prepare_query, Judgements, PrepareOptions, Prepared};
+pub use profile::Conventions;
+pub use table::{Qrels, Run};

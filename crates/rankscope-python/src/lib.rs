@@ -3,21 +3,18 @@
 
 use pyo3::prelude::*;
 
+mod arrow;
+mod convert;
+mod errors;
+mod evaluate;
 mod fuse;
-
-/// Number of distinct ids among `ids`, interned by the core (a smoke check of the binding).
-#[pyfunction]
-fn count_distinct(ids: Vec<String>) -> usize {
-    let mut interner = rankscope_core::intern::Interner::new();
-    for id in &ids {
-        interner.intern(id);
-    }
-    interner.len()
-}
+mod results;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(count_distinct, m)?)?;
+    // One line per part of the module.
+    evaluate::register(m)?;
+    results::register(m)?;
     fuse::register(m)?;
     Ok(())
 }

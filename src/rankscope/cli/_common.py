@@ -20,6 +20,7 @@ from rankscope.errors import RankscopeError
 
 if TYPE_CHECKING:
     from rankscope.io import Qrels, Run
+    from rankscope.io._native import NativeQrels, NativeRun
 
 DEFAULT_MEASURES = ("nDCG@10", "nDCG@3", "AP", "RR", "P@10", "R@10", "R@100")
 PROFILE_NAMES = ("trec", "trec9", "weknora")
@@ -57,6 +58,36 @@ def load_qrels(
 
     with reading(path):
         return read_qrels(path, format=format, lenient=lenient, **(columns or {}))
+
+
+def load_judgements(
+    path: str, format: str | None, lenient: bool, columns: dict[str, str] | None = None
+) -> NativeQrels:
+    """The qrels, read once by the core for every run to evaluate (a TREC file natively; with
+    column names, through `load_qrels`)."""
+    from rankscope.io._native import native_qrels, read_native_qrels
+
+    if columns:
+        return native_qrels(load_qrels(path, format, lenient, columns))
+    with reading(path):
+        return read_native_qrels(path, lenient=lenient, format=format)
+
+
+def load_ranking(
+    path: str,
+    format: str | None,
+    lenient: bool,
+    columns: dict[str, str] | None = None,
+    list_key: str | None = None,
+) -> NativeRun:
+    """A run read by the core (a TREC file natively; with column names or a list key, through
+    `load_run`)."""
+    from rankscope.io._native import native_run, read_native_run
+
+    if columns or list_key:
+        return native_run(load_run(path, format, lenient, columns, list_key))
+    with reading(path):
+        return read_native_run(path, lenient=lenient, format=format)
 
 
 def load_run(

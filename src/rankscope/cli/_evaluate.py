@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from rankscope.cli import COMMANDS
@@ -14,8 +13,8 @@ from rankscope.cli._common import (
     add_input_options,
     add_measure_options,
     duplicate_policy,
-    load_qrels,
-    load_run,
+    load_judgements,
+    load_ranking,
     measure_names,
     reading,
 )
@@ -108,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     from rankscope.report.results import write_results
 
     measures = parse_measures(measure_names(args.measures))
-    qrels = load_qrels(args.qrels, args.qrels_format, args.lenient, args.qrels_columns)
+    qrels = load_judgements(args.qrels, args.qrels_format, args.lenient, args.qrels_columns)
     if args.stream and args.run_format not in (None, "trec"):
         raise OptionError(f"--stream reads TREC runs only; a {args.run_format} run is read whole")
     # A path lets evaluate() stream a large TREC run; a run read with options is read here.
@@ -117,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for path in args.runs:
         run = (
-            load_run(path, args.run_format, args.lenient, args.run_columns, args.run_key)
+            load_ranking(path, args.run_format, args.lenient, args.run_columns, args.run_key)
             if forced
             else path
         )
@@ -138,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
                 )
             )
     names = distinct_names([r.run_name for r in results], args.runs)
-    results = [replace(r, run_name=name) for r, name in zip(results, names, strict=True)]
+    results = [r.renamed(name) for r, name in zip(results, names, strict=True)]
     terminal = args.format == "table" and args.output is None and sys.stdout.isatty()
     if terminal and _rich_table(results, args.per_query):
         return 0

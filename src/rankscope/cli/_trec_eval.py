@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from rankscope.cli import COMMANDS
-from rankscope.cli._common import load_qrels, load_run
+from rankscope.cli._common import load_judgements, load_ranking
 from rankscope.errors import MeasureError, OptionError
 
 # trec_eval options that rankscope does not offer, with what they do there.
@@ -97,10 +97,10 @@ def run(args: argparse.Namespace) -> int:
     measures = [line.measure for line in lines if line.measure is not None]
     if not measures:
         raise MeasureError("no implemented trec_eval measure was asked for")
-    qrels = load_qrels(args.qrels, "trec", lenient=False)
+    qrels = load_judgements(args.qrels, "trec", lenient=False)
     results = evaluate(
         qrels,
-        load_run(args.run, "trec", lenient=False),
+        load_ranking(args.run, "trec", lenient=False),
         measures,
         profile=args.profile,
         complete=args.all_queries,

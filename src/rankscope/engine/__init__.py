@@ -1,10 +1,7 @@
-"""The evaluation engine: prepare a `RankedBatch`, run the measure kernels, aggregate."""
+"""The evaluation engine: `evaluate` over the compiled core, measures, profiles, `Results`."""
 
-from rankscope.engine.batch import RankedBatch
-from rankscope.engine.compute import compute
 from rankscope.engine.evaluate import evaluate
 from rankscope.engine.measures import FAMILIES, Measure, measure, parse_measures
-from rankscope.engine.prepare import Prepared, prepare
 from rankscope.engine.profiles import PROFILES, Conventions, resolve_profile
 from rankscope.engine.results import Results
 
@@ -13,13 +10,9 @@ __all__ = [
     "PROFILES",
     "Conventions",
     "Measure",
-    "Prepared",
-    "RankedBatch",
     "Results",
-    "compute",
     "evaluate",
     "measure",
     "parse_measures",
-    "prepare",
     "resolve_profile",
 ]

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from functools import partial
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-import polars as pl
-
-from rankscope.engine.compute import compute
+from rankscope import _core
 from rankscope.engine.measures import FAMILIES, Measure, parse_measures
-from rankscope.engine.prepare import prepare
 from rankscope.engine.profiles import Conventions, resolve_profile
 from rankscope.engine.results import Results
-from rankscope.engine.stream import closing_iterator, evaluate_chunks, read_ahead
 from rankscope.errors import (
     InputError,
     OptionError,
@@ -24,32 +20,34 @@ from rankscope.errors import (
     RankscopeError,
     RankscopeWarning,
 )
-from rankscope.io import read_run_batches
-from rankscope.io._files import STDIN
-from rankscope.io._inputs import as_qrels, as_run
-from rankscope.io._stream import (
+from rankscope.io._files import STDIN, open_plain, open_stream
+from rankscope.io._native import (
     DEFAULT_CHUNK_BYTES,
-    FastPathUnavailable,
+    NativeQrels,
+    NativeRun,
     is_trec_run_file,
-    read_run_chunks,
+    native_qrels,
+    native_run,
 )
-from rankscope.io.tables import QUERY_ID, Qrels, Run
 
-__all__ = ["STREAM_THRESHOLD_BYTES", "evaluate"]
+if TYPE_CHECKING:
+    from rankscope.io.tables import Qrels, Run
+
+__all__ = ["STREAM_THRESHOLD_BYTES", "evaluate", "evaluate_query"]
 
 STREAM_THRESHOLD_BYTES = 2 * 1024**3
 """TREC run files at least this large are never read whole unless ``stream=False``."""
 
 CHUNKED_MIN_BYTES = 64 * 1024**2
-"""Smaller run files are read whole: chunks read ahead pay for their threads on larger ones."""
+"""Smaller run files are read whole (fastest); larger ones in chunks, to bound memory."""
 
 PathLike = str | os.PathLike[str]
 
 
 def _reading(run: Any, stream: bool | None) -> str:
     """How to read ``run``: ``"whole"`` into memory; ``"chunks"``, in chunks of whole queries
-    read ahead on another core if the fast reader takes the file and it is grouped by query
-    (else whole); or ``"stream"``, block by block whatever it holds (asked for, or large)."""
+    if the file is grouped by query (else whole); or ``"stream"``, block by block whatever it
+    holds (asked for, or large)."""
     if stream is True and not isinstance(run, str | os.PathLike):
         raise InputError(
             f"stream=True needs the run as a file path; a {type(run).__name__} is already in memory"
@@ -72,31 +70,46 @@ def _reading(run: Any, stream: bool | None) -> str:
     return "stream"
 
 
-def _read_ahead_chunks(path: PathLike, chunk_bytes: int) -> Iterator[Run]:
-    """`read_run_chunks`, the next chunk read on another core while this one is scored."""
-    return read_ahead(read_run_chunks(path, chunk_bytes))
-
-
-def _evaluate_chunks(
-    qrels: Qrels,
-    chunks: Callable[[], Iterable[Run]],
+def _stream(
+    qrels: NativeQrels,
+    run: PathLike,
     measures: list[Measure],
     conventions: Conventions,
-    **options: Any,
-) -> tuple[pl.DataFrame, list[str], list[str], str]:
-    """`evaluate_chunks` (grouped: True unless said), and the name of the run (that of its first
-    chunk; '' if none)."""
-    names: list[str] = []
+    grouping: str,
+    *,
+    relevance_level: int,
+    complete: bool,
+    max_documents: int | None,
+    chunk_bytes: int,
+    lenient: bool,
+) -> tuple[_core.PerQuery, list[str], list[str], str]:
+    """The core's streaming evaluation of a TREC run file: a plain file read by the core, a
+    compressed one (or standard input) decompressed here as the core asks for blocks."""
+    plain = open_plain(run)
+    with ExitStack() as stack:
+        source = plain.source if plain is not None else "<stdin>" if str(run) == STDIN else str(run)
+        values, unjudged, missing, run_name, notes = _core.evaluate_stream(
+            qrels,
+            source,
+            [m.name for m in measures],
+            _conventions_fields(conventions),
+            relevance_level,
+            complete,
+            max_documents,
+            chunk_bytes=chunk_bytes,
+            lenient=lenient,
+            grouping=grouping,
+            path=str(plain.path) if plain is not None else None,
+            open=None if plain is not None else lambda: open_stream(run, stack).file,
+        )
+    for note in notes:
+        warnings.warn(note, RankscopeWarning, stacklevel=3)
+    return values, unjudged, missing, run_name
 
-    def named() -> Iterator[Run]:
-        with closing_iterator(chunks()) as each:
-            for chunk in each:
-                names.append(chunk.name)
-                yield chunk
 
-    options.setdefault("grouped", True)
-    per_query, unjudged, missing = evaluate_chunks(qrels, named, measures, conventions, **options)
-    return per_query, unjudged, missing, names[0] if names else ""
+def _conventions_fields(conventions: Conventions) -> list[tuple[str, str]]:
+    """Every field of the conventions as text, as the core takes them."""
+    return [(name, str(value)) for name, value in vars(conventions).items()]
 
 
 def _check_profile_support(measures: list[Measure], conventions: Conventions) -> None:
@@ -123,8 +136,8 @@ def _check_profile_support(measures: list[Measure], conventions: Conventions) ->
 
 
 def evaluate(
-    qrels: Qrels | Mapping[Any, Any] | PathLike | Any,
-    run: Run | Mapping[Any, Any] | PathLike | Any,
+    qrels: Qrels | NativeQrels | Mapping[Any, Any] | PathLike | Any,
+    run: Run | NativeRun | Mapping[Any, Any] | PathLike | Any,
     measures: str | Measure | Iterable[str | Measure],
     profile: str | Conventions = "trec",
     complete: bool = False,
@@ -213,48 +226,44 @@ def evaluate(
             raise OptionError(f"{option} must be True or False; got {flag!r}")
     wanted = parse_measures(measures)
     _check_profile_support(wanted, conventions)
-    judgements = as_qrels(qrels, lenient=lenient)
 
     how = _reading(run, stream)
-    scored: tuple[pl.DataFrame, list[str], list[str], str] | None = None
-    path = cast(PathLike, run)
     options: dict[str, Any] = {
         "relevance_level": relevance_level,
         "complete": complete,
         "max_documents": max_documents,
     }
-    if how == "chunks":
-        # Most run files: polars reads the next chunk while this one is scored.
-        chunks = partial(_read_ahead_chunks, path, chunk_bytes)
-        try:
-            scored = _evaluate_chunks(judgements, chunks, wanted, conventions, **options)
-        except (FastPathUnavailable, RankscopeError):
-            # Not for the fast reader, not grouped, or an error that a check of a later chunk
-            # might have overtaken: reading the run whole decides, and words any error.
-            scored = None
-    elif how == "stream":  # any TREC file, block by block (grouped or not)
-        blocks = partial(read_run_batches, path, chunk_bytes, lenient=lenient)
-        scored = _evaluate_chunks(judgements, blocks, wanted, conventions, grouped=None, **options)
+    scored: tuple[_core.PerQuery, list[str], list[str], str] | None = None
+    if how != "whole":
+        judged = native_qrels(qrels, lenient)
+        path = cast(PathLike, run)  # only files are streamed
+        stream_options: dict[str, Any] = {"chunk_bytes": chunk_bytes, "lenient": lenient}
+        stream_options.update(options)
+        if how == "chunks":
+            # A large file: in chunks of whole queries if it is grouped by query. If not, or
+            # on any error, reading it whole decides (and words the error as always).
+            try:
+                scored = _stream(judged, path, wanted, conventions, "grouped", **stream_options)
+            except RankscopeError:
+                scored = None
+        else:  # block by block, grouped or not
+            scored = _stream(judged, path, wanted, conventions, "detect", **stream_options)
     if scored is not None:
-        per_query, unjudged, missing, run_name = scored
+        values, unjudged, missing, run_name = scored
         if not run_name:
             run_name = Path(str(run)).stem
     else:
-        ranking = as_run(run, lenient=lenient)
-        prepared = prepare(
-            judgements,
+        judged = native_qrels(qrels, lenient)
+        ranking = native_run(run, lenient)
+        values, unjudged, missing = _core.evaluate(
+            judged,
             ranking,
-            conventions,
-            relevance_level=relevance_level,
-            complete=complete,
-            max_documents=max_documents,
+            [m.name for m in wanted],
+            _conventions_fields(conventions),
+            relevance_level,
+            complete,
+            max_documents,
         )
-        values = compute(prepared.batch, wanted, conventions, relevance_level)
-        per_query = pl.DataFrame(
-            {QUERY_ID: prepared.batch.query_ids, **{m.name: values[m] for m in wanted}},
-            schema={QUERY_ID: pl.String, **{m.name: pl.Float64 for m in wanted}},
-        ).sort(QUERY_ID)
-        unjudged, missing = prepared.unjudged_queries, prepared.missing_queries
         run_name = ranking.name
     if unjudged:
         shown = ", ".join(unjudged[:5])
@@ -267,10 +276,42 @@ def evaluate(
         )
     return Results(
         measures=tuple(wanted),
-        per_query=per_query,
+        values=values,
         profile=conventions.name,
         run_name=run_name,
         unjudged_queries=tuple(unjudged),
         missing_queries=tuple(missing),
         complete=complete,
+    )
+
+
+def evaluate_query(
+    judged: Sequence[tuple[str, int]],
+    ranking: Sequence[tuple[str, float]],
+    measures: Sequence[Measure],
+    conventions: Conventions,
+    *,
+    relevance_level: int = 1,
+    query_id: str = "q",
+) -> list[float]:
+    """Every measure's value for one query given as lists, by the core: ``judged`` holds
+    ``(doc_id, grade)`` pairs, ``ranking`` ``(doc_id, score)`` pairs (empty: nothing
+    retrieved). The rules of `evaluate`, for the paths that score one question at a time
+    (WeKnora's metric API, the service).
+
+    Examples
+    --------
+    >>> from rankscope.engine.profiles import PROFILES
+    >>> from rankscope.engine.measures import measure
+    >>> evaluate_query([("a", 2), ("b", 0)], [("b", 0.5), ("a", 0.5), ("c", 0.9)],
+    ...                [measure("RR"), measure("P@2")], PROFILES["trec"])
+    [0.3333333333333333, 0.0]
+    """
+    return _core.evaluate_query(
+        list(judged),
+        list(ranking),
+        [m.name for m in measures],
+        _conventions_fields(conventions),
+        relevance_level,
+        query_id,
     )

@@ -1,21 +1,32 @@
-"""`Results`: per-query values of each measure, their aggregates, and conversions."""
+"""`Results`: per-query values of each measure, their aggregates, and conversions.
+
+The values stay in the compiled core until asked for: :meth:`Results.to_dict` builds the dicts
+there in one pass, :meth:`Results.scores` is a numpy view of the core's buffer (no copy), and
+the frames are made from an Arrow stream of it. numpy, polars and pandas are imported only by
+the methods that hand data to them.
+"""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, cast
 
-import polars as pl
-
-from rankscope.engine.batch import FloatArray
-from rankscope.engine.measures import FAMILIES, Measure, aggregate, measure
+from rankscope._core import PerQuery
+from rankscope.engine.measures import FAMILIES, Measure, measure
 from rankscope.errors import MeasureError, require
+from rankscope.io._columns import QUERY_ID
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    import polars as pl
+
+    FloatArray = npt.NDArray[np.float64]
 
 __all__ = ["Results"]
 
 
-@dataclass(frozen=True, eq=False)
 class Results:
     """What `rankscope.evaluate` returns.
 
@@ -24,8 +35,10 @@ class Results:
     measures
         The measures computed, in the order asked.
     per_query
-        A polars DataFrame: ``query_id`` and one Float64 column per measure (canonical name),
-        one row per evaluated query, query ids in byte-wise order.
+        The per-query table as a polars DataFrame: ``query_id`` and one Float64 column per
+        measure (canonical name), one row per evaluated query, query ids in byte-wise order.
+        Given to the constructor by engines that compute in polars (Spark's executors); made
+        from `values` on first use otherwise.
     profile
         The name of the profile used.
     run_name
@@ -36,28 +49,82 @@ class Results:
         Judged queries absent from the run: scored 0 if ``complete``, else left out.
     complete
         Whether missing queries were scored 0 and included in the aggregates.
+    values
+        The per-query values held by the core (what `evaluate` gives; keyword only).
     """
 
-    measures: tuple[Measure, ...]
-    per_query: pl.DataFrame
-    profile: str
-    run_name: str
-    unjudged_queries: tuple[str, ...]
-    missing_queries: tuple[str, ...]
-    complete: bool
+    def __init__(
+        self,
+        measures: tuple[Measure, ...],
+        per_query: pl.DataFrame | None = None,
+        profile: str = "trec",
+        run_name: str = "run",
+        unjudged_queries: tuple[str, ...] = (),
+        missing_queries: tuple[str, ...] = (),
+        complete: bool = False,
+        *,
+        values: PerQuery | None = None,
+    ) -> None:
+        self.measures = tuple(measures)
+        if (per_query is None) == (values is None):
+            raise TypeError("Results takes either per_query (a DataFrame) or values, not both")
+        if per_query is not None:
+            values = PerQuery(
+                per_query[QUERY_ID].to_list(),
+                [m.name for m in self.measures],
+                [FAMILIES[m.family].aggregate for m in self.measures],
+                [per_query[m.name].to_list() for m in self.measures],
+            )
+            self.__dict__["per_query"] = per_query
+        self.values: PerQuery = values  # type: ignore[assignment]
+        self.profile = profile
+        self.run_name = run_name
+        self.unjudged_queries = tuple(unjudged_queries)
+        self.missing_queries = tuple(missing_queries)
+        self.complete = complete
+
+    def renamed(self, run_name: str) -> Results:
+        """The same results under another run name (the per-query values are shared)."""
+        return Results(
+            self.measures,
+            None,
+            self.profile,
+            run_name,
+            self.unjudged_queries,
+            self.missing_queries,
+            self.complete,
+            values=self.values,
+        )
 
     @property
     def query_ids(self) -> list[str]:
         """The evaluated query ids, in row order."""
-        return self.per_query["query_id"].to_list()
+        return self.values.query_ids()
 
-    def scores(self, name: str | Measure) -> FloatArray:
-        """Per-query values of one measure, in the order of :attr:`query_ids`."""
+    @property
+    def num_queries(self) -> int:
+        """How many queries were evaluated."""
+        return len(self.values)
+
+    def _column(self, name: str | Measure) -> int:
         wanted = measure(name)
         if wanted not in self.measures:
             computed = ", ".join(m.name for m in self.measures)
             raise MeasureError(f"{wanted.name} was not computed; computed: {computed}")
-        return self.per_query[wanted.name].to_numpy()
+        return self.measures.index(wanted)
+
+    def scores(self, name: str | Measure) -> FloatArray:
+        """Per-query values of one measure, in the order of :attr:`query_ids`: a read-only
+        numpy array over the core's buffer (needs numpy)."""
+        column = self.values.column(self._column(name))
+        import numpy as np  # a dependency, imported only when asked for
+
+        values: FloatArray = np.frombuffer(memoryview(column), dtype=np.float64)
+        return values
+
+    def score_list(self, name: str | Measure) -> list[float]:
+        """Per-query values of one measure as a list of floats (no numpy needed)."""
+        return cast(list[float], memoryview(self.values.column(self._column(name))).tolist())
 
     def mean(self) -> dict[str, float]:
         """The aggregate of every measure over the evaluated queries.
@@ -66,10 +133,7 @@ class Results:
         geometric mean (values floored at 1e-5), ``NumRet``, ``NumRel`` and ``NumRelRet`` are
         totals, ``NumQ`` the number of queries.
         """
-        return {
-            m.name: aggregate(self.per_query[m.name].to_numpy(), FAMILIES[m.family].aggregate)
-            for m in self.measures
-        }
+        return dict(zip((m.name for m in self.measures), self.values.aggregates(), strict=True))
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query_id: {measure name: value}}``, the shape pytrec_eval returns.
@@ -77,24 +141,33 @@ class Results:
         One difference: a query's ``GM_AP`` here is its AP (the geometric mean is in
         :meth:`mean`), where pytrec_eval gives the logarithm of it.
         """
-        names = [m.name for m in self.measures]
-        return {
-            row[0]: dict(zip(names, row[1:], strict=True)) for row in self.per_query.iter_rows()
-        }
+        return self.values.to_dict()
+
+    @cached_property
+    def per_query(self) -> pl.DataFrame:
+        """The per-query table as a polars DataFrame: ``query_id`` and one Float64 column per
+        measure (canonical name). Built on first use, from the core's Arrow stream."""
+        import polars as pl  # a dependency, imported only when asked for
+
+        return pl.DataFrame(self.values)
 
     def to_polars(self) -> pl.DataFrame:
-        """The per-query table (a copy)."""
+        """The per-query table as a polars DataFrame (a copy)."""
         return self.per_query.clone()
 
     def to_pandas(self) -> Any:
         """The per-query table as a pandas DataFrame (needs pandas and pyarrow: the ``pandas``
         extra)."""
         require(("pandas", "pyarrow"), "Results.to_pandas", "pandas")  # via Arrow
-        return self.per_query.to_pandas()
+        import pyarrow
+
+        return pyarrow.table(self.values).to_pandas()
 
     def _repr_html_(self) -> str:
         """Jupyter's view: the aggregates as a table, the per-query values folded under it."""
         import html
+
+        import polars as pl
 
         means = pl.DataFrame({"run": [self.run_name], **{k: [v] for k, v in self.mean().items()}})
         left_out = (
@@ -116,4 +189,4 @@ class Results:
             f"{name}={value:.4f}" if not math.isnan(value) else f"{name}=nan"
             for name, value in self.mean().items()
         )
-        return f"Results({self.run_name!r}, {self.per_query.height} queries, {means})"
+        return f"Results({self.run_name!r}, {self.num_queries} queries, {means})"

@@ -19,19 +19,27 @@ pandas, pyarrow, datasets, Arrow streams) and iterables of records (ir_datasets,
 Examples
 --------
 >>> import pathlib, tempfile
+>>> from rankscope.io import Run, read_run, write_run
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> write_run(Run.from_lists({"q1": ["d2", "d1"]}, name="bm25"), folder / "run.jsonl.gz", "jsonl")
 >>> read_run(folder / "run.jsonl.gz").frame.rows()
 [('q1', 'd2', 2.0), ('q1', 'd1', 1.0)]
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rankscope._lazy import lazy_attributes
 from rankscope.io._files import open_output
 from rankscope.io._formats import FORMATS
-from rankscope.io._inputs import as_qrels, as_run
-from rankscope.io._read import read_qrels, read_run
-from rankscope.io._stream import read_run_batches
-from rankscope.io._write import write_qrels, write_run
-from rankscope.io.tables import Qrels, Run
+
+if TYPE_CHECKING:
+    from rankscope.io._inputs import as_qrels, as_run
+    from rankscope.io._read import read_qrels, read_run
+    from rankscope.io._stream import read_run_batches
+    from rankscope.io._write import write_qrels, write_run
+    from rankscope.io.tables import Qrels, Run
 
 __all__ = [
     "FORMATS",
@@ -46,3 +54,20 @@ __all__ = [
     "write_qrels",
     "write_run",
 ]
+
+# The readers, writers and tables use polars: they are imported on first use, so that
+# importing rankscope (and reading TREC files with the core) does not load it.
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "Qrels": "rankscope.io.tables",
+        "Run": "rankscope.io.tables",
+        "as_qrels": "rankscope.io._inputs",
+        "as_run": "rankscope.io._inputs",
+        "read_qrels": "rankscope.io._read",
+        "read_run": "rankscope.io._read",
+        "read_run_batches": "rankscope.io._stream",
+        "write_qrels": "rankscope.io._write",
+        "write_run": "rankscope.io._write",
+    },
+)

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 from rankscope.errors import InputError
-from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE
+from rankscope.io._columns import DOC_ID, QUERY_ID, RELEVANCE, SCORE
 
 __all__ = [
     "FORMATS",

@@ -23,9 +23,10 @@ from typing import IO
 import polars as pl
 
 from rankscope.errors import EmptyInputError, InputError
-from rankscope.io._files import STDIN, Input, open_plain, open_stream
+from rankscope.io._files import Input, open_plain, open_stream
 from rankscope.io._formats import detect_format
 from rankscope.io._lines import Skipped
+from rankscope.io._native import DEFAULT_CHUNK_BYTES, is_trec_run_file
 from rankscope.io._trec import RUN_FIELDS, FastPathUnavailable, parse_run, run_batches
 from rankscope.io.tables import QUERY_ID, Run
 
@@ -37,7 +38,6 @@ __all__ = [
     "read_run_chunks",
 ]
 
-DEFAULT_CHUNK_BYTES = 128 * 1024 * 1024
 _CHUNK_ROWS = 1 << 20  # rows per chunk of `read_run_chunks` at most: small enough to overlap
 
 
@@ -157,13 +157,3 @@ def read_run_chunks(path: str | os.PathLike[str], chunk_bytes: int) -> Iterator[
     tag, tables = run_batches(opened, max(1, min(_CHUNK_ROWS, chunk_bytes // line)))
     for frame in _whole_queries(tables):
         yield Run(frame, tag, opened.source)
-
-
-def is_trec_run_file(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` holds a TREC run, judged by its extension and first bytes."""
-    if isinstance(path, str) and path == STDIN:
-        return True  # standard input cannot be sniffed without consuming it
-    with ExitStack() as stack:
-        stream = open_stream(path, stack)
-        head = stream.file.read(1 << 16)
-    return detect_format(stream.extension, head) == "trec"

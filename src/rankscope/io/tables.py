@@ -21,13 +21,9 @@ import numpy as np
 import polars as pl
 
 from rankscope.errors import EmptyInputError, InputError
+from rankscope.io._columns import DOC_ID, QUERY_ID, RELEVANCE, SCORE
 
-__all__ = ["Qrels", "Run"]
-
-QUERY_ID = "query_id"
-DOC_ID = "doc_id"
-RELEVANCE = "relevance"
-SCORE = "score"
+__all__ = ["DOC_ID", "QUERY_ID", "RELEVANCE", "SCORE", "Qrels", "Run"]
 
 QRELS_SCHEMA = {QUERY_ID: pl.String, DOC_ID: pl.String, RELEVANCE: pl.Int64}
 RUN_SCHEMA = {QUERY_ID: pl.String, DOC_ID: pl.String, SCORE: pl.Float64}

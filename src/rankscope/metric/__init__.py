@@ -44,9 +44,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, fields
 
-from rankscope.engine.compute import compute
+from rankscope.engine.evaluate import evaluate_query
 from rankscope.engine.measures import Measure
-from rankscope.engine.prepare import prepare_query
 from rankscope.engine.profiles import PROFILES
 from rankscope.errors import OptionError
 
@@ -90,8 +89,7 @@ def _scores(gt_lists: Sequence[Sequence[Hashable]], ids: Sequence[Hashable], m: 
     total = 0.0
     for gt in gt_lists:
         if len(gt):
-            batch = prepare_query([(str(doc), 1) for doc in gt], ranking, _WEKNORA)
-            total += float(compute(batch, [m], _WEKNORA)[m][0])
+            total += evaluate_query([(str(doc), 1) for doc in gt], ranking, [m], _WEKNORA)[0]
     return total
 
 

@@ -348,9 +348,11 @@ class ComparisonReport:
         return self.aligned.baseline
 
     def means(self, name: str) -> dict[str, float]:
-        """Measure -> mean score of ``name`` (baseline or system) over the compared queries."""
+        """Measure -> mean score of ``name`` (baseline or system) over the compared queries,
+        added one query at a time in query order as `Results.mean` (and trec_eval) add them."""
         return {
-            measure: float(scores.mean()) for measure, scores in self.aligned.scores[name].items()
+            measure: _running_mean(scores.tolist())
+            for measure, scores in self.aligned.scores[name].items()
         }
 
     def to_text(self, show_p: bool = False) -> str:
@@ -495,3 +497,10 @@ def compare_aligned(
         n_resamples=n_resamples,
     )
     return ComparisonReport(comparison=comparison, aligned=aligned, provenance=provenance)
+
+
+def _running_mean(values: list[float]) -> float:
+    total = 0.0
+    for value in values:  # not sum(): from Python 3.12 on it compensates rounding
+        total += value
+    return total / len(values) if values else 0.0

@@ -13,14 +13,16 @@ import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from rankscope.engine.measures import FAMILIES, Measure
 from rankscope.engine.results import Results
 from rankscope.errors import InputError
 from rankscope.report.provenance import Provenance
 from rankscope.report.trec_eval import TrecMeasure, format_trec_eval
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = [
     "FORMATS",
@@ -103,6 +105,8 @@ def results_frame(runs: list[Results], per_query: bool) -> pl.DataFrame:
     >>> results_frame([results], per_query=True).rows()
     [('run', 'q', 0.5), ('run', 'all', 0.5)]
     """
+    import polars as pl
+
     frames = []
     for results in runs:
         if per_query:

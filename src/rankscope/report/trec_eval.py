@@ -211,7 +211,7 @@ def format_trec_eval(
     out: list[str] = []
     if per_query:
         columns = {
-            line.printed: results.per_query[line.measure.name].to_list()
+            line.printed: results.score_list(line.measure)
             for line in lines
             if line.measure is not None and not line.summary_only
         }

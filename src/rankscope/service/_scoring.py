@@ -19,11 +19,10 @@ from rankscope.engine import (
     FAMILIES,
     Conventions,
     Measure,
-    compute,
     parse_measures,
     resolve_profile,
 )
-from rankscope.engine.prepare import prepare_query
+from rankscope.engine.evaluate import evaluate_query
 from rankscope.errors import MeasureError, ProfileError
 
 __all__ = ["WEKNORA_MEASURES", "MeasureSet", "QueryScorer", "effective_scores"]
@@ -155,9 +154,7 @@ class QueryScorer:
         if not judged or not doc_ids:
             return dict.fromkeys(names, 0.0)
         ranking = list(zip(doc_ids, effective_scores(doc_ids, scores), strict=True))
-        batch = prepare_query(judged, ranking, self._conventions, query_id=query_id)
-        values = compute(batch, self.measure_set.measures, self._conventions)
-        return {
-            name: float(values[m][0])
-            for name, m in zip(names, self.measure_set.measures, strict=True)
-        }
+        values = evaluate_query(
+            judged, ranking, self.measure_set.measures, self._conventions, query_id=query_id
+        )
+        return dict(zip(names, values, strict=True))

@@ -29,6 +29,7 @@ from typing import Any, TextIO
 import numpy as np
 import polars as pl
 
+from rankscope import _core
 from rankscope.errors import InputError, RankscopeError
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
 from rankscope.service._datasets import Dataset, load_dataset
@@ -879,7 +880,7 @@ class EvaluationService:
             self.store.results(task_id, status="succeeded"), key=lambda record: record.query_id
         )
         metrics = {
-            name: float(np.mean([(r.metrics or {})[name] for r in records]))
+            name: _core.aggregate([(r.metrics or {})[name] for r in records], "mean")
             if records
             else math.nan
             for name in spec["measures"]

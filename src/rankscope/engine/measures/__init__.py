@@ -4,7 +4,6 @@ from rankscope.engine.measures._names import Measure
 from rankscope.engine.measures._registry import (
     FAMILIES,
     Family,
-    aggregate,
     measure,
     parse_measures,
 )
@@ -13,7 +12,6 @@ __all__ = [
     "FAMILIES",
     "Family",
     "Measure",
-    "aggregate",
     "measure",
     "parse_measures",
 ]

@@ -1,27 +1,23 @@
-"""The registry of measures: each family's kernel, parameters, aggregate and aliases.
+"""The registry of measures: each family's parameters, aggregate and aliases, for parsing
+names and reporting.
 
-Adding a measure is a kernel in ``_kernels.py`` plus one `Family` entry here.
+The kernels live in the compiled core (``crates/rankscope-core/src/measures``), whose registry
+holds the same families: adding a measure is a kernel and an entry there, plus one `Family`
+entry here.
 """
 
 from __future__ import annotations
 
-import difflib
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-import numpy as np
-
-from rankscope.engine.batch import FloatArray, RankedBatch
-from rankscope.engine.measures import _kernels as k
 from rankscope.engine.measures._names import NAME_PATTERN, TREC_PATTERN, Measure
-from rankscope.engine.profiles import Conventions
 from rankscope.errors import MeasureError, UnknownMeasureError
 
-__all__ = ["FAMILIES", "Family", "aggregate", "measure", "parse_measures"]
+__all__ = ["FAMILIES", "Family", "measure", "parse_measures"]
 
-Kernel = Callable[[RankedBatch, Measure, Conventions, int], FloatArray]
 Aggregate = Literal["mean", "geometric_mean", "sum", "count"]
 CutoffKind = Literal["none", "optional", "required", "recall_level"]
 
@@ -34,8 +30,6 @@ class Family:
     ----------
     name
         Canonical spelling.
-    kernel
-        The vectorized function computing one value per query.
     summary
         One line: what the measure is.
     cutoff
@@ -54,7 +48,6 @@ class Family:
     """
 
     name: str
-    kernel: Kernel
     summary: str
     cutoff: CutoffKind = "optional"
     params: dict[str, tuple[str, ...] | None] = field(default_factory=lambda: {"rel": None})
@@ -69,7 +62,6 @@ FAMILIES: dict[str, Family] = {
     for f in [
         Family(
             "nDCG",
-            k.ndcg,
             "normalized discounted cumulative gain; gain = grade (gain=exp: 2^grade-1)",
             params={"gain": ("linear", "exp")},
             aliases=("ndcg", "ndcg_cut"),
@@ -77,55 +69,47 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "AP",
-            k.average_precision,
             "average precision: mean of P@rank over relevant documents, / number relevant",
             aliases=("map", "map_cut", "mean_average_precision"),
             weknora=True,
         ),
         Family(
             "RR",
-            k.reciprocal_rank,
             "reciprocal rank of the first relevant document",
             aliases=("recip_rank", "mrr"),
             weknora=True,
         ),
         Family(
             "P",
-            k.precision,
             "precision: relevant in the top k / k (no k: relevant retrieved / retrieved)",
             aliases=("precision", "set_p"),
             weknora=True,
         ),
         Family(
             "R",
-            k.recall,
             "recall: relevant in the top k / number relevant",
             aliases=("recall", "set_recall"),
             weknora=True,
         ),
         Family(
             "Rprec",
-            k.r_precision,
             "precision at rank R, R = number relevant",
             cutoff="none",
             aliases=("r_prec", "r-prec"),
         ),
         Family(
             "Success",
-            k.success,
             "1 if any relevant document is in the top k, else 0",
             cutoff="required",
             aliases=("success",),
         ),
         Family(
             "Bpref",
-            k.bpref,
             "binary preference: relevant documents ranked above judged non-relevant ones",
             cutoff="none",
         ),
         Family(
             "GM_AP",
-            k.average_precision,
             "average precision, aggregated by geometric mean (floor 1e-5)",
             cutoff="none",
             aggregate="geometric_mean",
@@ -133,14 +117,12 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "IPrec",
-            k.interpolated_precision,
             "interpolated precision at a recall level in [0, 1]",
             cutoff="recall_level",
             aliases=("iprec_at_recall",),
         ),
         Family(
             "NumRet",
-            k.num_ret,
             "number of documents retrieved (summed over queries)",
             cutoff="none",
             params={},
@@ -150,7 +132,6 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "NumRel",
-            k.num_rel,
             "number of relevant judged documents (summed over queries)",
             cutoff="none",
             aggregate="sum",
@@ -159,7 +140,6 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "NumRelRet",
-            k.num_rel_ret,
             "number of relevant documents retrieved (summed over queries)",
             cutoff="none",
             aggregate="sum",
@@ -168,7 +148,6 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "NumQ",
-            k.num_q,
             "number of queries evaluated",
             cutoff="none",
             params={},
@@ -188,6 +167,8 @@ _SET_ALIASES = {"set_p", "set_recall"}
 
 
 def _suggest(name: str) -> str:
+    import difflib  # only for this message: start-up stays short
+
     known = sorted({*FAMILIES, *(a for f in FAMILIES.values() for a in f.aliases)})
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
     if not close:
@@ -335,23 +316,3 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
     if not result:
         raise MeasureError("no measure given; name at least one, e.g. 'nDCG@10'")
     return result
-
-
-def aggregate(values: FloatArray, how: Aggregate) -> float:
-    """Combine per-query values into one, as trec_eval does for ``how``.
-
-    Examples
-    --------
-    >>> aggregate(np.array([0.5, 0.0]), "geometric_mean")
-    0.0022360679774997894
-    """
-    if values.size == 0:
-        return math.nan
-    if how == "mean":
-        return float(np.mean(values))
-    if how == "geometric_mean":
-        floored = np.maximum(values, k.GEOMETRIC_MEAN_FLOOR)
-        return float(np.exp(np.mean(np.log(floored))))
-    if how == "sum":
-        return float(np.sum(values))
-    return float(values.size)

@@ -1,0 +1,126 @@
+//! `RankedBatch`: every query of an evaluation as contiguous arrays.
+//!
+//! A batch holds Q queries. Two ragged arrays are stored flat with offsets:
+//!
+//! * `grades[offsets[q]..offsets[q + 1]]`: the grade of each retrieved document of query q, in
+//!   rank order ([`UNJUDGED`] for a document without judgement);
+//! * `judged[judged_offsets[q]..judged_offsets[q + 1]]`: every judgement of query q, grades
+//!   sorted in descending order (the ideal ranking).
+//!
+//! Kernels see one query at a time through [`QueryView`].
+
+/// Grade of a retrieved document absent from the qrels (a judged grade of -1 reads the same,
+/// as in trec_eval: negative grades are unjudged).
+pub const UNJUDGED: i64 = -1;
+
+/// Rankings and judgements of a set of queries, in contiguous arrays.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RankedBatch {
+    /// Query ids, in the order of the arrays (byte-wise ascending, as results are listed).
+    pub query_ids: Vec<String>,
+    /// `Q + 1` offsets into `grades`.
+    pub offsets: Vec<usize>,
+    /// Grades of retrieved documents in rank order; [`UNJUDGED`] where not judged.
+    pub grades: Vec<i64>,
+    /// `Q + 1` offsets into `judged`.
+    pub judged_offsets: Vec<usize>,
+    /// Each query's judged grades, sorted descending.
+    pub judged: Vec<i64>,
+    /// Per query, relevant documents counted once each when the qrels hold duplicates (only
+    /// profiles that keep duplicate judgements, i.e. `weknora`; otherwise `None`).
+    pub num_distinct_relevant: Option<Vec<u64>>,
+}
+
+/// One query of a batch: what a kernel sees.
+#[derive(Debug, Clone, Copy)]
+pub struct QueryView<'a> {
+    /// Grades of the retrieved documents in rank order; [`UNJUDGED`] where not judged.
+    pub grades: &'a [i64],
+    /// Judged grades, sorted descending.
+    pub judged: &'a [i64],
+    /// Relevant documents counted once each (profiles keeping duplicate judgements only).
+    pub num_distinct_relevant: Option<u64>,
+}
+
+impl RankedBatch {
+    /// Number of queries.
+    pub fn num_queries(&self) -> usize {
+        self.query_ids.len()
+    }
+
+    /// Query `q`.
+    pub fn query(&self, q: usize) -> QueryView<'_> {
+        QueryView {
+            grades: &self.grades[self.offsets[q]..self.offsets[q + 1]],
+            judged: &self.judged[self.judged_offsets[q]..self.judged_offsets[q + 1]],
+            num_distinct_relevant: self.num_distinct_relevant.as_ref().map(|d| d[q]),
+        }
+    }
+
+    /// The largest judged grade (0 when there is none above it).
+    pub fn max_judged_grade(&self) -> i64 {
+        self.judged.iter().copied().max().unwrap_or(0).max(0)
+    }
+}
+
+impl QueryView<'_> {
+    /// Documents retrieved.
+    pub fn num_retrieved(&self) -> usize {
+        self.grades.len()
+    }
+
+    /// Judged documents with grade at least `level` (the distinct ones when the qrels keep
+    /// duplicates).
+    pub fn num_relevant(&self, level: i64) -> usize {
+        match self.num_distinct_relevant {
+            Some(count) => count as usize,
+            // Sorted descending: the relevant ones come first.
+            None => self.judged.partition_point(|&g| g >= level),
+        }
+    }
+
+    /// Judged documents with `0 <= grade < level`.
+    pub fn num_judged_nonrelevant(&self, level: i64) -> usize {
+        self.judged
+            .iter()
+            .filter(|&&g| (0..level).contains(&g))
+            .count()
+    }
+
+    /// Relevant documents among the first `cutoff` retrieved (all if `None`).
+    pub fn num_relevant_retrieved(&self, level: i64, cutoff: Option<usize>) -> usize {
+        let top = match cutoff {
+            Some(k) => &self.grades[..k.min(self.grades.len())],
+            None => self.grades,
+        };
+        top.iter().filter(|&&g| g >= level).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn views_cut_the_flat_arrays() {
+        let batch = RankedBatch {
+            query_ids: vec!["a".into(), "b".into()],
+            offsets: vec![0, 3, 4],
+            grades: vec![2, UNJUDGED, 0, 1],
+            judged_offsets: vec![0, 3, 3],
+            judged: vec![2, 1, 0],
+            num_distinct_relevant: None,
+        };
+        let a = batch.query(0);
+        assert_eq!(
+            (a.num_retrieved(), a.num_relevant(1), a.num_relevant(2)),
+            (3, 2, 1)
+        );
+        assert_eq!(a.num_judged_nonrelevant(1), 1);
+        assert_eq!(a.num_relevant_retrieved(1, Some(1)), 1);
+        assert_eq!(a.num_relevant_retrieved(0, None), 2);
+        let b = batch.query(1);
+        assert_eq!((b.num_retrieved(), b.num_relevant(1)), (1, 0));
+        assert_eq!(batch.max_judged_grade(), 2);
+    }
+}

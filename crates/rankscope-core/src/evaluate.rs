@@ -1,0 +1,234 @@
+//! `evaluate`: from qrels, a run and measures to per-query values and aggregates.
+
+use rayon::prelude::*;
+
+use crate::batch::RankedBatch;
+use crate::error::{py_repr, Error, Result};
+use crate::measures::{check_profile_support, Measure};
+use crate::prepare::{no_common_queries, prepare_listing, Judgements, PrepareOptions, Prepared};
+use crate::profile::{Conventions, Gain};
+use crate::table::{Qrels, Run};
+
+/// The largest grade nDCG's exponential gain accepts (2^grade must fit a float).
+pub const MAX_EXP_GRADE: i64 = 1023;
+
+/// The options of an evaluation besides the measures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvalOptions {
+    /// The profile's conventions (possibly with options changed).
+    pub conventions: Conventions,
+    /// Lowest grade that counts as relevant for binary measures (trec_eval `-l`).
+    pub relevance_level: i64,
+    /// Score judged queries missing from the run as 0 (trec_eval `-c`).
+    pub complete: bool,
+    /// Evaluate only the first documents of each ranking (trec_eval `-M`).
+    pub max_documents: Option<usize>,
+}
+
+impl EvalOptions {
+    /// The defaults for a profile: relevance level 1, not complete, no cut.
+    pub fn new(conventions: Conventions) -> Self {
+        Self {
+            conventions,
+            relevance_level: 1,
+            complete: false,
+            max_documents: None,
+        }
+    }
+
+    /// Refuse a relevance level or document limit below 1 (Python's messages).
+    pub fn check(&self) -> Result<()> {
+        if self.relevance_level < 1 {
+            return Err(Error::Option(format!(
+                "relevance_level must be an integer >= 1; got {}",
+                self.relevance_level
+            )));
+        }
+        if self.max_documents == Some(0) {
+            return Err(Error::Option(
+                "max_documents must be an integer >= 1; got 0".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// What prepare needs of these options.
+    pub fn prepare_options(&self) -> PrepareOptions {
+        PrepareOptions {
+            relevance_level: self.relevance_level,
+            complete: self.complete,
+            max_documents: self.max_documents,
+        }
+    }
+}
+
+/// Per-query values of each measure, and what was left out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    /// The measures, in the order asked.
+    pub measures: Vec<Measure>,
+    /// The evaluated query ids, byte-wise ascending.
+    pub query_ids: Vec<String>,
+    /// `values[m][q]`: measure m of query q.
+    pub values: Vec<Vec<f64>>,
+    /// Queries of the run without judgements (ignored), sorted.
+    pub unjudged_queries: Vec<String>,
+    /// Judged queries absent from the run (scored 0 if complete, else left out), sorted.
+    pub missing_queries: Vec<String>,
+    /// The run's name.
+    pub run_name: String,
+}
+
+impl Evaluation {
+    /// Per-query values of measure `m`, in the order of `query_ids`.
+    pub fn scores(&self, m: usize) -> &[f64] {
+        &self.values[m]
+    }
+
+    /// The aggregate of measure `m` over the evaluated queries (its family's aggregate, values
+    /// added one at a time in query order); NaN when no query was evaluated.
+    pub fn aggregate(&self, m: usize) -> f64 {
+        self.measures[m].family.aggregate.apply(&self.values[m])
+    }
+
+    /// Every measure's aggregate, in the order of `measures`.
+    pub fn aggregates(&self) -> Vec<f64> {
+        (0..self.measures.len())
+            .map(|m| self.aggregate(m))
+            .collect()
+    }
+
+    /// The warning about unjudged queries, if there are any (Python's wording).
+    pub fn unjudged_warning(&self) -> Option<String> {
+        if self.unjudged_queries.is_empty() {
+            return None;
+        }
+        let shown: Vec<&str> = self
+            .unjudged_queries
+            .iter()
+            .take(5)
+            .map(String::as_str)
+            .collect();
+        let more = if self.unjudged_queries.len() > 5 {
+            "..."
+        } else {
+            ""
+        };
+        Some(format!(
+            "{} queries of run {} have no judgements and were ignored: {}{more}",
+            self.unjudged_queries.len(),
+            py_repr(&self.run_name),
+            shown.join(", ")
+        ))
+    }
+}
+
+/// Every measure's per-query values on a prepared batch: `values[m][q]`. Queries are scored
+/// in parallel, every measure of a query on the same thread.
+///
+/// Errors: an exponential gain (`2^grade - 1`) meeting a grade above [`MAX_EXP_GRADE`].
+pub fn compute(
+    batch: &RankedBatch,
+    measures: &[Measure],
+    conventions: &Conventions,
+    relevance_level: i64,
+) -> Result<Vec<Vec<f64>>> {
+    let args: Vec<_> = measures
+        .iter()
+        .map(|m| m.kernel_args(conventions, relevance_level))
+        .collect();
+    let exp_gain = measures
+        .iter()
+        .zip(&args)
+        .any(|(m, a)| m.family.name == "nDCG" && a.gain == Gain::Exp);
+    if exp_gain {
+        let top = batch.max_judged_grade();
+        if top > MAX_EXP_GRADE {
+            return Err(Error::Measure(format!(
+                "nDCG with gain=exp needs grades up to {MAX_EXP_GRADE} (2**grade must fit a \
+                 float); found a grade of {top}; use the linear gain"
+            )));
+        }
+    }
+    let width = measures.len();
+    let queries = batch.num_queries();
+    let mut flat = vec![0.0; width * queries];
+    if width > 0 {
+        flat.par_chunks_mut(width)
+            .with_min_len(64)
+            .enumerate()
+            .for_each(|(q, row)| {
+                let query = batch.query(q);
+                for ((value, measure), args) in row.iter_mut().zip(measures).zip(&args) {
+                    *value = (measure.family.kernel)(&query, args);
+                }
+            });
+    }
+    Ok((0..width)
+        .map(|m| (0..queries).map(|q| flat[q * width + m]).collect())
+        .collect())
+}
+
+/// Evaluate a run against qrels: prepare, then compute every measure.
+pub fn evaluate(
+    qrels: &Qrels,
+    run: &Run,
+    measures: &[Measure],
+    options: &EvalOptions,
+) -> Result<Evaluation> {
+    options.check()?;
+    let judgements = Judgements::new(qrels, &options.conventions, options.relevance_level)?;
+    evaluate_with(&judgements, run, measures, options)
+}
+
+/// [`evaluate`] against qrels indexed once, for evaluating many runs against the same qrels
+/// (`judgements` must be indexed with `options`' conventions and relevance level).
+pub fn evaluate_with(
+    judgements: &Judgements<'_>,
+    run: &Run,
+    measures: &[Measure],
+    options: &EvalOptions,
+) -> Result<Evaluation> {
+    options.check()?;
+    check_profile_support(measures, &options.conventions)?;
+    let (prepared, values) = score(judgements, run, measures, options, options.complete, true)?;
+    if prepared.batch.num_queries() == 0 && !options.complete {
+        return Err(no_common_queries(
+            &run.source,
+            run.queries.len(),
+            judgements.qrels(),
+        ));
+    }
+    Ok(Evaluation {
+        measures: measures.to_vec(),
+        query_ids: prepared.batch.query_ids,
+        values,
+        unjudged_queries: prepared.unjudged_queries,
+        missing_queries: prepared.missing_queries,
+        run_name: run.name.clone(),
+    })
+}
+
+/// Prepare `run` (with the judged queries it misses if `complete`; listing them if
+/// `list_missing`) and compute every measure.
+pub(crate) fn score(
+    judgements: &Judgements<'_>,
+    run: &Run,
+    measures: &[Measure],
+    options: &EvalOptions,
+    complete: bool,
+    list_missing: bool,
+) -> Result<(Prepared, Vec<Vec<f64>>)> {
+    let prepare_options = PrepareOptions {
+        complete,
+        ..options.prepare_options()
+    };
+    let prepared = prepare_listing(judgements, run, &prepare_options, list_missing)?;
+    let values = compute(
+        &prepared.batch,
+        measures,
+        &options.conventions,
+        options.relevance_level,
+    )?;
+    Ok((prepared, values))
+}

@@ -1,0 +1,465 @@
+//! Measure names: `Family[(param=value, ...)][@cutoff]`, and trec_eval's `ndcg_cut.10`,
+//! `ndcg_cut_10`, `P_5`, `iprec_at_recall_0.10`. Parsed by hand (no regular expressions), with
+//! Python's messages; an unknown name suggests close ones as `difflib.get_close_matches` does.
+
+use super::{family, Cutoff, CutoffKind, Family, Measure, FAMILIES};
+use crate::error::{py_repr, Error, Result};
+
+/// The largest cutoff (and integer parameter) accepted.
+pub const MAX_CUTOFF: u64 = 1_000_000_000;
+
+/// trec_eval's "set" measures are the cutoff-free forms.
+const SET_ALIASES: [&str; 2] = ["set_p", "set_recall"];
+
+/// Parse a measure name (canonical, ir_measures-style or trec_eval) into a [`Measure`].
+pub fn parse_measure(name: &str) -> Result<Measure> {
+    let text = name.trim();
+    if let Some((family_text, params, cutoff)) = split_canonical(text) {
+        if params.is_some() || cutoff.is_some() {
+            return build(family_text, params, cutoff, text);
+        }
+    }
+    let Some((family_text, cutoff)) = split_trec(text) else {
+        return Err(Error::UnknownMeasure(suggest(text)));
+    };
+    let family = family_of(family_text)?;
+    if SET_ALIASES.contains(&family_text.to_lowercase().as_str()) && cutoff.is_some() {
+        return Err(Error::Measure(format!(
+            "{family_text} takes no cutoff; got {}",
+            py_repr(text)
+        )));
+    }
+    let cutoff = match cutoff {
+        Some(c) if family.cutoff == CutoffKind::RecallLevel && c.starts_with('.') => {
+            Some(format!("0{c}"))
+        }
+        other => other.map(str::to_string),
+    };
+    Ok(Measure {
+        family,
+        cutoff: parse_cutoff(family, cutoff.as_deref(), text)?,
+        params: vec![],
+    })
+}
+
+/// Parse several names, dropping repeats and keeping the order; at least one is needed.
+pub fn parse_measures<S: AsRef<str>>(names: &[S]) -> Result<Vec<Measure>> {
+    let mut result: Vec<Measure> = Vec::new();
+    for name in names {
+        let parsed = parse_measure(name.as_ref())?;
+        if !result.contains(&parsed) {
+            result.push(parsed);
+        }
+    }
+    if result.is_empty() {
+        return Err(Error::Measure(
+            "no measure given; name at least one, e.g. 'nDCG@10'".into(),
+        ));
+    }
+    Ok(result)
+}
+
+/// A measure from the parts of a canonical name (`name` is the whole text, for messages).
+pub(super) fn build(
+    family_text: &str,
+    params: Option<&str>,
+    cutoff: Option<&str>,
+    name: &str,
+) -> Result<Measure> {
+    let family = family_of(family_text)?;
+    if SET_ALIASES.contains(&family_text.to_lowercase().as_str()) && cutoff.is_some() {
+        return Err(Error::Measure(format!(
+            "{family_text} takes no cutoff; got {}",
+            py_repr(name)
+        )));
+    }
+    let cutoff = parse_cutoff(family, cutoff, name)?;
+    let params = parse_params(family, params, name)?;
+    Ok(Measure {
+        family,
+        cutoff,
+        params,
+    })
+}
+
+/// `Family[(params)][@cutoff]` as Python's NAME_PATTERN cuts it.
+fn split_canonical(text: &str) -> Option<(&str, Option<&str>, Option<&str>)> {
+    let bytes = text.as_bytes();
+    let first = *bytes.first()?;
+    if !(first.is_ascii_alphabetic() || first == b'_') {
+        return None;
+    }
+    let end = bytes
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'));
+    let end = end.unwrap_or(bytes.len());
+    let (family, mut rest) = text.split_at(end);
+    let mut params = None;
+    if let Some(inner) = rest.strip_prefix('(') {
+        let close = inner.find(['(', ')'])?;
+        if inner.as_bytes()[close] != b')' {
+            return None;
+        }
+        params = Some(&inner[..close]);
+        rest = &inner[close + 1..];
+    }
+    let mut cutoff = None;
+    if let Some(cut) = rest.strip_prefix('@') {
+        if cut.is_empty() || cut.contains(['@', '(', ')']) {
+            return None;
+        }
+        cutoff = Some(cut);
+        rest = "";
+    }
+    rest.is_empty().then_some((family, params, cutoff))
+}
+
+/// trec_eval's `family[._]cutoff` as Python's TREC_PATTERN cuts it: the shortest family of
+/// letters and underscores after which the rest is empty or `[._]\.?[0-9][0-9.]*`.
+fn split_trec(text: &str) -> Option<(&str, Option<&str>)> {
+    let bytes = text.as_bytes();
+    for split in 1..=bytes.len() {
+        let b = bytes[split - 1];
+        if !(b.is_ascii_alphabetic() || b == b'_') {
+            return None;
+        }
+        let rest = &text[split..];
+        if rest.is_empty() {
+            return Some((text, None));
+        }
+        let Some(cut) = rest.strip_prefix(['.', '_']) else {
+            continue;
+        };
+        let digits = cut.strip_prefix('.').unwrap_or(cut);
+        let valid = digits.as_bytes().first().is_some_and(u8::is_ascii_digit)
+            && digits.bytes().all(|c| c.is_ascii_digit() || c == b'.');
+        if valid {
+            return Some((&text[..split], Some(cut)));
+        }
+    }
+    None
+}
+
+fn family_of(name: &str) -> Result<&'static Family> {
+    family(name).ok_or_else(|| Error::UnknownMeasure(suggest(name)))
+}
+
+/// Whether `text` is an integer from 1 to MAX_CUTOFF in ASCII digits.
+fn count(text: &str) -> Option<u64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let digits = text.trim_start_matches('0');
+    if digits.len() > 10 {
+        return None;
+    }
+    let value: u64 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().ok()?
+    };
+    (1..=MAX_CUTOFF).contains(&value).then_some(value)
+}
+
+fn parse_cutoff(family: &Family, text: Option<&str>, name: &str) -> Result<Option<Cutoff>> {
+    let Some(text) = text else {
+        return match family.cutoff {
+            CutoffKind::Required | CutoffKind::RecallLevel => Err(Error::Measure(format!(
+                "measure {0} needs a cutoff, as in {0}@{1}; got {2}",
+                family.name,
+                if family.cutoff == CutoffKind::RecallLevel {
+                    "0.5"
+                } else {
+                    "10"
+                },
+                py_repr(name)
+            ))),
+            _ => Ok(None),
+        };
+    };
+    match family.cutoff {
+        CutoffKind::None => Err(Error::Measure(format!(
+            "measure {} takes no cutoff; got {}",
+            family.name,
+            py_repr(name)
+        ))),
+        CutoffKind::RecallLevel => {
+            let level: f64 = text.trim().parse().unwrap_or(f64::NAN);
+            if (0.0..=1.0).contains(&level) {
+                Ok(Some(Cutoff::Level(level)))
+            } else {
+                Err(Error::Measure(format!(
+                    "the recall level of {} must be a number in [0, 1]; got {} in {}",
+                    family.name,
+                    py_repr(text),
+                    py_repr(name)
+                )))
+            }
+        }
+        _ => match count(text) {
+            Some(k) => Ok(Some(Cutoff::Count(k))),
+            None => Err(Error::Measure(format!(
+                "the cutoff of {} must be an integer from 1 to {MAX_CUTOFF}; got {} in {}",
+                family.name,
+                py_repr(text),
+                py_repr(name)
+            ))),
+        },
+    }
+}
+
+fn parse_params(family: &Family, text: Option<&str>, name: &str) -> Result<Vec<(String, String)>> {
+    let Some(text) = text.filter(|t| !t.is_empty()) else {
+        return Ok(vec![]);
+    };
+    let mut params: Vec<(String, String)> = Vec::new();
+    for item in text.split(',') {
+        let (key, value) = match item.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => (k.trim(), v.trim()),
+            _ => {
+                return Err(Error::Measure(format!(
+                    "parameters are written key=value; got {} in {}",
+                    py_repr(item),
+                    py_repr(name)
+                )))
+            }
+        };
+        let Some(&(_, choices)) = family.params.iter().find(|(k, _)| *k == key) else {
+            let allowed: Vec<&str> = family.params.iter().map(|(k, _)| *k).collect();
+            let allowed = if allowed.is_empty() {
+                "none".to_string()
+            } else {
+                allowed.join(", ")
+            };
+            return Err(Error::Measure(format!(
+                "measure {} has no parameter {} (parameters: {allowed}); got {}",
+                family.name,
+                py_repr(key),
+                py_repr(name)
+            )));
+        };
+        let value = match choices {
+            None => match count(value) {
+                Some(v) => v.to_string(),
+                None => {
+                    return Err(Error::Measure(format!(
+                        "parameter {key} of {} must be an integer from 1 to {MAX_CUTOFF}; got {} \
+                         in {}",
+                        family.name,
+                        py_repr(value),
+                        py_repr(name)
+                    )))
+                }
+            },
+            Some(choices) if choices.contains(&value) => value.to_string(),
+            Some(choices) => {
+                return Err(Error::Measure(format!(
+                    "parameter {key} of {} must be one of {}; got {} in {}",
+                    family.name,
+                    choices.join(", "),
+                    py_repr(value),
+                    py_repr(name)
+                )))
+            }
+        };
+        if params.iter().any(|(k, _)| k == key) {
+            return Err(Error::Measure(format!(
+                "parameter {} given twice in {}",
+                py_repr(key),
+                py_repr(name)
+            )));
+        }
+        params.push((key.to_string(), value));
+    }
+    params.sort();
+    Ok(params)
+}
+
+/// The unknown-name message, with up to three close names (Python's `_suggest`).
+fn suggest(name: &str) -> String {
+    let mut known: Vec<&str> = FAMILIES
+        .iter()
+        .flat_map(|f| std::iter::once(f.name).chain(f.aliases.iter().copied()))
+        .collect();
+    known.sort_unstable();
+    known.dedup();
+    let mut close: Vec<String> = close_matches(name, &known, 3, 0.5)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    if close.is_empty() {
+        let lowered: Vec<String> = known.iter().map(|n| n.to_lowercase()).collect();
+        let lowered_refs: Vec<&str> = lowered.iter().map(String::as_str).collect();
+        let hits = close_matches(&name.to_lowercase(), &lowered_refs, 3, 0.6);
+        close = known
+            .iter()
+            .filter(|n| hits.contains(&n.to_lowercase().as_str()))
+            .map(|n| n.to_string())
+            .collect();
+    }
+    let hint = if close.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", close.join(", "))
+    };
+    let families: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
+    format!(
+        "unknown measure {}{hint} (known: {})",
+        py_repr(name),
+        families.join(", ")
+    )
+}
+
+/// `difflib.get_close_matches(word, possibilities, n, cutoff)`: the best `n` by
+/// SequenceMatcher's ratio, ties by the larger string.
+fn close_matches<'a>(word: &str, possibilities: &[&'a str], n: usize, cutoff: f64) -> Vec<&'a str> {
+    let b: Vec<char> = word.chars().collect();
+    let mut scored: Vec<(f64, &str)> = possibilities
+        .iter()
+        .filter_map(|x| {
+            let a: Vec<char> = x.chars().collect();
+            let ratio = similarity(&a, &b);
+            (ratio >= cutoff).then_some((ratio, *x))
+        })
+        .collect();
+    scored.sort_by(|p, q| q.0.total_cmp(&p.0).then_with(|| q.1.cmp(p.1)));
+    scored.into_iter().take(n).map(|(_, x)| x).collect()
+}
+
+/// SequenceMatcher(None, a, b).ratio(): 2 M / (|a| + |b|), M the characters of the matching
+/// blocks found by recursive longest common substrings.
+fn similarity(a: &[char], b: &[char]) -> f64 {
+    let total = a.len() + b.len();
+    if total == 0 {
+        return 1.0;
+    }
+    let mut matched = 0;
+    let mut queue = vec![(0, a.len(), 0, b.len())];
+    while let Some((alo, ahi, blo, bhi)) = queue.pop() {
+        let (i, j, k) = longest_match(a, b, alo, ahi, blo, bhi);
+        if k > 0 {
+            matched += k;
+            if alo < i && blo < j {
+                queue.push((alo, i, blo, j));
+            }
+            if i + k < ahi && j + k < bhi {
+                queue.push((i + k, ahi, j + k, bhi));
+            }
+        }
+    }
+    2.0 * matched as f64 / total as f64
+}
+
+/// The longest common block of `a[alo..ahi]` and `b[blo..bhi]`, earliest in `a`, then in `b`.
+fn longest_match(
+    a: &[char],
+    b: &[char],
+    alo: usize,
+    ahi: usize,
+    blo: usize,
+    bhi: usize,
+) -> (usize, usize, usize) {
+    let (mut best_i, mut best_j, mut best) = (alo, blo, 0);
+    let mut lengths = vec![0usize; b.len() + 1];
+    for (i, item) in a.iter().enumerate().take(ahi).skip(alo) {
+        let mut next = vec![0usize; b.len() + 1];
+        for j in blo..bhi {
+            if *item == b[j] {
+                let k = lengths[j] + 1;
+                next[j + 1] = k;
+                if k > best {
+                    best_i = i + 1 - k;
+                    best_j = j + 1 - k;
+                    best = k;
+                }
+            }
+        }
+        lengths = next;
+    }
+    (best_i, best_j, best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(text: &str) -> String {
+        parse_measure(text)
+            .map(|m| m.name())
+            .unwrap_or_else(|e| format!("{}: {e}", e.python_class()))
+    }
+
+    #[test]
+    fn names_and_aliases_parse_to_canonical_names() {
+        for (text, canonical) in [
+            ("nDCG@10", "nDCG@10"),
+            ("ndcg_cut.10", "nDCG@10"),
+            ("ndcg_cut_10", "nDCG@10"),
+            ("map", "AP"),
+            ("MRR", "RR"),
+            ("P_5", "P@5"),
+            ("iprec_at_recall_0.10", "IPrec@0.1"),
+            ("iprec_at_recall_.5", "IPrec@0.5"),
+            ("nDCG(gain=exp)@3", "nDCG(gain=exp)@3"),
+            ("P(rel=02)@5", "P(rel=2)@5"),
+            (" set_P ", "P"),
+            ("IPrec@1", "IPrec@1.0"),
+            ("success.1", "Success@1"),
+            ("gm_map", "GM_AP"),
+        ] {
+            assert_eq!(name(text), canonical, "{text}");
+        }
+    }
+
+    #[test]
+    fn bad_names_get_python_messages() {
+        for (text, message) in [
+            (
+                "nDGC@10",
+                "UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG? (known: nDCG, \
+                 AP, RR, P, R, Rprec, Success, Bpref, GM_AP, IPrec, NumRet, NumRel, NumRelRet, \
+                 NumQ)",
+            ),
+            ("Success", "MeasureError: measure Success needs a cutoff, as in Success@10; got 'Success'"),
+            ("IPrec@2", "MeasureError: the recall level of IPrec must be a number in [0, 1]; got '2' in 'IPrec@2'"),
+            ("P@0", "MeasureError: the cutoff of P must be an integer from 1 to 1000000000; got '0' in 'P@0'"),
+            ("Rprec@5", "MeasureError: measure Rprec takes no cutoff; got 'Rprec@5'"),
+            ("set_P@5", "MeasureError: set_P takes no cutoff; got 'set_P@5'"),
+            ("P(rel)@5", "MeasureError: parameters are written key=value; got 'rel' in 'P(rel)@5'"),
+            (
+                "nDCG(rel=2)",
+                "MeasureError: measure nDCG has no parameter 'rel' (parameters: gain); got \
+                 'nDCG(rel=2)'",
+            ),
+            (
+                "nDCG(gain=log)",
+                "MeasureError: parameter gain of nDCG must be one of linear, exp; got 'log' in \
+                 'nDCG(gain=log)'",
+            ),
+            ("P(rel=1,rel=2)", "MeasureError: parameter 'rel' given twice in 'P(rel=1,rel=2)'"),
+        ] {
+            assert_eq!(name(text), message, "{text}");
+        }
+    }
+
+    #[test]
+    fn repeats_are_dropped_in_order() {
+        let parsed = parse_measures(&["nDCG@10", "ndcg_cut.10", "AP"]).unwrap();
+        assert_eq!(
+            parsed.iter().map(Measure::name).collect::<Vec<_>>(),
+            ["nDCG@10", "AP"]
+        );
+        assert!(parse_measures::<&str>(&[]).is_err());
+    }
+
+    #[test]
+    fn similarity_matches_difflib() {
+        let chars = |s: &str| s.chars().collect::<Vec<_>>();
+        // difflib.SequenceMatcher(None, "abcd", "bcde").ratio() == 0.75
+        assert_eq!(similarity(&chars("abcd"), &chars("bcde")), 0.75);
+        assert_eq!(
+            close_matches("appel", &["ape", "apple", "peach", "puppy"], 3, 0.6),
+            ["apple", "ape"]
+        );
+    }
+}

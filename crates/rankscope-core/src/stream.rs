@@ -1,0 +1,629 @@
+//! Streaming evaluation: a TREC run read and evaluated a chunk of whole queries at a time.
+//!
+//! The run is read in blocks of about `chunk_bytes`; each block is cut after its last complete
+//! line and before the lines of its last query, which are held back and read with the next
+//! block, so every chunk holds whole queries (provided the file groups each query's lines
+//! together, as run files do). Each chunk is parsed, prepared and scored like a run in memory;
+//! only the per-query values are kept, so memory follows the chunk size, not the run. The
+//! values are those of evaluating the whole run at once: every measure of a query depends only
+//! on that query's rows.
+//!
+//! A run whose lines are not grouped by query cannot be cut that way. Then the rows are first
+//! spread over partition files on disk by a hash of the query id (each query lands whole in one
+//! partition), and each partition is evaluated in turn: an external, one-pass bucket sort.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::hash::BuildHasher;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, InputProblem, Result, Skipped};
+use crate::evaluate::{score, EvalOptions, Evaluation};
+use crate::measures::{check_profile_support, Measure};
+use crate::prepare::{no_common_queries, Judgements};
+use crate::table::{Qrels, Run};
+use crate::trec::{self, ReadOptions, RUN_FIELDS};
+
+/// How much of a run a chunk reads by default.
+pub const DEFAULT_CHUNK_BYTES: usize = 32 * 1024 * 1024;
+/// How many partition files a run not grouped by query is spread over by default.
+pub const DEFAULT_PARTITIONS: usize = 64;
+
+/// Whether the run's lines are grouped by query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grouping {
+    /// They must be: a query reappearing after others is a [`Error::NotGrouped`].
+    Grouped,
+    /// They may not be: spread the rows over partition files on disk first.
+    Partitioned,
+    /// Try grouped; if a query reappears, read the run again partitioned (with a warning).
+    Detect,
+}
+
+/// How to stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamOptions {
+    /// How much of the run to read at a time.
+    pub chunk_bytes: usize,
+    /// Skip malformed lines (counted in [`Streamed::skipped`]) instead of failing.
+    pub lenient: bool,
+    /// Whether the run is grouped by query.
+    pub grouping: Grouping,
+    /// Partition files for runs not grouped (memory holds about 1/partitions of the run).
+    pub partitions: usize,
+    /// Where partition files go (the system's temporary directory by default).
+    pub temp_dir: Option<PathBuf>,
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        Self {
+            chunk_bytes: DEFAULT_CHUNK_BYTES,
+            lenient: false,
+            grouping: Grouping::Detect,
+            partitions: DEFAULT_PARTITIONS,
+            temp_dir: None,
+        }
+    }
+}
+
+/// A streamed evaluation: the values, the lines skipped (lenient), and warnings to show.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Streamed {
+    /// Per-query values, as [`crate::evaluate::evaluate`] gives them.
+    pub evaluation: Evaluation,
+    /// Malformed lines skipped (lenient mode).
+    pub skipped: Skipped,
+    /// Warnings (the fall-back to partition files).
+    pub warnings: Vec<String>,
+}
+
+/// Evaluate a TREC run file in chunks of whole queries with bounded memory.
+pub fn evaluate_run_file(
+    qrels: &Qrels,
+    path: &Path,
+    source: &str,
+    measures: &[Measure],
+    options: &EvalOptions,
+    stream: &StreamOptions,
+) -> Result<Streamed> {
+    evaluate_stream(
+        qrels,
+        || {
+            File::open(path)
+                .map(ReadAhead::new)
+                .map_err(|e| trec::io_error(&e, source))
+        },
+        source,
+        measures,
+        options,
+        stream,
+    )
+}
+
+/// Evaluate a TREC run read from `open()` in chunks of whole queries with bounded memory.
+///
+/// `open` is called once, or a second time when the run turns out not to be grouped and
+/// `stream.grouping` is [`Grouping::Detect`].
+pub fn evaluate_stream<R: Read, F: FnMut() -> Result<R>>(
+    qrels: &Qrels,
+    mut open: F,
+    source: &str,
+    measures: &[Measure],
+    options: &EvalOptions,
+    stream: &StreamOptions,
+) -> Result<Streamed> {
+    options.check()?;
+    if stream.chunk_bytes < 1 {
+        return Err(Error::Input(InputProblem::new(
+            "chunk_bytes must be at least 1; got 0",
+        )));
+    }
+    check_profile_support(measures, &options.conventions)?;
+    let judgements = Judgements::new(qrels, &options.conventions, options.relevance_level)?;
+    let mut warnings = Vec::new();
+    let partitioned = match stream.grouping {
+        Grouping::Partitioned => true,
+        Grouping::Grouped => false,
+        Grouping::Detect => {
+            match evaluate_grouped(&judgements, open()?, source, measures, options, stream) {
+                Err(Error::NotGrouped(problem)) => {
+                    warnings.push(format!(
+                        "{problem}; reading it again through {} partition files on disk",
+                        stream.partitions
+                    ));
+                    true
+                }
+                other => {
+                    return other.map(|(evaluation, skipped)| Streamed {
+                        evaluation,
+                        skipped,
+                        warnings,
+                    })
+                }
+            }
+        }
+    };
+    let (evaluation, skipped) = if partitioned {
+        evaluate_partitioned(&judgements, open()?, source, measures, options, stream)?
+    } else {
+        evaluate_grouped(&judgements, open()?, source, measures, options, stream)?
+    };
+    Ok(Streamed {
+        evaluation,
+        skipped,
+        warnings,
+    })
+}
+
+/// A reader whose reads are made ahead on another thread, a few pieces at a time, so that the
+/// system's copies of the file overlap parsing and scoring.
+pub struct ReadAhead {
+    pieces: Option<std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>>,
+    /// Pieces read, handed back to be filled again (fresh memory costs a page fault a page).
+    spent: std::sync::mpsc::Sender<Vec<u8>>,
+    current: Vec<u8>,
+    position: usize,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ReadAhead {
+    const PIECE_BYTES: usize = 4 << 20;
+    const PIECES_AHEAD: usize = 4;
+
+    /// Read `reader` ahead on a thread of its own.
+    pub fn new<R: Read + Send + 'static>(mut reader: R) -> Self {
+        let (send, pieces) = std::sync::mpsc::sync_channel(Self::PIECES_AHEAD);
+        let (spent, recycled) = std::sync::mpsc::channel::<Vec<u8>>();
+        let thread = std::thread::spawn(move || loop {
+            let mut piece = recycled.try_recv().unwrap_or_default();
+            piece.resize(Self::PIECE_BYTES, 0);
+            let result = loop {
+                match reader.read(&mut piece) {
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    other => break other,
+                }
+            };
+            let last = !matches!(result, Ok(n) if n > 0);
+            let sent = send.send(result.map(|n| {
+                piece.truncate(n);
+                piece
+            }));
+            if last || sent.is_err() {
+                return; // the end, an error, or nobody reads any more
+            }
+        });
+        Self {
+            pieces: Some(pieces),
+            spent,
+            current: Vec::new(),
+            position: 0,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.position == self.current.len() {
+            let Some(pieces) = &self.pieces else {
+                return Ok(0);
+            };
+            match pieces.recv() {
+                Ok(Ok(piece)) if !piece.is_empty() => {
+                    let done = std::mem::replace(&mut self.current, piece);
+                    let _ = self.spent.send(done); // the reader may have ended: then it is dropped
+                    self.position = 0;
+                }
+                Ok(Err(e)) => return Err(e),
+                _ => {
+                    self.pieces = None;
+                    return Ok(0);
+                }
+            }
+        }
+        let n = out.len().min(self.current.len() - self.position);
+        out[..n].copy_from_slice(&self.current[self.position..self.position + n]);
+        self.position += n;
+        Ok(n)
+    }
+}
+
+impl Drop for ReadAhead {
+    fn drop(&mut self) {
+        self.pieces = None; // the thread's next send fails, and it ends
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Blocks of whole queries from a reader: each block ends after a complete line, and the lines
+/// of its last query are held back for the next block. One buffer is reused from block to
+/// block.
+pub struct QueryBlocks<R: Read> {
+    reader: R,
+    chunk_bytes: usize,
+    buffer: Vec<u8>,
+    /// Bytes of `buffer` read and not yet handed out.
+    filled: usize,
+    /// Bytes at the start of `buffer` handed out by the last call (dropped by the next).
+    consumed: usize,
+    /// The 1-based line number of the first line not yet handed out.
+    line: u64,
+    done: bool,
+    first: bool,
+}
+
+impl<R: Read> QueryBlocks<R> {
+    /// Blocks of about `chunk_bytes` from `reader`.
+    pub fn new(reader: R, chunk_bytes: usize) -> Self {
+        Self {
+            reader,
+            chunk_bytes,
+            buffer: Vec::new(),
+            filled: 0,
+            consumed: 0,
+            line: 1,
+            done: false,
+            first: true,
+        }
+    }
+
+    /// The next block and the line number it starts at; `None` at the end.
+    pub fn next_block(&mut self, source: &str) -> Result<Option<(&[u8], u64)>> {
+        if self.consumed > 0 {
+            self.buffer.copy_within(self.consumed..self.filled, 0);
+            self.filled -= self.consumed;
+            self.consumed = 0;
+        }
+        loop {
+            if self.done {
+                if self.filled == 0 {
+                    return Ok(None);
+                }
+                self.consumed = self.filled;
+                return Ok(Some((&self.buffer[..self.filled], self.line)));
+            }
+            let want = self.filled + self.chunk_bytes;
+            if self.buffer.len() < want {
+                self.buffer.resize(want, 0);
+            }
+            let had = self.filled;
+            while self.filled < want {
+                match self.reader.read(&mut self.buffer[self.filled..want]) {
+                    Ok(0) => break,
+                    Ok(n) => self.filled += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(trec::io_error(&e, source)),
+                }
+            }
+            if self.filled == had {
+                self.done = true;
+                continue;
+            }
+            if self.first {
+                self.first = false;
+                if self.buffer[..self.filled].starts_with(b"\xef\xbb\xbf") {
+                    self.buffer.copy_within(3..self.filled, 0);
+                    self.filled -= 3;
+                }
+            }
+            let data = &self.buffer[..self.filled];
+            let Some(last_newline) = memchr::memrchr(b'\n', data) else {
+                continue; // no complete line yet: a line longer than the block
+            };
+            let cut = last_query_start(&data[..=last_newline]);
+            if cut == 0 {
+                continue; // one query so far: read on
+            }
+            let start = self.line;
+            self.line += memchr::memchr_iter(b'\n', &data[..cut]).count() as u64;
+            self.consumed = cut;
+            return Ok(Some((&self.buffer[..cut], start)));
+        }
+    }
+}
+
+/// Where the lines of the last query of `data` (complete lines) start, comment and blank lines
+/// among them included; 0 when every line belongs to it.
+fn last_query_start(data: &[u8]) -> usize {
+    let mut end = data.len();
+    let mut query: Option<&[u8]> = None;
+    let mut start_of_group = data.len();
+    while end > 0 {
+        let start = memchr::memrchr(b'\n', &data[..end - 1]).map_or(0, |i| i + 1);
+        let line = &data[start..end];
+        let first = first_field(line);
+        match (first, query) {
+            (None, _) => {}
+            (Some(field), None) => query = Some(field),
+            (Some(field), Some(q)) if field == q => {}
+            (Some(_), Some(_)) => return start_of_group,
+        }
+        start_of_group = start;
+        end = start;
+    }
+    0
+}
+
+/// The first field of a line; `None` for a blank or comment line.
+fn first_field(line: &[u8]) -> Option<&[u8]> {
+    let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c);
+    let start = line.iter().position(|b| !is_space(b))?;
+    if line[start] == b'#' {
+        return None;
+    }
+    let end = line[start..]
+        .iter()
+        .position(is_space)
+        .map_or(line.len(), |i| start + i);
+    Some(&line[start..end])
+}
+
+/// Per-query values gathered chunk by chunk.
+struct Gathered {
+    query_ids: Vec<String>,
+    rows: Vec<Vec<f64>>,
+    unjudged: HashSet<String>,
+    run_name: Option<String>,
+    skipped: Skipped,
+    found_rows: bool,
+}
+
+impl Gathered {
+    fn new() -> Self {
+        Self {
+            query_ids: Vec::new(),
+            rows: Vec::new(),
+            unjudged: HashSet::new(),
+            run_name: None,
+            skipped: Skipped::default(),
+            found_rows: false,
+        }
+    }
+
+    /// Prepare and score one chunk of whole queries.
+    fn score(
+        &mut self,
+        judgements: &Judgements<'_>,
+        chunk: &Run,
+        measures: &[Measure],
+        options: &EvalOptions,
+    ) -> Result<()> {
+        let (prepared, values) = score(judgements, chunk, measures, options, false, false)?;
+        for (q, id) in prepared.batch.query_ids.into_iter().enumerate() {
+            self.query_ids.push(id);
+            self.rows
+                .push(values.iter().map(|column| column[q]).collect());
+        }
+        self.unjudged.extend(prepared.unjudged_queries);
+        Ok(())
+    }
+
+    /// Parse one block into a chunk (lenient lines counted), or `None` if it holds no rows.
+    fn parse(
+        &mut self,
+        block: &[u8],
+        first_line: u64,
+        source: &str,
+        lenient: bool,
+    ) -> Result<Option<Run>> {
+        let options = ReadOptions {
+            lenient,
+            first_line,
+        };
+        match trec::parse_run_rows(block, source, &options) {
+            Ok(parsed) => {
+                self.skipped = std::mem::take(&mut self.skipped).merge(parsed.skipped);
+                if parsed.table.is_empty() {
+                    return Ok(None);
+                }
+                self.found_rows = true;
+                if self.run_name.is_none() {
+                    self.run_name = Some(parsed.table.name.clone());
+                }
+                Ok(Some(parsed.table))
+            }
+            Err(error) => Err(error),
+        }
+    }
+
+    /// The evaluation, queries sorted by id; the missing queries scored 0 under `complete`.
+    fn finish(
+        mut self,
+        judgements: &Judgements<'_>,
+        source: &str,
+        measures: &[Measure],
+        options: &EvalOptions,
+    ) -> Result<(Evaluation, Skipped)> {
+        if !self.found_rows {
+            return Err(Error::EmptyInput(
+                InputProblem::new(format!(
+                    "file holds no TREC run lines; expected {RUN_FIELDS}"
+                ))
+                .in_source(source),
+            ));
+        }
+        let qrels = judgements.qrels();
+        let mut missing: Vec<String> = {
+            let evaluated: HashSet<&str> = self.query_ids.iter().map(String::as_str).collect();
+            qrels
+                .queries
+                .names()
+                .filter(|q| !evaluated.contains(q))
+                .map(str::to_string)
+                .collect()
+        };
+        missing.sort_unstable();
+        if options.complete && !missing.is_empty() {
+            let empty = Run::new("run", source);
+            let (only_missing, values) = score(judgements, &empty, measures, options, true, false)?;
+            for (q, id) in only_missing.batch.query_ids.into_iter().enumerate() {
+                if missing.binary_search(&id).is_ok() {
+                    self.query_ids.push(id);
+                    self.rows
+                        .push(values.iter().map(|column| column[q]).collect());
+                }
+            }
+        }
+        if self.query_ids.is_empty() {
+            return Err(no_common_queries(source, self.unjudged.len(), qrels));
+        }
+        let mut order: Vec<usize> = (0..self.query_ids.len()).collect();
+        order.sort_unstable_by(|&a, &b| self.query_ids[a].cmp(&self.query_ids[b]));
+        let values = (0..measures.len())
+            .map(|m| order.iter().map(|&q| self.rows[q][m]).collect())
+            .collect();
+        let query_ids = order
+            .iter()
+            .map(|&q| std::mem::take(&mut self.query_ids[q]))
+            .collect();
+        let mut unjudged: Vec<String> = self.unjudged.into_iter().collect();
+        unjudged.sort_unstable();
+        let evaluation = Evaluation {
+            measures: measures.to_vec(),
+            query_ids,
+            values,
+            unjudged_queries: unjudged,
+            missing_queries: missing,
+            run_name: self.run_name.unwrap_or_default(),
+        };
+        Ok((evaluation, self.skipped))
+    }
+}
+
+fn evaluate_grouped<R: Read>(
+    judgements: &Judgements<'_>,
+    reader: R,
+    source: &str,
+    measures: &[Measure],
+    options: &EvalOptions,
+    stream: &StreamOptions,
+) -> Result<(Evaluation, Skipped)> {
+    let mut blocks = QueryBlocks::new(reader, stream.chunk_bytes);
+    let mut gathered = Gathered::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    while let Some((block, first_line)) = blocks.next_block(source)? {
+        let Some(chunk) = gathered.parse(block, first_line, source, stream.lenient)? else {
+            continue;
+        };
+        let mut again: Vec<&str> = chunk
+            .queries
+            .names()
+            .filter(|q| seen.contains(*q))
+            .collect();
+        if !again.is_empty() {
+            again.sort_unstable();
+            return Err(Error::NotGrouped(
+                InputProblem::new(format!(
+                    "the run is not grouped by query: query {} appears again after other queries",
+                    crate::error::py_repr(again[0])
+                ))
+                .in_source(source),
+            ));
+        }
+        seen.extend(chunk.queries.names().map(str::to_string));
+        gathered.score(judgements, &chunk, measures, options)?;
+    }
+    gathered.finish(judgements, source, measures, options)
+}
+
+fn evaluate_partitioned<R: Read>(
+    judgements: &Judgements<'_>,
+    reader: R,
+    source: &str,
+    measures: &[Measure],
+    options: &EvalOptions,
+    stream: &StreamOptions,
+) -> Result<(Evaluation, Skipped)> {
+    let folder = TempFolder::new(stream.temp_dir.as_deref(), source)?;
+    let partitions = stream.partitions.max(1);
+    let disk = |e: std::io::Error| {
+        Error::Input(
+            InputProblem::new(format!(
+                "cannot write partition files in {}: {e}",
+                folder.path.display()
+            ))
+            .in_source(source),
+        )
+    };
+    let mut files: Vec<BufWriter<File>> = (0..partitions)
+        .map(|p| File::create(folder.path.join(format!("p{p:04}.trec"))).map(BufWriter::new))
+        .collect::<std::io::Result<_>>()
+        .map_err(disk)?;
+    let hasher = hashbrown::DefaultHashBuilder::default();
+    let mut blocks = QueryBlocks::new(reader, stream.chunk_bytes);
+    let mut gathered = Gathered::new();
+    while let Some((block, first_line)) = blocks.next_block(source)? {
+        let Some(chunk) = gathered.parse(block, first_line, source, stream.lenient)? else {
+            continue;
+        };
+        let targets: Vec<usize> = chunk
+            .queries
+            .names()
+            .map(|q| (hasher.hash_one(q) % partitions as u64) as usize)
+            .collect();
+        for row in 0..chunk.len() {
+            // Rust prints the shortest text that reads back as the same float.
+            let file = &mut files[targets[chunk.query[row] as usize]];
+            writeln!(
+                file,
+                "{} Q0 {} 0 {} t",
+                chunk.query_id(row),
+                chunk.docs.get(row),
+                chunk.score[row]
+            )
+            .map_err(disk)?;
+        }
+    }
+    for file in &mut files {
+        file.flush().map_err(disk)?;
+    }
+    drop(files);
+    for p in 0..partitions {
+        let path = folder.path.join(format!("p{p:04}.trec"));
+        let data = std::fs::read(&path).map_err(disk)?;
+        std::fs::remove_file(&path).map_err(disk)?;
+        if data.is_empty() {
+            continue;
+        }
+        let mut part = trec::parse_run(&data, source, &ReadOptions::default())?.table;
+        part.name = gathered.run_name.clone().unwrap_or_default();
+        drop(data);
+        gathered.score(judgements, &part, measures, options)?;
+    }
+    gathered.finish(judgements, source, measures, options)
+}
+
+/// A temporary folder removed when dropped.
+struct TempFolder {
+    path: PathBuf,
+}
+
+impl TempFolder {
+    fn new(parent: Option<&Path>, source: &str) -> Result<Self> {
+        let parent = parent.map_or_else(std::env::temp_dir, Path::to_path_buf);
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path = parent.join(format!("rankscope-{}-{stamp}", std::process::id()));
+        std::fs::create_dir_all(&path).map_err(|e| {
+            Error::Input(
+                InputProblem::new(format!("cannot create a folder for partition files: {e}"))
+                    .in_source(source),
+            )
+        })?;
+        Ok(Self { path })
+    }
+}
+
+impl Drop for TempFolder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,188 @@
+//! Streaming: blocks of whole queries, the same values as in memory, errors on the right line.
+
+use super::*;
+use crate::evaluate::evaluate;
+use crate::measures::parse_measures;
+use crate::profile::Conventions;
+use crate::trec::parse_qrels;
+
+fn blocks(data: &[u8], chunk_bytes: usize) -> Vec<(String, u64)> {
+    let mut reader = QueryBlocks::new(data, chunk_bytes);
+    let mut out = Vec::new();
+    while let Some((block, line)) = reader.next_block("run").unwrap() {
+        out.push((String::from_utf8(block.to_vec()).unwrap(), line));
+    }
+    out
+}
+
+#[test]
+fn blocks_hold_whole_queries() {
+    let data = b"q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\n# note\nq2 Q0 c 1 1 t\nq3 Q0 d 1 1 t\n";
+    assert_eq!(
+        blocks(data, 20),
+        [
+            ("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\n".to_string(), 1),
+            ("# note\nq2 Q0 c 1 1 t\n".to_string(), 3),
+            ("q3 Q0 d 1 1 t\n".to_string(), 5),
+        ]
+    );
+    // A block of one query is read on until the query ends; the last line may lack its newline.
+    assert_eq!(
+        blocks(b"q1 x\nq1 y\nq2 z\nq3 w", 4),
+        [
+            ("q1 x\nq1 y\n".to_string(), 1),
+            ("q2 z\nq3 w".to_string(), 3)
+        ]
+    );
+    assert_eq!(
+        blocks("\u{feff}q1 x\n".as_bytes(), 1 << 20),
+        [("q1 x\n".to_string(), 1)]
+    );
+}
+
+fn qrels() -> Qrels {
+    let data = b"q1 0 a 1\nq1 0 b 2\nq2 0 c 1\nq3 0 d 1\nq4 0 e 1\n";
+    parse_qrels(data, "qrels", &ReadOptions::default())
+        .unwrap()
+        .table
+}
+
+fn options(profile: &str) -> EvalOptions {
+    EvalOptions::new(Conventions::profile(profile).unwrap())
+}
+
+fn streamed(data: &[u8], profile: &str, stream: &StreamOptions) -> Result<Streamed> {
+    let measures = parse_measures(&["nDCG@10", "P", "RR", "AP"]).unwrap();
+    evaluate_stream(
+        &qrels(),
+        || Ok(data),
+        "run.txt",
+        &measures,
+        &options(profile),
+        stream,
+    )
+}
+
+fn small(grouping: Grouping) -> StreamOptions {
+    StreamOptions {
+        chunk_bytes: 16,
+        grouping,
+        partitions: 2,
+        ..StreamOptions::default()
+    }
+}
+
+#[test]
+fn streaming_gives_the_values_of_reading_whole() {
+    let data = b"q2 Q0 c 1 1 t\nq2 Q0 x 2 2 t\nq1 Q0 b 1 5 t\nq1 Q0 a 2 5 t\nq9 Q0 z 1 1 t\n";
+    let measures = parse_measures(&["nDCG@10", "P", "RR", "AP"]).unwrap();
+    for profile in ["trec", "weknora"] {
+        let run = crate::trec::parse_run(data, "run.txt", &ReadOptions::default())
+            .unwrap()
+            .table;
+        let whole = evaluate(&qrels(), &run, &measures, &options(profile)).unwrap();
+        for grouping in [Grouping::Grouped, Grouping::Partitioned, Grouping::Detect] {
+            let out = streamed(data, profile, &small(grouping)).unwrap();
+            assert_eq!(out.evaluation, whole, "{profile} {grouping:?}");
+            assert!(out.warnings.is_empty());
+        }
+    }
+}
+
+#[test]
+fn a_run_not_grouped_is_refused_or_partitioned() {
+    let data = b"q1 Q0 b 1 5 t\nq2 Q0 c 1 1 t\nq1 Q0 a 2 4 t\n";
+    let error = streamed(data, "trec", &small(Grouping::Grouped)).unwrap_err();
+    assert_eq!(error.python_class(), "NotGroupedError");
+    assert_eq!(
+        error.to_string(),
+        "run.txt: the run is not grouped by query: query 'q1' appears again after other queries"
+    );
+    let detected = streamed(data, "trec", &small(Grouping::Detect)).unwrap();
+    assert_eq!(
+        detected.warnings,
+        [
+            "run.txt: the run is not grouped by query: query 'q1' appears again after other \
+          queries; reading it again through 2 partition files on disk"
+        ]
+    );
+    assert_eq!(detected.evaluation.query_ids, ["q1", "q2"]);
+    // q1 ranks b (5) then a (4): both relevant.
+    assert_eq!(detected.evaluation.values[3], [1.0, 1.0]);
+    // weknora keeps the order of the lines across partitions.
+    let weknora = streamed(
+        b"q1 Q0 x 1 5 t\nq2 Q0 c 1 1 t\nq1 Q0 a 2 9 t\n",
+        "weknora",
+        &small(Grouping::Partitioned),
+    );
+    assert_eq!(weknora.unwrap().evaluation.values[2], [0.5, 1.0]);
+}
+
+#[test]
+fn errors_name_the_line_in_the_whole_file() {
+    let data = b"q1 Q0 a 1 5 t\nq1 Q0 b 2 4 t\nq2 Q0 c 1 1 t\nq3 Q0 d 1 x t\n";
+    let error = streamed(data, "trec", &small(Grouping::Grouped)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "run.txt:4: score must be a finite number; found 'x'\n    q3 Q0 d 1 x t"
+    );
+}
+
+#[test]
+fn lenient_counts_every_skipped_line_once() {
+    let data = b"q1 Q0 a 1 5 t\nq1 Q0 b\nq2 Q0 c 1 nan t\nq2 Q0 c2\nq3 Q0 d 1 1 t\n";
+    let stream = StreamOptions {
+        lenient: true,
+        ..small(Grouping::Grouped)
+    };
+    let out = streamed(data, "trec", &stream).unwrap();
+    assert_eq!(out.evaluation.query_ids, ["q1", "q3"]);
+    assert_eq!(
+        out.skipped.warning("run.txt").unwrap(),
+        "skipped 3 malformed lines in run.txt; first at line 2: expected at least 6 \
+         whitespace-separated fields (query_id Q0 doc_id rank score run_tag); found 3"
+    );
+}
+
+#[test]
+fn empty_runs_and_runs_without_judged_queries() {
+    let empty = streamed(b"# nothing\n\n", "trec", &small(Grouping::Grouped)).unwrap_err();
+    assert_eq!(
+        empty.to_string(),
+        "run.txt: file holds no TREC run lines; expected query_id Q0 doc_id rank score run_tag"
+    );
+    let unjudged = streamed(
+        b"x Q0 a 1 1 t\ny Q0 a 1 1 t\n",
+        "trec",
+        &small(Grouping::Grouped),
+    )
+    .unwrap_err();
+    assert_eq!(
+        unjudged.to_string(),
+        "no query of the run (run.txt) is judged in the qrels (qrels): the run has 2 queries, \
+         the qrels 4, none in common; check that the query ids match"
+    );
+}
+
+#[test]
+fn complete_scores_the_missing_queries() {
+    let mut eval = options("trec");
+    eval.complete = true;
+    let measures = parse_measures(&["P@1", "NumQ"]).unwrap();
+    let data: &[u8] = b"q2 Q0 c 1 1 t\nq9 Q0 z 1 1 t\n";
+    let out = evaluate_stream(
+        &qrels(),
+        || Ok(data),
+        "run.txt",
+        &measures,
+        &eval,
+        &small(Grouping::Grouped),
+    )
+    .unwrap();
+    assert_eq!(out.evaluation.query_ids, ["q1", "q2", "q3", "q4"]);
+    assert_eq!(out.evaluation.values[0], [0.0, 1.0, 0.0, 0.0]);
+    assert_eq!(out.evaluation.aggregate(1), 4.0);
+    assert_eq!(out.evaluation.missing_queries, ["q1", "q3", "q4"]);
+    assert_eq!(out.evaluation.unjudged_queries, ["q9"]);
+    assert_eq!(out.evaluation.run_name, "t");
+}

@@ -1,0 +1,282 @@
+//! `Qrels` and `Run`: the two inputs of an evaluation, as columns.
+//!
+//! Query ids are interned (a `u32` code per row, codes in order of first appearance); document
+//! ids are kept as one byte buffer with offsets (no allocation per row); rows stay in the order
+//! given.
+
+use crate::error::{py_float_repr, py_repr, Error, InputProblem, Result};
+use crate::intern::Interner;
+
+/// Strings stored back to back: item `i` is `bytes[offsets[i]..offsets[i + 1]]`.
+#[derive(Debug, Clone)]
+pub struct StrColumn {
+    bytes: Vec<u8>,
+    offsets: Vec<usize>,
+}
+
+impl Default for StrColumn {
+    fn default() -> Self {
+        Self {
+            bytes: Vec::new(),
+            offsets: vec![0],
+        }
+    }
+}
+
+impl StrColumn {
+    /// An empty column with room for `rows` items of `bytes` bytes in all.
+    pub fn with_capacity(rows: usize, bytes: usize) -> Self {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        offsets.push(0);
+        Self {
+            bytes: Vec::with_capacity(bytes),
+            offsets,
+        }
+    }
+
+    /// Room for `rows` more items of `bytes` more bytes.
+    pub fn reserve(&mut self, rows: usize, bytes: usize) {
+        self.offsets.reserve(rows);
+        self.bytes.reserve(bytes);
+    }
+
+    /// Append one item.
+    pub fn push(&mut self, item: &str) {
+        self.bytes.extend_from_slice(item.as_bytes());
+        self.offsets.push(self.bytes.len());
+    }
+
+    /// Item `i`.
+    pub fn get(&self, i: usize) -> &str {
+        let bytes = &self.bytes[self.offsets[i]..self.offsets[i + 1]];
+        // Only whole `&str`s are pushed, so every item is valid UTF-8.
+        unsafe { std::str::from_utf8_unchecked(bytes) }
+    }
+
+    /// Item `i` as bytes.
+    pub fn get_bytes(&self, i: usize) -> &[u8] {
+        &self.bytes[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// Number of items.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Whether there is no item.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes of all items together.
+    pub fn byte_len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Append every item of `other`.
+    pub fn extend(&mut self, other: &StrColumn) {
+        let base = self.bytes.len();
+        self.bytes.extend_from_slice(&other.bytes);
+        self.offsets
+            .extend(other.offsets[1..].iter().map(|end| end + base));
+    }
+}
+
+/// Relevance judgements: rows (query, document, integer grade), in the order given.
+#[derive(Debug, Clone, Default)]
+pub struct Qrels {
+    /// Where the judgements came from, for messages.
+    pub source: String,
+    /// The query ids; `query[i]` is a code of this interner.
+    pub queries: Interner,
+    /// The query of each row.
+    pub query: Vec<u32>,
+    /// The document of each row.
+    pub docs: StrColumn,
+    /// The grade of each row.
+    pub grade: Vec<i64>,
+}
+
+impl Qrels {
+    /// Empty qrels from `source`.
+    pub fn new(source: impl Into<String>) -> Self {
+        Self {
+            source: source.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Append one judgement.
+    pub fn push(&mut self, query_id: &str, doc_id: &str, grade: i64) {
+        let code = self.queries.intern(query_id);
+        self.query.push(code);
+        self.docs.push(doc_id);
+        self.grade.push(grade);
+    }
+
+    /// Number of judgements.
+    pub fn len(&self) -> usize {
+        self.query.len()
+    }
+
+    /// Whether there is no judgement.
+    pub fn is_empty(&self) -> bool {
+        self.query.is_empty()
+    }
+
+    /// The query id of row `i`.
+    pub fn query_id(&self, i: usize) -> &str {
+        self.queries.name(self.query[i])
+    }
+
+    /// The checks of Python's `Qrels.from_frame` on built rows: some rows, no empty id.
+    pub fn check(&self) -> Result<()> {
+        if self.is_empty() {
+            return Err(Error::EmptyInput(
+                InputProblem::new("qrels hold no judgements").in_source(&self.source),
+            ));
+        }
+        check_ids(&self.queries, &self.query, &self.docs, &self.source)
+    }
+}
+
+/// Ranked results: rows (query, document, score), in the order given.
+#[derive(Debug, Clone, Default)]
+pub struct Run {
+    /// The run's name (the tag of a TREC run).
+    pub name: String,
+    /// Where the results came from, for messages.
+    pub source: String,
+    /// The query ids; `query[i]` is a code of this interner.
+    pub queries: Interner,
+    /// The query of each row.
+    pub query: Vec<u32>,
+    /// The document of each row.
+    pub docs: StrColumn,
+    /// The score of each row.
+    pub score: Vec<f64>,
+}
+
+impl Run {
+    /// An empty run named `name` from `source`.
+    pub fn new(name: impl Into<String>, source: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            source: source.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Append one result.
+    pub fn push(&mut self, query_id: &str, doc_id: &str, score: f64) {
+        let code = self.queries.intern(query_id);
+        self.query.push(code);
+        self.docs.push(doc_id);
+        self.score.push(score);
+    }
+
+    /// Number of results.
+    pub fn len(&self) -> usize {
+        self.query.len()
+    }
+
+    /// Whether there is no result.
+    pub fn is_empty(&self) -> bool {
+        self.query.is_empty()
+    }
+
+    /// The query id of row `i`.
+    pub fn query_id(&self, i: usize) -> &str {
+        self.queries.name(self.query[i])
+    }
+
+    /// The checks of Python's `Run.from_frame` on built rows: some rows, no empty id, every
+    /// score finite (the first bad one named with its query, document and row).
+    pub fn check(&self) -> Result<()> {
+        if self.is_empty() {
+            return Err(Error::EmptyInput(
+                InputProblem::new("run holds no results").in_source(&self.source),
+            ));
+        }
+        check_ids(&self.queries, &self.query, &self.docs, &self.source)?;
+        if let Some(row) = self.score.iter().position(|s| !s.is_finite()) {
+            return Err(Error::Input(
+                InputProblem::new(format!(
+                    "score must be a finite number; found {} for query {}, document {} (row {})",
+                    py_float_repr(self.score[row]),
+                    py_repr(self.query_id(row)),
+                    py_repr(self.docs.get(row)),
+                    row + 1
+                ))
+                .in_source(&self.source),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn check_ids(queries: &Interner, query: &[u32], docs: &StrColumn, source: &str) -> Result<()> {
+    let empty = |column: &str, row: usize| {
+        Err(Error::Input(
+            InputProblem::new(format!(
+                "column '{column}' is empty or null at row {}",
+                row + 1
+            ))
+            .in_source(source),
+        ))
+    };
+    if let Some(row) = query.iter().position(|&q| queries.name(q).is_empty()) {
+        return empty("query_id", row);
+    }
+    if let Some(row) = (0..docs.len()).find(|&i| docs.get_bytes(i).is_empty()) {
+        return empty("doc_id", row);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_keep_their_order_and_queries_are_interned() {
+        let mut run = Run::new("bm25", "<dict>");
+        run.push("q2", "a", 1.0);
+        run.push("q1", "b", 2.0);
+        run.push("q2", "c", 0.5);
+        assert_eq!(run.query, [0, 1, 0]);
+        assert_eq!(run.docs.get(2), "c");
+        assert_eq!(run.query_id(1), "q1");
+        run.check().unwrap();
+    }
+
+    #[test]
+    fn checks_word_the_first_bad_row() {
+        let mut run = Run::new("r", "<dict>");
+        run.push("q1", "d1", 1.0);
+        run.push("q1", "d2", f64::NAN);
+        assert_eq!(
+            run.check().unwrap_err().to_string(),
+            "<dict>: score must be a finite number; found nan for query 'q1', document 'd2' \
+             (row 2)"
+        );
+        let mut qrels = Qrels::new("<dict>");
+        qrels.push("q1", "", 1);
+        assert_eq!(
+            qrels.check().unwrap_err().to_string(),
+            "<dict>: column 'doc_id' is empty or null at row 1"
+        );
+        assert!(matches!(Qrels::new("x").check(), Err(Error::EmptyInput(_))));
+    }
+
+    #[test]
+    fn columns_extend() {
+        let mut a = StrColumn::default();
+        a.push("x");
+        let mut b = StrColumn::default();
+        b.push("yy");
+        b.push("");
+        a.extend(&b);
+        assert_eq!((a.len(), a.get(0), a.get(1), a.get(2)), (3, "x", "yy", ""));
+    }
+}

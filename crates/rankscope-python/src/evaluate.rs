@@ -1,0 +1,393 @@
+//! Inputs read or converted into the core's tables, and `evaluate` over them, with the GIL
+//! released while the core reads and computes.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use rankscope_core::error::{Error, InputProblem};
+use rankscope_core::evaluate::{compute, evaluate as core_evaluate, EvalOptions};
+use rankscope_core::measures::Aggregate;
+use rankscope_core::prepare::prepare_query;
+use rankscope_core::profile::Conventions;
+use rankscope_core::stream::{self, Grouping, StreamOptions};
+use rankscope_core::table::{Qrels, Run};
+use rankscope_core::trec::{self, Parsed, ReadOptions};
+
+use crate::arrow::{qrels_from_stream, run_from_stream};
+use crate::convert;
+use crate::errors::IntoPyResult;
+use crate::results::PerQuery;
+
+/// Judgements held by the core (read from a file, or converted from Python data).
+#[pyclass(frozen, module = "rankscope._core", name = "Qrels")]
+pub struct NativeQrels {
+    pub table: Arc<Qrels>,
+}
+
+#[pymethods]
+impl NativeQrels {
+    fn __len__(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Where the judgements came from, for messages.
+    #[getter]
+    fn source(&self) -> &str {
+        &self.table.source
+    }
+}
+
+/// A run held by the core.
+#[pyclass(frozen, module = "rankscope._core", name = "Run")]
+pub struct NativeRun {
+    pub table: Arc<Run>,
+}
+
+#[pymethods]
+impl NativeRun {
+    fn __len__(&self) -> usize {
+        self.table.len()
+    }
+
+    /// The run's name (the tag of the first line of a TREC file).
+    #[getter]
+    fn name(&self) -> &str {
+        &self.table.name
+    }
+
+    /// Where the results came from, for messages.
+    #[getter]
+    fn source(&self) -> &str {
+        &self.table.source
+    }
+}
+
+fn qrels(table: Qrels) -> NativeQrels {
+    NativeQrels {
+        table: Arc::new(table),
+    }
+}
+
+fn run(table: Run) -> NativeRun {
+    NativeRun {
+        table: Arc::new(table),
+    }
+}
+
+/// The text of the warning about skipped lines, if any were skipped.
+type Warning = Option<String>;
+
+/// The file at `path` or the bytes `data`, parsed by the core's reader of that file kind
+/// (`read` for files, `parse` for bytes) with the GIL released; and the warning about lines
+/// skipped in lenient mode.
+fn read_trec<T: Send>(
+    py: Python<'_>,
+    source: &str,
+    path: Option<PathBuf>,
+    data: Option<Bound<'_, PyBytes>>,
+    lenient: bool,
+    read: impl Fn(&Path, &str, &ReadOptions) -> rankscope_core::Result<Parsed<T>> + Sync,
+    parse: impl Fn(&[u8], &str, &ReadOptions) -> rankscope_core::Result<Parsed<T>> + Sync,
+) -> PyResult<(T, Warning)> {
+    let options = ReadOptions {
+        lenient,
+        first_line: 1,
+    };
+    let parsed = match (path, data) {
+        (Some(path), None) => py.detach(|| read(&path, source, &options)),
+        (None, Some(data)) => {
+            let bytes = data.as_bytes();
+            py.detach(|| parse(bytes, source, &options))
+        }
+        _ => return Err(PyValueError::new_err("give either path or data")),
+    }
+    .or_raise(py)?;
+    Ok((parsed.table, parsed.skipped.warning(source)))
+}
+
+/// A TREC qrels file (`path`) or its content (`data`: decompressed, or standard input), and
+/// the warning about lines skipped in lenient mode.
+#[pyfunction]
+#[pyo3(signature = (source, *, path=None, data=None, lenient=false))]
+fn read_trec_qrels(
+    py: Python<'_>,
+    source: String,
+    path: Option<PathBuf>,
+    data: Option<Bound<'_, PyBytes>>,
+    lenient: bool,
+) -> PyResult<(NativeQrels, Warning)> {
+    let read = trec::read_qrels_file;
+    let (table, warning) = read_trec(py, &source, path, data, lenient, read, trec::parse_qrels)?;
+    Ok((qrels(table), warning))
+}
+
+/// A TREC run file (`path`) or its content (`data`), and the warning about skipped lines.
+#[pyfunction]
+#[pyo3(signature = (source, *, path=None, data=None, lenient=false))]
+fn read_trec_run(
+    py: Python<'_>,
+    source: String,
+    path: Option<PathBuf>,
+    data: Option<Bound<'_, PyBytes>>,
+    lenient: bool,
+) -> PyResult<(NativeRun, Warning)> {
+    let read = trec::read_run_file;
+    let (table, warning) = read_trec(py, &source, path, data, lenient, read, trec::parse_run)?;
+    Ok((run(table), warning))
+}
+
+/// `{query_id: {doc_id: grade}}` (any mappings), checked as `Qrels.from_dict` checks it.
+#[pyfunction]
+#[pyo3(signature = (mapping, source="<dict>"))]
+fn qrels_from_dict(mapping: &Bound<'_, PyAny>, source: &str) -> PyResult<NativeQrels> {
+    Ok(qrels(convert::qrels_from_mapping(mapping, source)?))
+}
+
+/// `{query_id: {doc_id: score}}`, or `{query_id: [doc_id, ...]}` in rank order: the second
+/// when every value is a list rather than a mapping.
+#[pyfunction]
+#[pyo3(signature = (mapping, name="run", source=None))]
+fn run_from_dict(
+    mapping: &Bound<'_, PyAny>,
+    name: &str,
+    source: Option<&str>,
+) -> PyResult<NativeRun> {
+    let table = if convert::holds_lists(mapping)? {
+        convert::run_from_lists(mapping, name, source.unwrap_or("<lists>"))?
+    } else {
+        convert::run_from_mapping(mapping, name, source.unwrap_or("<dict>"))?
+    };
+    Ok(run(table))
+}
+
+/// Judgements from an object with `__arrow_c_stream__` holding the columns query_id, doc_id
+/// (strings) and relevance (integers), already validated (a `Qrels` frame).
+#[pyfunction]
+#[pyo3(signature = (table, source="<qrels>"))]
+fn qrels_from_arrow(table: &Bound<'_, PyAny>, source: &str) -> PyResult<NativeQrels> {
+    Ok(qrels(qrels_from_stream(table, source)?))
+}
+
+/// A run from an object with `__arrow_c_stream__` holding query_id, doc_id (strings) and
+/// score (floats), already validated (a `Run` frame).
+#[pyfunction]
+#[pyo3(signature = (table, name="run", source="<run>"))]
+fn run_from_arrow(table: &Bound<'_, PyAny>, name: &str, source: &str) -> PyResult<NativeRun> {
+    Ok(run(run_from_stream(table, name, source)?))
+}
+
+/// Conventions from the fields of Python's `Conventions` (already validated there), given as
+/// `(field, value)` pairs of text, the name among them.
+fn conventions(fields: &[(String, String)]) -> rankscope_core::Result<Conventions> {
+    let mut conventions = Conventions::profile("trec")?;
+    for (field, value) in fields {
+        conventions = conventions.with_option(field, value)?;
+    }
+    Ok(conventions)
+}
+
+/// Per-query values of `measures` (canonical names), the unjudged and missing queries.
+#[pyfunction]
+#[pyo3(signature = (qrels, run, measures, conventions, relevance_level, complete, max_documents))]
+#[allow(clippy::too_many_arguments)]
+fn evaluate(
+    py: Python<'_>,
+    qrels: &NativeQrels,
+    run: &NativeRun,
+    measures: Vec<String>,
+    conventions: Vec<(String, String)>,
+    relevance_level: i64,
+    complete: bool,
+    max_documents: Option<usize>,
+) -> PyResult<(PerQuery, Vec<String>, Vec<String>)> {
+    let parsed = rankscope_core::parse_measures(&measures).or_raise(py)?;
+    let options = EvalOptions {
+        conventions: self::conventions(&conventions).or_raise(py)?,
+        relevance_level,
+        complete,
+        max_documents,
+    };
+    let (qrels, run) = (Arc::clone(&qrels.table), Arc::clone(&run.table));
+    let evaluation = py
+        .detach(|| core_evaluate(&qrels, &run, &parsed, &options))
+        .or_raise(py)?;
+    let aggregates = evaluation
+        .measures
+        .iter()
+        .map(|m| m.family.aggregate)
+        .collect();
+    let values = PerQuery::new(
+        evaluation.query_ids,
+        measures,
+        aggregates,
+        evaluation.values,
+    );
+    Ok((
+        values,
+        evaluation.unjudged_queries,
+        evaluation.missing_queries,
+    ))
+}
+
+/// Every measure's value for one query given as lists (`(doc_id, grade)` judgements,
+/// `(doc_id, score)` ranking): the single-question paths (WeKnora's API, the service).
+#[pyfunction]
+#[pyo3(signature = (judged, ranking, measures, conventions, relevance_level=1, query_id="q"))]
+fn evaluate_query(
+    py: Python<'_>,
+    judged: Vec<(String, i64)>,
+    ranking: Vec<(String, f64)>,
+    measures: Vec<String>,
+    conventions: Vec<(String, String)>,
+    relevance_level: i64,
+    query_id: &str,
+) -> PyResult<Vec<f64>> {
+    let parsed = rankscope_core::parse_measures(&measures).or_raise(py)?;
+    let conventions = self::conventions(&conventions).or_raise(py)?;
+    let judged: Vec<(&str, i64)> = judged.iter().map(|(d, g)| (d.as_str(), *g)).collect();
+    let ranking: Vec<(&str, f64)> = ranking.iter().map(|(d, s)| (d.as_str(), *s)).collect();
+    let batch =
+        prepare_query(&judged, &ranking, &conventions, relevance_level, query_id).or_raise(py)?;
+    let values = compute(&batch, &parsed, &conventions, relevance_level).or_raise(py)?;
+    Ok(values.into_iter().map(|column| column[0]).collect())
+}
+
+/// A Python binary file read as a Rust `Read`: each read takes the GIL for `file.read(n)`.
+struct PyFileReader {
+    file: Py<PyAny>,
+}
+
+impl std::io::Read for PyFileReader {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        Python::attach(|py| {
+            let data = self.file.bind(py).call_method1("read", (buffer.len(),))?;
+            let bytes = data.cast::<PyBytes>()?.as_bytes();
+            buffer[..bytes.len()].copy_from_slice(bytes);
+            Ok::<usize, PyErr>(bytes.len())
+        })
+        .map_err(std::io::Error::other)
+    }
+}
+
+/// How the lines of a streamed run are grouped: Python's `grouped` option.
+fn grouping(name: &str) -> PyResult<Grouping> {
+    match name {
+        "grouped" => Ok(Grouping::Grouped),
+        "partitioned" => Ok(Grouping::Partitioned),
+        "detect" => Ok(Grouping::Detect),
+        other => Err(PyValueError::new_err(format!("unknown grouping {other:?}"))),
+    }
+}
+
+/// What a streamed evaluation gives Python: the values, the unjudged and missing queries, the
+/// run's name and the warnings to show.
+type StreamedValues = (PerQuery, Vec<String>, Vec<String>, String, Vec<String>);
+
+/// Per-query values of a TREC run evaluated in chunks of whole queries (memory bounded by
+/// `chunk_bytes`): the file at `path`, or the binary files `open()` returns (called again when
+/// an ungrouped run must be read a second time). Also the unjudged and missing queries, the
+/// run's name and the warnings to show (skipped lines, the fall-back to partition files).
+#[pyfunction]
+#[pyo3(signature = (
+    qrels, source, measures, conventions, relevance_level, complete, max_documents, *,
+    chunk_bytes, lenient, grouping, path=None, open=None
+))]
+#[allow(clippy::too_many_arguments)]
+fn evaluate_stream(
+    py: Python<'_>,
+    qrels: &NativeQrels,
+    source: String,
+    measures: Vec<String>,
+    conventions: Vec<(String, String)>,
+    relevance_level: i64,
+    complete: bool,
+    max_documents: Option<usize>,
+    chunk_bytes: usize,
+    lenient: bool,
+    grouping: &str,
+    path: Option<PathBuf>,
+    open: Option<Py<PyAny>>,
+) -> PyResult<StreamedValues> {
+    let parsed = rankscope_core::parse_measures(&measures).or_raise(py)?;
+    let options = EvalOptions {
+        conventions: self::conventions(&conventions).or_raise(py)?,
+        relevance_level,
+        complete,
+        max_documents,
+    };
+    let stream_options = StreamOptions {
+        chunk_bytes,
+        lenient,
+        grouping: self::grouping(grouping)?,
+        ..StreamOptions::default()
+    };
+    let table = Arc::clone(&qrels.table);
+    let streamed = match (path, open) {
+        (Some(path), None) => py.detach(|| {
+            stream::evaluate_run_file(&table, &path, &source, &parsed, &options, &stream_options)
+        }),
+        (None, Some(open)) => py.detach(|| {
+            let reopen = || {
+                Python::attach(|py| open.call0(py).map(|file| PyFileReader { file })).map_err(
+                    |error| Error::Input(InputProblem::new(error.to_string()).in_source(&source)),
+                )
+            };
+            stream::evaluate_stream(&table, reopen, &source, &parsed, &options, &stream_options)
+        }),
+        _ => return Err(PyValueError::new_err("give either path or open")),
+    }
+    .or_raise(py)?;
+    let mut warnings: Vec<String> = streamed.skipped.warning(&source).into_iter().collect();
+    warnings.extend(streamed.warnings);
+    let evaluation = streamed.evaluation;
+    let aggregates = evaluation
+        .measures
+        .iter()
+        .map(|m| m.family.aggregate)
+        .collect();
+    let values = PerQuery::new(
+        evaluation.query_ids,
+        measures,
+        aggregates,
+        evaluation.values,
+    );
+    Ok((
+        values,
+        evaluation.unjudged_queries,
+        evaluation.missing_queries,
+        evaluation.run_name,
+        warnings,
+    ))
+}
+
+/// The aggregate named as Python names it (`mean`, `geometric_mean`, `sum`, `count`).
+pub fn aggregate_named(name: &str) -> PyResult<Aggregate> {
+    [
+        Aggregate::Mean,
+        Aggregate::GeometricMean,
+        Aggregate::Sum,
+        Aggregate::Count,
+    ]
+    .into_iter()
+    .find(|a| a.as_str() == name)
+    .ok_or_else(|| PyValueError::new_err(format!("unknown aggregate {name:?}")))
+}
+
+/// Registers this module's functions and classes.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeQrels>()?;
+    m.add_class::<NativeRun>()?;
+    m.add_function(wrap_pyfunction!(read_trec_qrels, m)?)?;
+    m.add_function(wrap_pyfunction!(read_trec_run, m)?)?;
+    m.add_function(wrap_pyfunction!(qrels_from_dict, m)?)?;
+    m.add_function(wrap_pyfunction!(run_from_dict, m)?)?;
+    m.add_function(wrap_pyfunction!(qrels_from_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(run_from_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate_stream, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate_query, m)?)?;
+    Ok(())
+}
