@@ -417,7 +417,7 @@ def _tasks_resume(args: argparse.Namespace) -> int:
     service = _service(args)
     try:
         task_id = service.resolve(args.task)
-        info = service.get(task_id, latency=False)
+        info = service.get(task_id)
         return _execute(service, task_id, info.total, args, force=args.force)
     finally:
         service.close()

@@ -219,7 +219,7 @@ def create_app(
 
     @app.post(API_PREFIX + "/{task_id}/resume", status_code=202, summary="Resume a task")
     def resume(task_id: str) -> dict[str, Any]:
-        check_allowed(service.get(task_id, latency=False).retriever, allowed)
+        check_allowed(service.get(task_id).retriever, allowed)
         return service.resume_in_background(task_id).to_dict()
 
     @app.get(API_PREFIX + "/{task_id}/export", summary="Export: json, csv or a TREC run")

@@ -11,18 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import csv
 import io
-import json
 import math
 import os
-import socket
 import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -33,6 +29,9 @@ from rankscope.errors import InputError, RankscopeError
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
 from rankscope.service._datasets import Dataset, load_dataset
 from rankscope.service._errors import TaskNotFoundError, TaskStateError
+from rankscope.service._export import EXPORT_FORMATS, write_export
+from rankscope.service._latency import exact_summary
+from rankscope.service._owners import new_owner, owner_alive
 from rankscope.service._retrievers import (
     Retriever,
     build_retriever,
@@ -42,13 +41,10 @@ from rankscope.service._retrievers import (
 from rankscope.service._runner import Control, Progress, RunStats, run_queries
 from rankscope.service._scoring import MeasureSet, QueryScorer, effective_scores
 from rankscope.service._store import QueryRecord, Store
+from rankscope.service._task_compare import compare_tasks
+from rankscope.service._taskinfo import ACTIVE, STATUSES, TaskInfo, task_info
 
-__all__ = ["STATUSES", "EvaluationService", "TaskInfo", "default_db_path"]
-
-STATUSES = ("pending", "running", "succeeded", "failed", "cancelled")
-EXPORT_FORMATS = ("json", "csv", "trec")
-_ACTIVE = ("pending", "running")
-_PERCENTILES = (50, 90, 95, 99)
+__all__ = ["EXPORT_FORMATS", "STATUSES", "EvaluationService", "TaskInfo", "default_db_path"]
 
 
 def default_db_path() -> Path:
@@ -60,120 +56,6 @@ def default_db_path() -> Path:
         os.path.expanduser("~"), ".local", "share"
     )
     return Path(base) / "rankscope" / "tasks.db"
-
-
-def _latency_summary(latencies: Sequence[float]) -> dict[str, float] | None:
-    if not latencies:
-        return None
-    values = np.asarray(latencies, dtype=np.float64) * 1000.0
-    summary = {"mean": float(values.mean())}
-    summary.update({f"p{p}": float(np.percentile(values, p)) for p in _PERCENTILES})
-    summary["max"] = float(values.max())
-    return summary
-
-
-def _redacted(spec: Mapping[str, Any]) -> dict[str, Any]:
-    shown = dict(spec)
-    if isinstance(shown.get("headers"), Mapping):
-        shown["headers"] = dict.fromkeys(shown["headers"], "***")
-    return shown
-
-
-@dataclass(frozen=True)
-class TaskInfo:
-    """A task as the service reports it.
-
-    Attributes
-    ----------
-    id, name, status
-        ``status`` is one of pending, running, succeeded, failed, cancelled.
-    total, succeeded, failed
-        Questions in the task; recorded as succeeded; recorded as failed.
-    metrics
-        Mean of every measure over the succeeded queries: exact for a finished task (computed
-        from the per-query values), a running mean while it runs.
-    latency_ms
-        Retriever latency over the succeeded queries: mean, p50, p90, p95, p99, max.
-    queries_per_second
-        Throughput: recorded queries per second of running time (all runs of the task).
-    active_seconds
-        Time the task has spent running, over every run.
-    profile, measures, k, concurrency, max_failures
-        How it is evaluated.
-    retriever, dataset
-        Their descriptions (header values of an HTTP retriever hidden).
-    error
-        Why it failed or was cancelled, if it did.
-    created_at, started_at, finished_at, updated_at
-        Unix times.
-    """
-
-    id: str
-    name: str | None
-    status: str
-    total: int
-    succeeded: int
-    failed: int
-    metrics: dict[str, float]
-    latency_ms: dict[str, float] | None
-    queries_per_second: float | None
-    active_seconds: float
-    profile: str
-    measures: tuple[str, ...]
-    k: int
-    concurrency: int
-    max_failures: int | None
-    retriever: dict[str, Any]
-    dataset: dict[str, Any]
-    error: str | None
-    created_at: float
-    started_at: float | None
-    finished_at: float | None
-    updated_at: float
-
-    @property
-    def finished(self) -> int:
-        """Queries recorded, succeeded or failed."""
-        return self.succeeded + self.failed
-
-    @property
-    def done(self) -> bool:
-        """Whether the task has stopped for good (succeeded, failed or cancelled)."""
-        return self.status not in _ACTIVE
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-able dict (what the HTTP API returns); a mean of no query is None."""
-        shown: dict[str, Any] = _nan_to_none(
-            {
-                "id": self.id,
-                "name": self.name,
-                "status": self.status,
-                "progress": {
-                    "total": self.total,
-                    "finished": self.finished,
-                    "succeeded": self.succeeded,
-                    "failed": self.failed,
-                    "fraction": self.finished / self.total if self.total else 1.0,
-                },
-                "metrics": self.metrics,
-                "latency_ms": self.latency_ms,
-                "queries_per_second": self.queries_per_second,
-                "active_seconds": self.active_seconds,
-                "profile": self.profile,
-                "measures": list(self.measures),
-                "k": self.k,
-                "concurrency": self.concurrency,
-                "max_failures": self.max_failures,
-                "retriever": self.retriever,
-                "dataset": self.dataset,
-                "error": self.error,
-                "created_at": self.created_at,
-                "started_at": self.started_at,
-                "finished_at": self.finished_at,
-                "updated_at": self.updated_at,
-            }
-        )
-        return shown
 
 
 class EvaluationService:
@@ -353,52 +235,15 @@ class EvaluationService:
         """The full id of the one task whose id starts with ``prefix``."""
         return self.store.resolve(prefix)
 
-    def get(self, task_id: str, *, latency: bool = True) -> TaskInfo:
-        """The task's status, progress, metrics and latency.
+    def get(self, task_id: str) -> TaskInfo:
+        """The task's status, progress, metrics and latency (from its row alone: the same cost
+        for any number of results).
 
         Raises
         ------
         TaskNotFoundError
         """
-        return self._info(self.store.task(task_id), latency=latency)
-
-    def _info(self, row: Mapping[str, Any], *, latency: bool) -> TaskInfo:
-        spec = row["spec"]
-        summary = row["summary"]
-        names = spec["measures"]
-        succeeded, failed, sums = self.store.aggregate(row["id"], [] if summary else names)
-        if summary is not None:
-            metrics = dict(summary["metrics"])
-        else:
-            metrics = {name: sums[name] / succeeded if succeeded else math.nan for name in names}
-        finished = succeeded + failed
-        active = float(row["active_seconds"])
-        if row["status"] == "running" and row["heartbeat"]:
-            active += max(0.0, time.time() - row["heartbeat"])
-        return TaskInfo(
-            id=row["id"],
-            name=row["name"],
-            status=row["status"],
-            total=row["total"],
-            succeeded=succeeded,
-            failed=failed,
-            metrics=metrics,
-            latency_ms=_latency_summary(self.store.latencies(row["id"])) if latency else None,
-            queries_per_second=finished / active if active > 0 and finished else None,
-            active_seconds=active,
-            profile=spec["profile"],
-            measures=tuple(spec["measures"]),
-            k=spec["k"],
-            concurrency=spec["concurrency"],
-            max_failures=spec["max_failures"],
-            retriever=_redacted(spec["retriever"]),
-            dataset=row["dataset"],
-            error=row["error"],
-            created_at=row["created_at"],
-            started_at=row["started_at"],
-            finished_at=row["finished_at"],
-            updated_at=row["updated_at"],
-        )
+        return task_info(self.store.task(task_id))
 
     def list_tasks(
         self, *, status: str | None = None, limit: int = 50, offset: int = 0
@@ -407,7 +252,7 @@ class EvaluationService:
         if status is not None and status not in STATUSES:
             raise InputError(f"unknown status {status!r}; expected one of {', '.join(STATUSES)}")
         rows, total = self.store.list_tasks(status=status, limit=limit, offset=offset)
-        return [self._info(row, latency=False) for row in rows], total
+        return [task_info(row) for row in rows], total
 
     def query_results(
         self,
@@ -443,7 +288,7 @@ class EvaluationService:
         Scores are the retriever's, or ``n - i`` where it gave none; rows are in the order
         returned, so every profile ranks them as the task did.
         """
-        info = self.get(task_id, latency=False)
+        info = self.get(task_id)
         query_ids: list[str] = []
         doc_ids: list[str] = []
         scores: list[float] = []
@@ -464,7 +309,7 @@ class EvaluationService:
         """Wait until the task is done (or ``timeout`` seconds pass); its state then."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            info = self.get(task_id, latency=False)
+            info = self.get(task_id)
             if info.done or (deadline is not None and time.monotonic() >= deadline):
                 return self.get(task_id)
             time.sleep(poll)
@@ -560,12 +405,12 @@ class EvaluationService:
     def _run_quietly(self, task_id: str) -> TaskInfo:
         control = self._controls.get(task_id)
         if control is not None and (control.stop.is_set() or control.cancel.is_set()):
-            return self.get(task_id, latency=False)
+            return self.get(task_id)
         try:
             return self.run(task_id)
         except RankscopeError:
             # Another process owns it, or it is done: nothing to do here.
-            return self.get(task_id, latency=False)
+            return self.get(task_id)
 
     def cancel(self, task_id: str) -> TaskInfo:
         """Cancel a pending or running task (here or in another process); it can be resumed.
@@ -577,7 +422,7 @@ class EvaluationService:
         """
         changed = self.store.update_task(
             task_id,
-            when_status=_ACTIVE,
+            when_status=ACTIVE,
             status="cancelled",
             error="cancelled by the user",
             finished_at=time.time(),
@@ -608,7 +453,7 @@ class EvaluationService:
         acted: list[str] = []
         if mode == "leave":
             return acted
-        for task_id in self.store.task_ids(_ACTIVE):
+        for task_id in self.store.task_ids(ACTIVE):
             row = self.store.task(task_id)
             if row["status"] == "running" and self._owner_alive(row):
                 continue
@@ -622,7 +467,7 @@ class EvaluationService:
             else:
                 self.store.update_task(
                     task_id,
-                    when_status=_ACTIVE,
+                    when_status=ACTIVE,
                     status="failed",
                     owner=None,
                     finished_at=time.time(),
@@ -659,34 +504,14 @@ class EvaluationService:
         row = self.store.task(task_id)
         return row["status"] == "running" and self._owner_alive(row)
 
-    def _owner(self) -> str:
-        return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-
     def _owner_alive(self, row: Mapping[str, Any]) -> bool:
-        owner = row["owner"]
-        if not owner:
-            return False
-        heartbeat = row["heartbeat"] or 0.0
-        fresh = time.time() - heartbeat < self.stale_after
-        host, pid_text, _token = owner.rsplit(":", 2)
-        if host != socket.gethostname():
-            return fresh
-        pid = int(pid_text)
-        if pid == os.getpid():
-            with self._lock:
-                if row["id"] in self._controls and row["id"] in self._futures:
-                    return not self._futures[row["id"]].done()
-            return fresh
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            pass
-        return fresh
+        with self._lock:
+            future = self._futures.get(row["id"]) if row["id"] in self._controls else None
+        running_here = None if future is None else not future.done()
+        return owner_alive(row, self.stale_after, running_here)
 
     def _claim(self, task_id: str, force: bool) -> str:
-        owner = self._owner()
+        owner = new_owner()
         now = time.time()
         with self.store.transaction() as db:
             row = db.execute(
@@ -874,7 +699,8 @@ class EvaluationService:
             )
 
     def _summary(self, task_id: str, spec: Mapping[str, Any]) -> dict[str, Any]:
-        """Exact means from the per-query values, in query-id order as `rankscope.evaluate`."""
+        """Exact means and latency percentiles from the per-query values, in query-id order
+        as `rankscope.evaluate`; computed once, when the task ends."""
         records = sorted(
             self.store.results(task_id, status="succeeded"), key=lambda record: record.query_id
         )
@@ -884,11 +710,8 @@ class EvaluationService:
             else math.nan
             for name in spec["measures"]
         }
-        return {
-            "metrics": metrics,
-            "succeeded": len(records),
-            "failed": self.store.count_results(task_id, "failed"),
-        }
+        latencies = [r.latency for r in records if r.latency is not None]
+        return {"metrics": metrics, "latency_ms": exact_summary(latencies)}
 
     # --- export and compare ---------------------------------------------------------------
 
@@ -899,63 +722,19 @@ class EvaluationService:
             raise InputError(
                 f"unknown export format {format!r}; expected one of {', '.join(EXPORT_FORMATS)}"
             )
+        info = self.get(task_id)
+        records = self.store.results(task_id)
         if isinstance(destination, str | Path):
             with open(destination, "w", encoding="utf-8", newline="") as handle:
-                self._export(task_id, format, handle)
+                write_export(info, records, format, handle)
         else:
-            self._export(task_id, format, destination)
+            write_export(info, records, format, destination)
 
     def export_text(self, task_id: str, format: str) -> str:
         """`export` into a string."""
         buffer = io.StringIO()
         self.export(task_id, format, buffer)
         return buffer.getvalue()
-
-    def _export(self, task_id: str, format: str, handle: TextIO) -> None:
-        info = self.get(task_id)
-        records = self.store.results(task_id)
-        if format == "json":
-            payload = {"task": info.to_dict(), "queries": [record.to_dict() for record in records]}
-            json.dump(payload, handle, indent=1, allow_nan=False)
-            handle.write("\n")
-        elif format == "csv":
-            writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow(
-                [
-                    "query_id",
-                    "position",
-                    "status",
-                    *info.measures,
-                    "latency_ms",
-                    "attempts",
-                    "retrieved",
-                    "error",
-                ]
-            )
-            for record in records:
-                values = record.metrics or {}
-                writer.writerow(
-                    [
-                        record.query_id,
-                        record.position,
-                        record.status,
-                        *[repr(values[name]) if name in values else "" for name in info.measures],
-                        "" if record.latency is None else f"{record.latency * 1000:.3f}",
-                        record.attempts,
-                        " ".join(record.doc_ids),
-                        record.error or "",
-                    ]
-                )
-        else:
-            tag = "".join(
-                ch if not ch.isspace() else "_" for ch in (info.name or f"rankscope-{task_id}")
-            )
-            for record in records:
-                if record.status != "succeeded":
-                    continue
-                scores = effective_scores(record.doc_ids, record.scores)
-                for rank, (doc_id, score) in enumerate(zip(record.doc_ids, scores, strict=True), 1):
-                    handle.write(f"{record.query_id} Q0 {doc_id} {rank} {score!r} {tag}\n")
 
     def compare(
         self,
@@ -973,54 +752,12 @@ class EvaluationService:
         Returns the `Comparison` and the number of queries left out because some task did not
         score them.
         """
-        from rankscope.compare import compare
-
-        if len(task_ids) < 2:
-            raise InputError("compare needs at least two tasks: a baseline and a system")
-        infos = [self.get(task_id, latency=False) for task_id in task_ids]
-        first = infos[0]
-        for info in infos[1:]:
-            if info.dataset.get("fingerprint") != first.dataset.get("fingerprint"):
-                raise InputError(f"tasks {first.id} and {info.id} evaluated different datasets")
-            if info.profile != first.profile:
-                raise InputError(
-                    f"tasks {first.id} ({first.profile}) and {info.id} ({info.profile}) use "
-                    "different profiles"
-                )
-        measures = [m for m in first.measures if all(m in info.measures for info in infos)]
-        if not measures:
-            raise InputError("the tasks have no measure in common")
-        per_task = [
-            {r.query_id: r.metrics or {} for r in self.store.results(info.id, status="succeeded")}
-            for info in infos
-        ]
-        every = set().union(*per_task)
-        common = sorted(set.intersection(*(set(values) for values in per_task)))
-        if not common:
-            raise InputError("no query succeeded in every task; nothing to compare")
-        labels = [info.name or info.id for info in infos]
-        if len(set(labels)) != len(labels):
-            labels = [info.id for info in infos]
-        arrays = [
-            {m: np.array([values[q][m] for q in common]) for m in measures} for values in per_task
-        ]
-        comparison = compare(
-            arrays[0],
-            dict(zip(labels[1:], arrays[1:], strict=True)),
+        return compare_tasks(
+            self,
+            task_ids,
             test=test,
             correction=correction,
             alpha=alpha,
             seed=seed,
             n_resamples=n_resamples,
         )
-        return comparison, len(every) - len(common)
-
-
-def _nan_to_none(value: Any) -> Any:
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _nan_to_none(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_nan_to_none(item) for item in value]
-    return value

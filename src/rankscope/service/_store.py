@@ -4,8 +4,10 @@ Tables
 ------
 ``tasks``
     One row per task: status, specification, the process that owns it while it runs and its
-    heartbeat, the time it has run, the final summary (and counts and sums of the measures,
-    a cache refreshed with each heartbeat; readers count the results table itself).
+    heartbeat, the time it has run, the final summary, and its counters: succeeded and failed
+    queries, the sum of every measure and of the latencies, a histogram of the latencies. The
+    counters change in the same transaction as the result that changes them, so reading a task
+    never reads its results.
 ``task_queries``, ``task_qrels``
     The task's questions and judgements, copied in when it is submitted, so a task can be shown,
     exported, compared and resumed without its dataset files.
@@ -28,16 +30,17 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rankscope.errors import InputError
 from rankscope.service._errors import TaskNotFoundError
+from rankscope.service._latency import add_latency
 
-__all__ = ["QueryRecord", "Store", "TaskWriter"]
+__all__ = ["Counters", "QueryRecord", "Store", "TaskWriter"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -56,6 +59,8 @@ CREATE TABLE IF NOT EXISTS tasks (
     failed INTEGER NOT NULL DEFAULT 0,
     sums TEXT NOT NULL DEFAULT '{}',
     latency_sum REAL NOT NULL DEFAULT 0,
+    latency_bins TEXT NOT NULL DEFAULT '{}',
+    latency_max REAL,
     active_seconds REAL NOT NULL DEFAULT 0,
     error TEXT,
     spec TEXT NOT NULL,
@@ -95,9 +100,77 @@ CREATE TABLE IF NOT EXISTS results (
 
 _TASK_COLUMNS = (
     "id, name, status, created_at, started_at, finished_at, updated_at, owner, heartbeat, "
-    "total, succeeded, failed, sums, latency_sum, active_seconds, error, spec, dataset, summary"
+    "total, succeeded, failed, sums, latency_sum, latency_bins, latency_max, active_seconds, "
+    "error, spec, dataset, summary"
 )
-_JSON_COLUMNS = ("sums", "spec", "dataset", "summary")
+_JSON_COLUMNS = ("sums", "latency_bins", "spec", "dataset", "summary")
+_COUNTER_COLUMNS = "succeeded, failed, sums, latency_sum, latency_bins, latency_max"
+
+
+@dataclass
+class Counters:
+    """A task's running totals, kept in its row of ``tasks``.
+
+    Attributes
+    ----------
+    succeeded, failed
+        Queries recorded with each status.
+    sums
+        The sum of every measure over the succeeded queries.
+    latency_sum, latency_bins, latency_max
+        Sum, histogram (see `rankscope.service._latency`) and largest of the latencies
+        (seconds) of the succeeded queries.
+    """
+
+    succeeded: int = 0
+    failed: int = 0
+    sums: dict[str, float] = field(default_factory=dict)
+    latency_sum: float = 0.0
+    latency_bins: dict[str, int] = field(default_factory=dict)
+    latency_max: float | None = None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Counters:
+        """The counters of a task row (JSON columns decoded or not)."""
+
+        def decoded(value: Any) -> Any:
+            return json.loads(value) if isinstance(value, str) else dict(value or {})
+
+        return cls(
+            int(row["succeeded"]),
+            int(row["failed"]),
+            decoded(row["sums"]),
+            float(row["latency_sum"]),
+            decoded(row["latency_bins"]),
+            row["latency_max"],
+        )
+
+    def count(
+        self, status: str, metrics: Mapping[str, float] | None, latency: float | None, sign: int
+    ) -> None:
+        """Add (``sign=1``) or take away (``-1``) one recorded query."""
+        if status != "succeeded":
+            self.failed += sign
+            return
+        self.succeeded += sign
+        for name, value in (metrics or {}).items():
+            self.sums[name] = self.sums.get(name, 0.0) + sign * value
+        if latency is not None:
+            self.latency_sum += sign * latency
+            add_latency(self.latency_bins, latency, sign)
+            if sign > 0:
+                self.latency_max = max(latency, self.latency_max or 0.0)
+
+    def columns(self) -> dict[str, Any]:
+        """The values of the counter columns, for `Store.update_task`."""
+        return {
+            "succeeded": self.succeeded,
+            "failed": self.failed,
+            "sums": self.sums,
+            "latency_sum": self.latency_sum,
+            "latency_bins": self.latency_bins,
+            "latency_max": self.latency_max,
+        }
 
 
 @dataclass(frozen=True)
@@ -168,6 +241,28 @@ def _record_from_row(row: sqlite3.Row) -> QueryRecord:
     )
 
 
+def _migrate_from_1(db: sqlite3.Connection) -> None:
+    """Version 2 keeps a latency histogram and exact counters in each task's row."""
+    db.execute("ALTER TABLE tasks ADD COLUMN latency_bins TEXT NOT NULL DEFAULT '{}'")
+    db.execute("ALTER TABLE tasks ADD COLUMN latency_max REAL")
+    for (task_id,) in db.execute("SELECT id FROM tasks").fetchall():
+        counters = Counters()
+        for status, metrics, latency in db.execute(
+            "SELECT status, metrics, latency FROM results WHERE task_id = ?", (task_id,)
+        ):
+            counters.count(status, None if metrics is None else json.loads(metrics), latency, 1)
+        _write_counters(db, task_id, counters)
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+
+
+def _write_counters(db: sqlite3.Connection, task_id: str, counters: Counters) -> None:
+    values = counters.columns()
+    for column in ("sums", "latency_bins"):
+        values[column] = json.dumps(values[column])
+    sets = ", ".join(f"{column} = ?" for column in values)
+    db.execute(f"UPDATE tasks SET {sets} WHERE id = ?", [*values.values(), task_id])
+
+
 def _task_from_row(row: sqlite3.Row) -> dict[str, Any]:
     task = dict(row)
     for column in _JSON_COLUMNS:
@@ -218,6 +313,8 @@ class Store:
                     "INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
                     (str(SCHEMA_VERSION),),
                 )
+            elif int(row[0]) == 1:
+                _migrate_from_1(db)
             elif int(row[0]) != SCHEMA_VERSION:
                 raise InputError(
                     f"task database has schema version {row[0]}; this rankscope reads version "
@@ -481,22 +578,6 @@ class Store:
         )
         return [row[0] for row in rows]
 
-    def aggregate(self, task_id: str, names: Sequence[str]) -> tuple[int, int, dict[str, float]]:
-        """Succeeded and failed counts and the sum of every measure, from the results table."""
-        columns = ", ".join(
-            "TOTAL(json_extract(metrics, ?)) FILTER (WHERE status = 'succeeded')" for _ in names
-        )
-        sql = (
-            "SELECT COUNT(*) FILTER (WHERE status = 'succeeded'), "
-            "COUNT(*) FILTER (WHERE status = 'failed')"
-            + (f", {columns}" if names else "")
-            + " FROM results WHERE task_id = ?"
-        )
-        paths = [f'$."{name}"' for name in names]
-        row = self._connection().execute(sql, [*paths, task_id]).fetchone()
-        sums = {name: float(row[2 + i]) for i, name in enumerate(names)}
-        return int(row[0]), int(row[1]), sums
-
     def writer(self, task_id: str, owner: str) -> TaskWriter:
         """The single writer of a running task's results."""
         return TaskWriter(self, task_id, owner)
@@ -505,12 +586,14 @@ class Store:
 class TaskWriter:
     """Records the finished queries of one task, one committed transaction per query.
 
-    Its counters (for progress reports) are recomputed from the results table when the writer
-    is made, so they stay exact across crashes and resumes; recording a query again replaces
-    its row and corrects the counters.
+    Each transaction writes the query's row and the task's counters (`Counters`), reading the
+    row it replaces, if any, so the counters stay exact across crashes, resumes and a query
+    recorded twice.
 
     Attributes
     ----------
+    counters
+        The task's counters after the last record.
     seconds
         Time spent in `record` (the store's share of a run).
     """
@@ -523,24 +606,7 @@ class TaskWriter:
         task = store.task(task_id)
         self._active_base = float(task["active_seconds"])
         self._segment_start = time.monotonic()
-        self._recorded: dict[str, QueryRecord] = {
-            record.query_id: record for record in store.results(task_id)
-        }
-        self.succeeded = 0
-        self.failed = 0
-        self.sums: dict[str, float] = {}
-        self.latency_sum = 0.0
-        for record in self._recorded.values():
-            self._count(record, 1)
-
-    def _count(self, record: QueryRecord, sign: int) -> None:
-        if record.status == "succeeded":
-            self.succeeded += sign
-            for name, value in (record.metrics or {}).items():
-                self.sums[name] = self.sums.get(name, 0.0) + sign * value
-            self.latency_sum += sign * (record.latency or 0.0)
-        else:
-            self.failed += sign
+        self.counters = Counters.from_row(task)
 
     @property
     def active_seconds(self) -> float:
@@ -548,15 +614,30 @@ class TaskWriter:
         return self._active_base + (time.monotonic() - self._segment_start)
 
     def record(self, record: QueryRecord) -> None:
-        """Commit one finished query: a single upsert keyed by task and query.
-
-        The task's counters in ``tasks`` are a cache refreshed by `heartbeat`; readers count
-        the results table itself (`Store.aggregate`), so one row per query is all a commit
-        writes.
-        """
+        """Commit one finished query: an upsert keyed by task and query, and the counters."""
         started = time.perf_counter()
         try:
             with self.store.transaction() as db:
+                previous = db.execute(
+                    "SELECT status, metrics, latency FROM results "
+                    "WHERE task_id = ? AND query_id = ?",
+                    (self.task_id, record.query_id),
+                ).fetchone()
+                row = db.execute(
+                    f"SELECT {_COUNTER_COLUMNS} FROM tasks WHERE id = ?", (self.task_id,)
+                ).fetchone()
+                if row is None:
+                    raise TaskNotFoundError(f"task {self.task_id} was deleted", self.task_id)
+                counters = Counters.from_row(row)
+                if previous is not None:
+                    metrics = previous["metrics"]
+                    counters.count(
+                        previous["status"],
+                        None if metrics is None else json.loads(metrics),
+                        previous["latency"],
+                        -1,
+                    )
+                counters.count(record.status, record.metrics, record.latency, 1)
                 db.execute(
                     "INSERT INTO results (task_id, query_id, position, status, doc_ids, scores, "
                     "latency, attempts, metrics, error, finished_at) "
@@ -580,25 +661,18 @@ class TaskWriter:
                         record.finished_at or time.time(),
                     ),
                 )
+                _write_counters(db, self.task_id, counters)
         finally:
             self.seconds += time.perf_counter() - started
-        previous = self._recorded.get(record.query_id)
-        if previous is not None:
-            self._count(previous, -1)
-        self._count(record, 1)
-        self._recorded[record.query_id] = record
+        self.counters = counters
 
     def heartbeat(self) -> None:
-        """Mark the task as alive, and refresh its cached counters and running time."""
+        """Mark the task as alive, and record its running time."""
         started = time.perf_counter()
         self.store.update_task(
             self.task_id,
             when_owner=self.owner,
             heartbeat=time.time(),
             active_seconds=self.active_seconds,
-            succeeded=self.succeeded,
-            failed=self.failed,
-            sums=self.sums,
-            latency_sum=self.latency_sum,
         )
         self.seconds += time.perf_counter() - started
