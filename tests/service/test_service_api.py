@@ -27,6 +27,8 @@ API = "/api/v1/evaluations"
 
 @contextmanager
 def serve_api(service: EvaluationService, **options: Any) -> Iterator[str]:
+    """The app on loopback; datasets may lie beside the service's store (a test's tmp_path)."""
+    options.setdefault("data_roots", [service.store.path.parent])
     port = free_port()
     config = uvicorn.Config(
         create_app(service, **options), host="127.0.0.1", port=port, log_level="warning"

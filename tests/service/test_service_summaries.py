@@ -91,7 +91,7 @@ def test_histogram_percentiles_are_within_their_bound() -> None:
 def test_a_version_1_store_is_migrated_with_its_counters(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     service = EvaluationService(path)
-    task_id, latencies = _record_many(service, 50)
+    task_id, _ = _record_many(service, 50)
     before = service.get(task_id)
     service.close()
     with sqlite3.connect(path) as db:

@@ -69,8 +69,15 @@ class EvaluationService:
         ``"NORMAL"`` (a committed query survives a crash of the process) or ``"FULL"`` (also a
         power cut, with an fsync per query).
     allowed_callables
-        Patterns (``fnmatch``) of the ``module:function`` retrievers that may be imported;
-        None allows all (the library and the command line; the HTTP server passes its list).
+        Patterns ``module:name`` (``fnmatch`` on each side) of the callables that may be
+        imported as retrievers; None allows all (the library and the command line; the HTTP
+        server passes its list).
+    allowed_urls
+        Patterns (``fnmatch``) of the HTTP retriever URLs that may be called, matched against
+        `normal_url`; None allows all (the server passes its ``--allow-url`` list).
+    data_roots
+        Directories that every dataset file read must lie in, symbolic links resolved; None
+        reads anywhere (the server passes its ``--data-root`` list).
     max_running
         Tasks that `start` runs at once in this process; more wait, pending.
     stale_after
@@ -102,11 +109,15 @@ class EvaluationService:
         *,
         synchronous: str = "NORMAL",
         allowed_callables: Sequence[str] | None = None,
+        allowed_urls: Sequence[str] | None = None,
+        data_roots: Sequence[str | Path] | None = None,
         max_running: int = 2,
         stale_after: float = 30.0,
     ) -> None:
         self.store = Store(default_db_path() if db is None else db, synchronous=synchronous)
         self.allowed_callables = None if allowed_callables is None else tuple(allowed_callables)
+        self.allowed_urls = None if allowed_urls is None else tuple(allowed_urls)
+        self.data_roots = None if data_roots is None else tuple(Path(r) for r in data_roots)
         self.max_running = max_running
         self.stale_after = stale_after
         self._lock = threading.Lock()
@@ -170,7 +181,7 @@ class EvaluationService:
             )
         if isinstance(retriever, str | Mapping):
             spec = parse_retriever_spec(retriever, http_options)
-            check_allowed(spec, self.allowed_callables)
+            check_allowed(spec, self.allowed_callables, self.allowed_urls)
             built = build_retriever(spec, data)
         else:
             built = build_retriever(retriever, data)
@@ -215,7 +226,7 @@ class EvaluationService:
         if isinstance(dataset, Dataset):
             return dataset
         if isinstance(dataset, str | Path):
-            return load_dataset(dataset)
+            return load_dataset(dataset, data_roots=self.data_roots)
         if isinstance(dataset, Mapping):
             options = {key: value for key, value in dataset.items() if value is not None}
             allowed = {"path", "split", "queries", "qrels", "corpus", "name"}
@@ -224,7 +235,7 @@ class EvaluationService:
                 raise InputError(
                     f"unknown dataset options {unknown}; expected some of {sorted(allowed)}"
                 )
-            return load_dataset(**options)
+            return load_dataset(**options, data_roots=self.data_roots)
         raise InputError(
             f"a dataset must be a Dataset, a directory or a mapping; found {type(dataset).__name__}"
         )
@@ -265,6 +276,44 @@ class EvaluationService:
         """Recorded queries of a task in dataset order (a page of them)."""
         self.store.task(task_id)
         return self.store.results(task_id, status=status, limit=limit, offset=offset)
+
+    def query_page(
+        self,
+        task_id: str,
+        *,
+        status: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        sort: str | None = None,
+        search: str | None = None,
+    ) -> tuple[list[QueryRecord], int]:
+        """A page of a task's recorded queries and how many match in all.
+
+        ``sort`` is ``query_id``, ``position``, ``status``, ``latency``, ``attempts`` or one of
+        the task's measures, with ``-`` first for descending (default: dataset order);
+        ``search`` keeps the queries whose id contains it (any case).
+        """
+        info = self.get(task_id)
+        key = (sort or "").lstrip("-")
+        if (
+            key
+            and key not in ("query_id", "position", "status", "latency", "attempts")
+            and (key not in info.measures)
+        ):
+            raise InputError(
+                f"cannot sort by {key!r}; expected query_id, position, status, latency, "
+                f"attempts or one of the task's measures: {', '.join(info.measures)}"
+            )
+        records = self.store.results(
+            task_id, status=status, limit=limit, offset=offset, sort=sort, search=search
+        )
+        if search:
+            total = self.store.count_results(task_id, status, search)
+        else:
+            total = {None: info.finished, "succeeded": info.succeeded, "failed": info.failed}[
+                status
+            ]
+        return records, total
 
     def qrels(self, task_id: str) -> Qrels:
         """The task's judgements."""
@@ -439,13 +488,17 @@ class EvaluationService:
         return self.get(task_id)
 
     def recover(
-        self, mode: str = "resume", *, allowed_callables: Sequence[str] | None = None
+        self,
+        mode: str = "resume",
+        *,
+        allowed_callables: Sequence[str] | None = None,
+        allowed_urls: Sequence[str] | None = None,
     ) -> list[str]:
         """Deal with tasks left pending or running by a process that is gone.
 
         ``mode`` is ``"resume"`` (start them in the background), ``"fail"`` (mark them failed)
-        or ``"leave"``. Tasks with a ``module:function`` retriever that the allow-list refuses
-        are left alone (``allowed_callables`` as well as the service's own, when given).
+        or ``"leave"``. Tasks whose retriever the allow-lists refuse are left alone
+        (``allowed_callables`` and ``allowed_urls`` as well as the service's own, when given).
         Returns the ids acted on.
         """
         if mode not in ("resume", "fail", "leave"):
@@ -458,8 +511,8 @@ class EvaluationService:
             if row["status"] == "running" and self._owner_alive(row):
                 continue
             try:
-                check_allowed(row["spec"]["retriever"], self.allowed_callables)
-                check_allowed(row["spec"]["retriever"], allowed_callables)
+                check_allowed(row["spec"]["retriever"], self.allowed_callables, self.allowed_urls)
+                check_allowed(row["spec"]["retriever"], allowed_callables, allowed_urls)
             except InputError:
                 continue
             if mode == "resume":
@@ -555,7 +608,7 @@ class EvaluationService:
                 f"task {task_id} ran a Python retriever ({spec.get('description')}) that cannot "
                 "be rebuilt from its specification; pass the retriever to resume it"
             )
-        check_allowed(spec, self.allowed_callables)
+        check_allowed(spec, self.allowed_callables, self.allowed_urls)
         data: Dataset | None = None
         if spec.get("type") == "bm25":
             data = self._dataset(dataset) if dataset is not None else self._reload_dataset(row)
@@ -575,7 +628,7 @@ class EvaluationService:
             raise InputError(
                 f"task {row['id']} was given a dataset in memory; pass the dataset to resume it"
             )
-        data = load_dataset(**location, name=described.get("name"))
+        data = load_dataset(**location, name=described.get("name"), data_roots=self.data_roots)
         if data.fingerprint() != described.get("fingerprint"):
             raise InputError(
                 f"the dataset at {location} changed since task {row['id']} started; "

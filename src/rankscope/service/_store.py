@@ -241,6 +241,46 @@ def _record_from_row(row: sqlite3.Row) -> QueryRecord:
     )
 
 
+_SORT_COLUMNS = ("query_id", "position", "status", "latency", "attempts")
+
+
+def order_by(sort: str | None) -> tuple[str, list[Any]]:
+    """The ORDER BY clause of a sort key: a column of `_SORT_COLUMNS` or a measure name,
+    ``-`` first for descending; empty values (a failed query's measures) last, ties in dataset
+    order.
+
+    >>> clause, parameters = order_by("-ndcg10")
+    >>> clause
+    'json_extract(metrics, ?) IS NULL, json_extract(metrics, ?) DESC, position'
+    >>> parameters
+    ['$."ndcg10"', '$."ndcg10"']
+    """
+    if not sort:
+        return "position", []
+    descending = sort.startswith("-")
+    key = sort.lstrip("-")
+    direction = "DESC" if descending else "ASC"
+    if key in _SORT_COLUMNS:
+        return f"{key} IS NULL, {key} {direction}, position", []
+    path = '$."' + key.replace('"', "") + '"'
+    return (
+        f"json_extract(metrics, ?) IS NULL, json_extract(metrics, ?) {direction}, position",
+        [path, path],
+    )
+
+
+def _filters(task_id: str, status: str | None, search: str | None) -> tuple[str, list[Any]]:
+    where = "task_id = ?"
+    params: list[Any] = [task_id]
+    if status is not None:
+        where += " AND status = ?"
+        params.append(status)
+    if search:
+        where += " AND instr(lower(query_id), lower(?)) > 0"
+        params.append(search)
+    return where, params
+
+
 def _migrate_from_1(db: sqlite3.Connection) -> None:
     """Version 2 keeps a latency histogram and exact counters in each task's row."""
     db.execute("ALTER TABLE tasks ADD COLUMN latency_bins TEXT NOT NULL DEFAULT '{}'")
@@ -541,28 +581,28 @@ class Store:
         status: str | None = None,
         limit: int | None = None,
         offset: int = 0,
+        sort: str | None = None,
+        search: str | None = None,
     ) -> list[QueryRecord]:
-        """Recorded queries in dataset order."""
+        """Recorded queries in dataset order, or sorted by ``sort`` (see `order_by`), of a
+        ``status``, whose id contains ``search``."""
+        where, params = _filters(task_id, status, search)
         sql = (
             "SELECT query_id, position, status, doc_ids, scores, latency, attempts, metrics, "
-            "error, finished_at FROM results WHERE task_id = ?"
+            f"error, finished_at FROM results WHERE {where}"
         )
-        params: list[Any] = [task_id]
-        if status is not None:
-            sql += " AND status = ?"
-            params.append(status)
-        sql += " ORDER BY position LIMIT ? OFFSET ?"
-        params.extend([-1 if limit is None else limit, offset])
+        order, order_params = order_by(sort)
+        sql += f" ORDER BY {order} LIMIT ? OFFSET ?"
+        params.extend([*order_params, -1 if limit is None else limit, offset])
         rows = self._connection().execute(sql, params).fetchall()
         return [_record_from_row(row) for row in rows]
 
-    def count_results(self, task_id: str, status: str | None = None) -> int:
-        """How many queries of the task are recorded (with that status)."""
-        sql = "SELECT COUNT(*) FROM results WHERE task_id = ?"
-        params: list[Any] = [task_id]
-        if status is not None:
-            sql += " AND status = ?"
-            params.append(status)
+    def count_results(
+        self, task_id: str, status: str | None = None, search: str | None = None
+    ) -> int:
+        """How many queries of the task are recorded (with that status, matching ``search``)."""
+        where, params = _filters(task_id, status, search)
+        sql = f"SELECT COUNT(*) FROM results WHERE {where}"
         return int(self._connection().execute(sql, params).fetchone()[0])
 
     def latencies(self, task_id: str) -> list[float]:
