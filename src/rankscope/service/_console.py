@@ -18,8 +18,8 @@ this package, and every page forbids anything else (Content-Security-Policy). Fo
 session's CSRF token, checked on every POST.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: FastAPI reads the annotations of the pages, whose
+# types are imported inside install_console, at run time.
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -178,7 +178,7 @@ def evaluation_payload(form: Mapping[str, list[str]]) -> dict[str, Any]:
     }
 
 
-def install_console(app: FastAPI) -> None:
+def install_console(app: "FastAPI") -> None:
     """Add the console's pages and static files to the FastAPI ``app`` of `create_app`."""
     try:
         import jinja2
@@ -231,6 +231,7 @@ def install_console(app: FastAPI) -> None:
             # No token: an anonymous session, for the CSRF tokens of the forms.
             new_cookie = sessions.issue()
             nonce = sessions.verify(new_cookie)
+        context.setdefault("page", "")
         page = templates.get_template(template).render(
             csrf=sessions.csrf(nonce) if nonce else "",
             signed_in=sessions.token is not None and nonce is not None,

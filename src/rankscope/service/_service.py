@@ -418,14 +418,23 @@ class EvaluationService:
         self.store.task(task_id)
         with self._lock:
             running = self._futures.get(task_id)
-            if running is not None and not running.done():
+            if running is None or running.done():
+                if self._executor is None:
+                    self._executor = ThreadPoolExecutor(
+                        self.max_running, thread_name_prefix="rankscope-task"
+                    )
+                self._controls.setdefault(task_id, Control())
+                self._futures[task_id] = self._executor.submit(self._run_quietly, task_id)
                 return
-            if self._executor is None:
-                self._executor = ThreadPoolExecutor(
-                    self.max_running, thread_name_prefix="rankscope-task"
-                )
-            self._controls.setdefault(task_id, Control())
-            self._futures[task_id] = self._executor.submit(self._run_quietly, task_id)
+        # A run of it is still ending (it was just cancelled): start again once it has, if
+        # the task is still waiting to run then.
+        running.add_done_callback(lambda _ended: self._start_if_pending(task_id))
+
+    def _start_if_pending(self, task_id: str) -> None:
+        with self._lock:
+            shut_down = self._executor is None
+        if not shut_down and self.store.status(task_id) == "pending":
+            self.start(task_id)
 
     def resume_in_background(self, task_id: str) -> TaskInfo:
         """Put a failed, cancelled or interrupted task back to pending and `start` it.
