@@ -3,6 +3,7 @@ form, the per-question table's sorting and filtering, and the comparison report.
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from collections.abc import Iterator
@@ -208,7 +209,7 @@ def test_the_question_table_sorts_filters_and_pages(
         values = [item["metrics"]["ndcg10"] for item in ranked]
         assert values == sorted(values, reverse=True) and len(values) == 30
         # ties keep dataset order
-        for first, second in zip(ranked, ranked[1:], strict=False):
+        for first, second in itertools.pairwise(ranked):
             if first["metrics"]["ndcg10"] == second["metrics"]["ndcg10"]:
                 assert first["position"] < second["position"]
         by_id = client.get(url, params={"sort": "query_id", "limit": 5, "offset": 5}).json()
