@@ -1,12 +1,13 @@
 """``/docs``: Swagger UI for the API's OpenAPI schema, from files the server itself serves.
 
-The Swagger UI bundle comes from the ``swagger-ui-bundle`` package (the ``service`` extra), so
-the page works without a network; its start-up script is a file of rankscope's console, so that
-the page needs no inline script.
+Swagger UI 5 (which reads OpenAPI 3.1, the version FastAPI writes) comes from the files the
+``fastapi-offline`` package ships (the ``service`` extra), so the page works without a network;
+its start-up script is a file of rankscope's console, so that the page needs no inline script.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rankscope.errors import MissingDependencyError
@@ -22,7 +23,7 @@ _PAGE = """<!doctype html>
 <meta charset="utf-8">
 <title>rankscope evaluation service: API</title>
 <link rel="stylesheet" href="/static/swagger/swagger-ui.css">
-<link rel="icon" href="/static/swagger/favicon-32x32.png">
+<link rel="icon" href="/static/swagger/favicon.png">
 </head>
 <body>
 <div id="swagger-ui" data-schema="/openapi.json"></div>
@@ -39,13 +40,14 @@ def install_docs(app: FastAPI) -> None:
     from fastapi.staticfiles import StaticFiles
 
     try:
-        from swagger_ui_bundle import swagger_ui_path  # type: ignore[import-untyped]
+        import fastapi_offline
     except ImportError:
         raise MissingDependencyError(
-            "swagger-ui-bundle", "the API documentation", "service"
+            "fastapi-offline", "the API documentation", "service"
         ) from None
 
-    app.mount("/static/swagger", StaticFiles(directory=str(swagger_ui_path)), name="swagger")
+    assets = Path(fastapi_offline.__file__).resolve().parent / "static"
+    app.mount("/static/swagger", StaticFiles(directory=assets), name="swagger")
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> HTMLResponse:
