@@ -180,9 +180,22 @@ def create_app(
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> Response:
+        headers = dict(error.headers or {})
+        if error.status_code == 405:
+            # Starlette names the methods of the first route of the path; a path may have
+            # several (GET and POST of the evaluations).
+            headers["Allow"] = ", ".join(sorted(methods_of(request.url.path)))
         return JSONResponse(
-            {"detail": str(error.detail)}, status_code=error.status_code, headers=error.headers
+            {"detail": str(error.detail)}, status_code=error.status_code, headers=headers
         )
+
+    def methods_of(path: str) -> set[str]:
+        methods: set[str] = set()
+        for route in app.routes:
+            pattern = getattr(route, "path_regex", None)
+            if pattern is not None and pattern.match(path):
+                methods |= set(getattr(route, "methods", None) or ()) - {"HEAD"}
+        return methods
 
     def page(items: Sequence[dict[str, Any]], total: int, limit: int, offset: int) -> Any:
         return {"items": list(items), "total": total, "limit": limit, "offset": offset}
@@ -262,13 +275,12 @@ def create_app(
     @app.get(
         API_PREFIX + "/{task_id}/export",
         summary="Export: json, csv or a TREC run",
-        response_class=PlainTextResponse,
         responses={
             **missing,
             200: {
                 "description": "The task's results",
                 "content": {
-                    "application/json": {},
+                    "application/json": {"schema": {"type": "object"}},
                     "text/csv": {"schema": {"type": "string"}},
                     "text/plain": {"schema": {"type": "string"}},
                 },

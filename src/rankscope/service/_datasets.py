@@ -220,10 +220,9 @@ def _load(
             return _load_weknora(directory, name or default_name)
         if _present(directory / "queries.jsonl") or is_directory(directory / "qrels"):
             return _load_beir(directory, split, name or default_name)
-        found = sorted(p.name for p in directory.iterdir())[:10]
         raise InputError(
             "expected a WeKnora dataset (queries.parquet, qrels.parquet, corpus.parquet) or a "
-            f"BEIR dataset (queries.jsonl, corpus.jsonl, qrels/<split>.tsv); found {found}",
+            "BEIR dataset (queries.jsonl, corpus.jsonl, qrels/<split>.tsv) in this directory",
             source=str(directory),
         )
     if queries is None or qrels is None:
