@@ -93,10 +93,10 @@ def _seconds(value: Any) -> str:
     return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {seconds:02d} s"
 
 
-def _when(value: Any) -> str:
+def _when(value: Any, shape: str = "%Y-%m-%d %H:%M:%S") -> str:
     if not isinstance(value, int | float):
         return "–"
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(value))
+    return time.strftime(shape, time.localtime(value))
 
 
 def _retriever_label(spec: Mapping[str, Any]) -> str:
@@ -202,7 +202,11 @@ def install_console(app: "FastAPI") -> None:
         undefined=jinja2.StrictUndefined,
     )
     templates.filters.update(
-        metric=_metric, seconds=_seconds, when=_when, retriever=_retriever_label
+        metric=_metric,
+        seconds=_seconds,
+        when=_when,
+        retriever=_retriever_label,
+        pattern=lambda text: str(text).replace("[[]", "["),  # fnmatch's literal [ as typed
     )
     app.mount("/static/console", StaticFiles(directory=HERE / "static"), name="console")
 
