@@ -18,7 +18,6 @@ import os
 import shutil
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from types import ModuleType
@@ -68,22 +67,6 @@ def write_dataset(folder: Path, n_queries: int = 60, n_docs: int = 200, seed: in
                 qrels.write(f"q{i}\t{doc_id}\t1\n")
 
 
-def _serve(app: Any) -> tuple[str, Any, threading.Thread]:
-    import socket
-
-    import uvicorn
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
-    return f"http://127.0.0.1:{port}", server, thread
-
-
 def _tasks(service: Any, folder: Path) -> dict[str, str]:
     """The evaluations shown: three finished, one running slowly in the background."""
     trec = {"profile": "trec", "measures": ["nDCG@10", "AP", "RR", "P@10"]}
@@ -120,12 +103,11 @@ def screenshots(output: Path, chromium: str) -> None:
         sys.path.insert(0, str(folder))
         service = EvaluationService(folder / "tasks.db", allowed_callables=[f"{MODULE}:*"])
         app = create_app(service, data_roots=[folder], allowed_callables=[f"{MODULE}:*"])
-        base, server, thread = _serve(app)
         try:
             ids = _tasks(service, folder)
             while service.get(ids["running"]).finished < 18:
                 time.sleep(0.05)
-            with sync_playwright() as playwright:
+            with helpers.serving(app) as base, sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=chromium, args=launch_args)
                 page = browser.new_page(viewport={"width": WIDTH, "height": 640})
                 page.on("pageerror", lambda error: problems.append(str(error)))
@@ -158,8 +140,6 @@ def screenshots(output: Path, chromium: str) -> None:
                 page.screenshot(path=str(output / "console-compare.png"))
                 browser.close()
         finally:
-            server.should_exit = True
-            thread.join(timeout=10)
             service.close()
     if problems:
         raise SystemExit("the console logged errors in the browser:\n" + "\n".join(problems))

@@ -13,16 +13,13 @@ import importlib.util
 import os
 import shutil
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
-from service_helpers import RETRIEVER_MODULE, free_port, make_beir
+from service_helpers import RETRIEVER_MODULE, make_beir, serving
 
 from rankscope.service import EvaluationService, create_app
 
@@ -40,23 +37,6 @@ MODULE = "console_browser_retrievers"
 
 def chromium_path() -> str | None:
     return os.environ.get("RANKSCOPE_CHROMIUM") or shutil.which("chromium")
-
-
-@contextmanager
-def serving(app: Any) -> Iterator[str]:
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 try:

@@ -1,8 +1,10 @@
 """Run a task's remaining queries: retrieve concurrently, score, record each as it finishes.
 
-``concurrency`` workers (asyncio tasks) take the next question, await the retriever, score the
-ranking in a small thread pool, and hand the result to the task's single `TaskWriter`, which
-commits it before the worker takes another question. A watcher notices a cancel (from this
+``concurrency`` workers (asyncio tasks) take the next question and put it through its steps
+(``evaluate``: ``retrieve`` awaits the retriever, ``score`` scores the ranking in a small thread
+pool; each step passes its result on or ends the question with a failed record), then hand the
+record to the task's single `TaskWriter`, which commits it before the worker takes another
+question. A watcher notices a cancel (from this
 process or, through the store, from another), a stop, and keeps the task's heartbeat fresh.
 Stopping cancels the calls in flight: they were not recorded, so a resume runs them again.
 """
