@@ -222,6 +222,36 @@ def test_the_bearer_scheme_is_case_insensitive(
         assert client.get(API, headers={"Authorization": "Basic s3cret"}).status_code == 401
 
 
+@pytest.mark.parametrize(
+    ("origin", "status"),
+    [
+        (None, 202),
+        ("http://127.0.0.1:8000", 202),
+        ("http://evil.example", 403),
+        ("http://127.0.0.1:9999", 403),
+        ("null", 403),
+    ],
+)
+def test_other_origins_cannot_change_anything(
+    client: TestClient, origin: str | None, status: int
+) -> None:
+    headers = {} if origin is None else {"Origin": origin}
+    response = client.post(API, json={"dataset": "beir", "retriever": "bm25"}, headers=headers)
+    assert response.status_code == status
+    if status == 202:
+        task_id = response.json()["id"]
+        cancel = client.post(f"{API}/{task_id}/cancel", headers={"Origin": "http://evil.example"})
+        assert cancel.status_code == 403
+
+
+def test_a_form_or_text_body_is_not_taken_for_json(client: TestClient) -> None:
+    body = json.dumps({"dataset": "beir", "retriever": "bm25"})
+    for kind in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data"):
+        response = client.post(API, content=body, headers={"Content-Type": kind})
+        assert response.status_code == 422, kind
+    assert client.get(API).json()["total"] == 0
+
+
 # --- no 500s --------------------------------------------------------------------------------
 
 

@@ -22,7 +22,6 @@ the offline API documentation at ``/docs`` are served beside it.
 
 # No ``from __future__ import annotations``: FastAPI reads the annotations of the endpoints at
 # run time.
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -123,6 +122,7 @@ def create_app(
 
     common: dict[int | str, dict[str, Any]] = {
         400: answer(models.ErrorOut, "The Host header names no host this server answers to"),
+        403: answer(models.ErrorOut, "A request from a page of another origin"),
         413: answer(models.ErrorOut, "The request body is too large"),
         422: answer(models.ValidationErrorOut, "Invalid request"),
     }
@@ -250,7 +250,7 @@ def create_app(
         records, total = service.query_page(
             task_id, status=status, limit=limit, offset=offset, sort=sort, search=search
         )
-        return page([_finite(record.to_dict()) for record in records], total, limit, offset)
+        return page([record.to_dict() for record in records], total, limit, offset)
 
     @app.post(
         API_PREFIX + "/{task_id}/cancel",
@@ -328,17 +328,6 @@ def start_evaluation(service: EvaluationService, policy: Any, body: Any) -> Task
     )
     service.start(info.id)
     return info
-
-
-def _finite(value: Any) -> Any:
-    """JSON cannot carry NaN or infinity: None in their place."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_finite(item) for item in value]
-    return value
 
 
 def is_loopback(host: str) -> bool:

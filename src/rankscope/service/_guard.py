@@ -3,8 +3,11 @@
 1. The ``Host`` header must name the server: loopback names by default, more with
    ``--allowed-host`` (fnmatch patterns). A page of another site that points its own name at
    127.0.0.1 (DNS rebinding) is refused with 400.
-2. A request body may not exceed ``max_body_bytes`` (413), whether it says its length or not.
-3. With a token, a request must carry ``Authorization: Bearer <token>`` (the scheme in any case)
+2. A request that changes something (POST) and comes from a page of another origin (its
+   ``Origin`` header) is refused with 403, so no other site can start or cancel a task through
+   the visitor's browser, token or not.
+3. A request body may not exceed ``max_body_bytes`` (413), whether it says its length or not.
+4. With a token, a request must carry ``Authorization: Bearer <token>`` (the scheme in any case)
    or the cookie of a signed-in console session; an unsafe API request made with the cookie
    must also carry the session's ``X-CSRF-Token`` header. The sign-in page and the console's
    static files are open. Otherwise: 401 for the API, a redirect to the sign-in page for a
@@ -52,6 +55,16 @@ def host_name(header: str) -> str:
     return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
+def _same_origin(headers: dict[str, str]) -> bool:
+    """Whether the request's ``Origin`` (sent by browsers) is this server, or absent (a
+    client that is not a browser)."""
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    _, _, authority = origin.partition("://")
+    return authority.lower() == headers.get("host", "").lower()
+
+
 def _headers(scope: Scope) -> dict[str, str]:
     return {
         name.decode("latin-1").lower(): value.decode("latin-1")
@@ -94,6 +107,11 @@ class Guard:
         host = host_name(headers.get("host", ""))
         if not any(fnmatchcase(host, pattern) for pattern in self.allowed_hosts):
             await _json(send, 400, f"unknown host {host[:100]!r}; see --allowed-host")
+            return
+        if scope["method"] not in SAFE_METHODS and not _same_origin(headers):
+            # A page of another site posting a form (to cancel a task, say): a browser says
+            # where the request comes from.
+            await _json(send, 403, "cross-origin request refused")
             return
         length = headers.get("content-length", "")
         if length.isdigit() and int(length) > self.max_body_bytes:

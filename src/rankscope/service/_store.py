@@ -25,6 +25,7 @@ power cut, at the cost of an fsync per query.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import threading
 import time
@@ -38,7 +39,7 @@ from rankscope.errors import InputError
 from rankscope.service._errors import TaskNotFoundError
 from rankscope.service._latency import add_latency
 
-__all__ = ["Counters", "QueryRecord", "Store", "TaskWriter"]
+__all__ = ["Counters", "QueryRecord", "Store", "TaskWriter", "json_safe"]
 
 SCHEMA_VERSION = 2
 
@@ -173,6 +174,21 @@ class Counters:
         }
 
 
+def json_safe(value: Any) -> Any:
+    """``value`` with NaN and infinities (which JSON cannot carry) replaced by None.
+
+    >>> json_safe({"a": [1.0, float("nan")], "b": float("inf")})
+    {'a': [1.0, None], 'b': None}
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_safe(item) for item in value]
+    return value
+
+
 @dataclass(frozen=True)
 class QueryRecord:
     """One finished query, as stored.
@@ -209,19 +225,22 @@ class QueryRecord:
     finished_at: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-able dict."""
-        return {
-            "query_id": self.query_id,
-            "position": self.position,
-            "status": self.status,
-            "doc_ids": list(self.doc_ids),
-            "scores": None if self.scores is None else list(self.scores),
-            "latency": self.latency,
-            "attempts": self.attempts,
-            "metrics": None if self.metrics is None else dict(self.metrics),
-            "error": self.error,
-            "finished_at": self.finished_at,
-        }
+        """A JSON-able dict (a value that is not finite as None)."""
+        shown: dict[str, Any] = json_safe(
+            {
+                "query_id": self.query_id,
+                "position": self.position,
+                "status": self.status,
+                "doc_ids": list(self.doc_ids),
+                "scores": None if self.scores is None else list(self.scores),
+                "latency": self.latency,
+                "attempts": self.attempts,
+                "metrics": None if self.metrics is None else dict(self.metrics),
+                "error": self.error,
+                "finished_at": self.finished_at,
+            }
+        )
+        return shown
 
 
 def _record_from_row(row: sqlite3.Row) -> QueryRecord:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rankscope.service._latency import histogram_summary
-from rankscope.service._store import Counters
+from rankscope.service._store import Counters, json_safe
 
 __all__ = ["ACTIVE", "STATUSES", "TaskInfo", "task_info"]
 
@@ -90,7 +90,7 @@ class TaskInfo:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict (what the HTTP API returns); a mean of no query is None."""
-        shown: dict[str, Any] = _nan_to_none(
+        shown: dict[str, Any] = json_safe(
             {
                 "id": self.id,
                 "name": self.name,
@@ -169,13 +169,3 @@ def task_info(row: Mapping[str, Any]) -> TaskInfo:
         finished_at=row["finished_at"],
         updated_at=row["updated_at"],
     )
-
-
-def _nan_to_none(value: Any) -> Any:
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _nan_to_none(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_nan_to_none(item) for item in value]
-    return value
