@@ -14,14 +14,20 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["PERCENTILES", "add_latency", "exact_summary", "histogram_summary"]
+__all__ = ["PERCENTILES", "add_latency", "exact_summary", "histogram_summary", "latency_bin"]
 
 PERCENTILES = (50, 90, 95, 99)
 _BINS_PER_OCTAVE = 16
 _ZERO = "z"  # the bin of latencies of 0 (a clock too coarse to see the call)
 
 
-def _bin(milliseconds: float) -> str:
+def latency_bin(seconds: float) -> str:
+    """The histogram bin of a latency: 1/16 octaves of milliseconds (``"z"`` for 0).
+
+    >>> latency_bin(0.020), latency_bin(0.0)
+    ('69', 'z')
+    """
+    milliseconds = seconds * 1000.0
     if milliseconds <= 0:
         return _ZERO
     return str(math.floor(math.log2(milliseconds) * _BINS_PER_OCTAVE))
@@ -35,7 +41,7 @@ def _middle(key: str) -> float:
 
 def add_latency(bins: dict[str, int], seconds: float, sign: int = 1) -> None:
     """Count (``sign=1``) or uncount (``-1``) one latency in the histogram ``bins``."""
-    key = _bin(seconds * 1000.0)
+    key = latency_bin(seconds)
     count = bins.get(key, 0) + sign
     if count:
         bins[key] = count
@@ -55,10 +61,13 @@ def histogram_summary(
     >>> summary["mean"], round(summary["p50"], 1), summary["max"]
     (25.0, 20.3, 40.0)
     """
-    count = sum(bins.values())
+    ordered = sorted(
+        ((key, number) for key, number in bins.items() if number > 0),
+        key=lambda item: _middle(item[0]),
+    )
+    count = sum(number for _, number in ordered)
     if count <= 0:
         return None
-    ordered = sorted(bins.items(), key=lambda item: _middle(item[0]))
     summary = {"mean": total_seconds * 1000.0 / count}
     for percentile in PERCENTILES:
         rank = max(1, math.ceil(percentile / 100 * count))

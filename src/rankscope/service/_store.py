@@ -37,7 +37,7 @@ from typing import Any
 
 from rankscope.errors import InputError
 from rankscope.service._errors import TaskNotFoundError
-from rankscope.service._latency import add_latency
+from rankscope.service._latency import add_latency, latency_bin
 
 __all__ = ["Counters", "QueryRecord", "Store", "TaskWriter", "json_safe"]
 
@@ -105,7 +105,6 @@ _TASK_COLUMNS = (
     "error, spec, dataset, summary"
 )
 _JSON_COLUMNS = ("sums", "latency_bins", "spec", "dataset", "summary")
-_COUNTER_COLUMNS = "succeeded, failed, sums, latency_sum, latency_bins, latency_max"
 
 
 @dataclass
@@ -320,6 +319,44 @@ def _write_counters(db: sqlite3.Connection, task_id: str, counters: Counters) ->
         values[column] = json.dumps(values[column])
     sets = ", ".join(f"{column} = ?" for column in values)
     db.execute(f"UPDATE tasks SET {sets} WHERE id = ?", [*values.values(), task_id])
+
+
+def _change_counters(
+    db: sqlite3.Connection,
+    task_id: str,
+    status: str,
+    metrics: Mapping[str, float] | None,
+    latency: float | None,
+    sign: int,
+) -> None:
+    """Add (``sign=1``) or take away (``-1``) a recorded query in the task's counters, in
+    place: a single UPDATE, whatever the number of results."""
+    if status != "succeeded":
+        db.execute("UPDATE tasks SET failed = failed + ? WHERE id = ?", (sign, task_id))
+        return
+    sets = ["succeeded = succeeded + ?"]
+    params: list[Any] = [sign]
+    if metrics:
+        paths = [f'$."{name}"' for name in metrics]
+        sets.append(
+            "sums = json_set(sums, "
+            + ", ".join("?, COALESCE(json_extract(sums, ?), 0) + ?" for _ in paths)
+            + ")"
+        )
+        for path, value in zip(paths, metrics.values(), strict=True):
+            params.extend([path, path, sign * value])
+    if latency is not None:
+        path = f'$."{latency_bin(latency)}"'
+        sets.append("latency_sum = latency_sum + ?")
+        sets.append(
+            "latency_bins = json_set(latency_bins, ?, "
+            "COALESCE(json_extract(latency_bins, ?), 0) + ?)"
+        )
+        params.extend([sign * latency, path, path, sign])
+        if sign > 0:
+            sets.append("latency_max = MAX(COALESCE(latency_max, ?), ?)")
+            params.extend([latency, latency])
+    db.execute(f"UPDATE tasks SET {', '.join(sets)} WHERE id = ?", [*params, task_id])
 
 
 def _task_from_row(row: sqlite3.Row) -> dict[str, Any]:
@@ -645,14 +682,14 @@ class Store:
 class TaskWriter:
     """Records the finished queries of one task, one committed transaction per query.
 
-    Each transaction writes the query's row and the task's counters (`Counters`), reading the
-    row it replaces, if any, so the counters stay exact across crashes, resumes and a query
-    recorded twice.
+    Each transaction writes the query's row and changes the task's counters (`Counters`) in
+    SQL, taking away the row it replaces, if any, so the stored counters stay exact across
+    crashes, resumes, a query recorded twice and two writers at once.
 
     Attributes
     ----------
     counters
-        The task's counters after the last record.
+        The counters as this writer has seen them change (for progress reports).
     seconds
         Time spent in `record` (the store's share of a run).
     """
@@ -682,21 +719,16 @@ class TaskWriter:
                     "WHERE task_id = ? AND query_id = ?",
                     (self.task_id, record.query_id),
                 ).fetchone()
-                row = db.execute(
-                    f"SELECT {_COUNTER_COLUMNS} FROM tasks WHERE id = ?", (self.task_id,)
-                ).fetchone()
-                if row is None:
-                    raise TaskNotFoundError(f"task {self.task_id} was deleted", self.task_id)
-                counters = Counters.from_row(row)
                 if previous is not None:
                     metrics = previous["metrics"]
-                    counters.count(
+                    replaced = (
                         previous["status"],
                         None if metrics is None else json.loads(metrics),
                         previous["latency"],
-                        -1,
                     )
-                counters.count(record.status, record.metrics, record.latency, 1)
+                    _change_counters(db, self.task_id, *replaced, -1)
+                    self.counters.count(*replaced, -1)
+                _change_counters(db, self.task_id, record.status, record.metrics, record.latency, 1)
                 db.execute(
                     "INSERT INTO results (task_id, query_id, position, status, doc_ids, scores, "
                     "latency, attempts, metrics, error, finished_at) "
@@ -720,10 +752,9 @@ class TaskWriter:
                         record.finished_at or time.time(),
                     ),
                 )
-                _write_counters(db, self.task_id, counters)
         finally:
             self.seconds += time.perf_counter() - started
-        self.counters = counters
+        self.counters.count(record.status, record.metrics, record.latency, 1)
 
     def heartbeat(self) -> None:
         """Mark the task as alive, and record its running time."""
