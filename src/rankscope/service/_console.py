@@ -392,6 +392,9 @@ def install_console(app: "FastAPI") -> None:
 
     # --- comparing --------------------------------------------------------------------------
 
+    def created(info: Any) -> float:
+        return float(info.created_at)
+
     def chosen_tasks(request: Request) -> list[str]:
         return [value for value in request.query_params.getlist("task") if value][:_COMPARED]
 
@@ -399,13 +402,14 @@ def install_console(app: "FastAPI") -> None:
     def compare_page(request: Request) -> Response:
         chosen = chosen_tasks(request)
         error = None
+        infos = []
         if len(chosen) >= 2:
             try:
-                infos = [service.get(task_id) for task_id in chosen]
+                # The task that ran first is the baseline, whatever order the boxes were in.
+                infos = sorted((service.get(task_id) for task_id in chosen), key=created)
             except TaskNotFoundError as missing:
-                error, infos = str(missing), []
-        else:
-            infos = []
+                error = str(missing)
+            chosen = [info.id for info in infos] or chosen
         done, _ = service.list_tasks(status="succeeded", limit=200)
         query = "&".join(f"task={quote(task_id)}" for task_id in chosen)
         return render(
