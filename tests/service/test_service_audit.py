@@ -433,6 +433,7 @@ def test_the_schema_documents_every_answer(service: EvaluationService, root: Pat
 def test_docs_are_served_without_the_network(client: TestClient) -> None:
     page = client.get("/docs")
     assert page.status_code == 200
+    assert "default-src 'none'; script-src 'self'" in page.headers["content-security-policy"]
     assets = re.findall(r'(?:src|href)="([^"]+)"', page.text)
     assert assets and all(asset.startswith("/") for asset in assets)
     assert "cdn" not in page.text.lower() and "http" not in page.text.replace("http-equiv", "")
