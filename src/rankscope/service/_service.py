@@ -41,7 +41,7 @@ from rankscope.service._retrievers import (
 from rankscope.service._runner import Control, Progress, RunStats, run_queries
 from rankscope.service._scoring import MeasureSet, QueryScorer, effective_scores
 from rankscope.service._store import QueryRecord, Store
-from rankscope.service._task_compare import compare_tasks
+from rankscope.service._task_compare import compare_tasks, task_scores
 from rankscope.service._taskinfo import ACTIVE, STATUSES, TaskInfo, task_info
 
 __all__ = ["EXPORT_FORMATS", "STATUSES", "EvaluationService", "TaskInfo", "default_db_path"]
@@ -797,6 +797,14 @@ class EvaluationService:
         buffer = io.StringIO()
         self.export(task_id, format, buffer)
         return buffer.getvalue()
+
+    def task_scores(
+        self, task_ids: Sequence[str]
+    ) -> tuple[list[str], list[str], list[dict[str, Mapping[str, float]]]]:
+        """The per-query scores of tasks on the same dataset, for comparing them: a distinct
+        label per task (its name, else its id), the measures they share, and per task
+        ``{query_id: {measure: value}}`` of its succeeded queries."""
+        return task_scores(self, task_ids)
 
     def compare(
         self,

@@ -1,9 +1,10 @@
 """Tasks side by side: the statistics of `rankscope.compare` over their per-query values, and
-the HTML report of ``rankscope compare --format html`` for the web console."""
+the HTML report of `rankscope.compare_runs` (``rankscope compare --format html``) for the web
+console."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -14,7 +15,7 @@ from rankscope.service._taskinfo import TaskInfo
 if TYPE_CHECKING:
     from rankscope.service._service import EvaluationService
 
-__all__ = ["compare_tasks", "comparison_html"]
+__all__ = ["compare_tasks", "comparison_html", "task_scores"]
 
 
 def _comparable(service: EvaluationService, task_ids: Sequence[str]) -> list[TaskInfo]:
@@ -46,6 +47,19 @@ def _common_measures(infos: Sequence[TaskInfo]) -> list[str]:
     return measures
 
 
+def task_scores(
+    service: EvaluationService, task_ids: Sequence[str]
+) -> tuple[list[str], list[str], list[dict[str, Mapping[str, float]]]]:
+    """A distinct label per task, the measures the tasks share, and per task
+    ``{query_id: {measure: value}}`` of its succeeded queries."""
+    infos = _comparable(service, task_ids)
+    per_task = [
+        {r.query_id: r.metrics or {} for r in service.store.results(info.id, status="succeeded")}
+        for info in infos
+    ]
+    return _labels(infos), _common_measures(infos), per_task
+
+
 def compare_tasks(
     service: EvaluationService,
     task_ids: Sequence[str],
@@ -60,17 +74,11 @@ def compare_tasks(
     were left out because some task did not score them."""
     from rankscope.compare import compare
 
-    infos = _comparable(service, task_ids)
-    measures = _common_measures(infos)
-    per_task = [
-        {r.query_id: r.metrics or {} for r in service.store.results(info.id, status="succeeded")}
-        for info in infos
-    ]
+    labels, measures, per_task = task_scores(service, task_ids)
     every = set().union(*per_task)
     common = sorted(set.intersection(*(set(values) for values in per_task)))
     if not common:
         raise InputError("no query succeeded in every task; nothing to compare")
-    labels = _labels(infos)
     arrays = [
         {m: np.array([values[q][m] for q in common]) for m in measures} for values in per_task
     ]
@@ -89,20 +97,22 @@ def compare_tasks(
 def comparison_html(
     service: EvaluationService, task_ids: Sequence[str], *, n_resamples: int = 10_000
 ) -> str:
-    """The report ``rankscope compare --format html`` writes for the tasks' exported runs
-    against their judgements (the first task is the baseline)."""
-    from rankscope.engine import evaluate
-    from rankscope.report.compare import render_comparison
-    from rankscope.report.compare_inputs import build_report
+    """The HTML report of `rankscope.compare_runs` (what ``rankscope compare --format html``
+    writes) for the tasks' runs against their judgements; the first task is the baseline."""
+    from rankscope import compare_runs
     from rankscope.service._scoring import MeasureSet
 
     infos = _comparable(service, task_ids)
     names = _common_measures(infos)
     measure_set = MeasureSet.resolve(names, infos[0].profile)
-    qrels = service.qrels(infos[0].id)
-    results = [
-        evaluate(qrels, service.run_of(info.id), list(measure_set.measures), profile=info.profile)
-        for info in infos
-    ]
-    report = build_report(results[0], results[1:], names=_labels(infos), n_resamples=n_resamples)
-    return render_comparison(report, "html")
+    runs = {
+        label: service.run_of(info.id) for label, info in zip(_labels(infos), infos, strict=True)
+    }
+    report = compare_runs(
+        service.qrels(infos[0].id),
+        runs,
+        list(measure_set.measures),
+        profile=infos[0].profile,
+        n_resamples=n_resamples,
+    )
+    return str(report.to_html())
