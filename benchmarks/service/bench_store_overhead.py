@@ -37,7 +37,7 @@ from rankscope.service import Dataset, EvaluationService
 from rankscope.service._retrievers import CallableRetriever
 from rankscope.service._runner import Control, run_queries
 from rankscope.service._scoring import MeasureSet, QueryScorer
-from rankscope.service._store import QueryRecord
+from rankscope.service._store import Counters, QueryRecord
 
 HERE = Path(__file__).resolve().parent
 
@@ -71,17 +71,10 @@ class NullWriter:
 
     def __init__(self) -> None:
         self.seconds = 0.0
-        self.succeeded = 0
-        self.failed = 0
-        self.sums: dict[str, float] = {}
+        self.counters = Counters()
 
     def record(self, record: QueryRecord) -> None:
-        if record.status == "succeeded":
-            self.succeeded += 1
-            for name, value in (record.metrics or {}).items():
-                self.sums[name] = self.sums.get(name, 0.0) + value
-        else:
-            self.failed += 1
+        self.counters.count(record.status, record.metrics, record.latency, 1)
 
     def heartbeat(self) -> None:
         pass

@@ -4,7 +4,6 @@ paging, cancel, start-up recovery."""
 from __future__ import annotations
 
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,8 +13,7 @@ from typing import Any
 import httpx
 import polars as pl
 import pytest
-import uvicorn
-from service_helpers import HTTP_OPTIONS, free_port, serve_search
+from service_helpers import HTTP_OPTIONS, serve_search, serving
 
 import rankscope
 from rankscope.io.tables import Run
@@ -27,22 +25,10 @@ API = "/api/v1/evaluations"
 
 @contextmanager
 def serve_api(service: EvaluationService, **options: Any) -> Iterator[str]:
-    port = free_port()
-    config = uvicorn.Config(
-        create_app(service, **options), host="127.0.0.1", port=port, log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    """The app on loopback; datasets may lie beside the service's store (a test's tmp_path)."""
+    options.setdefault("data_roots", [service.store.path.parent])
+    with serving(create_app(service, **options)) as base:
+        yield base
 
 
 def wait_done(client: httpx.Client, task_id: str, timeout: float = 20) -> dict[str, Any]:

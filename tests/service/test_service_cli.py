@@ -160,6 +160,8 @@ def test_run_an_http_retriever_with_its_options(
         (["tasks", "show", "abc"], "no task with id 'abc'"),
         (["tasks", "resume", "abc"], "no task with id 'abc'"),
         (["serve", "--host", "0.0.0.0"], "give a bearer token with --token or $RANKSCOPE_TOKEN"),
+        (["serve", "--data-root", "{beir}/nowhere"], "nowhere is not a directory"),
+        (["serve", "--max-body-bytes", "10"], "--max-body-bytes must be at least 1024"),
     ],
 )
 def test_errors_are_one_message_and_an_exit_code(

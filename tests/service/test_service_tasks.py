@@ -178,8 +178,14 @@ def test_recording_a_query_twice_keeps_one_row(service: EvaluationService) -> No
         "SELECT COUNT(*) FROM results WHERE task_id = ?", (task.id,)
     )
     assert rows.fetchone()[0] == 1
-    assert (writer.succeeded, writer.failed) == (1, 0)
+    assert (writer.counters.succeeded, writer.counters.failed) == (1, 0)
     assert service.get(task.id).metrics["map"] == 1.0
+    # A second writer (a forced resume elsewhere) corrects the same counters, not its own copy.
+    other = service.store.writer(task.id, "someone else")
+    other.record(QueryRecord("q", 0, "failed", error="again"))
+    writer.record(QueryRecord("q", 0, "failed", error="and again"))
+    info = service.get(task.id)
+    assert (info.succeeded, info.failed, info.latency_ms) == (0, 1, None)
 
 
 def test_cancel_stops_a_running_task_and_resume_finishes_it(service: EvaluationService) -> None:
@@ -194,7 +200,7 @@ def test_cancel_stops_a_running_task_and_resume_finishes_it(service: EvaluationS
     task = service.submit(data, slow, concurrency=2)
     service.start(task.id)
     deadline = time.monotonic() + 10
-    while service.get(task.id, latency=False).finished < 10 and time.monotonic() < deadline:
+    while service.get(task.id).finished < 10 and time.monotonic() < deadline:
         time.sleep(0.02)
     cancelled = service.cancel(task.id)
     assert cancelled.status == "cancelled"
@@ -327,7 +333,7 @@ def test_shutdown_puts_running_tasks_back_to_pending(service: EvaluationService)
 
     task = service.submit(data, slow, concurrency=2)
     service.start(task.id)
-    while service.get(task.id, latency=False).finished < 5:
+    while service.get(task.id).finished < 5:
         time.sleep(0.01)
     service.shutdown()
     stopped = service.get(task.id)

@@ -161,9 +161,10 @@ def _add_tasks(subparsers: Any) -> None:
 def _add_serve(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "serve",
-        help="serve the evaluation service's HTTP API",
-        description="Serve the HTTP API (FastAPI + uvicorn; OpenAPI schema at /docs). Binds "
-        "127.0.0.1 unless told otherwise; another address needs a bearer token.",
+        help="serve the evaluation service's web console and HTTP API",
+        description="Serve the web console at / and the HTTP API (FastAPI + uvicorn; "
+        "documentation at /docs, usable offline). Binds 127.0.0.1 unless told otherwise; "
+        "another address needs a bearer token (the console asks for it at sign-in).",
     )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
@@ -177,8 +178,39 @@ def _add_serve(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="PATTERN",
-        help="module:function retrievers clients may name (fnmatch, e.g. 'myretrievers:*'); "
-        "none by default, since importing a module runs its code",
+        help="module:name retrievers clients may name (fnmatch on each side, e.g. "
+        "'myretrievers:*'; never a dotted name after the colon); none by default, since "
+        "importing a module runs its code",
+    )
+    parser.add_argument(
+        "--allow-url",
+        action="append",
+        metavar="PATTERN",
+        help="HTTP retriever URLs clients may name, fnmatch patterns over "
+        "scheme://host:port/path (e.g. 'https://search.internal:443/*'); default: loopback "
+        "addresses only",
+    )
+    parser.add_argument(
+        "--data-root",
+        action="append",
+        metavar="DIR",
+        help="directory the datasets clients name must lie in (repeatable; symbolic links "
+        "resolved); default: the working directory",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host header name the server answers besides loopback names (fnmatch; the "
+        "name clients use to reach it); refuses others against DNS rebinding",
+    )
+    parser.add_argument(
+        "--max-body-bytes",
+        type=int,
+        default=1024 * 1024,
+        metavar="N",
+        help="largest request body accepted (default 1 MiB; 413 above)",
     )
     parser.add_argument(
         "--on-interrupted",
@@ -409,7 +441,7 @@ def _tasks_resume(args: argparse.Namespace) -> int:
     service = _service(args)
     try:
         task_id = service.resolve(args.task)
-        info = service.get(task_id, latency=False)
+        info = service.get(task_id)
         return _execute(service, task_id, info.total, args, force=args.force)
     finally:
         service.close()
@@ -444,7 +476,7 @@ def _tasks_compare(args: argparse.Namespace) -> int:
     try:
         ids = [service.resolve(task) for task in args.tasks]
         labels, measures, per_task = service.task_scores(ids)
-        infos = [service.get(task_id, latency=False) for task_id in ids]
+        infos = [service.get(task_id) for task_id in ids]
     finally:
         service.close()
     provenance = Provenance.now(
@@ -480,13 +512,40 @@ def _serve(args: argparse.Namespace) -> int:
         import uvicorn
     except ImportError:
         raise MissingDependencyError("uvicorn", "rankscope serve", "service") from None
-    service = _service(args, allowed_callables=args.allow_callable, max_running=args.max_running)
-    app = create_app(
-        service, token=token, recover=args.on_interrupted, allowed_callables=args.allow_callable
+    from rankscope.service._guard import LOOPBACK_HOSTS
+    from rankscope.service._policy import Policy
+
+    if args.max_body_bytes < 1024:
+        raise InputError(f"--max-body-bytes must be at least 1024; found {args.max_body_bytes}")
+    policy = Policy.make(args.data_root, args.allow_callable, args.allow_url)
+    for root in policy.data_roots:
+        if not root.is_dir():
+            raise InputError(f"--data-root {root} is not a directory")
+    hosts = [*LOOPBACK_HOSTS, *args.allowed_host]
+    if args.host not in ("0.0.0.0", "::") and not is_loopback(args.host):
+        hosts.append(args.host.strip("[]"))
+    service = _service(
+        args,
+        allowed_callables=policy.allowed_callables,
+        allowed_urls=policy.allowed_urls,
+        data_roots=policy.data_roots,
+        max_running=args.max_running,
     )
+    app = create_app(
+        service,
+        token=token,
+        recover=args.on_interrupted,
+        allowed_callables=policy.allowed_callables,
+        allowed_urls=policy.allowed_urls,
+        data_roots=policy.data_roots,
+        allowed_hosts=hosts,
+        max_body_bytes=args.max_body_bytes,
+    )
+    shown = args.host if ":" not in args.host else f"[{args.host}]"
     print(
-        f"rankscope: serving the evaluation API on http://{args.host}:{args.port}/docs "
-        f"(store {service.store.path})",
+        f"rankscope: serving the console on http://{shown}:{args.port}/ and the API "
+        f"(documentation at /docs); datasets under {', '.join(map(str, policy.data_roots))}; "
+        f"store {service.store.path}",
         file=sys.stderr,
     )
     try:

@@ -5,11 +5,12 @@ runs it with bounded concurrency, commits every finished query to a SQLite store
 it finishes, and resumes an interrupted task where it stopped: no query lost, none recorded
 twice, final results identical to an uninterrupted run. Tasks can be listed, shown, cancelled,
 exported (JSON, CSV, TREC run) and compared. The command line (``rankscope run``,
-``rankscope tasks``, ``rankscope serve``) and the HTTP API (`create_app`) are thin shells over
-it.
+``rankscope tasks``, ``rankscope serve``), the HTTP API and the web console (`create_app`) are
+thin shells over it.
 
-The HTTP retriever needs httpx, the BM25 baseline bm25s, the HTTP API fastapi and uvicorn: the
-``rankscope[service]`` extra. They are imported only when used.
+The HTTP retriever needs httpx, the BM25 baseline bm25s, the HTTP API fastapi and uvicorn, the
+console jinja2 and the offline API documentation fastapi-offline: the ``rankscope[service]``
+extra. They are imported only when used.
 """
 
 from typing import Any
@@ -47,7 +48,9 @@ __all__ = [
 def create_app(service: EvaluationService, **options: Any) -> Any:
     """The FastAPI application of the HTTP API (needs the ``service`` extra).
 
-    See :func:`rankscope.service._api.create_app` for the options (``token``, ``recover``).
+    See :func:`rankscope.service._api.create_app` for the options (``token``, ``recover``,
+    ``allowed_callables``, ``allowed_urls``, ``data_roots``, ``allowed_hosts``,
+    ``max_body_bytes``, ``console``).
     """
     from rankscope.service._api import create_app as make
 

@@ -6,32 +6,44 @@ GET      /api/v1/evaluations                      tasks, newest first (``limit``
                                                   ``status``)
 GET      /api/v1/evaluations/{id}                 status, progress, metrics, latency percentiles
 GET      /api/v1/evaluations/{id}/queries         per-query results (``limit``, ``offset``,
-                                                  ``status``)
+                                                  ``status``, ``sort``, ``search``)
 POST     /api/v1/evaluations/{id}/cancel          cancel a pending or running task
 POST     /api/v1/evaluations/{id}/resume          resume a failed, cancelled or interrupted task
 GET      /api/v1/evaluations/{id}/export          ``format=json|csv|trec``
 =======  =======================================  ==============================================
 
 An unknown id answers 404; an invalid body, dataset, measure or retriever 422 with the reason;
-an operation the task's status does not allow 409. With a token, every request must carry
-``Authorization: Bearer <token>`` (401 otherwise). Tasks run in the server's threads, so they go
-on when the client disconnects.
+an operation the task's status does not allow 409; a body over the limit 413; a Host header
+the server does not answer to 400. With a token, every request must carry
+``Authorization: Bearer <token>`` or a console session (401 otherwise). Tasks run in the
+server's threads, so they go on when the client disconnects. The web console (`_console`) and
+the offline API documentation at ``/docs`` are served beside it.
 """
 
-# No ``from __future__ import annotations``: FastAPI reads the annotations of the endpoints,
-# whose models are local to create_app, at run time.
-import hmac
-from collections.abc import Awaitable, Callable, Sequence
+# No ``from __future__ import annotations``: FastAPI reads the annotations of the endpoints at
+# run time.
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Literal
 
-from rankscope.errors import MissingDependencyError, RankscopeError
+from rankscope.errors import InputError, MissingDependencyError, RankscopeError
 from rankscope.service._errors import TaskNotFoundError, TaskStateError
-from rankscope.service._retrievers import check_allowed, parse_retriever_spec
-from rankscope.service._service import EXPORT_FORMATS, STATUSES, EvaluationService
+from rankscope.service._guard import LOOPBACK_HOSTS
+from rankscope.service._service import EXPORT_FORMATS, STATUSES, EvaluationService, TaskInfo
 
-__all__ = ["create_app"]
+__all__ = ["API_PREFIX", "create_app", "is_loopback", "public_message", "start_evaluation"]
 
 API_PREFIX = "/api/v1/evaluations"
+MAX_BODY_BYTES = 1024 * 1024
+SORT_PATTERN = r"^-?[^\x00-\x1f]{1,200}$"
+
+
+def public_message(error: RankscopeError) -> str:
+    """The error's message for a client: an input error without the offending line, so that
+    no file content is ever sent."""
+    if isinstance(error, InputError):
+        return str(InputError(error.message, source=error.source, line=error.line))
+    return str(error)
 
 
 def create_app(
@@ -40,198 +52,282 @@ def create_app(
     token: str | None = None,
     recover: Literal["resume", "fail", "leave"] = "resume",
     allowed_callables: Sequence[str] = (),
+    allowed_urls: Sequence[str] | None = None,
+    data_roots: Sequence[str | Path] | None = None,
+    allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    console: bool = True,
 ) -> Any:
-    """The FastAPI application serving ``service``.
+    """The FastAPI application serving ``service``: the API, ``/docs`` and the web console.
 
     Parameters
     ----------
     service
         The service whose tasks are served.
     token
-        If given, every request must carry ``Authorization: Bearer <token>``.
+        If given, every request must carry ``Authorization: Bearer <token>`` or the cookie of
+        a console session signed in with the token.
     recover
         What to do at start-up with tasks a previous server left pending or running:
         ``resume`` them, mark them ``fail``-ed, or ``leave`` them.
     allowed_callables
-        Patterns (``fnmatch``) of the ``module:function`` retrievers a client may name, and a
-        task may be resumed with. Empty (the default) refuses them all: importing a module
-        runs its code.
+        Patterns ``module:name`` of the callables a client may name as retrievers, and a task
+        may be resumed with. Empty (the default) refuses them all: importing a module runs its
+        code.
+    allowed_urls
+        Patterns of the HTTP retriever URLs a client may name, matched against
+        ``scheme://host:port/path`` (default: loopback only).
+    data_roots
+        Directories the datasets a client names must lie in (default: the working directory).
+    allowed_hosts
+        ``Host`` header names (fnmatch) the server answers (default: loopback names).
+    max_body_bytes
+        Largest request body accepted (413 above).
+    console
+        Serve the web console at ``/``.
     """
-    allowed = tuple(allowed_callables)
     try:
         from contextlib import asynccontextmanager
 
         from fastapi import FastAPI, Query, Request, Response
+        from fastapi.exceptions import RequestValidationError
         from fastapi.responses import JSONResponse, PlainTextResponse
-        from pydantic import BaseModel, ConfigDict, Field
+        from starlette.exceptions import HTTPException
+
+        from rankscope.service import _models as models
     except ImportError as error:
         raise MissingDependencyError(
             str(error.name or "fastapi"), "the HTTP API", "service"
         ) from None
+    from rankscope.service._docs import install_docs
+    from rankscope.service._guard import Guard
+    from rankscope.service._policy import Policy
+    from rankscope.service._session import Sessions
 
-    class DatasetIn(BaseModel):
-        """A dataset directory (WeKnora or BEIR layout), or queries and qrels files."""
-
-        model_config = ConfigDict(extra="forbid")
-        path: str | None = Field(None, description="WeKnora or BEIR dataset directory")
-        split: str | None = Field(None, description="BEIR split (default: test)")
-        queries: str | None = Field(None, description="queries file, instead of path")
-        qrels: str | None = Field(None, description="qrels file, instead of path")
-        corpus: str | None = Field(None, description="corpus file (for the BM25 baseline)")
-        name: str | None = None
-
-    class RetrieverIn(BaseModel):
-        """A retriever specification: bm25, a callable, or an HTTP endpoint."""
-
-        model_config = ConfigDict(extra="forbid")
-        type: Literal["bm25", "callable", "http"]
-        target: str | None = Field(None, description="module:function, for type callable")
-        url: str | None = Field(None, description="endpoint, for type http")
-        method: Literal["GET", "POST"] | None = None
-        body: Any = Field(None, description="JSON request template with {query}, {k}, {query_id}")
-        headers: dict[str, str] | None = None
-        results_path: str | None = None
-        id_field: str | None = None
-        score_field: str | None = None
-        timeout: float | None = Field(None, gt=0)
-        retries: int | None = Field(None, ge=0, le=100)
-        backoff: float | None = Field(None, ge=0)
-        k1: float | None = None
-        b: float | None = None
-
-    class EvaluationIn(BaseModel):
-        """A task to run."""
-
-        model_config = ConfigDict(extra="forbid")
-        dataset: str | DatasetIn = Field(description="a dataset directory, or its description")
-        retriever: str | RetrieverIn = Field(
-            description="'bm25', 'module:function', an http(s):// URL, or a specification"
-        )
-        measures: list[str] | None = Field(
-            None, description="WeKnora fields under weknora; rankscope measures under trec"
-        )
-        profile: Literal["weknora", "trec", "trec9"] = "weknora"
-        k: int | None = Field(None, ge=1, le=100_000, description="documents per question")
-        concurrency: int = Field(4, ge=1, le=256)
-        max_failures: int | None = Field(None, ge=0)
-        name: str | None = Field(None, max_length=200)
+    policy = Policy.make(data_roots, allowed_callables, allowed_urls)
+    sessions = Sessions(token)
 
     @asynccontextmanager
     async def lifespan(app: Any) -> Any:
-        service.recover(recover, allowed_callables=allowed)
+        service.recover(
+            recover,
+            allowed_callables=policy.allowed_callables,
+            allowed_urls=policy.allowed_urls,
+        )
         yield
         service.shutdown()
+
+    def answer(model: Any, text: str) -> dict[str, Any]:
+        return {"model": model, "description": text}
+
+    common: dict[int | str, dict[str, Any]] = {
+        400: answer(models.ErrorOut, "The Host header names no host this server answers to"),
+        403: answer(models.ErrorOut, "A request from a page of another origin"),
+        413: answer(models.ErrorOut, "The request body is too large"),
+        422: answer(models.ValidationErrorOut, "Invalid request"),
+    }
+    if token is not None:
+        common[401] = answer(models.ErrorOut, "Missing or wrong bearer token")
+    missing: dict[int | str, dict[str, Any]] = {404: answer(models.ErrorOut, "No task has this id")}
+    conflict: dict[int | str, dict[str, Any]] = {
+        409: answer(models.ErrorOut, "The task's status does not allow this")
+    }
 
     app = FastAPI(
         title="rankscope evaluation service",
         version="1",
         description="Evaluate a live retriever on a dataset; every per-query result is kept.",
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        responses=common,
     )
-
-    if token is not None:
-        expected = f"Bearer {token}".encode()
-
-        @app.middleware("http")
-        async def bearer(
-            request: Request, call_next: Callable[[Request], Awaitable[Response]]
-        ) -> Response:
-            given = request.headers.get("authorization", "").encode()
-            if not hmac.compare_digest(given, expected):
-                return JSONResponse(
-                    {"detail": "missing or wrong bearer token"},
-                    status_code=401,
-                    headers={"WWW-Authenticate": "Bearer"},
-                )
-            return await call_next(request)
+    app.state.service = service
+    app.state.policy = policy
+    app.state.sessions = sessions
+    app.add_middleware(
+        Guard, sessions=sessions, allowed_hosts=allowed_hosts, max_body_bytes=max_body_bytes
+    )
 
     @app.exception_handler(TaskNotFoundError)
     async def not_found(request: Request, error: TaskNotFoundError) -> JSONResponse:
         return JSONResponse({"detail": str(error)}, status_code=404)
 
     @app.exception_handler(TaskStateError)
-    async def conflict(request: Request, error: TaskStateError) -> JSONResponse:
+    async def conflicting(request: Request, error: TaskStateError) -> JSONResponse:
         return JSONResponse({"detail": str(error)}, status_code=409)
 
     @app.exception_handler(MissingDependencyError)
-    async def missing(request: Request, error: MissingDependencyError) -> JSONResponse:
+    async def unavailable(request: Request, error: MissingDependencyError) -> JSONResponse:
         return JSONResponse({"detail": str(error)}, status_code=501)
 
     @app.exception_handler(RankscopeError)
     async def invalid(request: Request, error: RankscopeError) -> JSONResponse:
-        return JSONResponse({"detail": str(error)}, status_code=422)
+        return JSONResponse({"detail": public_message(error)}, status_code=422)
 
-    def page(
-        items: Sequence[dict[str, Any]], total: int, limit: int, offset: int
-    ) -> dict[str, Any]:
+    @app.exception_handler(RequestValidationError)
+    async def malformed(request: Request, error: RequestValidationError) -> JSONResponse:
+        # Where, what and why; never the input, which may be huge or not JSON (1e400).
+        items = [
+            {
+                "loc": [part if isinstance(part, int) else str(part) for part in item["loc"]],
+                "msg": str(item["msg"]),
+                "type": str(item["type"]),
+            }
+            for item in error.errors()
+        ]
+        return JSONResponse({"detail": items}, status_code=422)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException) -> Response:
+        headers = dict(error.headers or {})
+        if error.status_code == 405:
+            # Starlette names the methods of the first route of the path; a path may have
+            # several (GET and POST of the evaluations).
+            headers["Allow"] = ", ".join(sorted(methods_of(request.url.path)))
+        return JSONResponse(
+            {"detail": str(error.detail)}, status_code=error.status_code, headers=headers
+        )
+
+    def methods_of(path: str) -> set[str]:
+        methods: set[str] = set()
+        for route in app.routes:
+            pattern = getattr(route, "path_regex", None)
+            if pattern is not None and pattern.match(path):
+                methods |= set(getattr(route, "methods", None) or ()) - {"HEAD"}
+        return methods
+
+    def page(items: Sequence[dict[str, Any]], total: int, limit: int, offset: int) -> Any:
         return {"items": list(items), "total": total, "limit": limit, "offset": offset}
 
-    @app.post(API_PREFIX, status_code=202, summary="Submit an evaluation and start it")
-    def submit(body: EvaluationIn) -> dict[str, Any]:
-        dataset: Any = body.dataset if isinstance(body.dataset, str) else body.dataset.model_dump()
-        retriever: Any = (
-            body.retriever
-            if isinstance(body.retriever, str)
-            else {k: v for k, v in body.retriever.model_dump().items() if v is not None}
-        )
-        if isinstance(retriever, str | dict):
-            check_allowed(parse_retriever_spec(retriever), allowed)
-        info = service.submit(
-            dataset,
-            retriever,
-            measures=body.measures,
-            profile=body.profile,
-            k=body.k,
-            concurrency=body.concurrency,
-            max_failures=body.max_failures,
-            name=body.name,
-        )
-        service.start(info.id)
-        return info.to_dict()
+    @app.post(
+        API_PREFIX,
+        status_code=202,
+        summary="Submit an evaluation and start it",
+        response_model=models.TaskOut,
+        responses={501: answer(models.ErrorOut, "A dependency of the retriever is missing")},
+    )
+    def submit(body: models.EvaluationIn) -> Any:
+        return start_evaluation(service, policy, body).to_dict()
 
-    @app.get(API_PREFIX, summary="List evaluations, newest first")
+    @app.get(API_PREFIX, summary="List evaluations, newest first", response_model=models.TaskPage)
     def list_tasks(
         limit: int = Query(50, ge=1, le=1000),
-        offset: int = Query(0, ge=0),
+        offset: int = Query(0, ge=0, le=models.MAX_OFFSET),
         status: Literal[STATUSES] | None = None,  # type: ignore[valid-type]
-    ) -> dict[str, Any]:
+    ) -> Any:
         tasks, total = service.list_tasks(status=status, limit=limit, offset=offset)
         return page([task.to_dict() for task in tasks], total, limit, offset)
 
-    @app.get(API_PREFIX + "/{task_id}", summary="Status, progress, metrics and latency")
-    def show(task_id: str) -> dict[str, Any]:
+    @app.get(
+        API_PREFIX + "/{task_id}",
+        summary="Status, progress, metrics and latency",
+        response_model=models.TaskOut,
+        responses=missing,
+    )
+    def show(task_id: str) -> Any:
         return service.get(task_id).to_dict()
 
-    @app.get(API_PREFIX + "/{task_id}/queries", summary="Per-query results, in dataset order")
+    @app.get(
+        API_PREFIX + "/{task_id}/queries",
+        summary="Per-query results (dataset order, or sorted), filtered, a page at a time",
+        response_model=models.QueryPage,
+        responses=missing,
+    )
     def queries(
         task_id: str,
         limit: int = Query(100, ge=1, le=10_000),
-        offset: int = Query(0, ge=0),
+        offset: int = Query(0, ge=0, le=models.MAX_OFFSET),
         status: Literal["succeeded", "failed"] | None = None,
-    ) -> dict[str, Any]:
-        records = service.query_results(task_id, status=status, limit=limit, offset=offset)
-        total = service.store.count_results(task_id, status)
+        sort: str | None = Query(
+            None,
+            pattern=SORT_PATTERN,
+            description="query_id, position, latency, attempts or a measure; '-' first for "
+            "descending",
+        ),
+        search: str | None = Query(None, max_length=200, description="part of the query id"),
+    ) -> Any:
+        records, total = service.query_page(
+            task_id, status=status, limit=limit, offset=offset, sort=sort, search=search
+        )
         return page([record.to_dict() for record in records], total, limit, offset)
 
-    @app.post(API_PREFIX + "/{task_id}/cancel", summary="Cancel a pending or running task")
-    def cancel(task_id: str) -> dict[str, Any]:
+    @app.post(
+        API_PREFIX + "/{task_id}/cancel",
+        summary="Cancel a pending or running task",
+        response_model=models.TaskOut,
+        responses={**missing, **conflict},
+    )
+    def cancel(task_id: str) -> Any:
         return service.cancel(task_id).to_dict()
 
-    @app.post(API_PREFIX + "/{task_id}/resume", status_code=202, summary="Resume a task")
-    def resume(task_id: str) -> dict[str, Any]:
-        check_allowed(service.get(task_id, latency=False).retriever, allowed)
+    @app.post(
+        API_PREFIX + "/{task_id}/resume",
+        status_code=202,
+        summary="Resume a task",
+        response_model=models.TaskOut,
+        responses={**missing, **conflict},
+    )
+    def resume(task_id: str) -> Any:
+        policy.check_resume(service.get(task_id))
         return service.resume_in_background(task_id).to_dict()
 
-    @app.get(API_PREFIX + "/{task_id}/export", summary="Export: json, csv or a TREC run")
+    @app.get(
+        API_PREFIX + "/{task_id}/export",
+        summary="Export: json, csv or a TREC run",
+        responses={
+            **missing,
+            200: {
+                "description": "The task's results",
+                "content": {
+                    "application/json": {"schema": {"type": "object"}},
+                    "text/csv": {"schema": {"type": "string"}},
+                    "text/plain": {"schema": {"type": "string"}},
+                },
+            },
+        },
+    )
     def export(
         task_id: str,
         format: Literal[EXPORT_FORMATS] = "json",  # type: ignore[valid-type]
     ) -> Response:
         text = service.export_text(task_id, format)
         media = {"json": "application/json", "csv": "text/csv", "trec": "text/plain"}[format]
-        return PlainTextResponse(text, media_type=media)
+        filename = f"rankscope-{task_id}.{ {'json': 'json', 'csv': 'csv', 'trec': 'run'}[format] }"
+        return PlainTextResponse(
+            text,
+            media_type=media,
+            headers={"Content-Disposition": f'inline; filename="{filename}"'},
+        )
 
+    install_docs(app)
+    if console:
+        from rankscope.service._console import install_console
+
+        install_console(app)
     return app
+
+
+def start_evaluation(service: EvaluationService, policy: Any, body: Any) -> TaskInfo:
+    """Submit and start the task a client asked for (an `EvaluationIn`), within ``policy``."""
+    dataset = body.dataset if isinstance(body.dataset, str) else body.dataset.model_dump()
+    retriever = (
+        body.retriever
+        if isinstance(body.retriever, str)
+        else {k: v for k, v in body.retriever.model_dump().items() if v is not None}
+    )
+    info = service.submit(
+        policy.dataset(dataset),
+        policy.retriever(retriever),
+        measures=body.measures,
+        profile=body.profile,
+        k=body.k,
+        concurrency=body.concurrency,
+        max_failures=body.max_failures,
+        name=body.name,
+    )
+    service.start(info.id)
+    return info
 
 
 def is_loopback(host: str) -> bool:

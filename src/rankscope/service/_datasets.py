@@ -23,6 +23,7 @@ import importlib
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,14 @@ import polars as pl
 
 from rankscope.errors import DuplicateDocumentError, EmptyInputError, InputError, ParseError
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, Qrels
+from rankscope.service._files import (
+    checked_path,
+    confined,
+    is_directory,
+    regular_file,
+    text_lines,
+    within_roots,
+)
 
 __all__ = ["Dataset", "load_dataset"]
 
@@ -156,6 +165,7 @@ def load_dataset(
     qrels: str | Path | None = None,
     corpus: str | Path | None = None,
     name: str | None = None,
+    data_roots: Sequence[str | Path] | None = None,
 ) -> Dataset:
     """Read and check a dataset: a WeKnora or BEIR directory, or a queries and a qrels file.
 
@@ -172,36 +182,57 @@ def load_dataset(
         Parquet.
     name
         A name for the dataset (default: the directory's or the queries file's name).
+    data_roots
+        Directories every file read must lie in, symbolic links resolved (a server's
+        ``--data-root``); None reads anywhere.
 
     Raises
     ------
     InputError
         Missing files, unreadable lines (file:line), duplicate ids, empty query texts, judged
-        queries without text, or no judged query at all.
+        queries without text, or no judged query at all; a path outside ``data_roots``.
     """
+    with within_roots(data_roots) if data_roots is not None else nullcontext():
+        return _load(path, split, queries, qrels, corpus, name)
+
+
+def _load(
+    path: str | Path | None,
+    split: str | None,
+    queries: str | Path | None,
+    qrels: str | Path | None,
+    corpus: str | Path | None,
+    name: str | None,
+) -> Dataset:
     if path is not None:
         if queries is not None or qrels is not None:
             raise InputError("give either a dataset directory or queries and qrels files, not both")
-        directory = Path(path)
-        if not directory.is_dir():
+        kind = is_directory(path)
+        if not kind:
             raise InputError(
                 "expected a dataset directory (WeKnora or BEIR layout); "
-                + ("found a file" if directory.exists() else "it does not exist"),
-                source=str(directory),
+                + ("it does not exist" if kind is None else "found a file"),
+                source=str(path),
             )
-        if (directory / "queries.parquet").exists() or (directory / "qrels.parquet").exists():
-            return _load_weknora(directory, name or directory.name)
-        if (directory / "queries.jsonl").exists() or (directory / "qrels").is_dir():
-            return _load_beir(directory, split, name or directory.name)
-        found = sorted(p.name for p in directory.iterdir())[:10]
+        directory = checked_path(path)
+        default_name = Path(path).name or directory.name
+        if _present(directory / "queries.parquet") or _present(directory / "qrels.parquet"):
+            return _load_weknora(directory, name or default_name)
+        if _present(directory / "queries.jsonl") or is_directory(directory / "qrels"):
+            return _load_beir(directory, split, name or default_name)
         raise InputError(
             "expected a WeKnora dataset (queries.parquet, qrels.parquet, corpus.parquet) or a "
-            f"BEIR dataset (queries.jsonl, corpus.jsonl, qrels/<split>.tsv); found {found}",
+            "BEIR dataset (queries.jsonl, corpus.jsonl, qrels/<split>.tsv) in this directory",
             source=str(directory),
         )
     if queries is None or qrels is None:
         raise InputError("a dataset needs a directory, or both a queries file and a qrels file")
     return _load_files(Path(queries), Path(qrels), None if corpus is None else Path(corpus), name)
+
+
+def _present(path: Path) -> bool:
+    """Whether something is at ``path`` (which must lie inside the data roots)."""
+    return is_directory(path) is not None
 
 
 # --- assembling and checking ---------------------------------------------------------------
@@ -299,10 +330,10 @@ def _read_parquet_columns(
     path: Path, wanted: Mapping[str, Sequence[str]]
 ) -> tuple[pl.DataFrame, dict[str, str]]:
     """The frame and, for each of our names, the file's column that holds it."""
-    if not path.exists():
+    if not _present(path):
         raise InputError(f"missing file {path.name}", source=str(path.parent))
     try:
-        frame = pl.read_parquet(path)
+        frame = pl.read_parquet(regular_file(path))
     except Exception as error:  # polars raises several kinds for a corrupt file
         raise ParseError(f"cannot read as Parquet: {error}", source=str(path)) from error
     chosen: dict[str, str] = {}
@@ -352,7 +383,7 @@ def _load_weknora(directory: Path, name: str) -> Dataset:
     qrels_query_ids = _id_strings(qrels_frame, qrels_cols["qid"], str(qrels_path))
     qrels_doc_ids = _id_strings(qrels_frame, qrels_cols["pid"], str(qrels_path))
     corpus_ids: list[str] = []
-    if corpus_path.exists():
+    if _present(corpus_path):
         corpus_frame, corpus_cols = _read_parquet_columns(
             corpus_path, {"id": ("id", "pid"), "text": ("text", "passage")}
         )
@@ -392,29 +423,28 @@ def _load_weknora(directory: Path, name: str) -> Dataset:
 
 def _jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any], str]]:
     """``(line number, object, line)`` of every non-blank line."""
-    if not path.exists():
+    if not _present(path):
         raise InputError(f"missing file {path.name}", source=str(path.parent))
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ParseError(
-                    f"expected a JSON object; {error.msg} at column {error.colno}",
-                    source=str(path),
-                    line=number,
-                    text=line.rstrip("\n"),
-                ) from None
-            if not isinstance(record, dict):
-                raise ParseError(
-                    f"expected a JSON object; found {type(record).__name__}",
-                    source=str(path),
-                    line=number,
-                    text=line.rstrip("\n"),
-                )
-            yield number, record, line
+    for number, line in text_lines(path):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ParseError(
+                f"expected a JSON object; {error.msg} at column {error.colno}",
+                source=str(path),
+                line=number,
+                text=line,
+            ) from None
+        if not isinstance(record, dict):
+            raise ParseError(
+                f"expected a JSON object; found {type(record).__name__}",
+                source=str(path),
+                line=number,
+                text=line,
+            )
+        yield number, record, line
 
 
 def _record_id(
@@ -448,23 +478,21 @@ def _read_queries_jsonl(path: Path) -> tuple[list[tuple[str, str]], list[int]]:
 def _read_queries_tsv(path: Path) -> tuple[list[tuple[str, str]], list[int]]:
     pairs: list[tuple[str, str]] = []
     lines: list[int] = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            parts = line.rstrip("\n").split("\t", 1)
-            if len(parts) != 2:
-                raise ParseError(
-                    "expected 'query_id<TAB>text'", source=str(path), line=number, text=line
-                )
-            pairs.append((parts[0].strip(), parts[1]))
-            lines.append(number)
+    for number, line in text_lines(path):
+        if not line.strip():
+            continue
+        parts = line.split("\t", 1)
+        if len(parts) != 2:
+            raise ParseError(
+                "expected 'query_id<TAB>text'", source=str(path), line=number, text=line
+            )
+        pairs.append((parts[0].strip(), parts[1]))
+        lines.append(number)
     return pairs, lines
 
 
 def _read_queries_file(path: Path) -> tuple[list[tuple[str, str]], list[int] | None]:
-    if not path.exists():
-        raise InputError("the queries file does not exist", source=str(path))
+    regular_file(path, "queries file")
     if path.suffix == ".parquet":
         frame, cols = _read_parquet_columns(
             path, {"id": ("id", "_id", "qid", "query_id"), "text": ("text", "query")}
@@ -495,6 +523,7 @@ def _read_corpus_jsonl(path: Path) -> list[tuple[str, str]]:
 
 
 def _read_corpus_file(path: Path) -> list[tuple[str, str]]:
+    regular_file(path, "corpus file")
     if path.suffix == ".parquet":
         frame, cols = _read_parquet_columns(
             path, {"id": ("id", "_id", "pid", "doc_id"), "text": ("text", "contents")}
@@ -539,28 +568,27 @@ def _read_qrels_text(path: Path) -> Qrels:
     rows: list[tuple[str, str, str]] = []
     lines: list[int] = []
     texts: list[str] = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            stripped = line.strip()
-            if not stripped:
-                continue
-            if number == 1 and stripped.lower().startswith(("query-id", "query_id", "qid")):
-                continue
-            parts = stripped.split("\t") if "\t" in stripped else stripped.split()
-            if len(parts) == 4:
-                rows.append((parts[0].strip(), parts[2].strip(), parts[3].strip()))
-            elif len(parts) == 3:
-                rows.append((parts[0].strip(), parts[1].strip(), parts[2].strip()))
-            else:
-                raise ParseError(
-                    "expected 'query_id doc_id relevance' (BEIR) or "
-                    f"'query_id iteration doc_id relevance' (TREC); found {len(parts)} fields",
-                    source=str(path),
-                    line=number,
-                    text=line.rstrip("\n"),
-                )
-            lines.append(number)
-            texts.append(line.rstrip("\n"))
+    for number, line in text_lines(path):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if number == 1 and stripped.lower().startswith(("query-id", "query_id", "qid")):
+            continue
+        parts = stripped.split("\t") if "\t" in stripped else stripped.split()
+        if len(parts) == 4:
+            rows.append((parts[0].strip(), parts[2].strip(), parts[3].strip()))
+        elif len(parts) == 3:
+            rows.append((parts[0].strip(), parts[1].strip(), parts[2].strip()))
+        else:
+            raise ParseError(
+                "expected 'query_id doc_id relevance' (BEIR) or "
+                f"'query_id iteration doc_id relevance' (TREC); found {len(parts)} fields",
+                source=str(path),
+                line=number,
+                text=line,
+            )
+        lines.append(number)
+        texts.append(line)
     return _qrels_from_rows(rows, lines, path, texts)
 
 
@@ -583,8 +611,7 @@ def _read_qrels_jsonl(path: Path) -> Qrels:
 
 
 def _read_qrels_file(path: Path) -> Qrels:
-    if not path.exists():
-        raise InputError("the qrels file does not exist", source=str(path))
+    regular_file(path, "qrels file")
     if path.suffix == ".parquet":
         frame, cols = _read_parquet_columns(
             path,
@@ -606,8 +633,9 @@ def _read_qrels_file(path: Path) -> Qrels:
         )
     if path.suffix in (".jsonl", ".json"):
         return _read_qrels_jsonl(path)
-    with path.open("rb") as handle:
-        beir = handle.readline().lstrip().lower().startswith((b"query-id", b"query_id", b"qid"))
+    with open(regular_file(path), "rb") as handle:
+        first = handle.readline(256).lstrip(b"\xef\xbb\xbf \t").lower()
+        beir = first.startswith((b"query-id", b"query_id", b"qid"))
     reader = getattr(importlib.import_module("rankscope.io"), "read_qrels", None)
     if reader is not None and not beir:
         # rankscope's readers know every qrels format (and compression) they document.
@@ -621,9 +649,9 @@ def _load_beir(directory: Path, split: str | None, name: str) -> Dataset:
     corpus_path = directory / "corpus.jsonl"
     qrels_dir = directory / "qrels"
     for required in (queries_path, corpus_path):
-        if not required.exists():
+        if not _present(required):
             raise InputError(f"missing file {required.name} (BEIR layout)", source=str(directory))
-    splits = sorted(p.stem for p in qrels_dir.glob("*.tsv")) if qrels_dir.is_dir() else []
+    splits = sorted(p.stem for p in qrels_dir.glob("*.tsv")) if is_directory(qrels_dir) else []
     if not splits:
         raise InputError("missing qrels/<split>.tsv (BEIR layout)", source=str(directory))
     if split is None:
@@ -642,7 +670,7 @@ def _load_beir(directory: Path, split: str | None, name: str) -> Dataset:
         pairs,
         qrels,
         str(queries_path),
-        lambda: _read_corpus_jsonl(corpus_path),
+        confined(lambda: _read_corpus_jsonl(corpus_path)),
         lines,
     )
 
@@ -650,14 +678,14 @@ def _load_beir(directory: Path, split: str | None, name: str) -> Dataset:
 def _load_files(queries: Path, qrels_path: Path, corpus: Path | None, name: str | None) -> Dataset:
     pairs, lines = _read_queries_file(queries)
     qrels = _read_qrels_file(qrels_path)
-    if corpus is not None and not corpus.exists():
-        raise InputError("the corpus file does not exist", source=str(corpus))
+    if corpus is not None:
+        regular_file(corpus, "corpus file")
     location = {"queries": str(queries.resolve()), "qrels": str(qrels_path.resolve())}
     loader = None
     if corpus is not None:
         location["corpus"] = str(corpus.resolve())
         corpus_file = corpus
-        loader = lambda: _read_corpus_file(corpus_file)  # noqa: E731
+        loader = confined(lambda: _read_corpus_file(corpus_file))
     return _assemble(
         name or queries.stem, "files", location, pairs, qrels, str(queries), loader, lines
     )

@@ -30,6 +30,7 @@ __all__ = ["DEFAULT_BODY", "HTTPRetriever", "extract", "fill_template", "http_sp
 
 DEFAULT_BODY: dict[str, Any] = {"query": "{query}", "k": "{k}"}
 TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
+MAX_TEMPLATE_BYTES = 64 * 1024
 _MAX_DELAY = 30.0
 _MAX_RETRY_AFTER = 60.0
 _SPEC_KEYS = {
@@ -81,6 +82,12 @@ def http_spec(options: dict[str, Any]) -> dict[str, Any]:
         isinstance(key, str) and isinstance(value, str) for key, value in headers.items()
     ):
         raise InputError(f"headers must map names to strings; found {headers!r}")
+    size = len(json.dumps([body, headers], default=str))
+    if size > MAX_TEMPLATE_BYTES:
+        raise InputError(
+            f"the request template and headers take {size} bytes as JSON; at most "
+            f"{MAX_TEMPLATE_BYTES} are kept with a task"
+        )
     score_field = options.get("score_field", "score")
 
     def number(key: str, default: float, low: float, high: float) -> float:
@@ -197,6 +204,11 @@ def _retry_after(value: str | None) -> float | None:
     return seconds if 0 <= seconds <= _MAX_RETRY_AFTER else None
 
 
+def _described(response: Any) -> str:
+    kind = response.headers.get("content-type") or "no content type"
+    return f"{kind}, {len(response.content)} bytes"
+
+
 class HTTPRetriever(Retriever):
     """Calls an HTTP endpoint with httpx, with a timeout, retries and a connection limit."""
 
@@ -247,10 +259,11 @@ class HTTPRetriever(Retriever):
                 if response.status_code in TRANSIENT_STATUSES:
                     last = f"HTTP {response.status_code} {response.reason_phrase}"
                     wait = _retry_after(response.headers.get("retry-after"))
-                elif response.is_error:
+                elif response.is_error or response.is_redirect:
+                    # Never the body: it may come from anywhere the URL leads.
                     raise RetrieverError(
                         f"{spec['method']} {spec['url']}: HTTP {response.status_code} "
-                        f"{response.reason_phrase}: {response.text[:200]}",
+                        f"{response.reason_phrase} ({_described(response)})",
                         attempts=attempt,
                     )
                 else:
@@ -258,8 +271,8 @@ class HTTPRetriever(Retriever):
                         payload = response.json()
                     except ValueError:
                         raise RetrieverError(
-                            f"{spec['method']} {spec['url']}: the response is not JSON: "
-                            f"{response.text[:200]!r}",
+                            f"{spec['method']} {spec['url']}: the response is not JSON "
+                            f"({_described(response)})",
                             attempts=attempt,
                         ) from None
                     raw = extract(

@@ -253,6 +253,12 @@ def _target_of(function: Callable[..., Any]) -> str | None:
         return None
 
 
+def _bounded(value: Any, name: str, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise InputError(f"BM25 {name} must be a number in [{low:g}, {high:g}]; found {value!r}")
+    return float(value)
+
+
 def parse_retriever_spec(
     spec: str | Mapping[str, Any], http_options: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -276,8 +282,8 @@ def parse_retriever_spec(
         if kind == "bm25":
             return {
                 "type": "bm25",
-                "k1": float(spec.get("k1", 1.5)),
-                "b": float(spec.get("b", 0.75)),
+                "k1": _bounded(spec.get("k1", 1.5), "k1", 0.0, 100.0),
+                "b": _bounded(spec.get("b", 0.75), "b", 0.0, 1.0),
             }
         if kind == "callable":
             target = spec.get("target")
@@ -303,21 +309,102 @@ def parse_retriever_spec(
     )
 
 
-def check_allowed(spec: Mapping[str, Any], allowed_callables: Sequence[str] | None) -> None:
-    """Refuse a ``module:function`` retriever that no pattern of the allow-list matches.
+def callable_allowed(target: str, patterns: Sequence[str]) -> bool:
+    """Whether a pattern ``module:name`` (fnmatch on each side) admits ``target``.
 
-    ``None`` allows every callable (the library and the command line); the HTTP server passes
-    its allow-list, empty unless it was started with ``--allow-callable``.
+    The name after the colon must be a plain name: a dotted path (``mod:os.chmod``) reaches
+    whatever the module imported, so no pattern admits it.
+
+    >>> callable_allowed("myretrievers:search", ["myretrievers:*"])
+    True
+    >>> callable_allowed("myretrievers:os.chmod", ["myretrievers:*"])
+    False
     """
-    if spec.get("type") != "callable" or allowed_callables is None:
-        return
-    target = str(spec.get("target"))
-    if not any(fnmatchcase(target, pattern) for pattern in allowed_callables):
-        raise InputError(
-            f"retriever {target!r} is not allowed: importing a module runs its code, so the "
-            "server accepts module:function retrievers only when started with "
-            "--allow-callable PATTERN (e.g. --allow-callable 'myretrievers:*')"
-        )
+    module, _, name = target.partition(":")
+    if not name or "." in name:
+        return False
+    for pattern in patterns:
+        pattern_module, _, pattern_name = pattern.partition(":")
+        if fnmatchcase(module, pattern_module) and fnmatchcase(name, pattern_name or "*"):
+            return True
+    return False
+
+
+LOOPBACK_URLS = (
+    "http://127.0.0.1:*",
+    "http://localhost:*",
+    "http://[[]::1]:*",  # fnmatch: [[] is a literal [
+    "https://127.0.0.1:*",
+    "https://localhost:*",
+    "https://[[]::1]:*",
+)
+"""The retriever URLs a server allows by default: loopback only."""
+
+
+def normal_url(url: str) -> str:
+    """``scheme://host:port/path...`` of an http(s) URL, the form URL patterns are matched
+    against: scheme and host in lower case, the port always written.
+
+    >>> normal_url("HTTP://Search.Example.com/api?q=1")
+    'http://search.example.com:80/api?q=1'
+
+    Raises
+    ------
+    InputError
+        Not an http(s) URL, a user name or password in it, or a bad port.
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        raise InputError(f"not a valid URL ({error}): {url[:200]!r}") from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname:
+        raise InputError(f"expected an http:// or https:// URL with a host; found {url[:200]!r}")
+    if parts.username is not None or parts.password is not None:
+        raise InputError("a retriever URL may not carry a user name or password")
+    host = parts.hostname.lower()
+    if ":" in host:
+        host = f"[{host}]"
+    port = port if port is not None else (443 if scheme == "https" else 80)
+    rest = parts.path or "/"
+    if parts.query:
+        rest += "?" + parts.query
+    return f"{scheme}://{host}:{port}{rest}"
+
+
+def check_allowed(
+    spec: Mapping[str, Any],
+    allowed_callables: Sequence[str] | None,
+    allowed_urls: Sequence[str] | None = None,
+) -> None:
+    """Refuse a ``module:function`` retriever that no pattern of ``allowed_callables`` admits
+    (`callable_allowed`), and an HTTP retriever whose URL (`normal_url`) no pattern of
+    ``allowed_urls`` matches (fnmatch).
+
+    None allows every callable or URL (the library and the command line); the HTTP server
+    passes its lists: no callable unless started with ``--allow-callable``, loopback URLs
+    (`LOOPBACK_URLS`) unless started with ``--allow-url``.
+    """
+    kind = spec.get("type")
+    if kind == "callable" and allowed_callables is not None:
+        target = str(spec.get("target"))
+        if not callable_allowed(target, allowed_callables):
+            raise InputError(
+                f"retriever {target!r} is not allowed: importing a module runs its code, so the "
+                "server accepts module:function retrievers only when started with "
+                "--allow-callable PATTERN (e.g. --allow-callable 'myretrievers:*'), and never "
+                "a dotted name after the colon"
+            )
+    if kind == "http" and allowed_urls is not None:
+        url = normal_url(str(spec.get("url")))
+        if not any(fnmatchcase(url, pattern) for pattern in allowed_urls):
+            raise InputError(
+                f"retriever URL {url[:200]!r} is not allowed: the server calls only URLs that "
+                "match its --allow-url patterns (default: loopback addresses only)"
+            )
 
 
 def build_retriever(

@@ -1,8 +1,10 @@
 """Run a task's remaining queries: retrieve concurrently, score, record each as it finishes.
 
-``concurrency`` workers (asyncio tasks) take the next question, await the retriever, score the
-ranking in a small thread pool, and hand the result to the task's single `TaskWriter`, which
-commits it before the worker takes another question. A watcher notices a cancel (from this
+``concurrency`` workers (asyncio tasks) take the next question and put it through its steps
+(``evaluate``: ``retrieve`` awaits the retriever, ``score`` scores the ranking in a small thread
+pool; each step passes its result on or ends the question with a failed record), then hand the
+record to the task's single `TaskWriter`, which commits it before the worker takes another
+question. A watcher notices a cancel (from this
 process or, through the store, from another), a stop, and keeps the task's heartbeat fresh.
 Stopping cancels the calls in flight: they were not recorded, so a resume runs them again.
 """
@@ -15,12 +17,12 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rankscope.errors import RankscopeError
 from rankscope.service._errors import RetrieverError
-from rankscope.service._retrievers import Retriever
+from rankscope.service._retrievers import Ranking, Retriever
 from rankscope.service._scoring import QueryScorer
 from rankscope.service._store import QueryRecord, TaskWriter
 
@@ -119,7 +121,8 @@ async def run_queries(
         values = scorer.score(query_id, doc_ids, scores)
         return values, time.perf_counter() - began
 
-    async def evaluate(position: int, query_id: str, text: str) -> QueryRecord:
+    async def retrieve(position: int, query_id: str, text: str) -> Ranking | QueryRecord:
+        """The retriever's ranking, or the failed query's record."""
         began = time.perf_counter()
         try:
             ranking = await retriever.retrieve(query_id, text, k)
@@ -131,34 +134,41 @@ async def run_queries(
             return QueryRecord(
                 query_id, position, "failed", error=f"{type(error).__name__}: {error}"
             )
-        latency = ranking.latency if ranking.latency is not None else time.perf_counter() - began
-        scores = None if ranking.scores is None else tuple(ranking.scores)
+        if ranking.latency is None:
+            ranking = replace(ranking, latency=time.perf_counter() - began)
+        return ranking
+
+    async def score(position: int, query_id: str, ranking: Ranking) -> QueryRecord:
+        """The record of a ranking scored against the query's judgements."""
+        metrics: dict[str, float] | None = None
+        failure: str | None = None
+        seconds = 0.0
         try:
             metrics, seconds = await loop.run_in_executor(
                 scoring_pool, scored, query_id, ranking.doc_ids, ranking.scores
             )
         except RankscopeError as error:
-            return QueryRecord(
-                query_id,
-                position,
-                "failed",
-                tuple(ranking.doc_ids),
-                scores,
-                latency,
-                ranking.attempts,
-                error=str(error),
-            )
+            failure = str(error)
         stats.scoring_seconds += seconds
         return QueryRecord(
             query_id,
             position,
-            "succeeded",
+            "failed" if failure else "succeeded",
             tuple(ranking.doc_ids),
-            scores,
-            latency,
+            None if ranking.scores is None else tuple(ranking.scores),
+            ranking.latency,
             ranking.attempts,
             metrics,
+            failure,
         )
+
+    async def evaluate(position: int, query_id: str, text: str) -> QueryRecord:
+        # The steps of one question, in order; each either passes its result on or ends the
+        # question with a failed record. A new step (after retrieval, before scoring) goes here.
+        ranking = await retrieve(position, query_id, text)
+        if isinstance(ranking, QueryRecord):
+            return ranking
+        return await score(position, query_id, ranking)
 
     async def worker() -> None:
         while not halt.is_set():
@@ -170,16 +180,17 @@ async def run_queries(
             stats.recorded += 1
             if record.status == "failed":
                 stats.last_error = f"query {record.query_id!r}: {record.error}"
-                if max_failures is not None and writer.failed > max_failures:
+                if max_failures is not None and writer.counters.failed > max_failures:
                     stop("failed")
             if progress is not None:
-                succeeded = max(writer.succeeded, 1)
+                counters = writer.counters
+                succeeded = max(counters.succeeded, 1)
                 progress(
                     Progress(
                         total,
-                        writer.succeeded,
-                        writer.failed,
-                        {name: value / succeeded for name, value in writer.sums.items()},
+                        counters.succeeded,
+                        counters.failed,
+                        {name: value / succeeded for name, value in counters.sums.items()},
                     )
                 )
 

@@ -11,18 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import csv
 import io
-import json
 import math
 import os
-import socket
 import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -34,6 +30,9 @@ from rankscope.errors import InputError, RankscopeError
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
 from rankscope.service._datasets import Dataset, load_dataset
 from rankscope.service._errors import TaskNotFoundError, TaskStateError
+from rankscope.service._export import EXPORT_FORMATS, write_export
+from rankscope.service._latency import exact_summary
+from rankscope.service._owners import new_owner, owner_alive
 from rankscope.service._retrievers import (
     Retriever,
     build_retriever,
@@ -43,13 +42,10 @@ from rankscope.service._retrievers import (
 from rankscope.service._runner import Control, Progress, RunStats, run_queries
 from rankscope.service._scoring import MeasureSet, QueryScorer, effective_scores
 from rankscope.service._store import QueryRecord, Store
+from rankscope.service._task_compare import compare_tasks, task_scores
+from rankscope.service._taskinfo import ACTIVE, STATUSES, TaskInfo, task_info
 
-__all__ = ["STATUSES", "EvaluationService", "TaskInfo", "default_db_path"]
-
-STATUSES = ("pending", "running", "succeeded", "failed", "cancelled")
-EXPORT_FORMATS = ("json", "csv", "trec")
-_ACTIVE = ("pending", "running")
-_PERCENTILES = (50, 90, 95, 99)
+__all__ = ["EXPORT_FORMATS", "STATUSES", "EvaluationService", "TaskInfo", "default_db_path"]
 
 
 def default_db_path() -> Path:
@@ -63,120 +59,6 @@ def default_db_path() -> Path:
     return Path(base) / "rankscope" / "tasks.db"
 
 
-def _latency_summary(latencies: Sequence[float]) -> dict[str, float] | None:
-    if not latencies:
-        return None
-    values = np.asarray(latencies, dtype=np.float64) * 1000.0
-    summary = {"mean": float(values.mean())}
-    summary.update({f"p{p}": float(np.percentile(values, p)) for p in _PERCENTILES})
-    summary["max"] = float(values.max())
-    return summary
-
-
-def _redacted(spec: Mapping[str, Any]) -> dict[str, Any]:
-    shown = dict(spec)
-    if isinstance(shown.get("headers"), Mapping):
-        shown["headers"] = dict.fromkeys(shown["headers"], "***")
-    return shown
-
-
-@dataclass(frozen=True)
-class TaskInfo:
-    """A task as the service reports it.
-
-    Attributes
-    ----------
-    id, name, status
-        ``status`` is one of pending, running, succeeded, failed, cancelled.
-    total, succeeded, failed
-        Questions in the task; recorded as succeeded; recorded as failed.
-    metrics
-        Mean of every measure over the succeeded queries: exact for a finished task (computed
-        from the per-query values), a running mean while it runs.
-    latency_ms
-        Retriever latency over the succeeded queries: mean, p50, p90, p95, p99, max.
-    queries_per_second
-        Throughput: recorded queries per second of running time (all runs of the task).
-    active_seconds
-        Time the task has spent running, over every run.
-    profile, measures, k, concurrency, max_failures
-        How it is evaluated.
-    retriever, dataset
-        Their descriptions (header values of an HTTP retriever hidden).
-    error
-        Why it failed or was cancelled, if it did.
-    created_at, started_at, finished_at, updated_at
-        Unix times.
-    """
-
-    id: str
-    name: str | None
-    status: str
-    total: int
-    succeeded: int
-    failed: int
-    metrics: dict[str, float]
-    latency_ms: dict[str, float] | None
-    queries_per_second: float | None
-    active_seconds: float
-    profile: str
-    measures: tuple[str, ...]
-    k: int
-    concurrency: int
-    max_failures: int | None
-    retriever: dict[str, Any]
-    dataset: dict[str, Any]
-    error: str | None
-    created_at: float
-    started_at: float | None
-    finished_at: float | None
-    updated_at: float
-
-    @property
-    def finished(self) -> int:
-        """Queries recorded, succeeded or failed."""
-        return self.succeeded + self.failed
-
-    @property
-    def done(self) -> bool:
-        """Whether the task has stopped for good (succeeded, failed or cancelled)."""
-        return self.status not in _ACTIVE
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-able dict (what the HTTP API returns); a mean of no query is None."""
-        shown: dict[str, Any] = _nan_to_none(
-            {
-                "id": self.id,
-                "name": self.name,
-                "status": self.status,
-                "progress": {
-                    "total": self.total,
-                    "finished": self.finished,
-                    "succeeded": self.succeeded,
-                    "failed": self.failed,
-                    "fraction": self.finished / self.total if self.total else 1.0,
-                },
-                "metrics": self.metrics,
-                "latency_ms": self.latency_ms,
-                "queries_per_second": self.queries_per_second,
-                "active_seconds": self.active_seconds,
-                "profile": self.profile,
-                "measures": list(self.measures),
-                "k": self.k,
-                "concurrency": self.concurrency,
-                "max_failures": self.max_failures,
-                "retriever": self.retriever,
-                "dataset": self.dataset,
-                "error": self.error,
-                "created_at": self.created_at,
-                "started_at": self.started_at,
-                "finished_at": self.finished_at,
-                "updated_at": self.updated_at,
-            }
-        )
-        return shown
-
-
 class EvaluationService:
     """Evaluate live retrievers on datasets, keeping every per-query result in a SQLite store.
 
@@ -188,8 +70,15 @@ class EvaluationService:
         ``"NORMAL"`` (a committed query survives a crash of the process) or ``"FULL"`` (also a
         power cut, with an fsync per query).
     allowed_callables
-        Patterns (``fnmatch``) of the ``module:function`` retrievers that may be imported;
-        None allows all (the library and the command line; the HTTP server passes its list).
+        Patterns ``module:name`` (``fnmatch`` on each side) of the callables that may be
+        imported as retrievers; None allows all (the library and the command line; the HTTP
+        server passes its list).
+    allowed_urls
+        Patterns (``fnmatch``) of the HTTP retriever URLs that may be called, matched against
+        `normal_url`; None allows all (the server passes its ``--allow-url`` list).
+    data_roots
+        Directories that every dataset file read must lie in, symbolic links resolved; None
+        reads anywhere (the server passes its ``--data-root`` list).
     max_running
         Tasks that `start` runs at once in this process; more wait, pending.
     stale_after
@@ -221,11 +110,15 @@ class EvaluationService:
         *,
         synchronous: str = "NORMAL",
         allowed_callables: Sequence[str] | None = None,
+        allowed_urls: Sequence[str] | None = None,
+        data_roots: Sequence[str | Path] | None = None,
         max_running: int = 2,
         stale_after: float = 30.0,
     ) -> None:
         self.store = Store(default_db_path() if db is None else db, synchronous=synchronous)
         self.allowed_callables = None if allowed_callables is None else tuple(allowed_callables)
+        self.allowed_urls = None if allowed_urls is None else tuple(allowed_urls)
+        self.data_roots = None if data_roots is None else tuple(Path(r) for r in data_roots)
         self.max_running = max_running
         self.stale_after = stale_after
         self._lock = threading.Lock()
@@ -289,7 +182,7 @@ class EvaluationService:
             )
         if isinstance(retriever, str | Mapping):
             spec = parse_retriever_spec(retriever, http_options)
-            check_allowed(spec, self.allowed_callables)
+            check_allowed(spec, self.allowed_callables, self.allowed_urls)
             built = build_retriever(spec, data)
         else:
             built = build_retriever(retriever, data)
@@ -334,7 +227,7 @@ class EvaluationService:
         if isinstance(dataset, Dataset):
             return dataset
         if isinstance(dataset, str | Path):
-            return load_dataset(dataset)
+            return load_dataset(dataset, data_roots=self.data_roots)
         if isinstance(dataset, Mapping):
             options = {key: value for key, value in dataset.items() if value is not None}
             allowed = {"path", "split", "queries", "qrels", "corpus", "name"}
@@ -343,7 +236,7 @@ class EvaluationService:
                 raise InputError(
                     f"unknown dataset options {unknown}; expected some of {sorted(allowed)}"
                 )
-            return load_dataset(**options)
+            return load_dataset(**options, data_roots=self.data_roots)
         raise InputError(
             f"a dataset must be a Dataset, a directory or a mapping; found {type(dataset).__name__}"
         )
@@ -354,52 +247,15 @@ class EvaluationService:
         """The full id of the one task whose id starts with ``prefix``."""
         return self.store.resolve(prefix)
 
-    def get(self, task_id: str, *, latency: bool = True) -> TaskInfo:
-        """The task's status, progress, metrics and latency.
+    def get(self, task_id: str) -> TaskInfo:
+        """The task's status, progress, metrics and latency (from its row alone: the same cost
+        for any number of results).
 
         Raises
         ------
         TaskNotFoundError
         """
-        return self._info(self.store.task(task_id), latency=latency)
-
-    def _info(self, row: Mapping[str, Any], *, latency: bool) -> TaskInfo:
-        spec = row["spec"]
-        summary = row["summary"]
-        names = spec["measures"]
-        succeeded, failed, sums = self.store.aggregate(row["id"], [] if summary else names)
-        if summary is not None:
-            metrics = dict(summary["metrics"])
-        else:
-            metrics = {name: sums[name] / succeeded if succeeded else math.nan for name in names}
-        finished = succeeded + failed
-        active = float(row["active_seconds"])
-        if row["status"] == "running" and row["heartbeat"]:
-            active += max(0.0, time.time() - row["heartbeat"])
-        return TaskInfo(
-            id=row["id"],
-            name=row["name"],
-            status=row["status"],
-            total=row["total"],
-            succeeded=succeeded,
-            failed=failed,
-            metrics=metrics,
-            latency_ms=_latency_summary(self.store.latencies(row["id"])) if latency else None,
-            queries_per_second=finished / active if active > 0 and finished else None,
-            active_seconds=active,
-            profile=spec["profile"],
-            measures=tuple(spec["measures"]),
-            k=spec["k"],
-            concurrency=spec["concurrency"],
-            max_failures=spec["max_failures"],
-            retriever=_redacted(spec["retriever"]),
-            dataset=row["dataset"],
-            error=row["error"],
-            created_at=row["created_at"],
-            started_at=row["started_at"],
-            finished_at=row["finished_at"],
-            updated_at=row["updated_at"],
-        )
+        return task_info(self.store.task(task_id))
 
     def list_tasks(
         self, *, status: str | None = None, limit: int = 50, offset: int = 0
@@ -408,7 +264,7 @@ class EvaluationService:
         if status is not None and status not in STATUSES:
             raise InputError(f"unknown status {status!r}; expected one of {', '.join(STATUSES)}")
         rows, total = self.store.list_tasks(status=status, limit=limit, offset=offset)
-        return [self._info(row, latency=False) for row in rows], total
+        return [task_info(row) for row in rows], total
 
     def query_results(
         self,
@@ -421,6 +277,44 @@ class EvaluationService:
         """Recorded queries of a task in dataset order (a page of them)."""
         self.store.task(task_id)
         return self.store.results(task_id, status=status, limit=limit, offset=offset)
+
+    def query_page(
+        self,
+        task_id: str,
+        *,
+        status: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        sort: str | None = None,
+        search: str | None = None,
+    ) -> tuple[list[QueryRecord], int]:
+        """A page of a task's recorded queries and how many match in all.
+
+        ``sort`` is ``query_id``, ``position``, ``status``, ``latency``, ``attempts`` or one of
+        the task's measures, with ``-`` first for descending (default: dataset order);
+        ``search`` keeps the queries whose id contains it (any case).
+        """
+        info = self.get(task_id)
+        key = (sort or "").lstrip("-")
+        if (
+            key
+            and key not in ("query_id", "position", "status", "latency", "attempts")
+            and (key not in info.measures)
+        ):
+            raise InputError(
+                f"cannot sort by {key!r}; expected query_id, position, status, latency, "
+                f"attempts or one of the task's measures: {', '.join(info.measures)}"
+            )
+        records = self.store.results(
+            task_id, status=status, limit=limit, offset=offset, sort=sort, search=search
+        )
+        if search:
+            total = self.store.count_results(task_id, status, search)
+        else:
+            total = {None: info.finished, "succeeded": info.succeeded, "failed": info.failed}[
+                status
+            ]
+        return records, total
 
     def qrels(self, task_id: str) -> Qrels:
         """The task's judgements."""
@@ -444,7 +338,7 @@ class EvaluationService:
         Scores are the retriever's, or ``n - i`` where it gave none; rows are in the order
         returned, so every profile ranks them as the task did.
         """
-        info = self.get(task_id, latency=False)
+        info = self.get(task_id)
         query_ids: list[str] = []
         doc_ids: list[str] = []
         scores: list[float] = []
@@ -465,7 +359,7 @@ class EvaluationService:
         """Wait until the task is done (or ``timeout`` seconds pass); its state then."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            info = self.get(task_id, latency=False)
+            info = self.get(task_id)
             if info.done or (deadline is not None and time.monotonic() >= deadline):
                 return self.get(task_id)
             time.sleep(poll)
@@ -525,14 +419,23 @@ class EvaluationService:
         self.store.task(task_id)
         with self._lock:
             running = self._futures.get(task_id)
-            if running is not None and not running.done():
+            if running is None or running.done():
+                if self._executor is None:
+                    self._executor = ThreadPoolExecutor(
+                        self.max_running, thread_name_prefix="rankscope-task"
+                    )
+                self._controls.setdefault(task_id, Control())
+                self._futures[task_id] = self._executor.submit(self._run_quietly, task_id)
                 return
-            if self._executor is None:
-                self._executor = ThreadPoolExecutor(
-                    self.max_running, thread_name_prefix="rankscope-task"
-                )
-            self._controls.setdefault(task_id, Control())
-            self._futures[task_id] = self._executor.submit(self._run_quietly, task_id)
+        # A run of it is still ending (it was just cancelled): start again once it has, if
+        # the task is still waiting to run then.
+        running.add_done_callback(lambda _ended: self._start_if_pending(task_id))
+
+    def _start_if_pending(self, task_id: str) -> None:
+        with self._lock:
+            shut_down = self._executor is None
+        if not shut_down and self.store.status(task_id) == "pending":
+            self.start(task_id)
 
     def resume_in_background(self, task_id: str) -> TaskInfo:
         """Put a failed, cancelled or interrupted task back to pending and `start` it.
@@ -561,12 +464,12 @@ class EvaluationService:
     def _run_quietly(self, task_id: str) -> TaskInfo:
         control = self._controls.get(task_id)
         if control is not None and (control.stop.is_set() or control.cancel.is_set()):
-            return self.get(task_id, latency=False)
+            return self.get(task_id)
         try:
             return self.run(task_id)
         except RankscopeError:
             # Another process owns it, or it is done: nothing to do here.
-            return self.get(task_id, latency=False)
+            return self.get(task_id)
 
     def cancel(self, task_id: str) -> TaskInfo:
         """Cancel a pending or running task (here or in another process); it can be resumed.
@@ -578,7 +481,7 @@ class EvaluationService:
         """
         changed = self.store.update_task(
             task_id,
-            when_status=_ACTIVE,
+            when_status=ACTIVE,
             status="cancelled",
             error="cancelled by the user",
             finished_at=time.time(),
@@ -595,13 +498,17 @@ class EvaluationService:
         return self.get(task_id)
 
     def recover(
-        self, mode: str = "resume", *, allowed_callables: Sequence[str] | None = None
+        self,
+        mode: str = "resume",
+        *,
+        allowed_callables: Sequence[str] | None = None,
+        allowed_urls: Sequence[str] | None = None,
     ) -> list[str]:
         """Deal with tasks left pending or running by a process that is gone.
 
         ``mode`` is ``"resume"`` (start them in the background), ``"fail"`` (mark them failed)
-        or ``"leave"``. Tasks with a ``module:function`` retriever that the allow-list refuses
-        are left alone (``allowed_callables`` as well as the service's own, when given).
+        or ``"leave"``. Tasks whose retriever the allow-lists refuse are left alone
+        (``allowed_callables`` and ``allowed_urls`` as well as the service's own, when given).
         Returns the ids acted on.
         """
         if mode not in ("resume", "fail", "leave"):
@@ -609,13 +516,13 @@ class EvaluationService:
         acted: list[str] = []
         if mode == "leave":
             return acted
-        for task_id in self.store.task_ids(_ACTIVE):
+        for task_id in self.store.task_ids(ACTIVE):
             row = self.store.task(task_id)
             if row["status"] == "running" and self._owner_alive(row):
                 continue
             try:
-                check_allowed(row["spec"]["retriever"], self.allowed_callables)
-                check_allowed(row["spec"]["retriever"], allowed_callables)
+                check_allowed(row["spec"]["retriever"], self.allowed_callables, self.allowed_urls)
+                check_allowed(row["spec"]["retriever"], allowed_callables, allowed_urls)
             except InputError:
                 continue
             if mode == "resume":
@@ -623,7 +530,7 @@ class EvaluationService:
             else:
                 self.store.update_task(
                     task_id,
-                    when_status=_ACTIVE,
+                    when_status=ACTIVE,
                     status="failed",
                     owner=None,
                     finished_at=time.time(),
@@ -660,34 +567,14 @@ class EvaluationService:
         row = self.store.task(task_id)
         return row["status"] == "running" and self._owner_alive(row)
 
-    def _owner(self) -> str:
-        return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-
     def _owner_alive(self, row: Mapping[str, Any]) -> bool:
-        owner = row["owner"]
-        if not owner:
-            return False
-        heartbeat = row["heartbeat"] or 0.0
-        fresh = time.time() - heartbeat < self.stale_after
-        host, pid_text, _token = owner.rsplit(":", 2)
-        if host != socket.gethostname():
-            return fresh
-        pid = int(pid_text)
-        if pid == os.getpid():
-            with self._lock:
-                if row["id"] in self._controls and row["id"] in self._futures:
-                    return not self._futures[row["id"]].done()
-            return fresh
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            pass
-        return fresh
+        with self._lock:
+            future = self._futures.get(row["id"]) if row["id"] in self._controls else None
+        running_here = None if future is None else not future.done()
+        return owner_alive(row, self.stale_after, running_here)
 
     def _claim(self, task_id: str, force: bool) -> str:
-        owner = self._owner()
+        owner = new_owner()
         now = time.time()
         with self.store.transaction() as db:
             row = db.execute(
@@ -731,7 +618,7 @@ class EvaluationService:
                 f"task {task_id} ran a Python retriever ({spec.get('description')}) that cannot "
                 "be rebuilt from its specification; pass the retriever to resume it"
             )
-        check_allowed(spec, self.allowed_callables)
+        check_allowed(spec, self.allowed_callables, self.allowed_urls)
         data: Dataset | None = None
         if spec.get("type") == "bm25":
             data = self._dataset(dataset) if dataset is not None else self._reload_dataset(row)
@@ -751,7 +638,7 @@ class EvaluationService:
             raise InputError(
                 f"task {row['id']} was given a dataset in memory; pass the dataset to resume it"
             )
-        data = load_dataset(**location, name=described.get("name"))
+        data = load_dataset(**location, name=described.get("name"), data_roots=self.data_roots)
         if data.fingerprint() != described.get("fingerprint"):
             raise InputError(
                 f"the dataset at {location} changed since task {row['id']} started; "
@@ -875,7 +762,8 @@ class EvaluationService:
             )
 
     def _summary(self, task_id: str, spec: Mapping[str, Any]) -> dict[str, Any]:
-        """Exact means from the per-query values, in query-id order as `rankscope.evaluate`."""
+        """Exact means and latency percentiles from the per-query values, in query-id order
+        as `rankscope.evaluate`; computed once, when the task ends."""
         records = sorted(
             self.store.results(task_id, status="succeeded"), key=lambda record: record.query_id
         )
@@ -885,11 +773,8 @@ class EvaluationService:
             else math.nan
             for name in spec["measures"]
         }
-        return {
-            "metrics": metrics,
-            "succeeded": len(records),
-            "failed": self.store.count_results(task_id, "failed"),
-        }
+        latencies = [r.latency for r in records if r.latency is not None]
+        return {"metrics": metrics, "latency_ms": exact_summary(latencies)}
 
     # --- export and compare ---------------------------------------------------------------
 
@@ -900,11 +785,13 @@ class EvaluationService:
             raise InputError(
                 f"unknown export format {format!r}; expected one of {', '.join(EXPORT_FORMATS)}"
             )
+        info = self.get(task_id)
+        records = self.store.results(task_id)
         if isinstance(destination, str | Path):
             with open(destination, "w", encoding="utf-8", newline="") as handle:
-                self._export(task_id, format, handle)
+                write_export(info, records, format, handle)
         else:
-            self._export(task_id, format, destination)
+            write_export(info, records, format, destination)
 
     def export_text(self, task_id: str, format: str) -> str:
         """`export` into a string."""
@@ -912,81 +799,13 @@ class EvaluationService:
         self.export(task_id, format, buffer)
         return buffer.getvalue()
 
-    def _export(self, task_id: str, format: str, handle: TextIO) -> None:
-        info = self.get(task_id)
-        records = self.store.results(task_id)
-        if format == "json":
-            payload = {"task": info.to_dict(), "queries": [record.to_dict() for record in records]}
-            json.dump(payload, handle, indent=1, allow_nan=False)
-            handle.write("\n")
-        elif format == "csv":
-            writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow(
-                [
-                    "query_id",
-                    "position",
-                    "status",
-                    *info.measures,
-                    "latency_ms",
-                    "attempts",
-                    "retrieved",
-                    "error",
-                ]
-            )
-            for record in records:
-                values = record.metrics or {}
-                writer.writerow(
-                    [
-                        record.query_id,
-                        record.position,
-                        record.status,
-                        *[repr(values[name]) if name in values else "" for name in info.measures],
-                        "" if record.latency is None else f"{record.latency * 1000:.3f}",
-                        record.attempts,
-                        " ".join(record.doc_ids),
-                        record.error or "",
-                    ]
-                )
-        else:
-            tag = "".join(
-                ch if not ch.isspace() else "_" for ch in (info.name or f"rankscope-{task_id}")
-            )
-            for record in records:
-                if record.status != "succeeded":
-                    continue
-                scores = effective_scores(record.doc_ids, record.scores)
-                for rank, (doc_id, score) in enumerate(zip(record.doc_ids, scores, strict=True), 1):
-                    handle.write(f"{record.query_id} Q0 {doc_id} {rank} {score!r} {tag}\n")
-
     def task_scores(
         self, task_ids: Sequence[str]
     ) -> tuple[list[str], list[str], list[dict[str, Mapping[str, float]]]]:
         """The per-query scores of tasks on the same dataset, for comparing them: a distinct
         label per task (its name, else its id), the measures they share, and per task
         ``{query_id: {measure: value}}`` of its succeeded queries."""
-        if len(task_ids) < 2:
-            raise InputError("compare needs at least two tasks: a baseline and a system")
-        infos = [self.get(task_id, latency=False) for task_id in task_ids]
-        first = infos[0]
-        for info in infos[1:]:
-            if info.dataset.get("fingerprint") != first.dataset.get("fingerprint"):
-                raise InputError(f"tasks {first.id} and {info.id} evaluated different datasets")
-            if info.profile != first.profile:
-                raise InputError(
-                    f"tasks {first.id} ({first.profile}) and {info.id} ({info.profile}) use "
-                    "different profiles"
-                )
-        measures = [m for m in first.measures if all(m in info.measures for info in infos)]
-        if not measures:
-            raise InputError("the tasks have no measure in common")
-        per_task = [
-            {r.query_id: r.metrics or {} for r in self.store.results(info.id, status="succeeded")}
-            for info in infos
-        ]
-        labels = [info.name or info.id for info in infos]
-        if len(set(labels)) != len(labels):
-            labels = [info.id for info in infos]
-        return labels, measures, per_task
+        return task_scores(self, task_ids)
 
     def compare(
         self,
@@ -1004,33 +823,12 @@ class EvaluationService:
         Returns the `Comparison` and the number of queries left out because some task did not
         score them.
         """
-        from rankscope.compare import compare
-
-        labels, measures, per_task = self.task_scores(task_ids)
-        every = set().union(*per_task)
-        common = sorted(set.intersection(*(set(values) for values in per_task)))
-        if not common:
-            raise InputError("no query succeeded in every task; nothing to compare")
-        arrays = [
-            {m: np.array([values[q][m] for q in common]) for m in measures} for values in per_task
-        ]
-        comparison = compare(
-            arrays[0],
-            dict(zip(labels[1:], arrays[1:], strict=True)),
+        return compare_tasks(
+            self,
+            task_ids,
             test=test,
             correction=correction,
             alpha=alpha,
             seed=seed,
             n_resamples=n_resamples,
         )
-        return comparison, len(every) - len(common)
-
-
-def _nan_to_none(value: Any) -> Any:
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _nan_to_none(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_nan_to_none(item) for item in value]
-    return value

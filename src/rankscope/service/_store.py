@@ -4,8 +4,10 @@ Tables
 ------
 ``tasks``
     One row per task: status, specification, the process that owns it while it runs and its
-    heartbeat, the time it has run, the final summary (and counts and sums of the measures,
-    a cache refreshed with each heartbeat; readers count the results table itself).
+    heartbeat, the time it has run, the final summary, and its counters: succeeded and failed
+    queries, the sum of every measure and of the latencies, a histogram of the latencies. The
+    counters change in the same transaction as the result that changes them, so reading a task
+    never reads its results.
 ``task_queries``, ``task_qrels``
     The task's questions and judgements, copied in when it is submitted, so a task can be shown,
     exported, compared and resumed without its dataset files.
@@ -23,21 +25,23 @@ power cut, at the cost of an fsync per query.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rankscope.errors import InputError
 from rankscope.service._errors import TaskNotFoundError
+from rankscope.service._latency import add_latency, latency_bin
 
-__all__ = ["QueryRecord", "Store", "TaskWriter"]
+__all__ = ["Counters", "QueryRecord", "Store", "TaskWriter", "json_safe"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -56,6 +60,8 @@ CREATE TABLE IF NOT EXISTS tasks (
     failed INTEGER NOT NULL DEFAULT 0,
     sums TEXT NOT NULL DEFAULT '{}',
     latency_sum REAL NOT NULL DEFAULT 0,
+    latency_bins TEXT NOT NULL DEFAULT '{}',
+    latency_max REAL,
     active_seconds REAL NOT NULL DEFAULT 0,
     error TEXT,
     spec TEXT NOT NULL,
@@ -95,9 +101,91 @@ CREATE TABLE IF NOT EXISTS results (
 
 _TASK_COLUMNS = (
     "id, name, status, created_at, started_at, finished_at, updated_at, owner, heartbeat, "
-    "total, succeeded, failed, sums, latency_sum, active_seconds, error, spec, dataset, summary"
+    "total, succeeded, failed, sums, latency_sum, latency_bins, latency_max, active_seconds, "
+    "error, spec, dataset, summary"
 )
-_JSON_COLUMNS = ("sums", "spec", "dataset", "summary")
+_JSON_COLUMNS = ("sums", "latency_bins", "spec", "dataset", "summary")
+
+
+@dataclass
+class Counters:
+    """A task's running totals, kept in its row of ``tasks``.
+
+    Attributes
+    ----------
+    succeeded, failed
+        Queries recorded with each status.
+    sums
+        The sum of every measure over the succeeded queries.
+    latency_sum, latency_bins, latency_max
+        Sum, histogram (see `rankscope.service._latency`) and largest of the latencies
+        (seconds) of the succeeded queries.
+    """
+
+    succeeded: int = 0
+    failed: int = 0
+    sums: dict[str, float] = field(default_factory=dict)
+    latency_sum: float = 0.0
+    latency_bins: dict[str, int] = field(default_factory=dict)
+    latency_max: float | None = None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Counters:
+        """The counters of a task row (JSON columns decoded or not)."""
+
+        def decoded(value: Any) -> Any:
+            return json.loads(value) if isinstance(value, str) else dict(value or {})
+
+        return cls(
+            int(row["succeeded"]),
+            int(row["failed"]),
+            decoded(row["sums"]),
+            float(row["latency_sum"]),
+            decoded(row["latency_bins"]),
+            row["latency_max"],
+        )
+
+    def count(
+        self, status: str, metrics: Mapping[str, float] | None, latency: float | None, sign: int
+    ) -> None:
+        """Add (``sign=1``) or take away (``-1``) one recorded query."""
+        if status != "succeeded":
+            self.failed += sign
+            return
+        self.succeeded += sign
+        for name, value in (metrics or {}).items():
+            self.sums[name] = self.sums.get(name, 0.0) + sign * value
+        if latency is not None:
+            self.latency_sum += sign * latency
+            add_latency(self.latency_bins, latency, sign)
+            if sign > 0:
+                self.latency_max = max(latency, self.latency_max or 0.0)
+
+    def columns(self) -> dict[str, Any]:
+        """The values of the counter columns, for `Store.update_task`."""
+        return {
+            "succeeded": self.succeeded,
+            "failed": self.failed,
+            "sums": self.sums,
+            "latency_sum": self.latency_sum,
+            "latency_bins": self.latency_bins,
+            "latency_max": self.latency_max,
+        }
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with NaN and infinities (which JSON cannot carry) replaced by None.
+
+    >>> json_safe({"a": [1.0, float("nan")], "b": float("inf")})
+    {'a': [1.0, None], 'b': None}
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_safe(item) for item in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -136,19 +224,22 @@ class QueryRecord:
     finished_at: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-able dict."""
-        return {
-            "query_id": self.query_id,
-            "position": self.position,
-            "status": self.status,
-            "doc_ids": list(self.doc_ids),
-            "scores": None if self.scores is None else list(self.scores),
-            "latency": self.latency,
-            "attempts": self.attempts,
-            "metrics": None if self.metrics is None else dict(self.metrics),
-            "error": self.error,
-            "finished_at": self.finished_at,
-        }
+        """A JSON-able dict (a value that is not finite as None)."""
+        shown: dict[str, Any] = json_safe(
+            {
+                "query_id": self.query_id,
+                "position": self.position,
+                "status": self.status,
+                "doc_ids": list(self.doc_ids),
+                "scores": None if self.scores is None else list(self.scores),
+                "latency": self.latency,
+                "attempts": self.attempts,
+                "metrics": None if self.metrics is None else dict(self.metrics),
+                "error": self.error,
+                "finished_at": self.finished_at,
+            }
+        )
+        return shown
 
 
 def _record_from_row(row: sqlite3.Row) -> QueryRecord:
@@ -166,6 +257,106 @@ def _record_from_row(row: sqlite3.Row) -> QueryRecord:
         error=row["error"],
         finished_at=row["finished_at"],
     )
+
+
+_SORT_COLUMNS = ("query_id", "position", "status", "latency", "attempts")
+
+
+def order_by(sort: str | None) -> tuple[str, list[Any]]:
+    """The ORDER BY clause of a sort key: a column of `_SORT_COLUMNS` or a measure name,
+    ``-`` first for descending; empty values (a failed query's measures) last, ties in dataset
+    order.
+
+    >>> clause, parameters = order_by("-ndcg10")
+    >>> clause
+    'json_extract(metrics, ?) IS NULL, json_extract(metrics, ?) DESC, position'
+    >>> parameters
+    ['$."ndcg10"', '$."ndcg10"']
+    """
+    if not sort:
+        return "position", []
+    descending = sort.startswith("-")
+    key = sort.lstrip("-")
+    direction = "DESC" if descending else "ASC"
+    if key in _SORT_COLUMNS:
+        return f"{key} IS NULL, {key} {direction}, position", []
+    path = '$."' + key.replace('"', "") + '"'
+    return (
+        f"json_extract(metrics, ?) IS NULL, json_extract(metrics, ?) {direction}, position",
+        [path, path],
+    )
+
+
+def _filters(task_id: str, status: str | None, search: str | None) -> tuple[str, list[Any]]:
+    where = "task_id = ?"
+    params: list[Any] = [task_id]
+    if status is not None:
+        where += " AND status = ?"
+        params.append(status)
+    if search:
+        where += " AND instr(lower(query_id), lower(?)) > 0"
+        params.append(search)
+    return where, params
+
+
+def _migrate_from_1(db: sqlite3.Connection) -> None:
+    """Version 2 keeps a latency histogram and exact counters in each task's row."""
+    db.execute("ALTER TABLE tasks ADD COLUMN latency_bins TEXT NOT NULL DEFAULT '{}'")
+    db.execute("ALTER TABLE tasks ADD COLUMN latency_max REAL")
+    for (task_id,) in db.execute("SELECT id FROM tasks").fetchall():
+        counters = Counters()
+        for status, metrics, latency in db.execute(
+            "SELECT status, metrics, latency FROM results WHERE task_id = ?", (task_id,)
+        ):
+            counters.count(status, None if metrics is None else json.loads(metrics), latency, 1)
+        _write_counters(db, task_id, counters)
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+
+
+def _write_counters(db: sqlite3.Connection, task_id: str, counters: Counters) -> None:
+    values = counters.columns()
+    for column in ("sums", "latency_bins"):
+        values[column] = json.dumps(values[column])
+    sets = ", ".join(f"{column} = ?" for column in values)
+    db.execute(f"UPDATE tasks SET {sets} WHERE id = ?", [*values.values(), task_id])
+
+
+def _change_counters(
+    db: sqlite3.Connection,
+    task_id: str,
+    status: str,
+    metrics: Mapping[str, float] | None,
+    latency: float | None,
+    sign: int,
+) -> None:
+    """Add (``sign=1``) or take away (``-1``) a recorded query in the task's counters, in
+    place: a single UPDATE, whatever the number of results."""
+    if status != "succeeded":
+        db.execute("UPDATE tasks SET failed = failed + ? WHERE id = ?", (sign, task_id))
+        return
+    sets = ["succeeded = succeeded + ?"]
+    params: list[Any] = [sign]
+    if metrics:
+        paths = [f'$."{name}"' for name in metrics]
+        sets.append(
+            "sums = json_set(sums, "
+            + ", ".join("?, COALESCE(json_extract(sums, ?), 0) + ?" for _ in paths)
+            + ")"
+        )
+        for path, value in zip(paths, metrics.values(), strict=True):
+            params.extend([path, path, sign * value])
+    if latency is not None:
+        path = f'$."{latency_bin(latency)}"'
+        sets.append("latency_sum = latency_sum + ?")
+        sets.append(
+            "latency_bins = json_set(latency_bins, ?, "
+            "COALESCE(json_extract(latency_bins, ?), 0) + ?)"
+        )
+        params.extend([sign * latency, path, path, sign])
+        if sign > 0:
+            sets.append("latency_max = MAX(COALESCE(latency_max, ?), ?)")
+            params.extend([latency, latency])
+    db.execute(f"UPDATE tasks SET {', '.join(sets)} WHERE id = ?", [*params, task_id])
 
 
 def _task_from_row(row: sqlite3.Row) -> dict[str, Any]:
@@ -218,6 +409,8 @@ class Store:
                     "INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
                     (str(SCHEMA_VERSION),),
                 )
+            elif int(row[0]) == 1:
+                _migrate_from_1(db)
             elif int(row[0]) != SCHEMA_VERSION:
                 raise InputError(
                     f"task database has schema version {row[0]}; this rankscope reads version "
@@ -444,28 +637,28 @@ class Store:
         status: str | None = None,
         limit: int | None = None,
         offset: int = 0,
+        sort: str | None = None,
+        search: str | None = None,
     ) -> list[QueryRecord]:
-        """Recorded queries in dataset order."""
+        """Recorded queries in dataset order, or sorted by ``sort`` (see `order_by`), of a
+        ``status``, whose id contains ``search``."""
+        where, params = _filters(task_id, status, search)
         sql = (
             "SELECT query_id, position, status, doc_ids, scores, latency, attempts, metrics, "
-            "error, finished_at FROM results WHERE task_id = ?"
+            f"error, finished_at FROM results WHERE {where}"
         )
-        params: list[Any] = [task_id]
-        if status is not None:
-            sql += " AND status = ?"
-            params.append(status)
-        sql += " ORDER BY position LIMIT ? OFFSET ?"
-        params.extend([-1 if limit is None else limit, offset])
+        order, order_params = order_by(sort)
+        sql += f" ORDER BY {order} LIMIT ? OFFSET ?"
+        params.extend([*order_params, -1 if limit is None else limit, offset])
         rows = self._connection().execute(sql, params).fetchall()
         return [_record_from_row(row) for row in rows]
 
-    def count_results(self, task_id: str, status: str | None = None) -> int:
-        """How many queries of the task are recorded (with that status)."""
-        sql = "SELECT COUNT(*) FROM results WHERE task_id = ?"
-        params: list[Any] = [task_id]
-        if status is not None:
-            sql += " AND status = ?"
-            params.append(status)
+    def count_results(
+        self, task_id: str, status: str | None = None, search: str | None = None
+    ) -> int:
+        """How many queries of the task are recorded (with that status, matching ``search``)."""
+        where, params = _filters(task_id, status, search)
+        sql = f"SELECT COUNT(*) FROM results WHERE {where}"
         return int(self._connection().execute(sql, params).fetchone()[0])
 
     def latencies(self, task_id: str) -> list[float]:
@@ -481,22 +674,6 @@ class Store:
         )
         return [row[0] for row in rows]
 
-    def aggregate(self, task_id: str, names: Sequence[str]) -> tuple[int, int, dict[str, float]]:
-        """Succeeded and failed counts and the sum of every measure, from the results table."""
-        columns = ", ".join(
-            "TOTAL(json_extract(metrics, ?)) FILTER (WHERE status = 'succeeded')" for _ in names
-        )
-        sql = (
-            "SELECT COUNT(*) FILTER (WHERE status = 'succeeded'), "
-            "COUNT(*) FILTER (WHERE status = 'failed')"
-            + (f", {columns}" if names else "")
-            + " FROM results WHERE task_id = ?"
-        )
-        paths = [f'$."{name}"' for name in names]
-        row = self._connection().execute(sql, [*paths, task_id]).fetchone()
-        sums = {name: float(row[2 + i]) for i, name in enumerate(names)}
-        return int(row[0]), int(row[1]), sums
-
     def writer(self, task_id: str, owner: str) -> TaskWriter:
         """The single writer of a running task's results."""
         return TaskWriter(self, task_id, owner)
@@ -505,12 +682,14 @@ class Store:
 class TaskWriter:
     """Records the finished queries of one task, one committed transaction per query.
 
-    Its counters (for progress reports) are recomputed from the results table when the writer
-    is made, so they stay exact across crashes and resumes; recording a query again replaces
-    its row and corrects the counters.
+    Each transaction writes the query's row and changes the task's counters (`Counters`) in
+    SQL, taking away the row it replaces, if any, so the stored counters stay exact across
+    crashes, resumes, a query recorded twice and two writers at once.
 
     Attributes
     ----------
+    counters
+        The counters as this writer has seen them change (for progress reports).
     seconds
         Time spent in `record` (the store's share of a run).
     """
@@ -523,24 +702,7 @@ class TaskWriter:
         task = store.task(task_id)
         self._active_base = float(task["active_seconds"])
         self._segment_start = time.monotonic()
-        self._recorded: dict[str, QueryRecord] = {
-            record.query_id: record for record in store.results(task_id)
-        }
-        self.succeeded = 0
-        self.failed = 0
-        self.sums: dict[str, float] = {}
-        self.latency_sum = 0.0
-        for record in self._recorded.values():
-            self._count(record, 1)
-
-    def _count(self, record: QueryRecord, sign: int) -> None:
-        if record.status == "succeeded":
-            self.succeeded += sign
-            for name, value in (record.metrics or {}).items():
-                self.sums[name] = self.sums.get(name, 0.0) + sign * value
-            self.latency_sum += sign * (record.latency or 0.0)
-        else:
-            self.failed += sign
+        self.counters = Counters.from_row(task)
 
     @property
     def active_seconds(self) -> float:
@@ -548,15 +710,25 @@ class TaskWriter:
         return self._active_base + (time.monotonic() - self._segment_start)
 
     def record(self, record: QueryRecord) -> None:
-        """Commit one finished query: a single upsert keyed by task and query.
-
-        The task's counters in ``tasks`` are a cache refreshed by `heartbeat`; readers count
-        the results table itself (`Store.aggregate`), so one row per query is all a commit
-        writes.
-        """
+        """Commit one finished query: an upsert keyed by task and query, and the counters."""
         started = time.perf_counter()
         try:
             with self.store.transaction() as db:
+                previous = db.execute(
+                    "SELECT status, metrics, latency FROM results "
+                    "WHERE task_id = ? AND query_id = ?",
+                    (self.task_id, record.query_id),
+                ).fetchone()
+                if previous is not None:
+                    metrics = previous["metrics"]
+                    replaced = (
+                        previous["status"],
+                        None if metrics is None else json.loads(metrics),
+                        previous["latency"],
+                    )
+                    _change_counters(db, self.task_id, *replaced, -1)
+                    self.counters.count(*replaced, -1)
+                _change_counters(db, self.task_id, record.status, record.metrics, record.latency, 1)
                 db.execute(
                     "INSERT INTO results (task_id, query_id, position, status, doc_ids, scores, "
                     "latency, attempts, metrics, error, finished_at) "
@@ -582,23 +754,15 @@ class TaskWriter:
                 )
         finally:
             self.seconds += time.perf_counter() - started
-        previous = self._recorded.get(record.query_id)
-        if previous is not None:
-            self._count(previous, -1)
-        self._count(record, 1)
-        self._recorded[record.query_id] = record
+        self.counters.count(record.status, record.metrics, record.latency, 1)
 
     def heartbeat(self) -> None:
-        """Mark the task as alive, and refresh its cached counters and running time."""
+        """Mark the task as alive, and record its running time."""
         started = time.perf_counter()
         self.store.update_task(
             self.task_id,
             when_owner=self.owner,
             heartbeat=time.time(),
             active_seconds=self.active_seconds,
-            succeeded=self.succeeded,
-            failed=self.failed,
-            sums=self.sums,
-            latency_sum=self.latency_sum,
         )
         self.seconds += time.perf_counter() - started

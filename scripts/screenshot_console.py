@@ -1,0 +1,167 @@
+"""Screenshot the web console of ``rankscope serve`` for the docs.
+
+Run from anywhere: ``.venv/bin/python scripts/screenshot_console.py``. It serves the console on
+loopback over a generated BEIR dataset (each question made of words of the passage judged for
+it, so that BM25's settings matter), runs a few evaluations (BM25
+with two settings under the trec profile, one under weknora, and a slow one still running),
+opens the pages in headless Chromium (Debian's ``chromium``, driven by Playwright, launched as
+``scripts/screenshot_report.py`` does; ``--chromium`` or ``RANKSCOPE_CHROMIUM`` for another
+binary) and writes ``docs/console-tasks.png``, ``docs/console-task.png``,
+``docs/console-new.png`` and ``docs/console-compare.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+WIDTH = 1240
+MODULE = "console_screenshot_retrievers"
+
+
+def _load(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def write_dataset(folder: Path, n_queries: int = 60, n_docs: int = 200, seed: int = 7) -> None:
+    """A BEIR dataset: questions made of three words of their passage (graded 2) and one
+    other; passages sharing a question word graded 1."""
+    import json
+    import random
+
+    rng = random.Random(seed)
+    words = [f"{a}{b}" for a in ("ka", "lo", "mi", "nu", "pe", "ro", "su", "ti") for b in
+             ("ba", "de", "fi", "go", "ju", "ke", "ly", "mo", "ne", "pu")]  # fmt: skip
+    corpus = {f"d{i}": rng.sample(words, 12) for i in range(n_docs)}
+    (folder / "qrels").mkdir(parents=True)
+    with (folder / "corpus.jsonl").open("w") as out:
+        for doc_id, text in corpus.items():
+            out.write(json.dumps({"_id": doc_id, "title": "", "text": " ".join(text)}) + "\n")
+    with (
+        (folder / "queries.jsonl").open("w") as queries,
+        (folder / "qrels" / "test.tsv").open("w") as qrels,
+    ):
+        qrels.write("query-id\tcorpus-id\tscore\n")
+        for i in range(n_queries):
+            target = f"d{rng.randrange(n_docs)}"
+            terms = [*rng.sample(corpus[target], 3), rng.choice(words)]
+            queries.write(json.dumps({"_id": f"q{i}", "text": " ".join(terms)}) + "\n")
+            qrels.write(f"q{i}\t{target}\t2\n")
+            related = [d for d, text in corpus.items() if d != target and terms[0] in text]
+            for doc_id in rng.sample(related, min(2, len(related))):
+                qrels.write(f"q{i}\t{doc_id}\t1\n")
+
+
+def _tasks(service: Any, folder: Path) -> dict[str, str]:
+    """The evaluations shown: three finished, one running slowly in the background."""
+    trec = {"profile": "trec", "measures": ["nDCG@10", "AP", "RR", "P@10"]}
+    ids = {
+        "default": service.submit(folder / "beir", "bm25", name="bm25-default", **trec).id,
+        "flat": service.submit(
+            folder / "beir", {"type": "bm25", "k1": 0.4, "b": 0.1}, name="bm25-flat", **trec
+        ).id,
+        "weknora": service.submit(folder / "beir", "bm25", name="bm25-weknora").id,
+    }
+    for task_id in ids.values():
+        service.run(task_id)
+    ids["running"] = service.submit(
+        folder / "beir", f"{MODULE}:search", name="slow-service", concurrency=1, **trec
+    ).id
+    service.start(ids["running"])
+    return ids
+
+
+def screenshots(output: Path, chromium: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from rankscope.service import EvaluationService, create_app
+
+    launch_args = _load("screenshot_report", ROOT / "scripts" / "screenshot_report.py").LAUNCH_ARGS
+    helpers = _load("service_helpers", ROOT / "tests" / "service" / "service_helpers.py")
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        write_dataset(folder / "beir")
+        (folder / f"{MODULE}.py").write_text(helpers.RETRIEVER_MODULE)
+        os.environ["TOY_CORPUS"] = str(folder / "beir" / "corpus.jsonl")
+        os.environ["TOY_DELAY"] = "0.4"
+        sys.path.insert(0, str(folder))
+        service = EvaluationService(folder / "tasks.db", allowed_callables=[f"{MODULE}:*"])
+        app = create_app(service, data_roots=[folder], allowed_callables=[f"{MODULE}:*"])
+        try:
+            ids = _tasks(service, folder)
+            while service.get(ids["running"]).finished < 18:
+                time.sleep(0.05)
+            with helpers.serving(app) as base, sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=chromium, args=launch_args)
+                page = browser.new_page(viewport={"width": WIDTH, "height": 640})
+                page.on("pageerror", lambda error: problems.append(str(error)))
+                page.on(
+                    "console",
+                    lambda m: problems.append(m.text) if m.type == "error" else None,
+                )
+                page.goto(base + "/")
+                page.wait_for_timeout(1200)  # a poll or two: the running task's bar moves
+                page.screenshot(path=str(output / "console-tasks.png"))
+
+                page.set_viewport_size({"width": WIDTH, "height": 1100})
+                page.goto(f"{base}/tasks/{ids['default']}")
+                page.wait_for_selector("#queries tbody tr")
+                page.click('#queries th button[data-sort="nDCG@10"]')
+                page.click('#queries th button[data-sort="nDCG@10"]')
+                page.wait_for_timeout(400)
+                page.screenshot(path=str(output / "console-task.png"))
+
+                page.goto(base + "/tasks/new")
+                page.check('input[name="retriever"][value="http"]')
+                page.fill('input[name="url"]', "http://127.0.0.1:9000/search")
+                page.fill('input[name="results_path"]', "data.hits")
+                page.fill('input[name="name"]', "my-retriever")
+                page.screenshot(path=str(output / "console-new.png"), full_page=True)
+
+                page.set_viewport_size({"width": WIDTH, "height": 1000})
+                page.goto(f"{base}/compare?task={ids['default']}&task={ids['flat']}")
+                page.frame_locator("#report").locator("table.summary").wait_for()
+                page.screenshot(path=str(output / "console-compare.png"))
+                browser.close()
+        finally:
+            service.close()
+    if problems:
+        raise SystemExit("the console logged errors in the browser:\n" + "\n".join(problems))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--output", type=Path, default=ROOT / "docs", help="a directory")
+    parser.add_argument(
+        "--chromium",
+        default=os.environ.get("RANKSCOPE_CHROMIUM") or shutil.which("chromium"),
+        help="the Chromium binary (default: chromium on PATH)",
+    )
+    args = parser.parse_args()
+    if not args.chromium:
+        print("no Chromium found: apt-get install chromium, or pass --chromium", file=sys.stderr)
+        return 1
+    args.output.mkdir(parents=True, exist_ok=True)
+    screenshots(args.output, args.chromium)
+    print(f"wrote {args.output}/console-{{tasks,task,new,compare}}.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""A task's results as files: JSON (the task and every query), CSV (a row per query), or a TREC
+run of what the retriever returned."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from typing import TextIO
+
+from rankscope.service._scoring import effective_scores
+from rankscope.service._store import QueryRecord
+from rankscope.service._taskinfo import TaskInfo
+
+__all__ = ["EXPORT_FORMATS", "write_export"]
+
+EXPORT_FORMATS = ("json", "csv", "trec")
+
+
+def write_export(
+    info: TaskInfo, records: Sequence[QueryRecord], format: str, handle: TextIO
+) -> None:
+    """Write ``records`` of the task ``info`` in ``format`` (one of `EXPORT_FORMATS`)."""
+    if format == "json":
+        payload = {"task": info.to_dict(), "queries": [record.to_dict() for record in records]}
+        json.dump(payload, handle, indent=1, allow_nan=False)
+        handle.write("\n")
+    elif format == "csv":
+        _write_csv(info, records, handle)
+    else:
+        _write_trec(info, records, handle)
+
+
+def _write_csv(info: TaskInfo, records: Sequence[QueryRecord], handle: TextIO) -> None:
+    writer = csv.writer(handle, lineterminator="\n")
+    writer.writerow(
+        [
+            "query_id",
+            "position",
+            "status",
+            *info.measures,
+            "latency_ms",
+            "attempts",
+            "retrieved",
+            "error",
+        ]
+    )
+    for record in records:
+        values = record.metrics or {}
+        writer.writerow(
+            [
+                record.query_id,
+                record.position,
+                record.status,
+                *[repr(values[name]) if name in values else "" for name in info.measures],
+                "" if record.latency is None else f"{record.latency * 1000:.3f}",
+                record.attempts,
+                " ".join(record.doc_ids),
+                record.error or "",
+            ]
+        )
+
+
+def _write_trec(info: TaskInfo, records: Sequence[QueryRecord], handle: TextIO) -> None:
+    tag = "".join(ch if not ch.isspace() else "_" for ch in (info.name or f"rankscope-{info.id}"))
+    for record in records:
+        if record.status != "succeeded":
+            continue
+        scores = effective_scores(record.doc_ids, record.scores)
+        for rank, (doc_id, score) in enumerate(zip(record.doc_ids, scores, strict=True), 1):
+            handle.write(f"{record.query_id} Q0 {doc_id} {rank} {score!r} {tag}\n")
