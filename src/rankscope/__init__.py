@@ -5,6 +5,7 @@
 {'RR': 0.5}
 """
 
+from rankscope.answers import evaluate_answers
 from rankscope.engine import (
     PROFILES,
     Conventions,
@@ -52,5 +53,6 @@ __all__ = [
     "UnknownMeasureError",
     "__version__",
     "evaluate",
+    "evaluate_answers",
     "measure",
 ]

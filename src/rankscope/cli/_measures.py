@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rankscope.engine.measures import FAMILIES
+from rankscope.engine.measures import FAMILIES, Family
 
 
 def add_parser(subparsers: Any) -> None:
@@ -24,12 +24,18 @@ def _syntax(name: str) -> str:
     return f"{name}{params}{cutoff[family.cutoff]}"
 
 
+def _scope(family: Family) -> str:
+    if family.kind == "answer":
+        return " [answers]" if family.weknora else " [answers, standard profile only]"
+    return "" if family.weknora else " [trec profiles only]"
+
+
 def run(args: argparse.Namespace) -> int:
     rows = [
         (
             _syntax(family.name),
             ", ".join(family.aliases) or "-",
-            family.summary + ("" if family.weknora else " [trec profiles only]"),
+            family.summary + _scope(family),
         )
         for family in FAMILIES.values()
     ]

@@ -1,6 +1,8 @@
 """The registry of measures: each family's kernel, parameters, aggregate and aliases.
 
-Adding a measure is a kernel in ``_kernels.py`` plus one `Family` entry here.
+Adding a ranking measure is a kernel in ``_kernels.py`` plus one `Family` entry here. Answer
+measures (BLEU, ROUGE, exact match, token F1) are registered here too, for their names, but
+score text pairs: their scorers live in `rankscope.answers`, and their kernel refuses rankings.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ import difflib
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -24,6 +26,7 @@ __all__ = ["FAMILIES", "Family", "aggregate", "measure", "parse_measures"]
 Kernel = Callable[[RankedBatch, Measure, Conventions, int], FloatArray]
 Aggregate = Literal["mean", "geometric_mean", "sum", "count"]
 CutoffKind = Literal["none", "optional", "required", "recall_level"]
+Kind = Literal["ranking", "answer"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,9 @@ class Family:
         Other names (case-insensitive), including trec_eval's.
     weknora
         Whether the ``weknora`` profile defines the measure.
+    kind
+        ``"ranking"`` (scored by `rankscope.evaluate`) or ``"answer"`` (scored by
+        `rankscope.evaluate_answers`, on generated answers against reference answers).
     """
 
     name: str
@@ -62,7 +68,16 @@ class Family:
     bounded: bool = True
     aliases: tuple[str, ...] = ()
     weknora: bool = False
+    kind: Kind = "ranking"
 
+
+def _scores_answers(batch: RankedBatch, m: Measure, conventions: Conventions, level: int) -> Any:
+    raise MeasureError(
+        f"{m.name} scores generated answers, not rankings; use rankscope.evaluate_answers"
+    )
+
+
+_STEM: dict[str, tuple[str, ...] | None] = {"stem": ("True", "False")}
 
 FAMILIES: dict[str, Family] = {
     f.name: f
@@ -175,6 +190,66 @@ FAMILIES: dict[str, Family] = {
             aggregate="count",
             bounded=False,
             aliases=("num_q",),
+        ),
+        Family(
+            "BLEU",
+            _scores_answers,
+            "sentence BLEU of an answer, 0-1 (sacrebleu: 13a tokens, exp smoothing; n = "
+            "highest n-gram order, default 4; profile weknora: WeKnora's add-1 BLEU-n)",
+            cutoff="none",
+            params={"n": ("1", "2", "3", "4")},
+            aliases=("sacrebleu", "bleu4"),
+            weknora=True,
+            kind="answer",
+        ),
+        Family(
+            "ROUGE-1",
+            _scores_answers,
+            "ROUGE-1 F-measure of an answer (rouge-score; stem=True: Porter stemming)",
+            cutoff="none",
+            params=_STEM,
+            aliases=("rouge1",),
+            weknora=True,
+            kind="answer",
+        ),
+        Family(
+            "ROUGE-2",
+            _scores_answers,
+            "ROUGE-2 F-measure of an answer (rouge-score; stem=True: Porter stemming)",
+            cutoff="none",
+            params=_STEM,
+            aliases=("rouge2",),
+            weknora=True,
+            kind="answer",
+        ),
+        Family(
+            "ROUGE-L",
+            _scores_answers,
+            "ROUGE-L F-measure (longest common subsequence) of an answer (rouge-score; "
+            "profile weknora: summary level)",
+            cutoff="none",
+            params=_STEM,
+            aliases=("rougeL",),
+            weknora=True,
+            kind="answer",
+        ),
+        Family(
+            "ExactMatch",
+            _scores_answers,
+            "1 if the answer equals a reference after SQuAD's normalization, else 0",
+            cutoff="none",
+            params={},
+            aliases=("EM", "exact_match", "exact"),
+            kind="answer",
+        ),
+        Family(
+            "TokenF1",
+            _scores_answers,
+            "F1 of the answer's and a reference's tokens after SQuAD's normalization",
+            cutoff="none",
+            params={},
+            aliases=("token_f1",),
+            kind="answer",
         ),
     ]
 }
@@ -306,8 +381,9 @@ def measure(name: str | Measure) -> Measure:
             _params(family, match["params"], text),
         )
     trec = TREC_PATTERN.match(text)
-    if trec is None:
-        raise UnknownMeasureError(_suggest(text))
+    if trec is None:  # not trec_eval-shaped: a whole name such as ROUGE-L or rouge1
+        family = _family_of(text)
+        return Measure(family.name, _cutoff(family, None, text), ())
     family_name, cutoff = trec["family"], trec["cutoff"]
     family = _family_of(family_name)
     if family_name.lower() in _SET_ALIASES and cutoff is not None:
