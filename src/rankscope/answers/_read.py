@@ -209,6 +209,8 @@ def _from_file(path: PathLike, several: bool, what: str) -> tuple[Texts, str]:
             raise ParseError(
                 f"not UTF-8 text: {error.reason} at byte {error.start}", source=opened.source
             ) from None
+        if not text.strip():
+            raise EmptyInputError(f"no {what} found: the file is empty", source=opened.source)
         if opened.extension in (".csv", ".tsv") or not text.lstrip().startswith("{"):
             separator = (
                 "\t" if opened.extension == ".tsv" or "\t" in text.partition("\n")[0] else ","
