@@ -77,6 +77,7 @@ _SUBCOMMANDS = {
     "_evaluate": ("evaluate",),
     "_trec_eval": ("trec-eval",),
     "_compare": ("compare",),
+    "_answers": ("answers",),
     "_service": ("run", "tasks", "serve"),
 }
 

@@ -8,7 +8,9 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+from rankscope.engine.results import Results
 from rankscope.io import Qrels, Run, read_qrels, read_run
+from rankscope.report.results import table_rows
 
 DEFAULT_MEASURES = ("nDCG@10", "nDCG@3", "AP", "RR", "P@10", "R@10", "R@100")
 
@@ -100,3 +102,21 @@ def measure_names(given: list[str] | None) -> list[str]:
                 start = i + 1
         names.append(item[start:])
     return [name.strip() for name in names if name.strip()]
+
+
+def rich_table(runs: list[Results], per_query: bool) -> bool:
+    """Print a rich table on a terminal; False when rich is not installed."""
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:
+        return False
+    header, rows = table_rows(runs, per_query)
+    labels = 2 if per_query else 1
+    table = Table(show_edge=False, header_style="bold")
+    for i, name in enumerate(header):
+        table.add_column(name, justify="left" if i < labels else "right")
+    for row in rows:
+        table.add_row(*row, style="bold" if per_query and row[1] == "all" else None)
+    Console().print(table)
+    return True

@@ -14,11 +14,11 @@ from rankscope.cli._common import (
     load_run,
     measure_names,
     reading,
+    rich_table,
 )
 from rankscope.engine import evaluate, parse_measures
-from rankscope.engine.results import Results
 from rankscope.errors import OptionError
-from rankscope.report.results import OUTPUT_FORMATS, table_rows, write_results
+from rankscope.report.results import OUTPUT_FORMATS, write_results
 
 
 def add_parser(subparsers: Any) -> None:
@@ -77,24 +77,6 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def _rich_table(runs: list[Results], per_query: bool) -> bool:
-    """Print a rich table on a terminal; False when rich is not installed."""
-    try:
-        from rich.console import Console
-        from rich.table import Table
-    except ImportError:
-        return False
-    header, rows = table_rows(runs, per_query)
-    labels = 2 if per_query else 1
-    table = Table(show_edge=False, header_style="bold")
-    for i, name in enumerate(header):
-        table.add_column(name, justify="left" if i < labels else "right")
-    for row in rows:
-        table.add_row(*row, style="bold" if per_query and row[1] == "all" else None)
-    Console().print(table)
-    return True
-
-
 def run(args: argparse.Namespace) -> int:
     measures = parse_measures(measure_names(args.measures))
     qrels = load_qrels(args.qrels, args.qrels_format, args.lenient)
@@ -121,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
                 )
             )
     terminal = args.format == "table" and args.output is None and sys.stdout.isatty()
-    if terminal and _rich_table(results, args.per_query):
+    if terminal and rich_table(results, args.per_query):
         return 0
     write_results(results, args.output, args.format, args.per_query)
     return 0
