@@ -44,7 +44,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from rankscope.errors import MissingDependencyError
@@ -139,16 +139,20 @@ def split_words(sentences: Sequence[str]) -> list[str]:
     >>> split_words(["我爱北京天安门，好！"])
     ['我', '爱', '北京', '天安门', '，', '好', '！']
     """
-    pattern = _word_pattern()
+    return [token for sentence in sentences for token in _sentence_words(sentence)]
+
+
+@lru_cache(maxsize=8192)
+def _sentence_words(sentence: str) -> tuple[str, ...]:
+    """The words of one sentence (memoized: every metric splits the same sentences again)."""
     tokens: list[str] = []
-    for sentence in sentences:
-        for match in pattern.finditer(sentence):
-            han, ascii_run, punctuation = match.groups()
-            if han:
-                tokens.extend(_jieba().cut(han, HMM=True))
-            else:
-                tokens.append(ascii_run or punctuation)
-    return tokens
+    for match in _word_pattern().finditer(sentence):
+        han, ascii_run, punctuation = match.groups()
+        if han:
+            tokens.extend(_jieba().cut(han, HMM=True))
+        else:
+            tokens.append(ascii_run or punctuation)
+    return tuple(tokens)
 
 
 def _ngrams(tokens: Sequence[str], n: int) -> list[tuple[str, ...]]:
