@@ -77,7 +77,26 @@ def _scores_answers(batch: RankedBatch, m: Measure, conventions: Conventions, le
     )
 
 
-_STEM: dict[str, tuple[str, ...] | None] = {"stem": ("True", "False")}
+def _answer_family(
+    name: str,
+    summary: str,
+    *,
+    aliases: tuple[str, ...],
+    params: dict[str, tuple[str, ...] | None] | None = None,
+    weknora: bool = True,
+) -> Family:
+    """An answer measure: no cutoff, ``stem`` as its parameter unless said, mean aggregate."""
+    return Family(
+        name,
+        _scores_answers,
+        summary,
+        cutoff="none",
+        params={"stem": ("True", "False")} if params is None else params,
+        aliases=aliases,
+        weknora=weknora,
+        kind="answer",
+    )
+
 
 FAMILIES: dict[str, Family] = {
     f.name: f
@@ -191,65 +210,42 @@ FAMILIES: dict[str, Family] = {
             bounded=False,
             aliases=("num_q",),
         ),
-        Family(
+        _answer_family(
             "BLEU",
-            _scores_answers,
             "sentence BLEU of an answer, 0-1 (sacrebleu: 13a tokens, exp smoothing; n = "
             "highest n-gram order, default 4; profile weknora: WeKnora's add-1 BLEU-n)",
-            cutoff="none",
             params={"n": ("1", "2", "3", "4")},
             aliases=("sacrebleu", "bleu4"),
-            weknora=True,
-            kind="answer",
         ),
-        Family(
+        _answer_family(
             "ROUGE-1",
-            _scores_answers,
             "ROUGE-1 F-measure of an answer (rouge-score; stem=True: Porter stemming)",
-            cutoff="none",
-            params=_STEM,
             aliases=("rouge1",),
-            weknora=True,
-            kind="answer",
         ),
-        Family(
+        _answer_family(
             "ROUGE-2",
-            _scores_answers,
             "ROUGE-2 F-measure of an answer (rouge-score; stem=True: Porter stemming)",
-            cutoff="none",
-            params=_STEM,
             aliases=("rouge2",),
-            weknora=True,
-            kind="answer",
         ),
-        Family(
+        _answer_family(
             "ROUGE-L",
-            _scores_answers,
             "ROUGE-L F-measure (longest common subsequence) of an answer (rouge-score; "
             "profile weknora: summary level)",
-            cutoff="none",
-            params=_STEM,
             aliases=("rougeL",),
-            weknora=True,
-            kind="answer",
         ),
-        Family(
+        _answer_family(
             "ExactMatch",
-            _scores_answers,
             "1 if the answer equals a reference after SQuAD's normalization, else 0",
-            cutoff="none",
             params={},
             aliases=("EM", "exact_match", "exact"),
-            kind="answer",
+            weknora=False,
         ),
-        Family(
+        _answer_family(
             "TokenF1",
-            _scores_answers,
             "F1 of the answer's and a reference's tokens after SQuAD's normalization",
-            cutoff="none",
             params={},
             aliases=("token_f1",),
-            kind="answer",
+            weknora=False,
         ),
     ]
 }
