@@ -14,7 +14,7 @@ from rouge_score import rouge_scorer
 
 import rankscope
 from rankscope.answers import exact_match, token_f1
-from rankscope.errors import MeasureError, ProfileError
+from rankscope.errors import MeasureError, ProfileError, RankscopeWarning
 
 # Generated answers: words with case, punctuation, inflections (for the stemmer), numbers.
 WORDS = [
@@ -33,6 +33,7 @@ def rouge_f(kind: str, stem: bool, answer: str, reference: str) -> float:
     return float(scores[kind].fmeasure)
 
 
+@pytest.mark.filterwarnings("ignore:.*rouge-score's tokenizer finds no token")
 @settings(max_examples=40, deadline=None)
 @given(pairs=pairs)
 def test_bleu_and_rouge_agree_with_the_reference_packages(
@@ -143,6 +144,8 @@ def test_squad_cases(answer: str, reference: str, em: float, f1: float) -> None:
         (["ROUGE-3"], "standard", MeasureError, "unknown measure 'ROUGE-3'"),
         (["ExactMatch"], "weknora", ProfileError, "ExactMatch is not defined by the weknora"),
         (["ROUGE-L(stem=True)"], "weknora", ProfileError, "not defined by the weknora"),
+        (["BLEU(tokenize=zh)"], "weknora", ProfileError, "not defined by the weknora"),
+        (["BLEU(tokenize=mecab)"], "standard", MeasureError, "must be one of 13a, zh"),
         (["BLEU"], "trec", ProfileError, "unknown answer profile 'trec'"),
     ],
 )
@@ -167,6 +170,7 @@ def test_evaluate_refuses_answer_measures() -> None:
         ("ROUGE-2(stem=True)", "ROUGE-2(stem=True)"),
         ("bleu", "BLEU"),
         ("BLEU(n=2)", "BLEU(n=2)"),
+        ("BLEU(tokenize=zh,n=2)", "BLEU(n=2,tokenize=zh)"),
         ("EM", "ExactMatch"),
         ("exact_match", "ExactMatch"),
         ("token_f1", "TokenF1"),
@@ -177,3 +181,38 @@ def test_answer_measure_names(name: str, canonical: str) -> None:
     parsed = rankscope.measure(name)
     assert parsed.name == canonical
     assert rankscope.measure(parsed.name) == parsed
+
+
+@settings(max_examples=25, deadline=None)
+@given(pairs=pairs, n=st.sampled_from(["1", "4"]), tokenize=st.sampled_from(["zh", "intl", "char"]))
+def test_bleu_tokenizers_agree_with_sacrebleu(
+    pairs: dict[str, tuple[str, str]], n: str, tokenize: str
+) -> None:
+    name = f"BLEU(n={n},tokenize={tokenize})"
+    per_query = rankscope.evaluate_answers(
+        {q: reference for q, (_, reference) in pairs.items()},
+        {q: answer for q, (answer, _) in pairs.items()},
+        name,
+    ).to_dict()
+    bleu = sacrebleu.BLEU(effective_order=True, max_ngram_order=int(n), tokenize=tokenize)
+    for q, (answer, reference) in pairs.items():
+        expected = bleu.sentence_score(answer, [reference]).score / 100
+        assert per_query[q][name] == pytest.approx(expected, rel=1e-12, abs=1e-15)
+
+
+def test_chinese_text_needs_the_zh_tokenizer_and_warns_for_rouge() -> None:
+    references, answers = {"q": "我爱北京天安门"}, {"q": "我爱北京"}
+    with pytest.warns(RankscopeWarning, match="rouge-score's tokenizer finds no token"):
+        results = rankscope.evaluate_answers(
+            references, answers, ["BLEU", "BLEU(tokenize=zh)", "ROUGE-L"]
+        )
+    means = results.mean()
+    assert means["BLEU"] == 0.0  # 13a: one token each, and they differ
+    assert means["BLEU(tokenize=zh)"] == pytest.approx(
+        sacrebleu.BLEU(tokenize="zh", effective_order=True)
+        .sentence_score("我爱北京", ["我爱北京天安门"])
+        .score
+        / 100
+    )
+    assert means["BLEU(tokenize=zh)"] > 0.3
+    assert means["ROUGE-L"] == 0.0

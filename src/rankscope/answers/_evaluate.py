@@ -9,13 +9,22 @@ from typing import Any
 import polars as pl
 
 from rankscope.answers._read import PathLike, read_texts
-from rankscope.answers._scorers import DEFAULT_MEASURES, check_answer_measures, scorer
+from rankscope.answers._scorers import (
+    DEFAULT_MEASURES,
+    check_answer_measures,
+    rouge_has_no_tokens,
+    scorer,
+)
 from rankscope.engine.measures import Measure, parse_measures
 from rankscope.engine.results import Results
 from rankscope.errors import InputError, OptionError, RankscopeWarning
 from rankscope.io.tables import QUERY_ID
 
 __all__ = ["evaluate_answers"]
+
+
+def _listing(question_ids: list[str]) -> str:
+    return ", ".join(question_ids[:5]) + ("..." if len(question_ids) > 5 else "")
 
 
 def evaluate_answers(
@@ -99,13 +108,27 @@ def evaluate_answers(
         schema={QUERY_ID: pl.String, **{m.name: pl.Float64 for m in wanted}},
     ).sort(QUERY_ID)
     if unjudged:
-        shown = ", ".join(unjudged[:5]) + ("..." if len(unjudged) > 5 else "")
         warnings.warn(
             f"{len(unjudged)} answers of {answers_name!r} have no reference answer and were "
-            f"ignored: {shown}",
+            f"ignored: {_listing(unjudged)}",
             RankscopeWarning,
             stacklevel=2,
         )
+    if profile == "standard" and any(m.family.startswith("ROUGE") for m in wanted):
+        unseen = [
+            q
+            for q, (answer, texts) in zip(questions, pairs, strict=True)
+            if any(rouge_has_no_tokens(text) for text in (answer, *texts))
+        ]
+        if unseen:
+            warnings.warn(
+                f"{len(unseen)} questions have an answer or a reference in which rouge-score's "
+                "tokenizer finds no token (it keeps ASCII letters and digits only: Chinese text, "
+                f"for one, scores 0): {_listing(unseen)}; profile='weknora' segments Chinese "
+                "text",
+                RankscopeWarning,
+                stacklevel=2,
+            )
     return Results(
         measures=tuple(wanted),
         per_query=per_query,

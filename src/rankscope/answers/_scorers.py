@@ -3,10 +3,13 @@
 Profile ``standard`` (the default) computes what the reference packages compute:
 
 * ``BLEU`` is sacrebleu's sentence BLEU (``sacrebleu.sentence_bleu``: 13a tokenizer, ``exp``
-  smoothing, effective order) divided by 100; ``BLEU(n=2)`` stops at bigrams.
+  smoothing, effective order) divided by 100; ``BLEU(n=2)`` stops at bigrams;
+  ``BLEU(tokenize=zh)`` uses sacrebleu's Chinese tokenizer (13a leaves a run of Han characters
+  one token).
 * ``ROUGE-1``, ``ROUGE-2``, ``ROUGE-L`` are rouge-score's F-measures (``RougeScorer``, its
-  tokenizer lower-cases and keeps ASCII letters and digits; ``stem=True`` adds its Porter
-  stemmer). With several references, the best F-measure (``score_multi``).
+  tokenizer lower-cases and keeps ASCII letters and digits only, so Chinese text has no
+  tokens and scores 0: `evaluate_answers` warns; ``stem=True`` adds its Porter stemmer). With
+  several references, the best F-measure (``score_multi``).
 * ``ExactMatch`` and ``TokenF1`` are SQuAD's: both texts lower-cased, punctuation and the
   articles a, an, the removed, whitespace collapsed; F1 over the multisets of the remaining
   tokens; the best over the references. As in SQuAD 2.0's script, an empty answer to an empty
@@ -34,6 +37,7 @@ __all__ = [
     "Scorer",
     "check_answer_measures",
     "exact_match",
+    "rouge_has_no_tokens",
     "scorer",
     "token_f1",
 ]
@@ -53,6 +57,7 @@ _ROUGE_TYPES = {"ROUGE-1": "rouge1", "ROUGE-2": "rouge2", "ROUGE-L": "rougeL"}
 _WEKNORA_ROUGE = {"ROUGE-1": "rouge-1", "ROUGE-2": "rouge-2", "ROUGE-L": "rouge-l"}
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
+_ROUGE_TOKEN = re.compile(r"[a-z0-9]")  # what rouge-score's tokenizer keeps, after lower()
 _PUNCTUATION = frozenset(string.punctuation)
 
 
@@ -101,12 +106,27 @@ def token_f1(answer: str, references: Sequence[str]) -> float:
     return max((_f1(tokens, _normalize(r).split()) for r in references), default=0.0)
 
 
+def rouge_has_no_tokens(text: str) -> bool:
+    """Whether rouge-score's tokenizer finds no token in a text that is not blank.
+
+    Examples
+    --------
+    >>> [rouge_has_no_tokens(text) for text in ("计算机的操作系统", "Linux 系统", "")]
+    [True, False, False]
+    """
+    return bool(text.strip()) and _ROUGE_TOKEN.search(text.lower()) is None
+
+
 def _sacrebleu(m: Measure) -> Scorer:
     try:
         from sacrebleu.metrics.bleu import BLEU
     except ImportError:
         raise MissingDependencyError("sacrebleu", "BLEU", "answers") from None
-    bleu = BLEU(effective_order=True, max_ngram_order=int(m.param("n") or 4))
+    bleu = BLEU(
+        effective_order=True,
+        max_ngram_order=int(m.param("n") or 4),
+        tokenize=m.param("tokenize") or "13a",
+    )
 
     def score(answer: str, references: Sequence[str]) -> float:
         return float(bleu.sentence_score(answer, list(references)).score) / 100.0
@@ -151,10 +171,12 @@ def check_answer_measures(measures: Sequence[Measure], profile: str) -> None:
                 + ", ".join(f.name for f in FAMILIES.values() if f.kind == "answer")
                 + ")"
             )
-        if profile == "weknora" and (not family.weknora or m.param("stem") == "True"):
+        standard_only = m.param("stem") == "True" or m.param("tokenize") is not None
+        if profile == "weknora" and (not family.weknora or standard_only):
             raise ProfileError(
                 f"{m.name} is not defined by the weknora profile (it defines BLEU(n=1..4), "
-                "ROUGE-1, ROUGE-2 and ROUGE-L, without stemming); use profile='standard'"
+                "ROUGE-1, ROUGE-2 and ROUGE-L, with WeKnora's own words: no stemming, no "
+                "tokenizer choice); use profile='standard'"
             )
 
 

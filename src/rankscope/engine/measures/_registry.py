@@ -212,9 +212,10 @@ FAMILIES: dict[str, Family] = {
         ),
         _answer_family(
             "BLEU",
-            "sentence BLEU of an answer, 0-1 (sacrebleu: 13a tokens, exp smoothing; n = "
-            "highest n-gram order, default 4; profile weknora: WeKnora's add-1 BLEU-n)",
-            params={"n": ("1", "2", "3", "4")},
+            "sentence BLEU of an answer, 0-1 (sacrebleu: exp smoothing; n = highest n-gram "
+            "order, default 4; tokenize = sacrebleu's tokenizer, default 13a, zh for Chinese; "
+            "profile weknora: WeKnora's add-1 BLEU-n)",
+            params={"n": ("1", "2", "3", "4"), "tokenize": ("13a", "zh", "intl", "char", "none")},
             aliases=("sacrebleu", "bleu4"),
         ),
         _answer_family(
