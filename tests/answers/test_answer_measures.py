@@ -147,10 +147,11 @@ def test_squad_cases(answer: str, reference: str, em: float, f1: float) -> None:
         (["BLEU(tokenize=zh)"], "weknora", ProfileError, "not defined by the weknora"),
         (["BLEU(tokenize=mecab)"], "standard", MeasureError, "must be one of 13a, zh"),
         (["BLEU"], "trec", ProfileError, "unknown answer profile 'trec'"),
+        (None, "trec", ProfileError, "unknown answer profile 'trec'"),
     ],
 )
 def test_bad_measures_and_profiles(
-    measures: list[str], profile: str, error: type[Exception], message: str
+    measures: list[str] | None, profile: str, error: type[Exception], message: str
 ) -> None:
     with pytest.raises(error, match=re.escape(message)):
         rankscope.evaluate_answers({"q": "a"}, {"q": "a"}, measures, profile=profile)

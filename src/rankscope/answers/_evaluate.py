@@ -12,6 +12,7 @@ from rankscope.answers._read import PathLike, read_texts
 from rankscope.answers._scorers import (
     DEFAULT_MEASURES,
     check_answer_measures,
+    check_answer_profile,
     rouge_has_no_tokens,
     scorer,
 )
@@ -76,7 +77,8 @@ def evaluate_answers(
     """
     if not isinstance(complete, bool):
         raise OptionError(f"complete must be True or False; got {complete!r}")
-    wanted = parse_measures(DEFAULT_MEASURES.get(profile, ()) if measures is None else measures)
+    check_answer_profile(profile)
+    wanted = parse_measures(DEFAULT_MEASURES[profile] if measures is None else measures)
     check_answer_measures(wanted, profile)
     reference_texts, references_name = read_texts(references, several=True, what="references")
     answer_texts, answers_name = read_texts(answers, several=False, what="answers")
@@ -85,7 +87,7 @@ def evaluate_answers(
         if several:
             raise InputError(
                 f"WeKnora scores one reference answer per question; question {several[0]!r} "
-                f"has {len(reference_texts[several[0]])}"
+                f"has {len(reference_texts[several[0]])} in {references_name}"
             )
     unjudged = sorted(set(answer_texts) - set(reference_texts))
     missing = sorted(set(reference_texts) - set(answer_texts))

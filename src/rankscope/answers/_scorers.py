@@ -36,6 +36,7 @@ __all__ = [
     "DEFAULT_MEASURES",
     "Scorer",
     "check_answer_measures",
+    "check_answer_profile",
     "exact_match",
     "rouge_has_no_tokens",
     "scorer",
@@ -156,12 +157,17 @@ def _weknora(m: Measure) -> Scorer:
     return lambda answer, references: weknora_rouge(answer, references[0], variant)
 
 
-def check_answer_measures(measures: Sequence[Measure], profile: str) -> None:
-    """Refuse ranking measures, unknown profiles, and what the profile does not define."""
+def check_answer_profile(profile: str) -> None:
+    """Refuse a profile that answer measures do not have."""
     if profile not in ANSWER_PROFILES:
         raise ProfileError(
             f"unknown answer profile {profile!r}; expected one of {', '.join(ANSWER_PROFILES)}"
         )
+
+
+def check_answer_measures(measures: Sequence[Measure], profile: str) -> None:
+    """Refuse ranking measures, unknown profiles, and what the profile does not define."""
+    check_answer_profile(profile)
     for m in measures:
         family = FAMILIES[m.family]
         if family.kind != "answer":
