@@ -14,7 +14,7 @@ from rankscope.answers._scorers import (
     check_answer_measures,
     check_answer_profile,
     rouge_has_no_tokens,
-    scorer,
+    scorers,
 )
 from rankscope.engine.measures import Measure, parse_measures
 from rankscope.engine.results import Results
@@ -101,12 +101,10 @@ def evaluate_answers(
         set(reference_texts) & set(answer_texts) | (set(missing) if complete else set())
     )
     pairs = [(answer_texts.get(q, [""])[0], reference_texts[q]) for q in questions]
-    columns = {
-        m.name: [score(a, refs) for a, refs in pairs]
-        for m, score in ((m, scorer(m, profile)) for m in wanted)
-    }
+    each = scorers(wanted, profile)
+    rows = [[score(answer, texts) for score in each] for answer, texts in pairs]
     per_query = pl.DataFrame(
-        {QUERY_ID: questions, **columns},
+        {QUERY_ID: questions, **{m.name: [row[i] for row in rows] for i, m in enumerate(wanted)}},
         schema={QUERY_ID: pl.String, **{m.name: pl.Float64 for m in wanted}},
     ).sort(QUERY_ID)
     if unjudged:

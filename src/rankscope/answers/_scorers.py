@@ -39,7 +39,7 @@ __all__ = [
     "check_answer_profile",
     "exact_match",
     "rouge_has_no_tokens",
-    "scorer",
+    "scorers",
     "token_f1",
 ]
 
@@ -135,18 +135,28 @@ def _sacrebleu(m: Measure) -> Scorer:
     return score
 
 
-def _rouge_score(m: Measure) -> Scorer:
-    try:
-        from rouge_score.rouge_scorer import RougeScorer
-    except ImportError:
-        raise MissingDependencyError("rouge-score", m.name, "answers") from None
-    kind = _ROUGE_TYPES[m.family]
-    rouge: Any = RougeScorer([kind], use_stemmer=m.param("stem") == "True")
+class _Rouge:
+    """rouge-score's three F-measures of one pair, computed together and kept for the next ask
+    (ROUGE-1, -2 and -L of a question then tokenize and stem its texts once)."""
 
-    def score(answer: str, references: Sequence[str]) -> float:
-        return float(rouge.score_multi(list(references), answer)[kind].fmeasure)
+    def __init__(self, stem: bool) -> None:
+        try:
+            from rouge_score.rouge_scorer import RougeScorer
+        except ImportError:
+            raise MissingDependencyError("rouge-score", "ROUGE", "answers") from None
+        self._scorer: Any = RougeScorer(list(_ROUGE_TYPES.values()), use_stemmer=stem)
+        self._last: tuple[str, tuple[str, ...], Any] | None = None
 
-    return score
+    def measure(self, family: str) -> Scorer:
+        kind = _ROUGE_TYPES[family]
+
+        def score(answer: str, references: Sequence[str]) -> float:
+            pair = (answer, tuple(references))
+            if self._last is None or self._last[:2] != pair:
+                self._last = (*pair, self._scorer.score_multi(list(references), answer))
+            return float(self._last[2][kind].fmeasure)
+
+        return score
 
 
 def _weknora(m: Measure) -> Scorer:
@@ -186,13 +196,19 @@ def check_answer_measures(measures: Sequence[Measure], profile: str) -> None:
             )
 
 
-def scorer(m: Measure, profile: str) -> Scorer:
-    """The scorer of answer measure ``m`` under ``profile`` (checked by
-    `check_answer_measures`)."""
-    if profile == "weknora":
-        return _weknora(m)
-    if m.family == "BLEU":
-        return _sacrebleu(m)
-    if m.family in _ROUGE_TYPES:
-        return _rouge_score(m)
-    return exact_match if m.family == "ExactMatch" else token_f1
+def scorers(measures: Sequence[Measure], profile: str) -> list[Scorer]:
+    """The scorer of each answer measure under ``profile`` (checked by `check_answer_measures`);
+    ask them question by question: the ROUGE measures share their work on each question."""
+    rouge: dict[bool, _Rouge] = {}
+    built: list[Scorer] = []
+    for m in measures:
+        if profile == "weknora":
+            built.append(_weknora(m))
+        elif m.family == "BLEU":
+            built.append(_sacrebleu(m))
+        elif m.family in _ROUGE_TYPES:
+            stem = m.param("stem") == "True"
+            built.append(rouge.setdefault(stem, _Rouge(stem)).measure(m.family))
+        else:
+            built.append(exact_match if m.family == "ExactMatch" else token_f1)
+    return built
