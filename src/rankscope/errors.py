@@ -36,6 +36,7 @@ __all__ = [
     "RankscopeError",
     "RankscopeWarning",
     "UnknownMeasureError",
+    "require",
 ]
 
 
@@ -121,6 +122,15 @@ class MissingDependencyError(RankscopeError, ImportError):
             f"{feature} needs the optional package {package!r}; "
             f"install it with: pip install 'rankscope[{extra}]'"
         )
+
+
+def require(packages: tuple[str, ...], feature: str, extra: str) -> None:
+    """Raise `MissingDependencyError` for the first of ``packages`` that cannot be imported."""
+    import importlib.util
+
+    for package in packages:
+        if importlib.util.find_spec(package) is None:
+            raise MissingDependencyError(package, feature, extra)
 
 
 class RankscopeWarning(UserWarning):

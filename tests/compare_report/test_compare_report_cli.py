@@ -153,7 +153,7 @@ def test_runs_with_the_same_tag_are_named_by_file(
     code, out, _ = run_compare([qrels, bm25, dense, str(copy), "-m", "AP", *FAST], capsys)
     assert code == 0
     names = [line.split()[0] for line in out.splitlines()[1:4]]
-    assert names == ["bm25.run", "dense.run", "dense-copy.run"]
+    assert names == ["bm25", "dense.run", "dense-copy.run"]  # only the repeated tag
 
 
 @pytest.mark.parametrize(
@@ -164,9 +164,11 @@ def test_runs_with_the_same_tag_are_named_by_file(
         (["--alpha", "1.5"], "--alpha must lie strictly between 0 and 1; got 1.5"),
         (["--resamples", "0"], "--resamples must be an integer >= 1; got 0"),
         (["-m", "nDCG@ten"], "nDCG@ten"),
+        (["--caption", "x"], "--caption applies to --format latex; the format is table"),
+        (["-f", "html", "--label", "tab:x"], "--label applies to --format latex"),
     ],
 )
-def test_bad_options_are_clear_errors_with_exit_code_1(
+def test_bad_options_are_clear_errors_with_exit_code_2(
     trec_files: TrecFiles,
     capsys: pytest.CaptureFixture[str],
     options: list[str],
@@ -174,7 +176,7 @@ def test_bad_options_are_clear_errors_with_exit_code_1(
 ) -> None:
     qrels, runs = trec_files(n_queries=5)
     code, out, err = run_compare([qrels, *runs, *options], capsys)
-    assert code == 1
+    assert code == 2
     assert out == ""
     assert err.startswith("rankscope: error: ")
     assert message in err

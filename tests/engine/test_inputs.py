@@ -71,7 +71,8 @@ GOOD_RUN = {"q1": {"d1": 1.0, "d2": 0.5}}
             rankscope.InputError,
             "no query of the run (<dict>) is judged in the qrels (<dict>)",
         ),
-        ([("q1", "d1", 1)], GOOD_RUN, rankscope.InputError, "qrels must be a Qrels, a dict"),
+        (42, GOOD_RUN, rankscope.InputError, "qrels must be a Qrels, a dict"),
+        ([("q1", "d1")], GOOD_RUN, rankscope.InputError, "qrels records must be named tuples"),
         (GOOD_QRELS, 42, rankscope.InputError, "run must be a Run, a dict"),
         (GOOD_QRELS, "no/such/run.txt", rankscope.InputError, "no/such/run.txt: no such file"),
     ],
@@ -157,7 +158,9 @@ def test_integer_ids_and_dataframes_give_the_same_results_as_dicts() -> None:
 
 
 def test_missing_dataframe_columns_are_named() -> None:
-    with pytest.raises(rankscope.InputError, match=r"missing \['score'\]"):
+    with pytest.raises(
+        rankscope.InputError, match=r"no column for score: expected one named 'score'"
+    ):
         Run.from_df(pd.DataFrame({"query_id": ["q"], "doc_id": ["d"]}))
 
 

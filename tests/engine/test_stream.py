@@ -183,7 +183,7 @@ def _whole_reads_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the run was read whole")
 
-    monkeypatch.setattr(EVALUATE, "read_run", refuse)
+    monkeypatch.setattr(EVALUATE, "as_run", refuse)
 
 
 @pytest.mark.parametrize("ranked", [False, True])

@@ -145,8 +145,8 @@ def test_detect_format(extension: str, head: bytes, expected: str) -> None:
 
 
 def test_detection_knows_mapped_header_names() -> None:
-    assert detect_format(".txt", b"topic\tdocument\tlabel\n") == "trec"
-    assert detect_format(".txt", b"topic\tdocument\tlabel\n", {"query_id": "topic"}) == "tsv"
+    assert detect_format(".txt", b"topic\tdocument\tverdict\n") == "trec"
+    assert detect_format(".txt", b"topic\tdocument\tverdict\n", {"query_id": "topic"}) == "tsv"
 
 
 def test_forced_format(tmp_path: Path) -> None:

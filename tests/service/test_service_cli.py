@@ -66,8 +66,7 @@ def test_run_a_callable_under_trec_then_resume_and_compare(
         "--profile",
         "trec",
         "-m",
-        "nDCG@10",
-        "AP",
+        "nDCG@10,AP",
         "--db",
         db,
         "--json",
@@ -96,15 +95,33 @@ def test_run_a_callable_under_trec_then_resume_and_compare(
     resumed = json.loads(capsys.readouterr().out)
     assert resumed["status"] == "succeeded" and resumed["metrics"] == second["metrics"]
 
-    assert (
-        main(["tasks", "compare", first["id"], second["id"], "--test", "randomization", "--db", db])
-        == 0
-    )
+    compare = ["tasks", "compare", first["id"], second["id"], "--test", "randomization"]
+    assert main([*compare, "--db", db]) == 0
     compared = capsys.readouterr().out
-    assert f"baseline {first['id']}" in compared
+    assert f"significantly different from the baseline {first['id']}" in compared
     assert re.search(
-        rf"^{second['id']}\s+nDCG@10\s+{first['metrics']['nDCG@10']:.4f}", compared, re.MULTILINE
+        rf"^{first['id']} \(baseline\)\s+{first['metrics']['nDCG@10']:.4f}\s+"
+        rf"{first['metrics']['AP']:.4f}",
+        compared,
+        re.MULTILINE,
     )
+    assert f"command: rankscope tasks compare {first['id']} {second['id']}" in compared
+    # Every report format of `rankscope compare`, with its options.
+    latex = tmp_path / "tasks.tex"
+    options = ["-f", "latex", "--label", "tab:tasks", "-o", str(latex), "--db", db]
+    assert main([*compare, *options]) == 0
+    assert r"\label{tab:tasks}" in latex.read_text()
+    assert main([*compare, "-f", "json", "--db", db]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["baseline"] == first["id"] and payload["test"] == "randomization"
+    assert payload["provenance"]["runs"][1] == {
+        "name": second["id"],
+        "source": f"task {second['id']}",
+    }
+    html = tmp_path / "tasks.html"
+    assert main([*compare, "-f", "html", "-o", str(html), "--db", db]) == 0
+    assert html.read_text().count('<section class="measure"') == 2
+    assert main([*compare, "--caption", "x", "--db", db]) == 2
 
 
 def test_run_an_http_retriever_with_its_options(
@@ -133,7 +150,7 @@ def test_run_an_http_retriever_with_its_options(
         (["run", "--retriever", "bm25"], "give --dataset DIR, or --queries FILE and --qrels FILE"),
         (
             ["run", "--dataset", "{beir}", "--retriever", "bm25", "-m", "nDCG@10"],
-            "use profile 'trec'",
+            "use --profile trec",
         ),
         (["run", "--dataset", "{beir}", "--retriever", "search"], "unknown retriever 'search'"),
         (
@@ -145,7 +162,7 @@ def test_run_an_http_retriever_with_its_options(
         (["serve", "--host", "0.0.0.0"], "give a bearer token with --token or $RANKSCOPE_TOKEN"),
     ],
 )
-def test_errors_are_one_message_and_exit_1(
+def test_errors_are_one_message_and_an_exit_code(
     tmp_path: Path,
     beir_dir: Path,
     argv: list[str],
@@ -155,7 +172,9 @@ def test_errors_are_one_message_and_exit_1(
 ) -> None:
     monkeypatch.delenv("RANKSCOPE_TOKEN", raising=False)
     argv = [arg.replace("{beir}", str(beir_dir)) for arg in argv]
-    assert main([*argv, "--db", str(tmp_path / "e.db")]) == 1
+    # A bad measure is a usage error (2); the rest, as the service words them, bad input (1).
+    usage = "-m" in argv
+    assert main([*argv, "--db", str(tmp_path / "e.db")]) == (2 if usage else 1)
     err = capsys.readouterr().err
     assert err.startswith("rankscope: error: ") and message in err
     assert "Traceback" not in err

@@ -7,8 +7,9 @@ errors into one clear message and an exit code.
 Exit codes
 ----------
 0  success
-1  invalid input: a file, measure, profile or option value the command cannot use
-2  invalid command line (unknown option, missing argument)
+1  invalid input: a file the command cannot use
+2  invalid command line: an unknown option, a missing argument, a bad option value (a measure,
+   profile, format, test...); the message names the flag
 3  an optional dependency is missing (the message names the install command)
 70 an internal error (a bug): the message asks for a report; ``--debug`` shows the traceback
 130 interrupted (Ctrl-C)
@@ -23,7 +24,14 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from rankscope.errors import MissingDependencyError, RankscopeError, RankscopeWarning
+from rankscope.errors import (
+    MeasureError,
+    MissingDependencyError,
+    OptionError,
+    ProfileError,
+    RankscopeError,
+    RankscopeWarning,
+)
 
 __all__ = ["EXIT_DEPENDENCY", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "main"]
 
@@ -36,10 +44,10 @@ EXIT_INTERRUPTED = 130
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser with every subcommand registered, or only ``command``'s when it is known (the
-    other subcommands' modules are then not even imported: start-up stays short)."""
+    """The parser with only ``command``'s arguments registered when it is known (the other
+    subcommands' modules are not even imported), else every subcommand by name and summary
+    (for the help and the error message; no module is imported: ``--help`` stays fast)."""
     from rankscope import __version__
-    from rankscope.cli import _measures
 
     parser = argparse.ArgumentParser(
         prog="rankscope",
@@ -48,38 +56,41 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rankscope {__version__}")
     parser.add_argument("--debug", action="store_true", help="show a traceback for internal errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, commands in _SUBCOMMANDS.items():
-        if command is not None and command not in commands:
-            continue
-        module = _import_subcommand(name)
-        if isinstance(module, ModuleType):
-            module.add_parser(subparsers)
-        else:
-            for each in commands:
-                _add_broken(subparsers, each, module)
-    if command is None or command == "measures":
-        _measures.add_parser(subparsers)
+    if command is None:
+        for name, (_, summary) in COMMANDS.items():
+            subparsers.add_parser(name, help=summary, add_help=False)
+        return parser
+    module_name = COMMANDS[command][0]
+    module = _import_subcommand(module_name)
+    if isinstance(module, ModuleType):
+        module.add_parser(subparsers)
+    else:
+        for each in (name for name, (owner, _) in COMMANDS.items() if owner == module_name):
+            _add_broken(subparsers, each, module)
     return parser
 
 
 def _command(argv: Sequence[str]) -> str | None:
-    """The subcommand named on the command line, if it is one of ours (None: build them all,
+    """The subcommand named on the command line, if it is one of ours (None: list them all,
     for the help or the error message)."""
     for arg in argv:
         if not arg.startswith("-"):
-            known = {c for commands in _SUBCOMMANDS.values() for c in commands} | {"measures"}
-            return arg if arg in known else None
+            return arg if arg in COMMANDS else None
     return None
 
 
-# Subcommand modules, in help order, with the commands each registers.
-_SUBCOMMANDS = {
-    "_evaluate": ("evaluate",),
-    "_trec_eval": ("trec-eval",),
-    "_compare": ("compare",),
-    "_answers": ("answers",),
-    "_service": ("run", "tasks", "serve"),
+COMMANDS = {
+    "evaluate": ("_evaluate", "evaluate one or more runs against qrels"),
+    "trec-eval": ("_trec_eval", "trec_eval's command line and output, byte for byte"),
+    "compare": ("_compare", "compare runs with a baseline: significance tests, tables, a report"),
+    "answers": ("_answers", "score generated answers against reference answers (BLEU, ROUGE)"),
+    "run": ("_service", "evaluate a live retriever on a dataset, keeping every result"),
+    "tasks": ("_service", "list, show, resume, cancel, export or compare stored evaluation tasks"),
+    "serve": ("_service", "serve the evaluation API and web console over HTTP"),
+    "measures": ("_measures", "list every measure, its aliases and its definition"),
 }
+"""Each command, in help order: the module that registers it (``add_parser``) and its summary
+(shown by ``rankscope --help`` without importing the module)."""
 
 
 def _import_subcommand(name: str) -> ModuleType | ImportError:
@@ -112,12 +123,14 @@ def _show_warning(message: Any, category: Any, *args: Any, **kwargs: Any) -> Non
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
-    parser = build_parser(_command(sys.argv[1:] if argv is None else argv))
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command(arguments))
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(arguments)
     except RankscopeError as error:  # raised by options that refuse themselves
         print(f"rankscope: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    args.argv = arguments  # for the provenance of reports
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", RankscopeWarning)
@@ -128,8 +141,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"rankscope: {error}", file=sys.stderr)
         return EXIT_DEPENDENCY
     except RankscopeError as error:
-        print(f"rankscope: error: {error}", file=sys.stderr)
-        return EXIT_INPUT
+        from rankscope.cli._common import in_cli_terms
+
+        message = in_cli_terms(error, getattr(args, "qrels", None))
+        print(f"rankscope: error: {message}", file=sys.stderr)
+        # A measure, profile or option value is part of the command line: a usage error.
+        usage = isinstance(error, MeasureError | ProfileError | OptionError)
+        return EXIT_USAGE if usage else EXIT_INPUT
     except KeyboardInterrupt:
         print("rankscope: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

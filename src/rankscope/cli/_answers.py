@@ -4,45 +4,48 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import Any
 
-from rankscope.answers import ANSWER_PROFILES, DEFAULT_MEASURES, evaluate_answers
-from rankscope.cli._common import measure_names, reading, rich_table
-from rankscope.report.results import OUTPUT_FORMATS, write_results
+from rankscope.cli import COMMANDS
+from rankscope.cli._common import (
+    ANSWER_PROFILE_NAMES,
+    RESULT_FORMATS,
+    add_measure_option,
+    reading,
+    rich_table,
+    split_measures,
+)
 
 # trec_eval's text names measures as trec_eval does, and it has no answer measures.
-_FORMATS = [name for name in OUTPUT_FORMATS if name != "trec"]
+_FORMATS = [name for name in RESULT_FORMATS if name != "trec"]
 
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "answers",
-        help="score generated answers against reference answers (BLEU, ROUGE, EM, F1)",
+        help=COMMANDS["answers"][1],
         description=(
             "Score generated answers against reference answers, question by question. Inputs: "
             "JSONL (an id key such as qid and a text key such as answer), CSV or TSV with a "
             "header, Parquet, or for the references a WeKnora dataset directory "
-            "(answers.parquet and qas.parquet). Default measures: "
-            f"{', '.join(DEFAULT_MEASURES['standard'])}; with --profile weknora, WeKnora's "
-            f"{', '.join(DEFAULT_MEASURES['weknora'])}."
+            "(answers.parquet and qas.parquet). Default measures: BLEU, ROUGE-1, ROUGE-2, "
+            "ROUGE-L, ExactMatch, TokenF1; with --profile weknora, WeKnora's BLEU(n=1), "
+            "BLEU(n=2), BLEU(n=4), ROUGE-1, ROUGE-2, ROUGE-L."
         ),
     )
     parser.add_argument("references", metavar="REFERENCES", help="reference answers")
     parser.add_argument(
         "answers", metavar="ANSWERS", nargs="+", help="generated answers, one file per system"
     )
-    parser.add_argument(
-        "-m",
-        "--measure",
-        dest="measures",
-        action="append",
-        metavar="MEASURE",
-        help="BLEU, BLEU(n=2), ROUGE-1, ROUGE-2, ROUGE-L, ROUGE-L(stem=True), ExactMatch, "
-        "TokenF1 (repeatable; comma-separated lists allowed)",
+    add_measure_option(
+        parser,
+        help="BLEU, BLEU(n=2), BLEU(tokenize=zh), ROUGE-1, ROUGE-2, ROUGE-L, "
+        "ROUGE-L(stem=True), ExactMatch, TokenF1 (repeatable; comma-separated lists allowed)",
     )
     parser.add_argument(
         "--profile",
-        choices=list(ANSWER_PROFILES),
+        choices=ANSWER_PROFILE_NAMES,
         default="standard",
         help="standard (sacrebleu, rouge-score, SQuAD; default) or weknora (WeKnora's BLEU "
         "and ROUGE, quirks included)",
@@ -62,7 +65,11 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    measures = measure_names(args.measures) if args.measures else None
+    from rankscope.answers import evaluate_answers
+    from rankscope.report.names import distinct_names
+    from rankscope.report.results import write_results
+
+    measures = split_measures(args.measures) or None
     results = []
     for path in args.answers:
         with reading(path):
@@ -75,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
                     complete=args.complete,
                 )
             )
+    names = distinct_names([r.run_name for r in results], args.answers)
+    results = [replace(r, run_name=name) for r, name in zip(results, names, strict=True)]
     terminal = args.format == "table" and args.output is None and sys.stdout.isatty()
     if terminal and rich_table(results, args.per_query):
         return 0

@@ -1,18 +1,38 @@
-"""What the subcommands share: reading inputs (with a progress display), writing output."""
+"""What the subcommands share: the options about inputs and measures, reading the inputs (with
+a progress display), and the names the options offer.
+
+This module imports nothing heavy: building a parser (for ``--help``) must stay fast. The names
+below mirror the library's tables (a test keeps them equal), so that offering them does not load
+the engine.
+"""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
+import re
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rankscope.engine.results import Results
-from rankscope.io import Qrels, Run, read_qrels, read_run
-from rankscope.report.results import table_rows
+from rankscope.errors import RankscopeError
+
+if TYPE_CHECKING:
+    from rankscope.engine.results import Results
+    from rankscope.io import Qrels, Run
 
 DEFAULT_MEASURES = ("nDCG@10", "nDCG@3", "AP", "RR", "P@10", "R@10", "R@100")
+PROFILE_NAMES = ("trec", "trec9", "weknora")
+ANSWER_PROFILE_NAMES = ("standard", "weknora")
+INPUT_FORMATS = ("trec", "jsonl", "csv", "tsv", "parquet")
+INPUT_FORMAT_ALIASES = ("beir", "json", "ndjson", "pq")
+RESULT_FORMATS = ("table", "json", "jsonl", "csv", "markdown", "trec", "parquet")
+COMPARISON_FORMATS = ("table", "markdown", "latex", "json", "html")
+TEST_NAMES = ("t", "wilcoxon", "randomization", "bootstrap")
+CORRECTION_NAMES = ("holm", "bonferroni", "bh", "none")
+DUPLICATE_POLICIES = {"error": "error", "keep-first": "keep_first", "keep-all": "keep_all"}
+"""``--duplicates`` value -> the library's ``duplicate_documents``."""
 
 # Files at least this large get a progress display on a terminal.
 PROGRESS_BYTES = 20 * 1024 * 1024
@@ -32,32 +52,34 @@ def reading(path: str) -> Iterator[None]:
         yield
 
 
-def load_qrels(path: str, format: str | None, lenient: bool) -> Qrels:
+def load_qrels(
+    path: str, format: str | None, lenient: bool, columns: dict[str, str] | None = None
+) -> Qrels:
+    from rankscope.io import read_qrels
+
     with reading(path):
-        return read_qrels(path, format=format, lenient=lenient)
+        return read_qrels(path, format=format, lenient=lenient, **(columns or {}))
 
 
-def load_run(path: str, format: str | None, lenient: bool) -> Run:
+def load_run(
+    path: str,
+    format: str | None,
+    lenient: bool,
+    columns: dict[str, str] | None = None,
+    list_key: str | None = None,
+) -> Run:
+    from rankscope.io import read_run
+
     with reading(path):
-        return read_run(path, format=format, lenient=lenient)
+        return read_run(path, format=format, lenient=lenient, list_key=list_key, **(columns or {}))
 
 
 def add_measure_options(parser: Any) -> None:
     """``-m``, ``--profile`` and ``-l``: what to compute, under which conventions."""
-    from rankscope.engine import PROFILES
-
-    parser.add_argument(
-        "-m",
-        "--measure",
-        dest="measures",
-        action="append",
-        metavar="MEASURE",
-        help="a measure such as nDCG@10, AP, P(rel=2)@5 or ndcg_cut.10 (repeatable; "
-        "comma-separated lists allowed); see `rankscope measures`",
-    )
+    add_measure_option(parser)
     parser.add_argument(
         "--profile",
-        choices=list(PROFILES),
+        choices=PROFILE_NAMES,
         default="trec",
         help="conventions to follow: trec (trec_eval 10, default), trec9 (trec_eval 9, "
         "pytrec_eval), weknora (WeKnora's metrics)",
@@ -72,28 +94,108 @@ def add_measure_options(parser: Any) -> None:
     )
 
 
-def add_input_options(parser: Any) -> None:
+def add_measure_option(parser: Any, help: str | None = None) -> None:
+    """``-m NAME``: repeatable, and each value may list several names separated by commas."""
+    parser.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help=help
+        or "a measure such as nDCG@10, AP, P(rel=2)@5 or ndcg_cut.10 (repeatable; "
+        "comma-separated lists allowed: -m nDCG@10,AP); see `rankscope measures`",
+    )
+
+
+def _format(value: str) -> str:
+    name = value.strip().lower()
+    if name not in INPUT_FORMATS + INPUT_FORMAT_ALIASES:
+        raise argparse.ArgumentTypeError(
+            f"unknown format {value!r}; expected one of {', '.join(INPUT_FORMATS)} "
+            f"(or {', '.join(INPUT_FORMAT_ALIASES)})"
+        )
+    return name
+
+
+def _columns(kind: str) -> Any:
+    ours = ("query_id", "doc_id", "relevance" if kind == "qrels" else "score")
+
+    def parse(value: str) -> dict[str, str]:
+        mapping: dict[str, str] = {}
+        for item in value.split(","):
+            key, equals, theirs = item.partition("=")
+            key, theirs = key.strip(), theirs.strip()
+            if not equals or key not in ours or not theirs:
+                raise argparse.ArgumentTypeError(
+                    f"expected {','.join(f'{name}=COLUMN' for name in ours)} (any of them); "
+                    f"got {value!r}"
+                )
+            mapping[key] = theirs
+        return mapping
+
+    return parse
+
+
+def add_input_options(parser: Any, duplicates: bool = True) -> None:
     """Options every evaluating command takes about its input files."""
-    parser.add_argument(
-        "--qrels-format", metavar="FORMAT", help="force the qrels format instead of detecting it"
+    group = parser.add_argument_group("input files")
+    group.add_argument(
+        "--qrels-format",
+        type=_format,
+        metavar="FORMAT",
+        help=f"force the qrels format ({', '.join(INPUT_FORMATS)}) instead of detecting it",
     )
-    parser.add_argument(
-        "--run-format", metavar="FORMAT", help="force the run format instead of detecting it"
+    group.add_argument(
+        "--run-format",
+        type=_format,
+        metavar="FORMAT",
+        help=f"force the run format ({', '.join(INPUT_FORMATS)}) instead of detecting it",
     )
-    parser.add_argument(
+    group.add_argument(
+        "--qrels-columns",
+        type=_columns("qrels"),
+        metavar="MAP",
+        help="the qrels' column (or JSON key) names when they are not the usual ones: "
+        "query_id=topic,doc_id=docno,relevance=label",
+    )
+    group.add_argument(
+        "--run-columns",
+        type=_columns("run"),
+        metavar="MAP",
+        help="the run's column (or JSON key) names: query_id=qid,doc_id=pid,score=sim",
+    )
+    group.add_argument(
+        "--run-key",
+        metavar="KEY",
+        help="JSONL runs with a list per query: the key of the list (default: the first of "
+        "doc_ids, results, retrieved, ctxs, passages, hits... found)",
+    )
+    if duplicates:
+        group.add_argument(
+            "--duplicates",
+            choices=tuple(DUPLICATE_POLICIES),
+            metavar="POLICY",
+            help="a document ranked twice for one query: error (the trec profile's default), "
+            "keep-first (trec_eval's reading of such runs), keep-all (weknora's default)",
+        )
+    group.add_argument(
         "--lenient",
         action="store_true",
         help="skip malformed lines (counted in a warning) instead of stopping",
     )
 
 
-def measure_names(given: list[str] | None) -> list[str]:
-    """The measure names of repeated ``-m`` options; the defaults when none were given."""
-    if not given:
-        return list(DEFAULT_MEASURES)
+def duplicate_policy(args: argparse.Namespace) -> str | None:
+    """The library's ``duplicate_documents`` for ``--duplicates`` (None: the profile's)."""
+    return None if args.duplicates is None else DUPLICATE_POLICIES[args.duplicates]
+
+
+def split_measures(given: list[str] | None) -> list[str]:
+    """The measure names of repeated ``-m`` options, each split at its commas (not at commas
+    inside parameter lists: ``P(rel=2)@5,AP``)."""
     names: list[str] = []
-    for item in given:
-        # Commas separate measures, except inside parameter lists: P(rel=2)@5,AP
+    for item in given or []:
         depth, start = 0, 0
         for i, char in enumerate(item):
             depth += {"(": 1, ")": -1}.get(char, 0)
@@ -104,6 +206,49 @@ def measure_names(given: list[str] | None) -> list[str]:
     return [name.strip() for name in names if name.strip()]
 
 
+def measure_names(given: list[str] | None) -> list[str]:
+    """The measure names of repeated ``-m`` options; the defaults when none were given."""
+    return split_measures(given) or list(DEFAULT_MEASURES)
+
+
+# The library's words for options, and the command line's (an error message names the flag).
+_CLI_TERMS = (
+    ("evaluate(..., duplicate_documents='keep_first')", "--duplicates keep-first"),
+    ("set relevance_level on evaluate() instead of rel= on the measure", "use -l instead of rel="),
+    ("profile='trec'", "--profile trec"),
+    ("use profile 'trec'", "use --profile trec"),
+    ("relevance_level must", "-l/--relevance-level must"),
+    ("max_documents must", "-M/--max-documents must"),
+    ("chunk_bytes must", "--chunk-mb must"),
+    ("(stream=False)", "(--no-stream)"),
+    ("(pass format= if", "(pass --qrels-format or --run-format if"),
+    ("complete=True (--complete)", "--complete"),
+)
+_NAME_IT = re.compile(r"name it with (query_id|doc_id|relevance|score)=")
+_GIVEN_AS = re.compile(r"\(given as (query_id|doc_id|relevance|score)=")
+
+
+def in_cli_terms(error: RankscopeError, qrels_path: str | None) -> str:
+    """The error's message with the library's keywords replaced by the flags that set them
+    (``--run-columns score=...`` for a file read as a run, ``--qrels-columns`` for the qrels).
+
+    Examples
+    --------
+    >>> from rankscope.errors import InputError
+    >>> error = InputError("no column for score: ... (or name it with score=...)", source="r.csv")
+    >>> in_cli_terms(error, "qrels.txt")
+    'r.csv: no column for score: ... (or name it with --run-columns score=...)'
+    """
+    message = str(error)
+    for library, cli in _CLI_TERMS:
+        message = message.replace(library, cli)
+    source = getattr(error, "source", None)
+    kind = "qrels" if source is not None and source == qrels_path else "run"
+    message = _NAME_IT.sub(rf"name it with --{kind}-columns \1=", message)
+    message = _GIVEN_AS.sub(rf"(given as --{kind}-columns \1=", message)
+    return message.replace("a column mapping (", f"--{kind}-columns (")
+
+
 def rich_table(runs: list[Results], per_query: bool) -> bool:
     """Print a rich table on a terminal; False when rich is not installed."""
     try:
@@ -111,6 +256,8 @@ def rich_table(runs: list[Results], per_query: bool) -> bool:
         from rich.table import Table
     except ImportError:
         return False
+    from rankscope.report.results import table_rows
+
     header, rows = table_rows(runs, per_query)
     labels = 2 if per_query else 1
     table = Table(show_edge=False, header_style="bold")

@@ -4,27 +4,29 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import Any
 
+from rankscope.cli import COMMANDS
 from rankscope.cli._common import (
     DEFAULT_MEASURES,
+    RESULT_FORMATS,
     add_input_options,
     add_measure_options,
+    duplicate_policy,
     load_qrels,
     load_run,
     measure_names,
     reading,
     rich_table,
 )
-from rankscope.engine import evaluate, parse_measures
 from rankscope.errors import OptionError
-from rankscope.report.results import OUTPUT_FORMATS, write_results
 
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "evaluate",
-        help="evaluate one or more runs against qrels",
+        help=COMMANDS["evaluate"][1],
         description=(
             "Evaluate runs against relevance judgements. Formats (TREC, JSONL, CSV/TSV, "
             "Parquet, compressed) are detected from the extension and content. "
@@ -68,7 +70,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "-f",
         "--format",
-        choices=list(OUTPUT_FORMATS),
+        choices=RESULT_FORMATS,
         default="table",
         help="output format (parquet needs --output)",
     )
@@ -78,15 +80,25 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rankscope.engine import evaluate, parse_measures
+    from rankscope.report.names import distinct_names
+    from rankscope.report.provenance import Provenance, command_line
+    from rankscope.report.results import write_results
+
     measures = parse_measures(measure_names(args.measures))
-    qrels = load_qrels(args.qrels, args.qrels_format, args.lenient)
+    qrels = load_qrels(args.qrels, args.qrels_format, args.lenient, args.qrels_columns)
     if args.stream and args.run_format not in (None, "trec"):
         raise OptionError(f"--stream reads TREC runs only; a {args.run_format} run is read whole")
+    # A path lets evaluate() stream a large TREC run; a run read with options is read here.
+    options = args.run_columns or args.run_key or args.run_format not in (None, "trec")
+    forced = options or (args.run_format == "trec" and not args.stream)
     results = []
     for path in args.runs:
-        # A path lets evaluate() stream a large TREC run; a forced format is read here.
-        forced = args.run_format is not None and not (args.stream and args.run_format == "trec")
-        run = load_run(path, args.run_format, args.lenient) if forced else path
+        run = (
+            load_run(path, args.run_format, args.lenient, args.run_columns, args.run_key)
+            if forced
+            else path
+        )
         with reading(path):
             results.append(
                 evaluate(
@@ -97,13 +109,23 @@ def run(args: argparse.Namespace) -> int:
                     complete=args.complete,
                     relevance_level=args.relevance_level,
                     max_documents=args.max_documents,
+                    duplicate_documents=duplicate_policy(args),
                     stream=args.stream,
                     chunk_bytes=args.chunk_mb * 1024 * 1024,
                     lenient=args.lenient,
                 )
             )
+    names = distinct_names([r.run_name for r in results], args.runs)
+    results = [replace(r, run_name=name) for r, name in zip(results, names, strict=True)]
     terminal = args.format == "table" and args.output is None and sys.stdout.isatty()
     if terminal and rich_table(results, args.per_query):
         return 0
-    write_results(results, args.output, args.format, args.per_query)
+    provenance = Provenance.now(
+        qrels=args.qrels,
+        runs=list(zip(names, args.runs, strict=True)),
+        profile=results[0].profile,
+        measures=[m.name for m in measures],
+        command=command_line(args.argv),
+    )
+    write_results(results, args.output, args.format, args.per_query, provenance)
     return 0

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from rankscope.cli._common import add_measure_option, split_measures
+from rankscope.cli._report import add_report_options, check_report_options, write_report
 from rankscope.errors import InputError, MissingDependencyError
 
 EXIT_OK = 0
@@ -61,15 +63,11 @@ def _add_run(subparsers: Any) -> None:
         metavar="SPEC",
         help="'bm25' (built-in baseline), 'module:function', or an http(s):// URL",
     )
-    parser.add_argument(
-        "-m",
-        "--measure",
-        dest="measures",
-        action="extend",
-        nargs="+",
-        metavar="NAME",
-        help="weknora profile: some of precision recall ndcg3 ndcg10 mrr map (default all); "
-        "trec profile: rankscope measures (default nDCG@10 AP RR P@10)",
+    add_measure_option(
+        parser,
+        help="repeatable, or comma-separated: weknora profile: some of precision, recall, "
+        "ndcg3, ndcg10, mrr, map (default all); trec profile: rankscope measures (default "
+        "nDCG@10,AP,RR,P@10)",
     )
     parser.add_argument("--profile", default="weknora", choices=("weknora", "trec", "trec9"))
     parser.add_argument(
@@ -155,13 +153,7 @@ def _add_tasks(subparsers: Any) -> None:
         "compare", help="compare tasks on the same dataset (the first is the baseline)"
     )
     compare.add_argument("tasks", nargs="+", metavar="TASK")
-    compare.add_argument(
-        "--test", default="t", choices=("t", "wilcoxon", "randomization", "bootstrap")
-    )
-    compare.add_argument(
-        "--correction", default="holm", choices=("holm", "bonferroni", "bh", "none")
-    )
-    compare.add_argument("--alpha", type=float, default=0.05)
+    add_report_options(compare)
     _db_argument(compare)
     compare.set_defaults(handler=_tasks_compare)
 
@@ -340,7 +332,7 @@ def _run(args: argparse.Namespace) -> int:
         info = service.submit(
             dataset,
             args.retriever,
-            measures=args.measures,
+            measures=split_measures(args.measures) or None,
             profile=args.profile,
             k=args.k,
             concurrency=args.concurrency,
@@ -444,31 +436,35 @@ def _tasks_export(args: argparse.Namespace) -> int:
 
 
 def _tasks_compare(args: argparse.Namespace) -> int:
+    from rankscope.report.compare_inputs import align_values, compare_aligned
+    from rankscope.report.provenance import Provenance, command_line
+
+    check_report_options(args)
     service = _service(args)
     try:
         ids = [service.resolve(task) for task in args.tasks]
-        comparison, left_out = service.compare(
-            ids, test=args.test, correction=args.correction, alpha=args.alpha
-        )
-        print(
-            f"baseline {ids[0]}; {args.test} test, {args.correction} correction, alpha {args.alpha}"
-        )
-        if left_out:
-            print(f"{left_out} queries left out: not succeeded in every task")
-        print(
-            f"{'system':<14}  {'measure':<10}  {'baseline':>8}  {'system':>8}  {'p':>8}  "
-            f"{'p corr':>8}  sig"
-        )
-        for row in comparison.rows:
-            print(
-                f"{row.system[:14]:<14}  {row.measure[:10]:<10}  {row.baseline_mean:>8.4f}  "
-                f"{row.system_mean:>8.4f}  {row.test.p_value:>8.4f}  "
-                f"{row.corrected_p_value:>8.4f}  "
-                f"{'*' if row.significant else ''}"
-            )
-        return EXIT_OK
+        labels, measures, per_task = service.task_scores(ids)
+        infos = [service.get(task_id, latency=False) for task_id in ids]
     finally:
         service.close()
+    provenance = Provenance.now(
+        qrels=str(infos[0].dataset.get("path") or infos[0].dataset.get("name") or "the dataset"),
+        runs=[(label, f"task {info.id}") for label, info in zip(labels, infos, strict=True)],
+        profile=infos[0].profile,
+        measures=measures,
+        command=command_line(args.argv),
+    )
+    report = compare_aligned(
+        align_values(labels, measures, per_task),
+        test=args.test,
+        correction=args.correction,
+        alpha=args.alpha,
+        seed=args.seed,
+        n_resamples=args.resamples,
+        provenance=provenance,
+    )
+    write_report(report, args)
+    return EXIT_OK
 
 
 def _serve(args: argparse.Namespace) -> int:

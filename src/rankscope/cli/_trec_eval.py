@@ -9,11 +9,9 @@ import argparse
 import sys
 from typing import Any
 
+from rankscope.cli import COMMANDS
 from rankscope.cli._common import load_qrels, load_run
-from rankscope.engine import evaluate
 from rankscope.errors import MeasureError, OptionError
-from rankscope.report.results import write_text
-from rankscope.report.trec_eval import format_trec_eval, trec_eval_measures
 
 # trec_eval options that rankscope does not offer, with what they do there.
 _UNSUPPORTED = {
@@ -39,7 +37,7 @@ class _Unsupported(argparse.Action):
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "trec-eval",
-        help="trec_eval's options and exact output format",
+        help=COMMANDS["trec-eval"][1],
         description=(
             "A drop-in for trec_eval: same options, same output, byte for byte, for the "
             "measures rankscope implements (others are named on standard error)."
@@ -85,6 +83,10 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rankscope.engine import evaluate
+    from rankscope.report.results import write_text
+    from rankscope.report.trec_eval import format_trec_eval, trec_eval_measures
+
     lines, skipped = trec_eval_measures(args.measures or [])
     if skipped:
         print(

@@ -25,8 +25,9 @@ from rankscope.errors import (
     RankscopeError,
     RankscopeWarning,
 )
-from rankscope.io import read_qrels, read_run, read_run_batches
+from rankscope.io import read_run_batches
 from rankscope.io._files import STDIN
+from rankscope.io._inputs import as_qrels, as_run
 from rankscope.io._stream import (
     DEFAULT_CHUNK_BYTES,
     FastPathUnavailable,
@@ -44,19 +45,6 @@ CHUNKED_MIN_BYTES = 64 * 1024**2
 """Smaller run files are read whole: chunks read ahead pay for their threads on larger ones."""
 
 PathLike = str | os.PathLike[str]
-
-
-def _as_qrels(qrels: Qrels | Mapping[Any, Any] | PathLike, lenient: bool) -> Qrels:
-    if isinstance(qrels, Qrels):
-        return qrels
-    if isinstance(qrels, Mapping):
-        return Qrels.from_dict(qrels)
-    if isinstance(qrels, str | os.PathLike):
-        return read_qrels(qrels, lenient=lenient)
-    raise InputError(
-        f"qrels must be a Qrels, a dict {{query_id: {{doc_id: grade}}}} or a file path; "
-        f"got {type(qrels).__name__}"
-    )
 
 
 def _reading(run: Any, stream: bool | None) -> str:
@@ -83,20 +71,6 @@ def _reading(run: Any, stream: bool | None) -> str:
             source=str(run),
         )
     return "stream"
-
-
-def _as_run(run: Run | Mapping[Any, Any] | PathLike, lenient: bool) -> Run:
-    if isinstance(run, Run):
-        return run
-    if isinstance(run, str | os.PathLike):
-        return read_run(run, lenient=lenient)
-    if isinstance(run, Mapping):
-        lists = all(not isinstance(v, Mapping) for v in run.values())
-        return Run.from_lists(run) if lists and run else Run.from_dict(run)
-    raise InputError(
-        "run must be a Run, a dict {query_id: {doc_id: score}} or {query_id: [doc_id]}, or a "
-        f"file path; got {type(run).__name__}"
-    )
 
 
 def _read_ahead_chunks(path: PathLike, chunk_bytes: int) -> Iterator[Run]:
@@ -158,8 +132,8 @@ def _check_profile_support(measures: list[Measure], conventions: Conventions) ->
 
 
 def evaluate(
-    qrels: Qrels | Mapping[Any, Any] | PathLike,
-    run: Run | Mapping[Any, Any] | PathLike,
+    qrels: Qrels | Mapping[Any, Any] | PathLike | Any,
+    run: Run | Mapping[Any, Any] | PathLike | Any,
     measures: str | Measure | Iterable[str | Measure],
     profile: str | Conventions = "trec",
     complete: bool = False,
@@ -176,10 +150,14 @@ def evaluate(
     Parameters
     ----------
     qrels
-        Judgements: a `Qrels`, ``{query_id: {doc_id: grade}}``, or a file path.
+        Judgements: a `Qrels`, ``{query_id: {doc_id: grade}}``, a file path, a frame (polars,
+        pandas, pyarrow, ``datasets.Dataset``, any Arrow stream) with the usual column names,
+        or an iterable of records such as ir_datasets' ``qrels_iter()`` or ir_measures'
+        ``Qrel`` tuples (see `rankscope.io.as_qrels`).
     run
-        Rankings: a `Run`, ``{query_id: {doc_id: score}}``, ``{query_id: [doc_id, ...]}``, or
-        a file path (any format `rankscope.io.read_run` reads).
+        Rankings: a `Run`, ``{query_id: {doc_id: score}}``, ``{query_id: [doc_id, ...]}``, a
+        file path (any format `rankscope.io.read_run` reads), a frame, or an iterable of
+        records such as ``scoreddocs_iter()`` or ir_measures' ``ScoredDoc`` tuples.
     measures
         Names such as ``"nDCG@10"``, ``"AP"``, ``"P(rel=2)@5"`` or trec_eval's ``"ndcg_cut.10"``.
     profile
@@ -244,7 +222,7 @@ def evaluate(
             raise OptionError(f"{option} must be True or False; got {flag!r}")
     wanted = parse_measures(measures)
     _check_profile_support(wanted, conventions)
-    judgements = _as_qrels(qrels, lenient)
+    judgements = as_qrels(qrels, lenient=lenient)
 
     how = _reading(run, stream)
     scored: tuple[pl.DataFrame, list[str], list[str], str] | None = None
@@ -271,7 +249,7 @@ def evaluate(
         if not run_name:
             run_name = Path(str(run)).stem
     else:
-        ranking = _as_run(run, lenient)
+        ranking = as_run(run, lenient=lenient)
         prepared = prepare(
             judgements,
             ranking,

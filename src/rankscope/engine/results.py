@@ -10,7 +10,7 @@ import polars as pl
 
 from rankscope.engine.batch import FloatArray
 from rankscope.engine.measures import FAMILIES, Measure, aggregate, measure
-from rankscope.errors import MeasureError, MissingDependencyError
+from rankscope.errors import MeasureError, require
 
 __all__ = ["Results"]
 
@@ -87,12 +87,29 @@ class Results:
         return self.per_query.clone()
 
     def to_pandas(self) -> Any:
-        """The per-query table as a pandas DataFrame (needs pandas)."""
-        try:
-            import pandas  # noqa: F401
-        except ImportError:
-            raise MissingDependencyError("pandas", "Results.to_pandas", "pandas") from None
+        """The per-query table as a pandas DataFrame (needs pandas and pyarrow: the ``pandas``
+        extra)."""
+        require(("pandas", "pyarrow"), "Results.to_pandas", "pandas")  # via Arrow
         return self.per_query.to_pandas()
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the aggregates as a table, the per-query values folded under it."""
+        import html
+
+        means = pl.DataFrame({"run": [self.run_name], **{k: [v] for k, v in self.mean().items()}})
+        left_out = (
+            f"; {len(self.missing_queries)} judged queries not in the run"
+            if self.missing_queries and not self.complete
+            else ""
+        )
+        heading = (
+            f"<p><strong>{html.escape(self.run_name)}</strong>: {self.per_query.height} queries"
+            f", profile {html.escape(self.profile)}{left_out}</p>"
+        )
+        return (
+            f"<div>{heading}{means._repr_html_()}<details><summary>per query</summary>"
+            f"{self.per_query._repr_html_()}</details></div>"
+        )
 
     def __repr__(self) -> str:
         means = ", ".join(

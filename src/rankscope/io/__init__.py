@@ -11,7 +11,10 @@ csv, tsv   a header row and named columns (BEIR's qrels are tsv)
 parquet    named columns
 =========  ==================================================================================
 
-Any file may be compressed (.gz, .bz2, .xz, .zst); ``-`` is standard input or output.
+Any file may be compressed (.gz, .bz2, .xz, .zst); ``-`` is standard input or output. A JSON
+file holding one object ``{query_id: {doc_id: value}}`` (ranx, pytrec_eval) reads as such.
+`as_qrels` and `as_run` take anything `rankscope.evaluate` takes: files, dicts, frames (polars,
+pandas, pyarrow, datasets, Arrow streams) and iterables of records (ir_datasets, ir_measures).
 
 Examples
 --------
@@ -24,6 +27,7 @@ Examples
 
 from rankscope.io._files import open_output
 from rankscope.io._formats import FORMATS
+from rankscope.io._inputs import as_qrels, as_run
 from rankscope.io._read import read_qrels, read_run
 from rankscope.io._stream import read_run_batches
 from rankscope.io._write import write_qrels, write_run
@@ -33,6 +37,8 @@ __all__ = [
     "FORMATS",
     "Qrels",
     "Run",
+    "as_qrels",
+    "as_run",
     "open_output",
     "read_qrels",
     "read_run",

@@ -1,9 +1,11 @@
 """CSV and TSV with a header row; BEIR's qrels (``query-id corpus-id score``) are TSV.
 
-Columns are found by name (see `rankscope.io._formats.column_names`) or named with a column
-mapping; other columns are ignored. Every field is read as text (ids stay exactly as written:
-"007" is not 7) and the values are cast and checked with vectorized expressions. Fields may be
-quoted with ``"``. Blank lines are skipped.
+A file whose first line names no known column and is three fields ending with a number has no
+header: its columns are query id, document id and grade (qrels) or score (runs), as in BEIR's
+qrels written without one. Columns are found by name (see `rankscope.io._formats.column_names`)
+or named with a column mapping; other columns are ignored. Every field is read as text (ids stay
+exactly as written: "007" is not 7) and the values are cast and checked with vectorized
+expressions. Fields may be quoted with ``"``. Blank lines are skipped.
 
 Polars reads the file. When it cannot (a row with more fields than the header, invalid UTF-8),
 Python's ``csv`` module reads it instead, to find the rows at fault; line numbers in messages are
@@ -20,7 +22,13 @@ import polars as pl
 
 from rankscope.errors import ParseError
 from rankscope.io._files import Input
-from rankscope.io._formats import Kind, resolve_columns
+from rankscope.io._formats import (
+    Kind,
+    first_content_line,
+    headerless_line,
+    names_header,
+    resolve_columns,
+)
 from rankscope.io._lines import (
     PROBLEM,
     Problem,
@@ -49,21 +57,30 @@ def _records(lines: list[tuple[int, str]], separator: str) -> Iterator[tuple[int
         yield lines[start][0], text, fields
 
 
-def _physical_lines(opened: Input, *, lenient: bool) -> tuple[list[tuple[int, str]], Skipped]:
+def _physical_lines(
+    opened: Input, *, headerless: bool, lenient: bool
+) -> tuple[list[tuple[int, str]], Skipped]:
+    """``(line number, text)`` of each line; without a header, ``#`` comments are left out (as
+    polars leaves them out)."""
     frame, skipped = python_lines(opened.read_bytes(), source=opened.source, lenient=lenient)
-    return [(index + 1, text or "") for index, text in frame.iter_rows()], skipped
+    lines = [(index + 1, text or "") for index, text in frame.iter_rows()]
+    if headerless:
+        lines = [(number, text) for number, text in lines if not text.startswith("#")]
+    return lines, skipped
 
 
 def _read_in_python(
-    opened: Input, separator: str, *, lenient: bool
+    opened: Input, separator: str, names: list[str] | None, *, lenient: bool
 ) -> tuple[pl.DataFrame, dict[int, tuple[int, str]], Skipped]:
-    """The slow path: records with Python's csv module, rows with a wrong field count found."""
-    lines, skipped = _physical_lines(opened, lenient=lenient)
+    """The slow path: records with Python's csv module, rows with a wrong field count found.
+    ``names``: the columns of a file without a header (None: the first record names them)."""
+    lines, skipped = _physical_lines(opened, headerless=names is not None, lenient=lenient)
     records = _records(lines, separator)
-    header = next(records, None)
-    if header is None:
-        raise empty_error(opened, "a header row and data rows", skipped)
-    names = header[2]
+    if names is None:
+        header = next(records, None)
+        if header is None:
+            raise empty_error(opened, "a header row and data rows", skipped)
+        names = header[2]
     columns: list[list[str | None]] = [[] for _ in names]
     indices: list[int] = []
     spans: dict[int, tuple[int, str]] = {}
@@ -95,13 +112,21 @@ def parse_delimited(
     """Read a CSV (``separator=","``) or TSV (``"\\t"``) file into a table of our columns."""
     source = opened.source
     what = "a header row and data rows"
+    value = RELEVANCE if kind == "qrels" else SCORE
+    first = first_content_line(opened.head())
+    headerless = not names_header(first, separator, column_mapping.values()) and headerless_line(
+        first, separator
+    )
+    names = [QUERY_ID, DOC_ID, value] if headerless else None
     spans: dict[int, tuple[int, str]] | None = None
     skipped = Skipped()
     try:
         frame = pl.read_csv(
             opened.polars_source,
             separator=separator,
-            has_header=True,
+            has_header=not headerless,
+            new_columns=names,
+            comment_prefix="#" if headerless else None,
             infer_schema=False,
             row_index_name=_RECORD,
             glob=False,
@@ -109,10 +134,9 @@ def parse_delimited(
     except pl.exceptions.NoDataError:
         raise empty_error(opened, what, Skipped()) from None
     except pl.exceptions.ComputeError:
-        frame, spans, skipped = _read_in_python(opened, separator, lenient=lenient)
+        frame, spans, skipped = _read_in_python(opened, separator, names, lenient=lenient)
     header = [name for name in frame.columns if name != _RECORD]
     columns = resolve_columns(kind, header, column_mapping, what="column", source=source)
-    value = RELEVANCE if kind == "qrels" else SCORE
     # A blank line (or a row of empty fields) reads as all nulls: skip it.
     frame = frame.filter(~pl.all_horizontal(pl.col(header).is_null()))
     raw = pl.col(columns[value])
@@ -134,8 +158,8 @@ def parse_delimited(
     def locate(record: int) -> tuple[int, str]:
         nonlocal spans
         if spans is None:
-            lines, _ = _physical_lines(opened, lenient=True)
-            data_records = enumerate(list(_records(lines, separator))[1:])
+            lines, _ = _physical_lines(opened, headerless=headerless, lenient=True)
+            data_records = enumerate(list(_records(lines, separator))[0 if headerless else 1 :])
             spans = {number: (line, text) for number, (line, text, _) in data_records}
         return spans[record]
 

@@ -2,8 +2,10 @@
 
 Detection, in order: a format given by the caller; Parquet's magic bytes; the extension
 (.jsonl/.ndjson/.json, .parquet/.pq); the first line that is neither blank nor a comment (a JSON
-object means JSONL, a header naming known columns means TSV or CSV); a .csv extension; TREC
-otherwise.
+object means JSONL, a header naming known columns means TSV or CSV, three tab-separated fields
+mean a TSV file without a header, as BEIR's qrels may be); a .csv extension; TREC otherwise. A
+JSON file that holds one object ``{query_id: {doc_id: value}}`` (ranx's and pytrec_eval's
+dicts) is told from JSON Lines by its content, when it is read.
 """
 
 from __future__ import annotations
@@ -16,10 +18,14 @@ from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE
 
 __all__ = [
     "FORMATS",
+    "HEADERLESS_FIELDS",
     "Kind",
     "check_mapping",
     "column_names",
     "detect_format",
+    "first_content_line",
+    "headerless_line",
+    "names_header",
     "normalize_format",
     "resolve_columns",
 ]
@@ -44,7 +50,7 @@ _COLUMN_NAMES: dict[Kind, dict[str, tuple[str, ...]]] = {
     "qrels": {
         QUERY_ID: ("query_id", "qid", "query-id"),
         DOC_ID: ("doc_id", "docid", "docno", "corpus-id", "pid"),
-        RELEVANCE: ("relevance", "rel", "grade", "score"),
+        RELEVANCE: ("relevance", "rel", "grade", "label", "score"),
     },
     "run": {
         QUERY_ID: ("query_id", "qid", "query-id"),
@@ -91,7 +97,13 @@ def normalize_format(format: str) -> str:
     return name
 
 
-def _first_content_line(head: bytes) -> str:
+HEADERLESS_FIELDS = 3
+"""A CSV/TSV file whose first line names no known column, and has this many fields, has no
+header: its columns are query id, document id and grade (or score), in that order."""
+
+
+def first_content_line(head: bytes) -> str:
+    """The first line that is neither blank nor a ``#`` comment, stripped ('' if none)."""
     for raw in head.split(b"\n"):
         line = raw.decode("utf-8", errors="replace").strip()
         if line and not line.startswith("#"):
@@ -99,10 +111,24 @@ def _first_content_line(head: bytes) -> str:
     return ""
 
 
-def _names_header(line: str, separator: str, extra_names: Iterable[str]) -> bool:
+def names_header(line: str, separator: str, extra_names: Iterable[str] = ()) -> bool:
+    """Whether ``line`` is a header: it names a known column, or one of ``extra_names``."""
     names = _KNOWN_NAMES | {name.lower() for name in extra_names}
     fields = [field.strip().strip('"').lower() for field in line.split(separator)]
     return len(fields) > 1 and any(field in names for field in fields)
+
+
+def headerless_line(line: str, separator: str) -> bool:
+    """Whether ``line`` is the first data row of a file without a header: three fields, the
+    last a number (a header, or a TREC line lacking a field, is not)."""
+    fields = line.split(separator)
+    if len(fields) != HEADERLESS_FIELDS:
+        return False
+    try:
+        float(fields[-1])
+    except ValueError:
+        return False
+    return True
 
 
 def detect_format(
@@ -118,18 +144,20 @@ def detect_format(
     'tsv'
     >>> detect_format(".test", b'{"query_id": "q1", "doc_ids": ["d1"]}\\n')
     'jsonl'
+    >>> detect_format(".txt", b"q1\\td1\\t1\\n")  # BEIR's qrels without a header
+    'tsv'
     """
     if head.startswith(b"PAR1"):
         return "parquet"
     if extension in _EXTENSIONS:
         return _EXTENSIONS[extension]
-    line = _first_content_line(head)
+    line = first_content_line(head)
     if line.startswith("{"):
         return "jsonl"
     extra = (column_mapping or {}).values()
-    if _names_header(line, "\t", extra):
+    if names_header(line, "\t", extra) or headerless_line(line, "\t"):
         return "tsv"
-    if _names_header(line, ",", extra):
+    if names_header(line, ",", extra):
         return "csv"
     if extension == ".csv":
         return "csv"

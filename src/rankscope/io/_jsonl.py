@@ -19,6 +19,12 @@ with a column mapping; ids may be strings or numbers. A ranked list gets scores 
 ``n - i`` for the i-th of n documents, as `Run.from_lists` does. Other keys are ignored, blank lines
 skipped.
 
+A run's list may have another key (``list_key=``, or the first of :data:`RUN_LIST_KEYS` the first
+object holds: RAG pipelines write ``retrieved``, DPR writes ``ctxs``). Its items are document ids,
+or objects whose id is under one of :data:`ITEM_ID_KEYS` (``{"id", "title", "text", ...}``); the
+list order is the ranking (scores in such objects are not read; ``results`` objects are the
+shape with scores). The query id of a list may also be under ``id``, ``question_id`` or ``_id``.
+
 Lines are decoded by polars (``str.json_decode`` with a fixed schema) and checked with vectorized
 expressions; a line polars refuses, and the first line with a problem, are looked at with Python's
 ``json`` module, to word the message.
@@ -29,6 +35,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import polars as pl
@@ -49,9 +56,40 @@ from rankscope.io._lines import (
 )
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE
 
-__all__ = ["parse_jsonl"]
+__all__ = ["ITEM_ID_KEYS", "RUN_LIST_KEYS", "parse_jsonl"]
 
-Shape = Literal["rows", "relevant_doc_ids", "doc_ids", "results"]
+Shape = Literal["rows", "ids", "objects", "results"]
+
+RUN_LIST_KEYS = (
+    "doc_ids",
+    "results",
+    "retrieved",
+    "retrieved_doc_ids",
+    "ctxs",
+    "contexts",
+    "passages",
+    "documents",
+    "docs",
+    "hits",
+    "ranking",
+)
+"""Keys of a run's list per query, looked for in this order when none is named."""
+
+ITEM_ID_KEYS = ("doc_id", "docid", "docno", "id", "_id", "pid", "corpus_id", "passage_id")
+"""Keys of a document's id in the objects of a run's list, in order of preference."""
+
+# A query's id in a line holding a list: the usual names, then those of RAG and QA files.
+_LIST_QUERY_KEYS = ("id", "question_id", "_id")
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How the lines hold the data: the shape, the key of the list, the key of an item's id."""
+
+    shape: Shape
+    list_key: str = ""
+    id_key: str = ""
+
 
 _RECORD = "__record__"
 _LIST = "__list__"
@@ -107,7 +145,23 @@ def _check_list(record: Mapping[str, Any], key: str, what: str) -> str | None:
     return None
 
 
-def _check_record(text: str, shape: Shape, keys: Mapping[str, str]) -> str | None:
+def _check_items(record: Mapping[str, Any], layout: _Layout) -> str | None:
+    key = layout.list_key
+    items = record.get(key)
+    if items is None:
+        return f"key {key!r} is missing or null"
+    if not isinstance(items, list):
+        return f"{key!r} must be an array of objects; found {_type_name(items)}"
+    for item in items:
+        if not isinstance(item, dict):
+            return f"{key!r} must be an array of objects; found {_type_name(item)} in it"
+        problem = _check_id(item, layout.id_key)
+        if problem is not None:
+            return f"in {key!r}: {problem}"
+    return None
+
+
+def _check_record(text: str, layout: _Layout, keys: Mapping[str, str]) -> str | None:
     """What is wrong with one line, in words; None when nothing is."""
     try:
         record = json.loads(text)
@@ -118,6 +172,7 @@ def _check_record(text: str, shape: Shape, keys: Mapping[str, str]) -> str | Non
     problem = _check_id(record, keys[QUERY_ID])
     if problem is not None:
         return problem
+    shape = layout.shape
     if shape == "rows":
         problem = _check_id(record, keys[DOC_ID])
         if problem is None and RELEVANCE in keys:
@@ -125,8 +180,10 @@ def _check_record(text: str, shape: Shape, keys: Mapping[str, str]) -> str | Non
         if problem is None and SCORE in keys:
             problem = _check_score(record.get(keys[SCORE]), keys[SCORE])
         return problem
-    if shape in ("relevant_doc_ids", "doc_ids"):
-        return _check_list(record, shape, "document ids")
+    if shape == "ids":
+        return _check_list(record, layout.list_key, "document ids")
+    if shape == "objects":
+        return _check_items(record, layout)
     results = record.get("results")
     if results is None:
         return "key 'results' is missing or null"
@@ -141,29 +198,49 @@ def _check_record(text: str, shape: Shape, keys: Mapping[str, str]) -> str | Non
     return None
 
 
-def _shape(kind: Kind, record: Mapping[str, Any]) -> Shape:
-    if kind == "qrels" and "relevant_doc_ids" in record:
-        return "relevant_doc_ids"
-    if kind == "run" and "doc_ids" in record:
-        return "doc_ids"
-    if kind == "run" and "results" in record:
-        return "results"
-    return "rows"
+def _layout(kind: Kind, record: Mapping[str, Any], list_key: str | None, source: str) -> _Layout:
+    if kind == "qrels":
+        return (
+            _Layout("ids", "relevant_doc_ids") if "relevant_doc_ids" in record else _Layout("rows")
+        )
+    if list_key is not None and list_key not in record:
+        found = ", ".join(repr(key) for key in record)
+        raise InputError(
+            f"no key {list_key!r} (given as the run's list key) in the first object; found {found}",
+            source=source,
+        )
+    key = list_key or next((k for k in RUN_LIST_KEYS if isinstance(record.get(k), list)), None)
+    if key is None:
+        return _Layout("rows")
+    first_item = next(iter(record.get(key) or []), None)
+    if key == "results" and (first_item is None or isinstance(first_item, dict)):
+        return _Layout("results", "results")
+    if not isinstance(first_item, dict):
+        return _Layout("ids", key)
+    id_key = next((name for name in ITEM_ID_KEYS if name in first_item), None)
+    if id_key is None:
+        raise InputError(
+            f"the objects in {key!r} need a document id under one of "
+            f"{', '.join(repr(name) for name in ITEM_ID_KEYS)}; found "
+            f"{', '.join(repr(name) for name in first_item)}",
+            source=source,
+        )
+    return _Layout("objects", key, id_key)
 
 
 def _keys(
-    kind: Kind, shape: Shape, record: Mapping[str, Any], mapping: Mapping[str, str], source: str
+    kind: Kind, layout: _Layout, record: Mapping[str, Any], mapping: Mapping[str, str], source: str
 ) -> dict[str, str]:
     found = list(record)
-    if shape == "rows":
+    if layout.shape == "rows":
         return resolve_columns(kind, found, mapping, what="key", source=source)
-    query_only = {QUERY_ID: column_names(kind)[QUERY_ID]}
     if QUERY_ID in mapping:
         return {QUERY_ID: mapping[QUERY_ID]}
-    for name in query_only[QUERY_ID]:
+    query_keys = (*column_names(kind)[QUERY_ID], *_LIST_QUERY_KEYS)
+    for name in query_keys:
         if name in record:
             return {QUERY_ID: name}
-    accepted = " or ".join(repr(name) for name in query_only[QUERY_ID])
+    accepted = " or ".join(repr(name) for name in query_keys)
     raise InputError(
         f"no key for query_id: expected one named {accepted} (or name it with query_id=...); "
         f"found {', '.join(repr(key) for key in found)}",
@@ -171,15 +248,18 @@ def _keys(
     )
 
 
-def _dtype(kind: Kind, shape: Shape, keys: Mapping[str, str]) -> pl.Struct:
+def _dtype(kind: Kind, layout: _Layout, keys: Mapping[str, str]) -> pl.Struct:
     query = keys[QUERY_ID]
-    if shape == "rows":
+    if layout.shape == "rows":
         value = keys[RELEVANCE] if kind == "qrels" else keys[SCORE]
         return pl.Struct({query: pl.String, keys[DOC_ID]: pl.String, value: pl.Float64})
-    if shape == "results":
+    if layout.shape == "results":
         result = pl.Struct({"doc_id": pl.String, "score": pl.Float64})
         return pl.Struct({query: pl.String, "results": pl.List(result)})
-    return pl.Struct({query: pl.String, shape: pl.List(pl.String)})
+    if layout.shape == "objects":
+        item = pl.Struct({layout.id_key: pl.String})
+        return pl.Struct({query: pl.String, layout.list_key: pl.List(item)})
+    return pl.Struct({query: pl.String, layout.list_key: pl.List(pl.String)})
 
 
 def _first_record(
@@ -203,9 +283,10 @@ def _first_record(
     return {}, 0, skipped
 
 
-def _checked(kind: Kind, shape: Shape, keys: Mapping[str, str], decoded: pl.DataFrame) -> Any:
+def _checked(kind: Kind, layout: _Layout, keys: Mapping[str, str], decoded: pl.DataFrame) -> Any:
     """Per line: our columns (lists still unexploded) and a problem flag (1 = look at it)."""
     query = pl.col(_RECORD).struct.field(keys[QUERY_ID]).alias(QUERY_ID)
+    shape = layout.shape
     if shape == "rows":
         doc = pl.col(_RECORD).struct.field(keys[DOC_ID]).alias(DOC_ID)
         if kind == "qrels":
@@ -227,7 +308,10 @@ def _checked(kind: Kind, shape: Shape, keys: Mapping[str, str], decoded: pl.Data
             | pl.col(_LIST).list.eval(bad_element.fill_null(True)).list.any()
         )
     else:
-        frame = decoded.with_columns(query, pl.col(_RECORD).struct.field(shape).alias(_LIST))
+        items = pl.col(_RECORD).struct.field(layout.list_key)
+        if shape == "objects":  # keep only the ids: from here on, a list of ids
+            items = items.list.eval(pl.element().struct.field(layout.id_key))
+        frame = decoded.with_columns(query, items.alias(_LIST))
         bad = (
             pl.col(QUERY_ID).is_null()
             | pl.col(_LIST).is_null()
@@ -260,8 +344,10 @@ def parse_jsonl(
     column_mapping: Mapping[str, str],
     *,
     lenient: bool = False,
+    list_key: str | None = None,
 ) -> tuple[pl.DataFrame, Skipped]:
-    """Read a JSON Lines file into a table of our columns (file order kept)."""
+    """Read a JSON Lines file into a table of our columns (file order kept); ``list_key``
+    names the key of a run's list per query (by default one of :data:`RUN_LIST_KEYS`)."""
     source = opened.source
     lines, skipped = read_lines(opened, lenient=lenient)
     body = lines.filter(pl.col(LINE).is_not_null() & ~pl.col(LINE).str.contains(r"^\s*$"))
@@ -273,35 +359,35 @@ def parse_jsonl(
     if not first:
         raise empty_error(opened, what, skipped)
     body = body.filter(pl.col(LINE_INDEX) >= first_index)
-    shape = _shape(kind, first)
-    keys = _keys(kind, shape, first, column_mapping, source)
-    dtype = _dtype(kind, shape, keys)
+    layout = _layout(kind, first, list_key, source)
+    keys = _keys(kind, layout, first, column_mapping, source)
+    dtype = _dtype(kind, layout, keys)
     try:
         decoded = body.with_columns(pl.col(LINE).str.json_decode(dtype).alias(_RECORD))
     except pl.exceptions.ComputeError:
         # Some line is not JSON polars can read as the shape: find the lines in Python.
-        flags = [_check_record(text, shape, keys) is not None for text in body[LINE]]
+        flags = [_check_record(text, layout, keys) is not None for text in body[LINE]]
         bad = pl.Series(flags, dtype=pl.Boolean)
         first_bad = body.filter(bad).row(0, named=True) if bool(bad.any()) else None
         if first_bad is None:
             raise  # polars refuses something Python accepts: show polars' own message
-        message = _check_record(first_bad[LINE], shape, keys) or "cannot be read"
+        message = _check_record(first_bad[LINE], layout, keys) or "cannot be read"
         line = first_bad[LINE_INDEX] + 1
         if not lenient:
             raise ParseError(message, source=source, line=line, text=first_bad[LINE]) from None
         skipped = skipped + Skipped(int(bad.sum()), line, message)
         body = body.filter(~bad)
         decoded = body.with_columns(pl.col(LINE).str.json_decode(dtype).alias(_RECORD))
-    frame = _checked(kind, shape, keys, decoded)
+    frame = _checked(kind, layout, keys, decoded)
 
     def describe(row: dict[str, Any]) -> Problem:
         text = row[LINE]
-        message = _check_record(text, shape, keys) or "cannot be read as the first line's shape"
+        message = _check_record(text, layout, keys) or "cannot be read as the first line's shape"
         return Problem(message, line=row[LINE_INDEX] + 1, text=text)
 
     frame, more = settle(frame, describe, lenient=lenient, source=source)
     skipped = skipped + more
-    frame = _flattened(kind, shape, frame)
+    frame = _flattened(kind, layout.shape, frame)
     value = RELEVANCE if kind == "qrels" else SCORE
     frame = frame.select(QUERY_ID, DOC_ID, value)
     if frame.height == 0:

@@ -12,6 +12,7 @@ from rankscope.io._files import Input, open_input
 from rankscope.io._formats import Kind, check_mapping, detect_format, normalize_format
 from rankscope.io._jsonl import parse_jsonl
 from rankscope.io._lines import Skipped
+from rankscope.io._nested_json import read_nested_json
 from rankscope.io._parquet import parse_parquet
 from rankscope.io._trec import parse_qrels, parse_run
 from rankscope.io.tables import Qrels, Run
@@ -26,22 +27,27 @@ def _format(opened: Input, format: str | None, column_mapping: dict[str, str]) -
 
 
 def _read_table(
-    opened: Input, fmt: str, kind: Kind, column_mapping: dict[str, str], lenient: bool
+    opened: Input,
+    fmt: str,
+    kind: Kind,
+    column_mapping: dict[str, str],
+    lenient: bool,
+    list_key: str | None = None,
 ) -> tuple[pl.DataFrame, Skipped]:
     if fmt == "jsonl":
-        return parse_jsonl(opened, kind, column_mapping, lenient=lenient)
+        return parse_jsonl(opened, kind, column_mapping, lenient=lenient, list_key=list_key)
     if fmt in ("csv", "tsv"):
         separator = "," if fmt == "csv" else "\t"
         return parse_delimited(opened, kind, column_mapping, separator=separator, lenient=lenient)
     return parse_parquet(opened, kind, column_mapping, lenient=lenient)
 
 
-def _refuse_mapping(column_mapping: dict[str, str], source: str) -> None:
+def _refuse_mapping(column_mapping: dict[str, str], source: str, what: str = "TREC") -> None:
     if column_mapping:
         given = ", ".join(f"{key}={value!r}" for key, value in column_mapping.items())
         raise InputError(
             f"a column mapping ({given}) applies to CSV, TSV, JSONL and Parquet files; "
-            "TREC files have fixed fields (pass format= if the format was detected wrongly)",
+            f"{what} files have fixed fields (pass format= if the format was detected wrongly)",
             source=source,
         )
 
@@ -59,16 +65,18 @@ def read_qrels(
     path_or_stdin
         The file; ``.gz``, ``.bz2``, ``.xz`` and ``.zst`` files are decompressed.
     format
-        ``"trec"`` (``query_id iteration doc_id relevance``), ``"jsonl"``, ``"csv"``, ``"tsv"``
-        (BEIR's ``query-id corpus-id score`` files; alias ``"beir"``) or ``"parquet"``. By
-        default the format is detected from the extension and the first line.
+        ``"trec"`` (``query_id iteration doc_id relevance``), ``"jsonl"`` (also reads a JSON
+        object ``{query_id: {doc_id: grade}}``, as ranx and pytrec_eval save qrels), ``"csv"``,
+        ``"tsv"`` (BEIR's ``query-id corpus-id score`` files, with or without the header; alias
+        ``"beir"``) or ``"parquet"``. By default the format is detected from the extension and
+        the first line.
     lenient
         Skip malformed lines, and report how many in one `RankscopeWarning`, instead of
         raising `ParseError` at the first.
     **column_mapping
         ``query_id=``, ``doc_id=``, ``relevance=``: the names of those columns (or JSON keys) in
         the file, when they are not among the accepted ones (query_id, qid, query-id; doc_id,
-        docid, docno, corpus-id, pid; relevance, rel, grade, score).
+        docid, docno, corpus-id, pid; relevance, rel, grade, label, score).
 
     Raises
     ------
@@ -104,6 +112,10 @@ def read_qrels(
         parsed.skipped.warn(opened.source)
         # Already validated: ids are non-empty strings, grades Int64.
         return Qrels(parsed.frame, opened.source)
+    nested = read_nested_json(opened, "qrels") if fmt == "jsonl" else None
+    if nested is not None:
+        _refuse_mapping(column_mapping, opened.source, "a JSON object of objects")
+        return Qrels.from_dict(nested.mapping, source=opened.source)
     frame, skipped = _read_table(opened, fmt, "qrels", column_mapping, lenient)
     skipped.warn(opened.source, unit="row" if fmt == "parquet" else "line")
     return Qrels.from_frame(frame, opened.source)
@@ -114,6 +126,7 @@ def read_run(
     format: str | None = None,
     lenient: bool = False,
     name: str | None = None,
+    list_key: str | None = None,
     **column_mapping: str,
 ) -> Run:
     """Read ranked results from a file, or from standard input with ``"-"``.
@@ -126,14 +139,20 @@ def read_run(
         The file; ``.gz``, ``.bz2``, ``.xz`` and ``.zst`` files are decompressed.
     format
         ``"trec"`` (``query_id Q0 doc_id rank score run_tag``, more fields after the tag are
-        ignored), ``"jsonl"``, ``"csv"``, ``"tsv"`` or ``"parquet"``. By default the format is
-        detected from the extension and the first line.
+        ignored), ``"jsonl"`` (also reads a JSON object ``{query_id: {doc_id: score}}``, as
+        ranx and pytrec_eval save runs), ``"csv"``, ``"tsv"`` or ``"parquet"``. By default the
+        format is detected from the extension and the first line.
     lenient
         Skip malformed lines, and report how many in one `RankscopeWarning`, instead of
         raising `ParseError` at the first.
     name
-        The run's name. By default the tag of the first line of a TREC file, else the file name
-        without its extensions.
+        The run's name. By default the tag of the first line of a TREC file (the name in a ranx
+        hub file's metadata), else the file name without its extensions.
+    list_key
+        JSON Lines with a ranked list per query: the key of the list (``"retrieved"``,
+        ``"ctxs"``, ...). By default the first of `rankscope.io._jsonl.RUN_LIST_KEYS` found in
+        the first line. The items may be ids, or objects with the id under ``doc_id``, ``id``,
+        ``_id``, ``pid``... (the list order is the ranking).
     **column_mapping
         ``query_id=``, ``doc_id=``, ``score=``: the names of those columns (or JSON keys) in the
         file, when they are not among the accepted ones (query_id, qid, query-id; doc_id, docid,
@@ -167,12 +186,28 @@ def read_run(
     check_mapping("run", column_mapping, "read_run")
     opened = open_input(path)
     fmt = _format(opened, format, column_mapping)
+    if list_key is not None and fmt != "jsonl":
+        raise InputError(
+            f"a list key ({list_key!r}) applies to JSON Lines runs; this file reads as {fmt}",
+            source=opened.source,
+        )
     if fmt == "trec":
         _refuse_mapping(column_mapping, opened.source)
         parsed = parse_run(opened, lenient=lenient)
         parsed.skipped.warn(opened.source)
         # Already validated: ids are non-empty strings, scores finite Float64.
         return Run(parsed.frame, name or parsed.tag or opened.stem or "run", opened.source)
-    frame, skipped = _read_table(opened, fmt, "run", column_mapping, lenient)
+    nested = read_nested_json(opened, "run") if fmt == "jsonl" else None
+    if nested is not None:
+        _refuse_mapping(column_mapping, opened.source, "a JSON object of objects")
+        if list_key is not None:
+            raise InputError(
+                f"a list key ({list_key!r}) applies to JSON Lines runs; this file is one JSON "
+                "object {query_id: {doc_id: score}}",
+                source=opened.source,
+            )
+        run_name = name or nested.name or opened.stem or "run"
+        return Run.from_dict(nested.mapping, name=run_name, source=opened.source)
+    frame, skipped = _read_table(opened, fmt, "run", column_mapping, lenient, list_key)
     skipped.warn(opened.source, unit="row" if fmt == "parquet" else "line")
     return Run.from_frame(frame, name or opened.stem or "run", opened.source)

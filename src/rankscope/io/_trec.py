@@ -248,6 +248,32 @@ def _general(
     return frame, skipped
 
 
+def _is_number(text: str, integer: bool = False) -> bool:
+    try:
+        int(text) if integer else float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _swapped_hint(fields: list[str], *, run_expected: bool) -> str:
+    """A hint when a line of the wrong field count is a line of the other kind of file: the
+    qrels and the run were most likely given in the wrong order."""
+    run_line = len(fields) >= 6 and _is_number(fields[3], integer=True) and _is_number(fields[4])
+    qrels_line = len(fields) == 4 and _is_number(fields[3], integer=True)
+    if not run_expected and run_line:
+        return (
+            "; this is a run line (query_id Q0 doc_id rank score tag): were the qrels and the "
+            "run given in the wrong order? The qrels come first"
+        )
+    if run_expected and qrels_line:
+        return (
+            "; this is a qrels line (query_id iteration doc_id relevance): were the qrels and "
+            "the run given in the wrong order? The qrels come first"
+        )
+    return ""
+
+
 def _describe(
     fields_expected: str, count: int, *, at_least: bool, first_line: int
 ) -> Callable[[dict[str, Any]], Problem]:
@@ -262,7 +288,7 @@ def _describe(
             message = (
                 f"expected {expected} whitespace-separated fields ({fields_expected}); "
                 f"found {len(fields)}"
-            )
+            ) + _swapped_hint(fields, run_expected=at_least)
         elif row[PROBLEM] == _BAD_SCORE:
             message = f"score must be a finite number; found {fields[4]!r}"
         else:

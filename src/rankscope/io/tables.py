@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
@@ -102,7 +102,7 @@ def _check_grades(grades: pl.Series, ids: pl.DataFrame, source: str) -> pl.Serie
 _INT64 = range(-(2**63), 2**63)
 
 
-def _id(value: Any, what: str, source: str, query_id: Any = None) -> str:
+def id_value(value: Any, what: str, source: str, query_id: Any = None) -> str:
     """An id as a string: strings and integers only (a float or a tuple is a mistake)."""
     if isinstance(value, str):
         return value
@@ -115,7 +115,7 @@ def _id(value: Any, what: str, source: str, query_id: Any = None) -> str:
     )
 
 
-def _number(value: Any, rule: str, query_id: Any, doc_id: Any, source: str) -> int | float:
+def number_value(value: Any, rule: str, query_id: Any, doc_id: Any, source: str) -> int | float:
     """A grade or score as a Python number: floats stay floats (validated later), integers
     must fit 64 bits; anything else is an error."""
     if isinstance(value, float | np.floating):
@@ -141,36 +141,30 @@ def _flatten(
                 f"{what} of query {query_id!r} must be {expected}; found {type(docs).__name__}",
                 source=source,
             )
-        query = _id(query_id, "query", source)
+        query = id_value(query_id, "query", source)
         for doc_id, value in docs.items():
-            doc_ids.append(_id(doc_id, "document", source, query_id))
-            values.append(_number(value, value_rule, query_id, doc_id, source))
+            doc_ids.append(id_value(doc_id, "document", source, query_id))
+            values.append(number_value(value, value_rule, query_id, doc_id, source))
             query_ids.append(query)
     return query_ids, doc_ids, values
 
 
-def _frame_from(data: Any, columns: Mapping[str, str], what: str) -> pl.DataFrame:
-    """A polars DataFrame from a polars or pandas DataFrame, renaming ``columns`` to ours."""
-    if isinstance(data, pl.LazyFrame):
-        data = data.collect()
-    if not isinstance(data, pl.DataFrame):
-        module = type(data).__module__.split(".")[0]
-        if module == "pandas":
-            data = pl.from_pandas(data, include_index=False)
-        else:
-            raise InputError(
-                f"{what} must be a polars or pandas DataFrame; found {type(data).__name__}"
-            )
-    missing = [theirs for theirs in columns.values() if theirs not in data.columns]
-    if missing:
+def _frame_from(
+    data: Any, columns: Mapping[str, str | None], kind: Literal["qrels", "run"], source: str
+) -> pl.DataFrame:
+    """Our columns of a frame (polars, pandas, pyarrow, datasets, an Arrow stream), found by
+    name or named in ``columns`` (ours -> theirs; None: look for the usual names)."""
+    from rankscope.io._inputs import frame_of, select_columns
+
+    frame = frame_of(data)
+    if frame is None:
         raise InputError(
-            f"{what} needs the columns {sorted(columns.values())}; missing {missing}, "
-            f"found {data.columns}"
+            f"{kind} must be a DataFrame (polars, pandas, pyarrow, datasets) or an object "
+            f"exporting an Arrow stream; found {type(data).__name__}",
+            source=source,
         )
-    selected: pl.DataFrame = data.select(
-        [pl.col(theirs).alias(ours) for ours, theirs in columns.items()]
-    )
-    return selected
+    mapping = {ours: theirs for ours, theirs in columns.items() if theirs is not None}
+    return select_columns(frame, kind, mapping, source)
 
 
 @dataclass(frozen=True, eq=False)
@@ -234,12 +228,14 @@ class Qrels:
         cls,
         data: Any,
         *,
-        query_id: str = QUERY_ID,
-        doc_id: str = DOC_ID,
-        relevance: str = RELEVANCE,
+        query_id: str | None = None,
+        doc_id: str | None = None,
+        relevance: str | None = None,
         source: str = "<DataFrame>",
     ) -> Qrels:
-        """From a pandas or polars DataFrame; name the columns if they differ from ours.
+        """From a polars, pandas or pyarrow frame or a ``datasets.Dataset``; columns are found
+        by their usual names (query_id, qid, query-id; doc_id, docno, corpus-id, ...;
+        relevance, grade, label, score), or named here.
 
         Examples
         --------
@@ -248,7 +244,7 @@ class Qrels:
         ('q1', 'd1', 1)
         """
         columns = {QUERY_ID: query_id, DOC_ID: doc_id, RELEVANCE: relevance}
-        return cls.from_frame(_frame_from(data, columns, "qrels"), source)
+        return cls.from_frame(_frame_from(data, columns, "qrels", source), source)
 
     @property
     def query_ids(self) -> list[str]:
@@ -344,8 +340,8 @@ class Run:
                     f"order; found {type(docs).__name__}",
                     source=source,
                 )
-            ranked = [_id(doc, "document", source, query_id) for doc in docs]
-            query_ids.extend([_id(query_id, "query", source)] * len(ranked))
+            ranked = [id_value(doc, "document", source, query_id) for doc in docs]
+            query_ids.extend([id_value(query_id, "query", source)] * len(ranked))
             doc_ids.extend(ranked)
             scores.extend(float(len(ranked) - i) for i in range(len(ranked)))
         frame = pl.DataFrame({QUERY_ID: query_ids, DOC_ID: doc_ids, SCORE: scores}, RUN_SCHEMA)
@@ -356,15 +352,17 @@ class Run:
         cls,
         data: Any,
         *,
-        query_id: str = QUERY_ID,
-        doc_id: str = DOC_ID,
-        score: str = SCORE,
+        query_id: str | None = None,
+        doc_id: str | None = None,
+        score: str | None = None,
         name: str = "run",
         source: str = "<DataFrame>",
     ) -> Run:
-        """From a pandas or polars DataFrame; name the columns if they differ from ours."""
+        """From a polars, pandas or pyarrow frame or a ``datasets.Dataset``; columns are found
+        by their usual names (query_id, qid, query-id; doc_id, docno, corpus-id, ...; score),
+        or named here."""
         columns = {QUERY_ID: query_id, DOC_ID: doc_id, SCORE: score}
-        return cls.from_frame(_frame_from(data, columns, "run"), name, source)
+        return cls.from_frame(_frame_from(data, columns, "run", source), name, source)
 
     @property
     def query_ids(self) -> list[str]:

@@ -21,19 +21,23 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rankscope.compare import Comparison, compare
 from rankscope.engine.results import Results
-from rankscope.errors import InputError, RankscopeWarning
+from rankscope.errors import InputError, RankscopeWarning, require
+from rankscope.report.provenance import Provenance
 
 __all__ = [
     "AlignedScores",
     "ComparisonReport",
     "align_results",
+    "align_values",
     "build_report",
+    "compare_aligned",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -231,6 +235,48 @@ def align_results(
     return aligned
 
 
+def align_values(
+    names: Sequence[str],
+    measures: Sequence[str],
+    values: Sequence[Mapping[str, Mapping[str, float]]],
+) -> AlignedScores:
+    """Line up per-query values ``{query_id: {measure: value}}`` (one mapping per run, the
+    baseline first), as :func:`align_results` lines up evaluated runs: restricted to the
+    queries every run holds, with the same warning, queries in byte-wise order.
+
+    Examples
+    --------
+    >>> aligned = align_values(["a", "b"], ["AP"], [{"q1": {"AP": 0.5}}, {"q1": {"AP": 1.0}}])
+    >>> aligned.query_ids, aligned.scores["b"]["AP"].tolist()
+    (('q1',), [1.0])
+    """
+    chosen = tuple(names)
+    if len(set(chosen)) != len(chosen) or len(chosen) != len(values):
+        raise InputError(f"expected a distinct name per run; got {list(chosen)}")
+    query_sets = [set(run) for run in values]
+    _check_some_shared(chosen, query_sets)
+    shared = sorted(set.intersection(*query_sets))  # code points: byte-wise in UTF-8
+    union = set.union(*query_sets)
+    aligned = AlignedScores(
+        query_ids=tuple(shared),
+        names=chosen,
+        measures=tuple(measures),
+        scores={
+            name: {m: np.array([run[q][m] for q in shared], dtype=np.float64) for m in measures}
+            for name, run in zip(chosen, values, strict=True)
+        },
+        lacking={
+            name: tuple(sorted(union - queries))
+            for name, queries in zip(chosen, query_sets, strict=True)
+        },
+        complete=False,
+    )
+    note = aligned.note()
+    if note is not None:
+        warnings.warn(note, RankscopeWarning, stacklevel=2)
+    return aligned
+
+
 def _check_names(runs: Sequence[Results], names: Sequence[str] | None) -> tuple[str, ...]:
     chosen = tuple(results.run_name for results in runs) if names is None else tuple(names)
     if len(chosen) != len(runs):
@@ -278,16 +324,23 @@ def _scores_in_order(
 class ComparisonReport:
     """What the comparison renderers draw: the statistics and the scores they came from.
 
+    `rankscope.compare_runs` returns one; its ``to_*`` methods render it, and Jupyter shows
+    its summary table.
+
     Attributes
     ----------
     comparison
         Every system against the baseline on every measure.
     aligned
         The per-query scores the comparison was computed on.
+    provenance
+        The inputs, profile, measures, command, version and date that produced it; every
+        format prints it (None: not recorded).
     """
 
     comparison: Comparison
     aligned: AlignedScores
+    provenance: Provenance | None = None
 
     @property
     def baseline(self) -> str:
@@ -300,6 +353,85 @@ class ComparisonReport:
             measure: float(scores.mean()) for measure, scores in self.aligned.scores[name].items()
         }
 
+    def to_text(self, show_p: bool = False) -> str:
+        """A plain, aligned text table, then the footnotes."""
+        from rankscope.report.compare import render_text
+
+        return render_text(self, show_p)
+
+    def to_markdown(self, show_p: bool = False) -> str:
+        """A GitHub-flavoured Markdown table: best values in bold, a dagger on significant
+        differences, the footnote and the provenance under it."""
+        from rankscope.report.compare import render_markdown
+
+        return render_markdown(self, show_p)
+
+    def to_latex(
+        self, show_p: bool = False, caption: str | None = None, label: str | None = None
+    ) -> str:
+        r"""A booktabs table in a ``table`` float with ``\caption`` and ``\label``, scaled down
+        to the column width when wider (needs the booktabs and graphicx packages)."""
+        from rankscope.report.compare import render_latex
+
+        return render_latex(self, show_p, caption=caption, label=label)
+
+    def to_html(self) -> str:
+        """One self-contained HTML page with charts (no script, nothing loaded)."""
+        from rankscope.report.compare import render_html
+
+        return render_html(self)
+
+    def to_json(self) -> str:
+        """Everything computed, as JSON."""
+        from rankscope.report.compare import render_json
+
+        return render_json(self)
+
+    def to_dataframe(self) -> Any:
+        """One row per system and measure (polars): means, difference, interval, p-values,
+        significance, effect size, wins, ties and losses."""
+        import polars as pl
+
+        rows = [
+            {
+                "system": row.system,
+                "measure": row.measure,
+                "queries": row.n,
+                "baseline_mean": row.baseline_mean,
+                "system_mean": row.system_mean,
+                "mean_difference": row.test.mean_difference,
+                "ci_low": row.difference_ci.low,
+                "ci_high": row.difference_ci.high,
+                "p_value": row.test.p_value,
+                "corrected_p_value": row.corrected_p_value,
+                "significant": row.significant,
+                "effect_size": row.effect_size,
+                "wins": row.win_tie_loss.wins,
+                "ties": row.win_tie_loss.ties,
+                "losses": row.win_tie_loss.losses,
+            }
+            for row in self.comparison.rows
+        ]
+        return pl.DataFrame(rows)
+
+    def to_pandas(self) -> Any:
+        """:meth:`to_dataframe` as a pandas DataFrame (needs the ``pandas`` extra)."""
+        require(("pandas", "pyarrow"), "ComparisonReport.to_pandas", "pandas")
+        return self.to_dataframe().to_pandas()
+
+    def _repr_html_(self) -> str:
+        from rankscope.report.compare._html import summary_html
+
+        return summary_html(self)
+
+    def __repr__(self) -> str:
+        systems = ", ".join(self.aligned.systems)
+        significant = sum(row.significant for row in self.comparison.rows)
+        return (
+            f"ComparisonReport({systems} vs {self.baseline}; {len(self.aligned.query_ids)} "
+            f"queries; {significant} of {len(self.comparison.rows)} differences significant)"
+        )
+
 
 def build_report(
     baseline: Results,
@@ -311,10 +443,12 @@ def build_report(
     alpha: float = 0.05,
     seed: int | None = 0,
     n_resamples: int = 10_000,
+    provenance: Provenance | None = None,
 ) -> ComparisonReport:
     """Align the runs' scores (see :func:`align_results`) and compare them.
 
-    The options are those of :func:`rankscope.compare.compare`.
+    The options are those of :func:`rankscope.compare.compare`; ``provenance`` records what
+    produced the report.
 
     Examples
     --------
@@ -328,6 +462,29 @@ def build_report(
     (0.5, 1.0, 6)
     """
     aligned = align_results(baseline, systems, names)
+    return compare_aligned(
+        aligned,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        seed=seed,
+        n_resamples=n_resamples,
+        provenance=provenance,
+    )
+
+
+def compare_aligned(
+    aligned: AlignedScores,
+    *,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    seed: int | None = 0,
+    n_resamples: int = 10_000,
+    provenance: Provenance | None = None,
+) -> ComparisonReport:
+    """Compare aligned scores (from :func:`align_results` or :func:`align_values`) with
+    :func:`rankscope.compare.compare`."""
     comparison = compare(
         aligned.baseline_scores(),
         aligned.systems_scores(),
@@ -337,4 +494,4 @@ def build_report(
         seed=seed,
         n_resamples=n_resamples,
     )
-    return ComparisonReport(comparison=comparison, aligned=aligned)
+    return ComparisonReport(comparison=comparison, aligned=aligned, provenance=provenance)

@@ -19,6 +19,7 @@ import polars as pl
 from rankscope.engine.measures import FAMILIES, Measure
 from rankscope.engine.results import Results
 from rankscope.errors import InputError
+from rankscope.report.provenance import Provenance
 from rankscope.report.trec_eval import TrecMeasure, format_trec_eval
 
 __all__ = [
@@ -31,17 +32,23 @@ __all__ = [
 ]
 
 
-def _formatter(m: Measure) -> Callable[[float], str]:
-    """Counts print as integers, everything else with 4 decimals (as trec_eval does)."""
+def _formatter(m: Measure, exact: bool = False) -> Callable[[float], str]:
+    """Counts print as integers; everything else with 4 decimals (as trec_eval does), or, when
+    ``exact``, every digit (the shortest text that reads back as the same float)."""
     if FAMILIES[m.family].aggregate in ("sum", "count"):
         return lambda value: "nan" if math.isnan(value) else str(round(value))
+    if exact:
+        return repr
     return lambda value: f"{value:.4f}"
 
 
-def table_rows(runs: list[Results], per_query: bool) -> tuple[list[str], list[list[str]]]:
-    """Header and text rows: one per run (means), or one per run and query."""
+def table_rows(
+    runs: list[Results], per_query: bool, exact: bool = False
+) -> tuple[list[str], list[list[str]]]:
+    """Header and text rows: one per run (means), or one per run and query; ``exact`` keeps
+    every digit (for files other programs read)."""
     measures = runs[0].measures
-    formats = [_formatter(m) for m in measures]
+    formats = [_formatter(m, exact) for m in measures]
     header = ["run", *(["query"] if per_query else []), *(m.name for m in measures)]
     rows: list[list[str]] = []
     for results in runs:
@@ -55,8 +62,9 @@ def table_rows(runs: list[Results], per_query: bool) -> tuple[list[str], list[li
     return header, rows
 
 
-def render_json(runs: list[Results], per_query: bool) -> str:
-    """``{"runs": [{"run", "profile", "queries", "mean", "per_query"?}]}``, NaN as null."""
+def render_json(runs: list[Results], per_query: bool, provenance: Provenance | None = None) -> str:
+    """``{"runs": [{"run", "profile", "queries", "mean", "per_query"?}], "provenance"?}``,
+    values to full precision, NaN as null."""
 
     def clean(value: float) -> float | None:
         return None if math.isnan(value) else value
@@ -79,7 +87,10 @@ def render_json(runs: list[Results], per_query: bool) -> str:
                 for query, values in results.to_dict().items()
             }
         payload.append(entry)
-    return json.dumps({"runs": payload}, indent=2) + "\n"
+    document: dict[str, object] = {"runs": payload}
+    if provenance is not None:
+        document["provenance"] = provenance.to_dict()
+    return json.dumps(document, indent=2) + "\n"
 
 
 def results_frame(runs: list[Results], per_query: bool) -> pl.DataFrame:
@@ -113,15 +124,16 @@ def results_frame(runs: list[Results], per_query: bool) -> pl.DataFrame:
     return pl.concat(frames, how="diagonal")
 
 
-def render_jsonl(runs: list[Results], per_query: bool) -> str:
+def render_jsonl(runs: list[Results], per_query: bool, provenance: Provenance | None = None) -> str:
     """One JSON object per line: ``{"run", "query_id", measure: value, ...}``; ``query_id``
     is ``"all"`` on the line of the aggregates."""
     return results_frame(runs, per_query).write_ndjson()
 
 
-def render_csv(runs: list[Results], per_query: bool) -> str:
-    """One header line, then one line per run (or per run and query, then its mean)."""
-    header, rows = table_rows(runs, per_query)
+def render_csv(runs: list[Results], per_query: bool, provenance: Provenance | None = None) -> str:
+    """One header line, then one line per run (or per run and query, then its mean), every
+    value to full precision."""
+    header, rows = table_rows(runs, per_query, exact=True)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
@@ -129,16 +141,22 @@ def render_csv(runs: list[Results], per_query: bool) -> str:
     return buffer.getvalue()
 
 
-def render_markdown(runs: list[Results], per_query: bool) -> str:
-    """A GitHub-flavoured Markdown table, numbers right-aligned."""
+def render_markdown(
+    runs: list[Results], per_query: bool, provenance: Provenance | None = None
+) -> str:
+    """A GitHub-flavoured Markdown table, numbers right-aligned; then what produced it, one
+    line each (a backslash ends a line in CommonMark)."""
     header, rows = table_rows(runs, per_query)
     labels = 2 if per_query else 1
     align = ["---"] * labels + ["---:"] * (len(header) - labels)
     lines = [header, align, *rows]
-    return "".join("| " + " | ".join(cells) + " |\n" for cells in lines)
+    table = "".join("| " + " | ".join(cells) + " |\n" for cells in lines)
+    if provenance is None:
+        return table
+    return table + "\n" + "\\\n".join(provenance.lines()) + "\n"
 
 
-def render_text(runs: list[Results], per_query: bool) -> str:
+def render_text(runs: list[Results], per_query: bool, provenance: Provenance | None = None) -> str:
     """A plain, aligned text table (what the terminal table prints when piped)."""
     header, rows = table_rows(runs, per_query)
     labels = 2 if per_query else 1
@@ -153,7 +171,7 @@ def render_text(runs: list[Results], per_query: bool) -> str:
     return "".join(line(cells) + "\n" for cells in [header, *rows])
 
 
-def render_trec(runs: list[Results], per_query: bool) -> str:
+def render_trec(runs: list[Results], per_query: bool, provenance: Provenance | None = None) -> str:
     """trec_eval's format for the measures asked, one block per run."""
     blocks = []
     for results in runs:
@@ -162,7 +180,7 @@ def render_trec(runs: list[Results], per_query: bool) -> str:
     return "".join(blocks)
 
 
-FORMATS: dict[str, Callable[[list[Results], bool], str]] = {
+FORMATS: dict[str, Callable[[list[Results], bool, Provenance | None], str]] = {
     "table": render_text,
     "json": render_json,
     "jsonl": render_jsonl,
@@ -170,13 +188,19 @@ FORMATS: dict[str, Callable[[list[Results], bool], str]] = {
     "markdown": render_markdown,
     "trec": render_trec,
 }
-"""Text formats. Parquet, a binary format, is written by `write_results` only."""
+"""Text formats: renderers ``(runs, per_query, provenance) -> text``. JSON and Markdown say
+what produced them; the data formats (CSV, JSONL, trec) and the terminal table do not.
+Parquet, a binary format, is written by `write_results` only."""
 
 OUTPUT_FORMATS = (*FORMATS, "parquet")
 
 
 def write_results(
-    runs: list[Results], target: str | None, format: str = "table", per_query: bool = False
+    runs: list[Results],
+    target: str | None,
+    format: str = "table",
+    per_query: bool = False,
+    provenance: Provenance | None = None,
 ) -> None:
     """Write ``runs`` to the file ``target`` (standard output if None or ``-``) in ``format``:
     one of :data:`FORMATS`, or ``parquet`` (the table of `results_frame`; needs a file)."""
@@ -185,7 +209,7 @@ def write_results(
             raise InputError("parquet output needs a file to write to (--output FILE)")
         results_frame(runs, per_query).write_parquet(target)
         return
-    write_text(render(runs, format, per_query), target)
+    write_text(render(runs, format, per_query, provenance), target)
 
 
 def write_text(text: str, target: str | None) -> None:
@@ -197,7 +221,12 @@ def write_text(text: str, target: str | None) -> None:
         Path(target).write_text(text, encoding="utf-8")
 
 
-def render(runs: list[Results], format: str = "table", per_query: bool = False) -> str:
+def render(
+    runs: list[Results],
+    format: str = "table",
+    per_query: bool = False,
+    provenance: Provenance | None = None,
+) -> str:
     """Render ``runs`` in one of :data:`FORMATS`.
 
     Examples
@@ -215,4 +244,4 @@ def render(runs: list[Results], format: str = "table", per_query: bool = False) 
         raise InputError(
             f"unknown output format {format!r}; expected one of {', '.join(FORMATS)}"
         ) from None
-    return renderer(runs, per_query)
+    return renderer(runs, per_query, provenance)

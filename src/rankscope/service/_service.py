@@ -957,24 +957,12 @@ class EvaluationService:
                 for rank, (doc_id, score) in enumerate(zip(record.doc_ids, scores, strict=True), 1):
                     handle.write(f"{record.query_id} Q0 {doc_id} {rank} {score!r} {tag}\n")
 
-    def compare(
-        self,
-        task_ids: Sequence[str],
-        *,
-        test: str = "t",
-        correction: str = "holm",
-        alpha: float = 0.05,
-        seed: int | None = 0,
-        n_resamples: int = 10_000,
-    ) -> tuple[Any, int]:
-        """Compare tasks on the same dataset (the first is the baseline) with
-        `rankscope.compare.compare`, over the queries every task scored.
-
-        Returns the `Comparison` and the number of queries left out because some task did not
-        score them.
-        """
-        from rankscope.compare import compare
-
+    def task_scores(
+        self, task_ids: Sequence[str]
+    ) -> tuple[list[str], list[str], list[dict[str, Mapping[str, float]]]]:
+        """The per-query scores of tasks on the same dataset, for comparing them: a distinct
+        label per task (its name, else its id), the measures they share, and per task
+        ``{query_id: {measure: value}}`` of its succeeded queries."""
         if len(task_ids) < 2:
             raise InputError("compare needs at least two tasks: a baseline and a system")
         infos = [self.get(task_id, latency=False) for task_id in task_ids]
@@ -994,13 +982,34 @@ class EvaluationService:
             {r.query_id: r.metrics or {} for r in self.store.results(info.id, status="succeeded")}
             for info in infos
         ]
+        labels = [info.name or info.id for info in infos]
+        if len(set(labels)) != len(labels):
+            labels = [info.id for info in infos]
+        return labels, measures, per_task
+
+    def compare(
+        self,
+        task_ids: Sequence[str],
+        *,
+        test: str = "t",
+        correction: str = "holm",
+        alpha: float = 0.05,
+        seed: int | None = 0,
+        n_resamples: int = 10_000,
+    ) -> tuple[Any, int]:
+        """Compare tasks on the same dataset (the first is the baseline) with
+        `rankscope.compare.compare`, over the queries every task scored.
+
+        Returns the `Comparison` and the number of queries left out because some task did not
+        score them.
+        """
+        from rankscope.compare import compare
+
+        labels, measures, per_task = self.task_scores(task_ids)
         every = set().union(*per_task)
         common = sorted(set.intersection(*(set(values) for values in per_task)))
         if not common:
             raise InputError("no query succeeded in every task; nothing to compare")
-        labels = [info.name or info.id for info in infos]
-        if len(set(labels)) != len(labels):
-            labels = [info.id for info in infos]
         arrays = [
             {m: np.array([values[q][m] for q in common]) for m in measures} for values in per_task
         ]

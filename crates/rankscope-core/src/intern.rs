@@ -1,0 +1,65 @@
+//! Id interning: each distinct string id gets a dense `u32` code, in order of first sight.
+
+use std::collections::HashMap;
+
+/// Dense codes for string ids, in order of first appearance.
+#[derive(Debug, Default, Clone)]
+pub struct Interner {
+    codes: HashMap<Box<str>, u32>,
+    names: Vec<Box<str>>,
+}
+
+impl Interner {
+    /// An empty interner.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The code of `name`, assigning the next free one the first time it is seen.
+    pub fn intern(&mut self, name: &str) -> u32 {
+        if let Some(&code) = self.codes.get(name) {
+            return code;
+        }
+        let code = u32::try_from(self.names.len()).expect("more than 2^32 distinct ids");
+        let boxed: Box<str> = name.into();
+        self.names.push(boxed.clone());
+        self.codes.insert(boxed, code);
+        code
+    }
+
+    /// The code of `name`, if it was interned.
+    pub fn get(&self, name: &str) -> Option<u32> {
+        self.codes.get(name).copied()
+    }
+
+    /// The id a code stands for.
+    pub fn name(&self, code: u32) -> &str {
+        &self.names[code as usize]
+    }
+
+    /// Number of distinct ids.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether no id was interned.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_follow_first_appearance() {
+        let mut ids = Interner::new();
+        assert_eq!(ids.intern("q2"), 0);
+        assert_eq!(ids.intern("q1"), 1);
+        assert_eq!(ids.intern("q2"), 0);
+        assert_eq!(ids.len(), 2);
+        assert_eq!(ids.name(1), "q1");
+        assert_eq!(ids.get("q3"), None);
+    }
+}

@@ -1,0 +1,114 @@
+"""Provenance: what produced a report (inputs, profile, measures, command, version, date), so
+that a table pasted into a paper or a page shared with a colleague says where it came from."""
+
+from __future__ import annotations
+
+import datetime
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["Provenance", "command_line"]
+
+
+def command_line(argv: Sequence[str]) -> str:
+    """The command as typed: ``rankscope`` and its arguments, quoted for a shell.
+
+    Examples
+    --------
+    >>> command_line(["compare", "qrels.txt", "my run.trec", "-m", "P(rel=2)@5"])
+    "rankscope compare qrels.txt 'my run.trec' -m 'P(rel=2)@5'"
+    """
+    return shlex.join(["rankscope", *argv])
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a report came from.
+
+    Attributes
+    ----------
+    qrels
+        The judgements: a file path, or a description of the object (``<dict>``).
+    runs
+        Each run's name and where it came from, in report order.
+    profile
+        The profile the runs were evaluated with.
+    measures
+        The measures, canonical names.
+    command
+        The command line, or how the Python API was called.
+    version
+        rankscope's version.
+    created
+        When the report was made: UTC, ISO 8601, to the second.
+    """
+
+    qrels: str
+    runs: tuple[tuple[str, str], ...]
+    profile: str
+    measures: tuple[str, ...]
+    command: str
+    version: str
+    created: str
+
+    @classmethod
+    def now(
+        cls,
+        *,
+        qrels: str,
+        runs: Sequence[tuple[str, str]],
+        profile: str,
+        measures: Sequence[str],
+        command: str,
+    ) -> Provenance:
+        """A provenance stamped with this version of rankscope and the current time."""
+        from rankscope import __version__
+
+        created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+        return cls(
+            qrels=qrels,
+            runs=tuple(runs),
+            profile=profile,
+            measures=tuple(measures),
+            command=command,
+            version=__version__,
+            created=created.isoformat().replace("+00:00", "Z"),
+        )
+
+    def lines(self) -> list[str]:
+        """One ``label: value`` line per field, for text formats.
+
+        Examples
+        --------
+        >>> stamp = Provenance("q.txt", (("bm25", "bm25.run"),), "trec", ("AP",),
+        ...                    "rankscope compare q.txt bm25.run", "0.1.0", "2025-01-02T03:04:05Z")
+        >>> print("\\n".join(stamp.lines()))
+        qrels: q.txt
+        runs: bm25 (bm25.run)
+        profile: trec; measures: AP
+        command: rankscope compare q.txt bm25.run
+        rankscope 0.1.0, 2025-01-02T03:04:05Z
+        """
+        runs = ", ".join(
+            name if name == source else f"{name} ({source})" for name, source in self.runs
+        )
+        return [
+            f"qrels: {self.qrels}",
+            f"runs: {runs}",
+            f"profile: {self.profile}; measures: {', '.join(self.measures)}",
+            f"command: {self.command}",
+            f"rankscope {self.version}, {self.created}",
+        ]
+
+    def to_dict(self) -> dict[str, object]:
+        """The fields as JSON-ready values."""
+        return {
+            "qrels": self.qrels,
+            "runs": [{"name": name, "source": source} for name, source in self.runs],
+            "profile": self.profile,
+            "measures": list(self.measures),
+            "command": self.command,
+            "rankscope_version": self.version,
+            "created": self.created,
+        }
