@@ -70,18 +70,18 @@ def test_weknora_dataset_and_profile(capsys: pytest.CaptureFixture[str], tmp_pat
     assert header.split(",")[-6:] == [
         "BLEU(n=1)", "BLEU(n=2)", "BLEU(n=4)", "ROUGE-1", "ROUGE-2", "ROUGE-L",
     ]  # fmt: skip
-    assert row.split(",")[-6:-3] == ["1.0000", "1.0000", "1.0000"]
+    assert [float(value) for value in row.split(",")[-6:-3]] == [1.0, 1.0, 1.0]
 
 
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["-m", "nDCG@10"], "nDCG@10 scores rankings, not answers"),
+        (["-m", "nDCG@10"], "nDCG@10 scores rankings, not answers; use rankscope evaluate ("),
         (["-m", "BLEU(n=7)"], "parameter n of BLEU must be one of"),
-        (["-m", "ExactMatch", "--profile", "weknora"], "not defined by the weknora"),
+        (["-m", "ExactMatch", "--profile", "weknora"], "use --profile standard"),
     ],
 )
-def test_input_errors_are_messages(
+def test_measure_errors_are_usage_errors(
     capsys: pytest.CaptureFixture[str],
     files: tuple[str, str, str],
     arguments: list[str],
@@ -89,8 +89,33 @@ def test_input_errors_are_messages(
 ) -> None:
     references, good, _ = files
     code, _, err = run_cli(capsys, references, good, *arguments)
-    assert code == EXIT_INPUT
+    assert code == EXIT_USAGE
     assert message in err and "Traceback" not in err
+
+
+def test_evaluate_points_answer_measures_here(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q 0 d 1\n")
+    run.write_text("q Q0 d 1 1.0 tag\n")
+    code = main(["evaluate", str(qrels), str(run), "-m", "ROUGE-L"])
+    assert code == EXIT_USAGE
+    assert "ROUGE-L scores generated answers, not rankings; use rankscope answers" in (
+        capsys.readouterr().err
+    )
+
+
+def test_several_references_under_weknora_are_an_input_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    references = tmp_path / "refs.csv"
+    references.write_text("qid,answer\nq,one\nq,two\n")
+    answers = tmp_path / "answers.csv"
+    answers.write_text("qid,answer\nq,one\n")
+    code, _, err = run_cli(capsys, str(references), str(answers), "--profile", "weknora")
+    assert code == EXIT_INPUT
+    assert "WeKnora scores one reference answer per question; question 'q' has 2" in err
 
 
 @pytest.mark.parametrize("arguments", [["--profile", "trec"], ["-f", "trec"]])
