@@ -41,9 +41,11 @@ depart from standard practice (the details are in `rankscope.answers._weknora`):
   the denominator (identical texts: 0.999999995). ROUGE-L is summary level, over the distinct
   words of the union of sentence-pair LCSs.
 
-jieba's Python segmenter stands in for WeKnora's Go port (gojieba, the same dictionary and HMM
-model): they agree on ordinary text; rare characters outside U+4E00..U+9FD5 and words a user
-dictionary adds can be segmented differently.
+jieba's Python segmenter stands in for WeKnora's Go port (gojieba: the same dictionary and HMM
+model, plus a small user dictionary). They agree on the sentences gojieba's and cppjieba's own
+tests segment (tested), but not everywhere: cppjieba's tests expect 马克思主义/和/习总书记/... where
+Python's jieba gives 马克思主义/和习/总书记/..., and characters outside U+4E00..U+9FD5 (CJK
+extension A, 〇) are single tokens in Python's jieba. Scores on such text can differ slightly.
 
 Examples
 --------
