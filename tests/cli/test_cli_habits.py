@@ -62,6 +62,7 @@ def test_the_top_help_lists_every_command_with_its_summary() -> None:
 
 
 def test_the_names_the_options_offer_are_the_librarys() -> None:
+    from rankscope.answers import ANSWER_PROFILES
     from rankscope.compare import CORRECTION_NAMES, TEST_NAMES
     from rankscope.engine import PROFILES
     from rankscope.engine.profiles import DuplicatePolicy
@@ -71,6 +72,7 @@ def test_the_names_the_options_offer_are_the_librarys() -> None:
     from rankscope.report.results import OUTPUT_FORMATS
 
     assert tuple(PROFILES) == common.PROFILE_NAMES
+    assert ANSWER_PROFILES == common.ANSWER_PROFILE_NAMES
     assert common.INPUT_FORMATS == FORMATS
     assert set(common.INPUT_FORMAT_ALIASES) == set(_ALIASES)
     assert common.RESULT_FORMATS == OUTPUT_FORMATS

@@ -64,6 +64,7 @@ def test_duplicates_are_an_error_under_trec_and_count_under_weknora() -> None:
         (["ndcg"], "weknora", "unknown: ndcg"),
         (["precision", "precision"], "weknora", "named twice"),
         (["NumRet"], "trec", "aggregate otherwise"),
+        (["AP", "ROUGE-L"], "trec", "ROUGE-L score generated answers, not rankings"),
         (["nDGC@10"], "trec", "nDGC"),
     ],
 )

@@ -83,6 +83,7 @@ COMMANDS = {
     "evaluate": ("_evaluate", "evaluate one or more runs against qrels"),
     "trec-eval": ("_trec_eval", "trec_eval's command line and output, byte for byte"),
     "compare": ("_compare", "compare runs with a baseline: significance tests, tables, a report"),
+    "answers": ("_answers", "score generated answers against reference answers (BLEU, ROUGE)"),
     "run": ("_service", "evaluate a live retriever on a dataset, keeping every result"),
     "tasks": ("_service", "list, show, resume, cancel, export or compare stored evaluation tasks"),
     "serve": ("_service", "serve the evaluation API and web console over HTTP"),

@@ -19,11 +19,13 @@ from typing import TYPE_CHECKING, Any
 from rankscope.errors import RankscopeError
 
 if TYPE_CHECKING:
+    from rankscope.engine.results import Results
     from rankscope.io import Qrels, Run
     from rankscope.io._native import NativeQrels, NativeRun
 
 DEFAULT_MEASURES = ("nDCG@10", "nDCG@3", "AP", "RR", "P@10", "R@10", "R@100")
 PROFILE_NAMES = ("trec", "trec9", "weknora")
+ANSWER_PROFILE_NAMES = ("standard", "weknora")
 INPUT_FORMATS = ("trec", "jsonl", "csv", "tsv", "parquet")
 INPUT_FORMAT_ALIASES = ("beir", "json", "ndjson", "pq")
 RESULT_FORMATS = ("table", "json", "jsonl", "csv", "markdown", "trec", "parquet")
@@ -245,6 +247,9 @@ _CLI_TERMS = (
     ("evaluate(..., duplicate_documents='keep_first')", "--duplicates keep-first"),
     ("set relevance_level on evaluate() instead of rel= on the measure", "use -l instead of rel="),
     ("profile='trec'", "--profile trec"),
+    ("profile='standard'", "--profile standard"),
+    ("rankscope.evaluate_answers (command line: rankscope answers)", "rankscope answers"),
+    ("use rankscope.evaluate (", "use rankscope evaluate ("),
     ("use profile 'trec'", "use --profile trec"),
     ("relevance_level must", "-l/--relevance-level must"),
     ("max_documents must", "-M/--max-documents must"),
@@ -276,3 +281,23 @@ def in_cli_terms(error: RankscopeError, qrels_path: str | None) -> str:
     message = _NAME_IT.sub(rf"name it with --{kind}-columns \1=", message)
     message = _GIVEN_AS.sub(rf"(given as --{kind}-columns \1=", message)
     return message.replace("a column mapping (", f"--{kind}-columns (")
+
+
+def rich_table(runs: list[Results], per_query: bool) -> bool:
+    """Print a rich table on a terminal; False when rich is not installed."""
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:
+        return False
+    from rankscope.report.results import table_rows
+
+    header, rows = table_rows(runs, per_query)
+    labels = 2 if per_query else 1
+    table = Table(show_edge=False, header_style="bold")
+    for i, name in enumerate(header):
+        table.add_column(name, justify="left" if i < labels else "right")
+    for row in rows:
+        table.add_row(*row, style="bold" if per_query and row[1] == "all" else None)
+    Console().print(table)
+    return True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rankscope.cli import COMMANDS
 from rankscope.cli._common import (
@@ -17,11 +17,9 @@ from rankscope.cli._common import (
     load_ranking,
     measure_names,
     reading,
+    rich_table,
 )
 from rankscope.errors import OptionError
-
-if TYPE_CHECKING:
-    from rankscope.engine.results import Results
 
 
 def add_parser(subparsers: Any) -> None:
@@ -80,26 +78,6 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def _rich_table(runs: list[Results], per_query: bool) -> bool:
-    """Print a rich table on a terminal; False when rich is not installed."""
-    try:
-        from rich.console import Console
-        from rich.table import Table
-    except ImportError:
-        return False
-    from rankscope.report.results import table_rows
-
-    header, rows = table_rows(runs, per_query)
-    labels = 2 if per_query else 1
-    table = Table(show_edge=False, header_style="bold")
-    for i, name in enumerate(header):
-        table.add_column(name, justify="left" if i < labels else "right")
-    for row in rows:
-        table.add_row(*row, style="bold" if per_query and row[1] == "all" else None)
-    Console().print(table)
-    return True
-
-
 def run(args: argparse.Namespace) -> int:
     from rankscope.engine import evaluate, parse_measures
     from rankscope.report.names import distinct_names
@@ -139,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     names = distinct_names([r.run_name for r in results], args.runs)
     results = [r.renamed(name) for r, name in zip(results, names, strict=True)]
     terminal = args.format == "table" and args.output is None and sys.stdout.isatty()
-    if terminal and _rich_table(results, args.per_query):
+    if terminal and rich_table(results, args.per_query):
         return 0
     provenance = Provenance.now(
         qrels=args.qrels,

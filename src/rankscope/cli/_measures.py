@@ -23,6 +23,12 @@ def _syntax(family: Any) -> str:
     return f"{family.name}{params}{cutoff[family.cutoff]}"
 
 
+def _scope(family: Any) -> str:
+    if family.kind == "answer":
+        return " [answers]" if family.weknora else " [answers, standard profile only]"
+    return "" if family.weknora else " [trec profiles only]"
+
+
 def run(args: argparse.Namespace) -> int:
     from rankscope.engine.measures import FAMILIES
 
@@ -30,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         (
             _syntax(family),
             ", ".join(family.aliases) or "-",
-            family.summary + ("" if family.weknora else " [trec profiles only]"),
+            family.summary + _scope(family),
         )
         for family in FAMILIES.values()
     ]

@@ -15,6 +15,7 @@ from rankscope.engine.profiles import Conventions, resolve_profile
 from rankscope.engine.results import Results
 from rankscope.errors import (
     InputError,
+    MeasureError,
     OptionError,
     ProfileError,
     RankscopeError,
@@ -113,12 +114,20 @@ def _conventions_fields(conventions: Conventions) -> list[tuple[str, str]]:
 
 
 def _check_profile_support(measures: list[Measure], conventions: Conventions) -> None:
+    for m in measures:
+        if FAMILIES[m.family].kind == "answer":
+            raise MeasureError(
+                f"{m.name} scores generated answers, not rankings; use "
+                "rankscope.evaluate_answers (command line: rankscope answers)"
+            )
     if not conventions.binary_relevance:
         return
     for m in measures:
         family = FAMILIES[m.family]
         if not family.weknora:
-            supported = ", ".join(f.name for f in FAMILIES.values() if f.weknora)
+            supported = ", ".join(
+                f.name for f in FAMILIES.values() if f.weknora and f.kind == "ranking"
+            )
             raise ProfileError(
                 f"{m.name} is not defined by the {conventions.name} profile "
                 f"(it defines {supported}); use profile='trec'"

@@ -24,6 +24,29 @@ How WeKnora's metrics differ from trec_eval's, and why most users want ``profile
 Departure from WeKnora: ``NDCGMetric(k)`` with ``k < 1`` raises `OptionError`, a ValueError
 (WeKnora returns 0 for k = 0 and panics for negative k).
 
+WeKnora's generation metrics (`BLEUMetric`, `RougeMetric`, `generation_metrics`) score the
+generated answer (``generated_texts``) against the reference answer (``generated_gt``). Where they
+depart from standard practice (the details are in `rankscope.answers._weknora`):
+
+* **Every second sentence is dropped.** The sentence splitter cuts at ``.`` and ``。`` and keeps
+  the 1st, 3rd, 5th, ... pieces only, so a difference in the 2nd sentence is never seen; a
+  decimal point splits too.
+* **Tokens.** jieba words for Han text; ASCII runs ``[a-zA-Z0-9_.,!?]`` (a trailing comma stays
+  on its word); other punctuation one token each; non-ASCII letters (``é``) are dropped.
+* **BLEU** lower-cases, smooths every n-gram precision by add-1 (so an unrelated answer still
+  scores above 0, and so does any answer to an empty reference) and does not renormalize the
+  weights when the answer is shorter than n tokens.
+* **ROUGE** is case-sensitive (while BLEU is not: texts differing in letter case score BLEU 1 and
+  ROUGE 0), counts distinct n-grams rather than n-gram occurrences, and its F carries a 1e-8 in
+  the denominator (identical texts: 0.999999995). ROUGE-L is summary level, over the distinct
+  words of the union of sentence-pair LCSs.
+
+jieba's Python segmenter stands in for WeKnora's Go port (gojieba: the same dictionary and HMM
+model, plus a small user dictionary). They agree on the sentences gojieba's and cppjieba's own
+tests segment (tested), but not everywhere: cppjieba's tests expect 马克思主义/和/习总书记/... where
+Python's jieba gives 马克思主义/和习/总书记/..., and characters outside U+4E00..U+9FD5 (CJK
+extension A, 〇) are single tokens in Python's jieba. Scores on such text can differ slightly.
+
 Examples
 --------
 WeKnora's documented example (its documentation guesses NDCG@10 ≈ 0.78; its code and the
@@ -42,14 +65,22 @@ RetrievalMetrics(precision=0.3, recall=1.0, ndcg3=0.703918, ndcg10=0.88546, mrr=
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
+from typing import TypeVar
 
+from rankscope.answers._weknora import BLEU_WEIGHTS, ROUGE_VARIANTS, weknora_bleu, weknora_rouge
 from rankscope.engine.evaluate import evaluate_query
 from rankscope.engine.measures import Measure
 from rankscope.engine.profiles import PROFILES
 from rankscope.errors import OptionError
 
 __all__ = [
+    "BLEU1_GRAM",
+    "BLEU2_GRAM",
+    "BLEU3_GRAM",
+    "BLEU4_GRAM",
+    "BLEUMetric",
+    "GenerationMetrics",
     "MAPMetric",
     "MRRMetric",
     "MetricInput",
@@ -57,6 +88,8 @@ __all__ = [
     "PrecisionMetric",
     "RecallMetric",
     "RetrievalMetrics",
+    "RougeMetric",
+    "generation_metrics",
     "retrieval_metrics",
 ]
 
@@ -74,7 +107,8 @@ class MetricInput:
     retrieval_ids
         Retrieved document ids, best first (``RetrievalIDs []int``).
     generated_texts, generated_gt
-        Generated answer and reference answer; carried for WeKnora's text metrics, unused here.
+        Generated answer and reference answer (``GeneratedTexts``, ``GeneratedGT``), for the
+        generation metrics.
     """
 
     retrieval_gt: Sequence[Sequence[Hashable]] = ()
@@ -206,8 +240,24 @@ class MAPMetric:
         return _per_list_mean(metric_input, self._measure)
 
 
+_Metrics = TypeVar("_Metrics", bound="_MetricFields")
+
+
+class _MetricFields:
+    """``rounded`` and ``as_dict`` for WeKnora's result structs (dataclasses of floats)."""
+
+    def rounded(self: _Metrics, digits: int) -> _Metrics:
+        """A copy with every value rounded to ``digits`` decimals."""
+        values = {f.name: round(getattr(self, f.name), digits) for f in fields(self)}  # type: ignore[arg-type]
+        return replace(self, **values)  # type: ignore[type-var]
+
+    def as_dict(self) -> dict[str, float]:
+        """``{field: value}``."""
+        return {f.name: float(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
-class RetrievalMetrics:
+class RetrievalMetrics(_MetricFields):
     """WeKnora's ``RetrievalMetrics``: the six retrieval numbers of one question (or a mean)."""
 
     precision: float = 0.0
@@ -216,16 +266,6 @@ class RetrievalMetrics:
     ndcg10: float = 0.0
     mrr: float = 0.0
     map: float = 0.0
-
-    def rounded(self, digits: int) -> RetrievalMetrics:
-        """A copy with every value rounded to ``digits`` decimals."""
-        return RetrievalMetrics(
-            **{f.name: round(getattr(self, f.name), digits) for f in fields(self)}
-        )
-
-    def as_dict(self) -> dict[str, float]:
-        """``{field: value}``."""
-        return {f.name: float(getattr(self, f.name)) for f in fields(self)}
 
 
 def retrieval_metrics(metric_input: MetricInput) -> RetrievalMetrics:
@@ -246,4 +286,121 @@ def retrieval_metrics(metric_input: MetricInput) -> RetrievalMetrics:
         ndcg10=NDCGMetric(10).compute(metric_input),
         mrr=MRRMetric().compute(metric_input),
         map=MAPMetric().compute(metric_input),
+    )
+
+
+BLEU1_GRAM = BLEU_WEIGHTS[1]
+BLEU2_GRAM = BLEU_WEIGHTS[2]
+BLEU3_GRAM = BLEU_WEIGHTS[3]
+BLEU4_GRAM = BLEU_WEIGHTS[4]
+
+
+class BLEUMetric:
+    """WeKnora's ``BLEUMetric``: sentence BLEU over lower-cased tokens, add-1 smoothed.
+
+    ``p_n = (clipped_n + s) / (total_n + s)`` with s = 1 when smoothing (0 otherwise), and
+    ``BLEU = BP * exp(Σ w_n log p_n)`` over the n with ``p_n > 0``; ``BP = 1`` if the answer is
+    longer than the reference, else ``exp(1 - r / c)``. Papineni et al., "BLEU: a method for
+    automatic evaluation of machine translation", ACL 2002.
+
+    Examples
+    --------
+    >>> BLEUMetric(True, BLEU4_GRAM).compute(MetricInput(generated_texts="Hello World",
+    ...                                                 generated_gt="hello world"))
+    1.0
+    >>> BLEUMetric(True, BLEU1_GRAM).compute(MetricInput(generated_texts="",
+    ...                                                 generated_gt="hello world"))
+    0.0
+    """
+
+    def __init__(self, smoothing: bool = True, weights: Sequence[float] = BLEU4_GRAM) -> None:
+        if not weights or len(weights) > 4:
+            raise OptionError(f"BLEU weights are 1 to 4 numbers (n = 1..4); got {weights!r}")
+        self.smoothing = smoothing
+        self.weights = tuple(float(w) for w in weights)
+
+    def compute(self, metric_input: MetricInput) -> float:
+        """The BLEU of one question's generated answer."""
+        return weknora_bleu(
+            metric_input.generated_texts, metric_input.generated_gt, self.weights, self.smoothing
+        )
+
+    def __repr__(self) -> str:
+        return f"BLEUMetric(smoothing={self.smoothing}, weights={list(self.weights)})"
+
+
+class RougeMetric:
+    """WeKnora's ``RougeMetric``: ``metric`` rouge-1 ... rouge-5 or rouge-l, ``stats`` f, p, r.
+
+    ROUGE-N over distinct n-grams, case-sensitive; ROUGE-L at summary level. Lin, "ROUGE: a
+    package for automatic evaluation of summaries", ACL Workshop 2004. ``exclusive`` is kept for
+    WeKnora's signature; it changes no value (WeKnora reads only the number of distinct n-grams).
+
+    Examples
+    --------
+    >>> RougeMetric(True, "rouge-1", "f").compute(MetricInput(generated_texts="Hello World",
+    ...                                                      generated_gt="hello world"))
+    0.0
+    >>> RougeMetric(True, "rouge-l", "f").compute(MetricInput(generated_texts="A b. C d. E f.",
+    ...                                                      generated_gt="A b. X y. E f."))
+    0.999999995
+    """
+
+    def __init__(self, exclusive: bool = True, metric: str = "rouge-l", stats: str = "f") -> None:
+        if metric not in ROUGE_VARIANTS:
+            raise OptionError(
+                f"unknown ROUGE metric {metric!r}; expected one of {', '.join(ROUGE_VARIANTS)}"
+            )
+        if stats not in ("f", "p", "r"):
+            raise OptionError(f"ROUGE stats must be 'f', 'p' or 'r'; got {stats!r}")
+        self.exclusive = exclusive
+        self.metric = metric
+        self.stats = stats
+
+    def compute(self, metric_input: MetricInput) -> float:
+        """The ROUGE statistic of one question's generated answer."""
+        return weknora_rouge(
+            metric_input.generated_texts, metric_input.generated_gt, self.metric, self.stats
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"RougeMetric(exclusive={self.exclusive}, metric={self.metric!r}, stats={self.stats!r})"
+        )
+
+
+@dataclass(frozen=True)
+class GenerationMetrics(_MetricFields):
+    """WeKnora's ``GenerationMetrics``: BLEU-1/2/4 and ROUGE-1/2/L F of one answer (or a mean)."""
+
+    bleu1: float = 0.0
+    bleu2: float = 0.0
+    bleu4: float = 0.0
+    rouge1: float = 0.0
+    rouge2: float = 0.0
+    rougel: float = 0.0
+
+
+def generation_metrics(metric_input: MetricInput) -> GenerationMetrics:
+    """Fill a `GenerationMetrics` from one `MetricInput`, as WeKnora's EvaluationService does.
+
+    Examples
+    --------
+    Identical texts score 1 (ROUGE's F: 0.999999995); letter case matters to ROUGE only:
+
+    >>> generation_metrics(MetricInput(generated_texts="The cat sat.",
+    ...                                generated_gt="The cat sat.")).rounded(6)
+    GenerationMetrics(bleu1=1.0, bleu2=1.0, bleu4=1.0, rouge1=1.0, rouge2=1.0, rougel=1.0)
+    >>> generation_metrics(MetricInput(generated_texts="THE CAT SAT",
+    ...                                generated_gt="the cat sat")).rounded(6)
+    GenerationMetrics(bleu1=1.0, bleu2=1.0, bleu4=1.0, rouge1=0.0, rouge2=0.0, rougel=0.0)
+    """
+    answer, reference = metric_input.generated_texts, metric_input.generated_gt
+    return GenerationMetrics(
+        bleu1=weknora_bleu(answer, reference, BLEU1_GRAM),
+        bleu2=weknora_bleu(answer, reference, BLEU2_GRAM),
+        bleu4=weknora_bleu(answer, reference, BLEU4_GRAM),
+        rouge1=weknora_rouge(answer, reference, "rouge-1"),
+        rouge2=weknora_rouge(answer, reference, "rouge-2"),
+        rougel=weknora_rouge(answer, reference, "rouge-l"),
     )

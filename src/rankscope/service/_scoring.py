@@ -89,6 +89,12 @@ class MeasureSet:
         canonical = tuple(m.name for m in parsed)
         if len(set(canonical)) != len(canonical):
             raise MeasureError(f"a measure is named twice: {list(canonical)}")
+        answer_measures = [m.name for m in parsed if FAMILIES[m.family].kind == "answer"]
+        if answer_measures:
+            raise MeasureError(
+                f"{', '.join(answer_measures)} score generated answers, not rankings; the "
+                "service scores retrievals (score answers with rankscope answers)"
+            )
         aggregated = [m.name for m in parsed if FAMILIES[m.family].aggregate != "mean"]
         if aggregated:
             raise MeasureError(

@@ -22,7 +22,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TextIO
 
-import numpy as np
 import polars as pl
 
 from rankscope import _core

@@ -111,7 +111,7 @@ class Measure:
 
 # Family[(k=v,...)][@cutoff]
 NAME_PATTERN = re.compile(
-    r"^(?P<family>[A-Za-z_][A-Za-z0-9_]*)"
+    r"^(?P<family>[A-Za-z_][A-Za-z0-9_-]*)"
     r"(?:\((?P<params>[^()]*)\))?"
     r"(?:@(?P<cutoff>[^@()]+))?$"
 )

@@ -4,6 +4,8 @@ names and reporting.
 The kernels live in the compiled core (``crates/rankscope-core/src/measures``), whose registry
 holds the same families: adding a measure is a kernel and an entry there, plus one `Family`
 entry here.
+Answer measures (BLEU, ROUGE, exact match, token F1) are registered here too, for their names,
+but score text pairs: their scorers live in `rankscope.answers`, and `evaluate` refuses them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ __all__ = ["FAMILIES", "Family", "measure", "parse_measures"]
 
 Aggregate = Literal["mean", "geometric_mean", "sum", "count"]
 CutoffKind = Literal["none", "optional", "required", "recall_level"]
+Kind = Literal["ranking", "answer"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,9 @@ class Family:
         Other names (case-insensitive), including trec_eval's.
     weknora
         Whether the ``weknora`` profile defines the measure.
+    kind
+        ``"ranking"`` (scored by `rankscope.evaluate`) or ``"answer"`` (scored by
+        `rankscope.evaluate_answers`, on generated answers against reference answers).
     """
 
     name: str
@@ -55,6 +61,27 @@ class Family:
     bounded: bool = True
     aliases: tuple[str, ...] = ()
     weknora: bool = False
+    kind: Kind = "ranking"
+
+
+def _answer_family(
+    name: str,
+    summary: str,
+    *,
+    aliases: tuple[str, ...],
+    params: dict[str, tuple[str, ...] | None] | None = None,
+    weknora: bool = True,
+) -> Family:
+    """An answer measure: no cutoff, ``stem`` as its parameter unless said, mean aggregate."""
+    return Family(
+        name,
+        summary,
+        cutoff="none",
+        params={"stem": ("True", "False")} if params is None else params,
+        aliases=aliases,
+        weknora=weknora,
+        kind="answer",
+    )
 
 
 FAMILIES: dict[str, Family] = {
@@ -154,6 +181,44 @@ FAMILIES: dict[str, Family] = {
             aggregate="count",
             bounded=False,
             aliases=("num_q",),
+        ),
+        _answer_family(
+            "BLEU",
+            "sentence BLEU of an answer, 0-1 (sacrebleu: exp smoothing; n = highest n-gram "
+            "order, default 4; tokenize = sacrebleu's tokenizer, default 13a, zh for Chinese; "
+            "profile weknora: WeKnora's add-1 BLEU-n)",
+            params={"n": ("1", "2", "3", "4"), "tokenize": ("13a", "zh", "intl", "char", "none")},
+            aliases=("sacrebleu", "bleu4"),
+        ),
+        _answer_family(
+            "ROUGE-1",
+            "ROUGE-1 F-measure of an answer (rouge-score; stem=True: Porter stemming)",
+            aliases=("rouge1",),
+        ),
+        _answer_family(
+            "ROUGE-2",
+            "ROUGE-2 F-measure of an answer (rouge-score; stem=True: Porter stemming)",
+            aliases=("rouge2",),
+        ),
+        _answer_family(
+            "ROUGE-L",
+            "ROUGE-L F-measure (longest common subsequence) of an answer (rouge-score; "
+            "profile weknora: summary level)",
+            aliases=("rougeL",),
+        ),
+        _answer_family(
+            "ExactMatch",
+            "1 if the answer equals a reference after SQuAD's normalization, else 0",
+            params={},
+            aliases=("EM", "exact_match", "exact"),
+            weknora=False,
+        ),
+        _answer_family(
+            "TokenF1",
+            "F1 of the answer's and a reference's tokens after SQuAD's normalization",
+            params={},
+            aliases=("token_f1",),
+            weknora=False,
         ),
     ]
 }
@@ -287,8 +352,9 @@ def measure(name: str | Measure) -> Measure:
             _params(family, match["params"], text),
         )
     trec = TREC_PATTERN.match(text)
-    if trec is None:
-        raise UnknownMeasureError(_suggest(text))
+    if trec is None:  # not trec_eval-shaped: a whole name such as ROUGE-L or rouge1
+        family = _family_of(text)
+        return Measure(family.name, _cutoff(family, None, text), ())
     family_name, cutoff = trec["family"], trec["cutoff"]
     family = _family_of(family_name)
     if family_name.lower() in _SET_ALIASES and cutoff is not None:

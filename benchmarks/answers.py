@@ -1,0 +1,142 @@
+"""Answer measures: rankscope.evaluate_answers beside the reference packages called directly.
+
+Generates deterministic question/answer pairs (English, and Chinese for WeKnora's jieba path),
+times in one process (median of ``--repeats`` calls after one warm-up):
+
+* rankscope.evaluate_answers with BLEU, ROUGE-1, ROUGE-2, ROUGE-L (profile standard), and the
+  same values computed by calling sacrebleu.sentence_bleu and rouge-score's RougeScorer in a
+  plain loop: the ratio is what rankscope adds on top of the packages it agrees with;
+* profile weknora (WeKnora's six generation metrics), per question, English and Chinese.
+
+Writes benchmarks/RESULTS-answers.md. Usage: python3 benchmarks/answers.py [--pairs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import statistics
+import subprocess
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+import sacrebleu
+from rouge_score import rouge_scorer
+
+import rankscope
+
+HERE = Path(__file__).resolve().parent
+ENGLISH_TEXT = (
+    "the a cat dog sat ran on under mat table Paris France capital is of river city answer "
+    "question system model retrieval passage running runs quickly, slowly. 42 3.5"
+)
+ENGLISH = ENGLISH_TEXT.split()
+CHINESE = [*"计算机的操作系统有哪些北京天安门我爱中国科学院大学网络速度快今天天气很好", "，", "。"]
+
+
+def texts(rng: random.Random, vocabulary: list[str], pairs: int, joiner: str) -> dict[str, str]:
+    return {
+        f"q{i}": joiner.join(rng.choice(vocabulary) for _ in range(rng.randint(5, 40)))
+        for i in range(pairs)
+    }
+
+
+def timed(call: Callable[[], object], repeats: int) -> float:
+    call()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def direct(references: dict[str, str], answers: dict[str, str]) -> dict[str, list[float]]:
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"])
+    values: dict[str, list[float]] = {"BLEU": [], "ROUGE-1": [], "ROUGE-2": [], "ROUGE-L": []}
+    for q in sorted(references):
+        values["BLEU"].append(sacrebleu.sentence_bleu(answers[q], [references[q]]).score / 100)
+        scores = scorer.score(references[q], answers[q])
+        for name, kind in (("ROUGE-1", "rouge1"), ("ROUGE-2", "rouge2"), ("ROUGE-L", "rougeL")):
+            values[name].append(scores[kind].fmeasure)
+    return values
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    rng = random.Random(17)
+    references, answers = (texts(rng, ENGLISH, args.pairs, " ") for _ in range(2))
+    chinese_references, chinese_answers = (texts(rng, CHINESE, args.pairs, "") for _ in range(2))
+    measures = ["BLEU", "ROUGE-1", "ROUGE-2", "ROUGE-L"]
+
+    results = rankscope.evaluate_answers(references, answers, measures)
+    expected = direct(references, answers)
+    agrees = all(
+        max(abs(a - b) for a, b in zip(results.scores(m), expected[m], strict=True)) < 1e-12
+        for m in measures
+    )
+    rows = [
+        (
+            "sacrebleu + rouge-score, called in a loop",
+            timed(lambda: direct(references, answers), args.repeats),
+        ),
+        (
+            "rankscope.evaluate_answers, standard",
+            timed(lambda: rankscope.evaluate_answers(references, answers, measures), args.repeats),
+        ),
+        (
+            "rankscope.evaluate_answers, weknora (English)",
+            timed(
+                lambda: rankscope.evaluate_answers(references, answers, profile="weknora"),
+                args.repeats,
+            ),
+        ),
+        (
+            "rankscope.evaluate_answers, weknora (Chinese, jieba)",
+            timed(
+                lambda: rankscope.evaluate_answers(
+                    chinese_references, chinese_answers, profile="weknora"
+                ),
+                args.repeats,
+            ),
+        ),
+    ]
+    baseline = rows[0][1]
+    commit = subprocess.run(
+        ["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    lines = [
+        "# Answer measures: benchmark results",
+        "",
+        "Written by `benchmarks/answers.py`; do not edit by hand. The command:",
+        "",
+        "```",
+        f"python3 benchmarks/answers.py --pairs {args.pairs} --repeats {args.repeats}",
+        "```",
+        "",
+        f"- Date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; commit {commit}",
+        f"- Machine: {platform.machine()}, Python {platform.python_version()}; sacrebleu "
+        f"{sacrebleu.__version__}; other processes share the machine: compare ratios",
+        f"- {args.pairs} generated pairs of 5-40 tokens; median of {args.repeats} calls in one "
+        "process after a warm-up.",
+        f"- rankscope's BLEU and ROUGE equal the packages' values (to 1e-12): "
+        f"{'yes' if agrees else 'NO'}.",
+        "",
+        "| what | median s | ms per question | x the packages in a loop |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, seconds in rows:
+        per_question = 1000 * seconds / args.pairs
+        lines.append(f"| {name} | {seconds:.3f} | {per_question:.3f} | {seconds / baseline:.2f} |")
+    (HERE / "RESULTS-answers.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

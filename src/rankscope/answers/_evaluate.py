@@ -1,0 +1,140 @@
+"""`evaluate_answers`: generated answers against reference answers, per question and in mean."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import polars as pl
+
+from rankscope.answers._read import PathLike, read_texts
+from rankscope.answers._scorers import (
+    DEFAULT_MEASURES,
+    check_answer_measures,
+    check_answer_profile,
+    rouge_has_no_tokens,
+    scorers,
+)
+from rankscope.engine.measures import Measure, parse_measures
+from rankscope.engine.results import Results
+from rankscope.errors import InputError, OptionError, RankscopeWarning
+from rankscope.io.tables import QUERY_ID
+
+__all__ = ["evaluate_answers"]
+
+
+def _listing(question_ids: list[str]) -> str:
+    return ", ".join(question_ids[:5]) + ("..." if len(question_ids) > 5 else "")
+
+
+def evaluate_answers(
+    references: Mapping[Any, Any] | PathLike,
+    answers: Mapping[Any, Any] | PathLike,
+    measures: str | Measure | Iterable[str | Measure] | None = None,
+    profile: str = "standard",
+    complete: bool = False,
+) -> Results:
+    """Score generated answers against reference answers, question by question.
+
+    Parameters
+    ----------
+    references
+        Reference answers: ``{question_id: text}`` (or a list of texts: the best match
+        counts), a JSONL, CSV, TSV or Parquet file, or a WeKnora dataset directory
+        (``answers.parquet`` and ``qas.parquet``).
+    answers
+        Generated answers, ``{question_id: text}`` or a file in the same formats.
+    measures
+        Answer measures: ``BLEU``, ``BLEU(n=2)``, ``ROUGE-1``, ``ROUGE-2``, ``ROUGE-L``
+        (``ROUGE-L(stem=True)`` with Porter stemming), ``ExactMatch``, ``TokenF1``. None:
+        the profile's defaults (`DEFAULT_MEASURES`).
+    profile
+        ``"standard"``: sacrebleu's sentence BLEU (0-1), rouge-score's F-measures, SQuAD's
+        exact match and token F1. ``"weknora"``: WeKnora's BLEU-n and ROUGE, quirks and all
+        (see `rankscope.metric.generation_metrics`).
+    complete
+        Score questions that have a reference but no answer as an empty answer, and include
+        them in the means; otherwise they are left out (listed in ``missing_queries``).
+
+    Returns
+    -------
+    Results
+        As `rankscope.evaluate` returns: ``per_query``, ``mean()``, frames, and
+        `rankscope.compare.compare` works on it. Answers to questions without a reference are
+        ignored, with a warning.
+
+    Examples
+    --------
+    >>> import rankscope
+    >>> references = {"q1": "The cat sat on the mat.", "q2": "Paris"}
+    >>> answers = {"q1": "the cat sat on a mat", "q2": "It is Paris."}
+    >>> results = rankscope.evaluate_answers(references, answers, ["ROUGE-L", "ExactMatch"])
+    >>> results.to_dict()["q1"]  # SQuAD's normalization drops the articles and the period
+    {'ROUGE-L': 0.8333333333333334, 'ExactMatch': 1.0}
+    >>> results.mean()
+    {'ROUGE-L': 0.6666666666666667, 'ExactMatch': 0.5}
+    """
+    if not isinstance(complete, bool):
+        raise OptionError(f"complete must be True or False; got {complete!r}")
+    check_answer_profile(profile)
+    wanted = parse_measures(DEFAULT_MEASURES[profile] if measures is None else measures)
+    check_answer_measures(wanted, profile)
+    reference_texts, references_name = read_texts(references, several=True, what="references")
+    answer_texts, answers_name = read_texts(answers, several=False, what="answers")
+    if profile == "weknora":
+        several = sorted(q for q, texts in reference_texts.items() if len(texts) > 1)
+        if several:
+            raise InputError(
+                f"WeKnora scores one reference answer per question; question {several[0]!r} "
+                f"has {len(reference_texts[several[0]])} in {references_name}"
+            )
+    unjudged = sorted(set(answer_texts) - set(reference_texts))
+    missing = sorted(set(reference_texts) - set(answer_texts))
+    if len(unjudged) == len(answer_texts) and not complete:
+        raise InputError(
+            f"no answered question ({answers_name}) has a reference answer ({references_name}): "
+            f"{len(answer_texts)} answers, {len(reference_texts)} references, none in common; "
+            "check that the question ids match"
+        )
+    questions = sorted(
+        set(reference_texts) & set(answer_texts) | (set(missing) if complete else set())
+    )
+    pairs = [(answer_texts.get(q, [""])[0], reference_texts[q]) for q in questions]
+    each = scorers(wanted, profile)
+    rows = [[score(answer, texts) for score in each] for answer, texts in pairs]
+    per_query = pl.DataFrame(
+        {QUERY_ID: questions, **{m.name: [row[i] for row in rows] for i, m in enumerate(wanted)}},
+        schema={QUERY_ID: pl.String, **{m.name: pl.Float64 for m in wanted}},
+    ).sort(QUERY_ID)
+    if unjudged:
+        warnings.warn(
+            f"{len(unjudged)} answers of {answers_name!r} have no reference answer and were "
+            f"ignored: {_listing(unjudged)}",
+            RankscopeWarning,
+            stacklevel=2,
+        )
+    if profile == "standard" and any(m.family.startswith("ROUGE") for m in wanted):
+        unseen = [
+            q
+            for q, (answer, texts) in zip(questions, pairs, strict=True)
+            if any(rouge_has_no_tokens(text) for text in (answer, *texts))
+        ]
+        if unseen:
+            warnings.warn(
+                f"{len(unseen)} questions have an answer or a reference in which rouge-score's "
+                "tokenizer finds no token (it keeps ASCII letters and digits only: Chinese text, "
+                f"for one, scores 0): {_listing(unseen)}; profile='weknora' segments Chinese "
+                "text",
+                RankscopeWarning,
+                stacklevel=2,
+            )
+    return Results(
+        measures=tuple(wanted),
+        per_query=per_query,
+        profile=profile,
+        run_name=answers_name,
+        unjudged_queries=tuple(unjudged),
+        missing_queries=tuple(missing),
+        complete=complete,
+    )
