@@ -73,6 +73,18 @@ def add_parser(subparsers: Any) -> None:
         help="output format (parquet needs --output)",
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    parser.add_argument(
+        "--engine",
+        choices=("memory", "spark"),
+        default="memory",
+        help="memory (default), or spark: read and evaluate with Apache Spark (TREC or Parquet "
+        "files, directories or globs of them; needs rankscope[spark])",
+    )
+    parser.add_argument(
+        "--master",
+        metavar="URL",
+        help="with --engine spark: the Spark master (default local[*])",
+    )
     add_input_options(parser)
     parser.set_defaults(handler=run)
 
@@ -95,8 +107,32 @@ def _rich_table(runs: list[Results], per_query: bool) -> bool:
     return True
 
 
+def _evaluate_on_spark(args: argparse.Namespace, measures: list[str]) -> list[Results]:
+    for flag, given in (("--stream", args.stream is not None), ("--lenient", args.lenient)):
+        if given:
+            raise OptionError(f"{flag} applies to the memory engine, not to --engine spark")
+    import rankscope.spark as on_spark  # or MissingDependencyError, naming the extra
+
+    return on_spark.evaluate_files(
+        on_spark.local_session(args.master or "local[*]"),
+        args.qrels,
+        args.runs,
+        measures,
+        qrels_format=args.qrels_format,
+        run_format=args.run_format,
+        profile=args.profile,
+        complete=args.complete,
+        relevance_level=args.relevance_level,
+        max_documents=args.max_documents,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     measures = parse_measures(measure_names(args.measures))
+    if args.engine == "spark":
+        return _write(_evaluate_on_spark(args, [m.name for m in measures]), args)
+    if args.master is not None:
+        raise OptionError("--master applies to --engine spark")
     qrels = load_qrels(args.qrels, args.qrels_format, args.lenient)
     if args.stream and args.run_format not in (None, "trec"):
         raise OptionError(f"--stream reads TREC runs only; a {args.run_format} run is read whole")
@@ -120,6 +156,10 @@ def run(args: argparse.Namespace) -> int:
                     lenient=args.lenient,
                 )
             )
+    return _write(results, args)
+
+
+def _write(results: list[Results], args: argparse.Namespace) -> int:
     terminal = args.format == "table" and args.output is None and sys.stdout.isatty()
     if terminal and _rich_table(results, args.per_query):
         return 0
