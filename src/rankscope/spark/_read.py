@@ -71,27 +71,46 @@ def _format(path: str, format: str | None) -> str:
     return fmt
 
 
-def _problem(source: Column, message: Column, text: Column) -> Column:
-    from pyspark.sql import functions as F
-
-    return F.concat_ws("\0", source, message, text)
-
-
 def _field_count(line: Column) -> Column:
     from pyspark.sql import functions as F
 
     return F.size(F.split(F.regexp_replace(line, f"^{_SPACE}+|{_SPACE}+$", ""), f"{_SPACE}+"))
 
 
-def _lines(spark: SparkSession, path: str) -> DataFrame:
-    """The lines of the files that are neither blank nor comments, with their file."""
+def _fields(spark: SparkSession, path: str, pattern: str, groups: int) -> DataFrame:
+    """The lines that are neither blank nor comments: their text and file, whether they match
+    ``pattern``, and its groups as ``_1``, ``_2``...; ``_3`` is the score or grade."""
     from pyspark.sql import functions as F
 
-    return (
+    line = F.col("value")
+    lines = (
         spark.read.text(path)
-        .filter(~F.col("value").rlike(_BLANK_OR_COMMENT))
+        .filter(~line.rlike(_BLANK_OR_COMMENT))
         .withColumn("_file", F.regexp_replace(F.input_file_name(), "^file:(//)?", ""))
     )
+    return lines.select(
+        line,
+        "_file",
+        line.rlike(pattern).alias("_matched"),
+        *(F.regexp_extract(line, pattern, i).alias(f"_{i}") for i in range(1, groups + 1)),
+    )
+
+
+def _problem(fields_expected: str, value_is_valid: Column, value_rule: str) -> Column:
+    """Null for a good line; for a malformed one, its file, what is wrong and its text
+    (NUL-separated), as the `PROBLEM` column carries them."""
+    from pyspark.sql import functions as F
+
+    line = F.col("value")
+
+    def described(message: Column) -> Column:
+        return F.concat_ws("\0", F.col("_file"), message, line)
+
+    found = F.concat(F.lit(f"{value_rule}; found '"), F.col("_3"), F.lit("'"))
+    return F.when(
+        ~F.col("_matched"),
+        described(F.format_string(f"expected {fields_expected}; found %d", _field_count(line))),
+    ).when(~value_is_valid, described(found))
 
 
 def _parquet(spark: SparkSession, path: str, kind: Kind) -> DataFrame:
@@ -109,32 +128,13 @@ def read_run(spark: SparkSession, path: str, format: str | None = None) -> tuple
     stem = os.path.basename(path.rstrip("/")).split(".")[0] or "run"
     if _format(path, format) == "parquet":
         return _parquet(spark, path, "run"), stem
-    line = F.col("value")
-    fields = _lines(spark, path).select(
-        line,
-        "_file",
-        line.rlike(_RUN_PATTERN).alias("_matched"),
-        *(F.regexp_extract(line, _RUN_PATTERN, i).alias(f"_{i}") for i in (1, 2, 3, 4)),
-    )
+    fields = _fields(spark, path, _RUN_PATTERN, 4)
     score = F.expr("try_cast(_3 AS DOUBLE)")
     finite = score.isNotNull() & ~F.isnan(score) & (F.abs(score) < float("inf"))
-    problem = F.when(
-        ~F.col("_matched"),
-        _problem(
-            F.col("_file"),
-            F.format_string(
-                f"expected at least 6 whitespace-separated fields ({_RUN_FIELDS}); found %d",
-                _field_count(line),
-            ),
-            line,
-        ),
-    ).when(
-        ~finite,
-        _problem(
-            F.col("_file"),
-            F.concat(F.lit("score must be a finite number; found '"), F.col("_3"), F.lit("'")),
-            line,
-        ),
+    problem = _problem(
+        f"at least 6 whitespace-separated fields ({_RUN_FIELDS})",
+        finite,
+        "score must be a finite number",
     )
     run = fields.select(
         F.col("_1").alias(QUERY_ID),
@@ -153,13 +153,7 @@ def read_qrels(spark: SparkSession, path: str, format: str | None = None) -> Dat
 
     if _format(path, format) == "parquet":
         return _parquet(spark, path, "qrels")
-    line = F.col("value")
-    fields = _lines(spark, path).select(
-        line,
-        "_file",
-        line.rlike(_QRELS_PATTERN).alias("_matched"),
-        *(F.regexp_extract(line, _QRELS_PATTERN, i).alias(f"_{i}") for i in (1, 2, 3)),
-    )
+    fields = _fields(spark, path, _QRELS_PATTERN, 3)
     as_float = F.expr("try_cast(_3 AS DOUBLE)")
     whole = (
         as_float.isNotNull()
@@ -170,23 +164,10 @@ def read_qrels(spark: SparkSession, path: str, format: str | None = None) -> Dat
     grade = F.when(F.col("_3").rlike("^[+-]?[0-9]+$"), F.expr("try_cast(_3 AS BIGINT)")).otherwise(
         F.when(whole, as_float.cast("bigint"))
     )
-    problem = F.when(
-        ~F.col("_matched"),
-        _problem(
-            F.col("_file"),
-            F.format_string(
-                f"expected 4 whitespace-separated fields ({_QRELS_FIELDS}); found %d",
-                _field_count(line),
-            ),
-            line,
-        ),
-    ).when(
-        grade.isNull(),
-        _problem(
-            F.col("_file"),
-            F.concat(F.lit("relevance must be an integer grade; found '"), F.col("_3"), F.lit("'")),
-            line,
-        ),
+    problem = _problem(
+        f"4 whitespace-separated fields ({_QRELS_FIELDS})",
+        grade.isNotNull(),
+        "relevance must be an integer grade",
     )
     return fields.select(
         F.col("_1").alias(QUERY_ID),
