@@ -184,8 +184,9 @@ def _chunks(batches: Iterator[Any], rows_per_chunk: int) -> Iterator[pl.DataFram
         last = ids[-1]
         # The last query may go on in the next batch: it waits for the next chunk.
         cut = int((ids == last).arg_max() or 0) if last is not None else rows.height
-        if cut == 0:
-            continue  # one query fills the whole chunk so far
+        if cut == 0:  # one query fills the whole chunk so far
+            pending = [rows]
+            continue
         yield rows.slice(0, cut)
         pending = [rows.slice(cut)]
         held = rows.height - cut
