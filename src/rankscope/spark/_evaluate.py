@@ -34,6 +34,7 @@ from rankscope.spark._partition import (
     evaluate_partition,
     results_of,
 )
+from rankscope.spark._session import quiet_pyspark
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -98,16 +99,6 @@ def _outcome_schema(columns: Iterable[str]) -> Any:
     return _schema(
         [(QUERY_ID, StringType()), (STATUS, ByteType()), *((c, DoubleType()) for c in columns)]
     )
-
-
-@contextmanager
-def _quiet_pyspark() -> Iterator[None]:
-    """Without pyspark's warning about pandas versions: rankscope hands Spark Arrow, not pandas."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings(
-            "ignore", message="PySpark does not yet fully support", category=FutureWarning
-        )
-        yield
 
 
 _RAISED = re.compile(r"^rankscope(?:\.\w+)*\.(\w+): (.*?)\s*(?:SQLSTATE: \w+\s*)?\Z", re.M | re.S)
@@ -209,11 +200,11 @@ class SparkResults:
                     *((name, ArrayType(StringType())) for name in HEAD_COLUMNS),
                 ]
             )
-            with _quiet_pyspark():
+            with quiet_pyspark():
                 aggregated = self._outcome.repartition(1).mapInArrow(
                     partial(aggregate_partition, task=task), schema
                 )
-            with _errors_of_executors():
+            with quiet_pyspark(), _errors_of_executors():
                 (row,) = aggregated.collect()
             values = row.asDict()
             counts = Counts(values["evaluated"], values["unjudged"], values["missing"])
@@ -226,7 +217,7 @@ class SparkResults:
         """The per-query table brought to the driver as a `rankscope.Results`, identical to the
         in-memory evaluation's: for `rankscope.compare`, reports and the command line. Only
         per-query values travel (one row per query), never the run."""
-        with _errors_of_executors():
+        with quiet_pyspark(), _errors_of_executors():
             frame = _to_polars(self._outcome)
         task = self._task
         Counts.of(frame[STATUS]).check(task)
@@ -269,7 +260,7 @@ def evaluate(
     qrels: DataFrame,
     run: DataFrame,
     measures: str | Iterable[str],
-    profile: str = "trec",
+    profile: str | rankscope.Conventions = "trec",
     complete: bool = False,
     relevance_level: int = 1,
     *,
@@ -361,7 +352,7 @@ def evaluate(
     )
     rows = judged.unionByName(ranked, allowMissingColumns=True)
     spread = rows.repartition(partitions, QUERY_ID) if partitions else rows.repartition(QUERY_ID)
-    with _quiet_pyspark():
+    with quiet_pyspark():
         outcome = spread.sortWithinPartitions(QUERY_ID, SIDE, ROW).mapInArrow(
             partial(evaluate_partition, task=task), _outcome_schema(task.columns)
         )

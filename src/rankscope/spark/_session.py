@@ -4,15 +4,28 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["local_session"]
+__all__ = ["local_session", "quiet_pyspark"]
 
 _LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
+
+
+@contextmanager
+def quiet_pyspark() -> Iterator[None]:
+    """Without pyspark's warning about pandas versions: rankscope hands Spark Arrow, not pandas."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message="PySpark does not yet fully support", category=FutureWarning
+        )
+        yield
 
 
 def local_session(master: str = "local[*]", **config: str) -> SparkSession:
@@ -36,5 +49,5 @@ def local_session(master: str = "local[*]", **config: str) -> SparkSession:
     )
     for key, value in config.items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
-    return session
+    with quiet_pyspark():
+        return builder.getOrCreate()
