@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rankscope.cli import COMMANDS
 from rankscope.cli._common import (
@@ -20,6 +20,9 @@ from rankscope.cli._common import (
     rich_table,
 )
 from rankscope.errors import OptionError
+
+if TYPE_CHECKING:
+    from rankscope.engine import Measure, Results
 
 
 def add_parser(subparsers: Any) -> None:
@@ -74,17 +77,45 @@ def add_parser(subparsers: Any) -> None:
         help="output format (parquet needs --output)",
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    parser.add_argument(
+        "--engine",
+        choices=("memory", "spark"),
+        default="memory",
+        help="memory (default), or spark: read and evaluate with Apache Spark (TREC or Parquet "
+        "files, directories or globs of them; needs rankscope[spark])",
+    )
+    parser.add_argument(
+        "--master",
+        metavar="URL",
+        help="with --engine spark: the Spark master (default local[*])",
+    )
     add_input_options(parser)
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from rankscope.engine import evaluate, parse_measures
-    from rankscope.report.names import distinct_names
-    from rankscope.report.provenance import Provenance, command_line
-    from rankscope.report.results import write_results
+def _evaluate_on_spark(args: argparse.Namespace, measures: list[str]) -> list[Results]:
+    for flag, given in (("--stream", args.stream is not None), ("--lenient", args.lenient)):
+        if given:
+            raise OptionError(f"{flag} applies to the memory engine, not to --engine spark")
+    import rankscope.spark as on_spark  # or MissingDependencyError, naming the extra
 
-    measures = parse_measures(measure_names(args.measures))
+    return on_spark.evaluate_files(
+        on_spark.local_session(args.master or "local[*]"),
+        args.qrels,
+        args.runs,
+        measures,
+        qrels_format=args.qrels_format,
+        run_format=args.run_format,
+        profile=args.profile,
+        complete=args.complete,
+        relevance_level=args.relevance_level,
+        max_documents=args.max_documents,
+    )
+
+
+def _evaluate_in_memory(args: argparse.Namespace, measures: list[Measure]) -> list[Results]:
+    from rankscope.engine import evaluate
+
     qrels = load_judgements(args.qrels, args.qrels_format, args.lenient, args.qrels_columns)
     if args.stream and args.run_format not in (None, "trec"):
         raise OptionError(f"--stream reads TREC runs only; a {args.run_format} run is read whole")
@@ -114,6 +145,22 @@ def run(args: argparse.Namespace) -> int:
                     lenient=args.lenient,
                 )
             )
+    return results
+
+
+def run(args: argparse.Namespace) -> int:
+    from rankscope.engine import parse_measures
+    from rankscope.report.names import distinct_names
+    from rankscope.report.provenance import Provenance, command_line
+    from rankscope.report.results import write_results
+
+    measures = parse_measures(measure_names(args.measures))
+    if args.engine == "spark":
+        results = _evaluate_on_spark(args, [m.name for m in measures])
+    else:
+        if args.master is not None:
+            raise OptionError("--master applies to --engine spark")
+        results = _evaluate_in_memory(args, measures)
     names = distinct_names([r.run_name for r in results], args.runs)
     results = [r.renamed(name) for r, name in zip(results, names, strict=True)]
     terminal = args.format == "table" and args.output is None and sys.stdout.isatty()

@@ -1,0 +1,116 @@
+"""`rankscope evaluate --engine spark`: what the in-memory command prints, from TREC files,
+Parquet directories and globs; malformed lines as messages."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from rankscope.cli import EXIT_INPUT, EXIT_OK, main
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "data"
+QRELS, BM25, DENSE = (str(EXAMPLE / name) for name in ("qrels.txt", "bm25.run", "dense.run"))
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, str, str]:
+    code = main(["evaluate", *arguments])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["-f", "json", "-q", "-c"],
+        ["-m", "nDCG@10,P(rel=2)@5,IPrec@0.5,NumRel", "-f", "csv", "-l", "2", "-M", "20"],
+    ],
+    ids=["json-per-query-complete", "csv-measures"],
+)
+def test_spark_prints_what_the_in_memory_command_prints(
+    spark: Any, capsys: pytest.CaptureFixture[str], options: list[str]
+) -> None:
+    memory = run_cli(capsys, QRELS, BM25, DENSE, *options)
+    on_spark = run_cli(
+        capsys, QRELS, BM25, DENSE, *options, "--engine", "spark", "--master", "local[2]"
+    )
+    assert memory[0] == EXIT_OK, memory[2]
+    assert on_spark[:2] == memory[:2]
+    assert "bm25" in on_spark[1] and "dense" in on_spark[1]
+
+
+def test_parquet_directories_and_globs_of_trec_files(
+    spark: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The run split over two TREC files (a glob) and over Parquet files in a directory.
+    lines = Path(BM25).read_text().splitlines(keepends=True)
+    half = len(lines) // 2
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    (parts / "a.run").write_text("".join(lines[:half]))
+    (parts / "b.run").write_text("".join(lines[half:]))
+    table = pl.read_csv(
+        BM25,
+        separator=" ",
+        has_header=False,
+        new_columns=["qid", "q0", "docno", "rank", "score", "tag"],
+        schema_overrides={"qid": pl.String, "docno": pl.String},
+    )
+    folder = tmp_path / "bm25_parquet"
+    folder.mkdir()
+    table[:100].select("qid", "docno", "score").write_parquet(folder / "part-0.parquet")
+    table[100:].select("qid", "docno", "score").write_parquet(folder / "part-1.parquet")
+    shutil.copy(QRELS, tmp_path / "qrels.txt")
+
+    expected = run_cli(capsys, QRELS, BM25, "-f", "csv", "-q")
+    assert expected[0] == EXIT_OK
+    globbed = run_cli(capsys, QRELS, str(parts / "*.run"), "-f", "csv", "-q", "--engine", "spark")
+    assert globbed[:2] == expected[:2]
+    parquet = run_cli(capsys, QRELS, str(folder), "-f", "csv", "-q", "--engine", "spark")
+    assert parquet[0] == EXIT_OK, parquet[2]
+    # A Parquet run has no tag: it is named after its directory.
+    assert parquet[1] == expected[1].replace("bm25", "bm25_parquet")
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("q1 Q0 d1 1 0.5", "expected at least 6 whitespace-separated fields"),
+        ("q1 Q0 d1 1 nan bm25", "score must be a finite number; found 'nan'"),
+    ],
+)
+def test_a_malformed_run_line_is_an_error_naming_file_and_line(
+    spark: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path, line: str, message: str
+) -> None:
+    run = tmp_path / "bad.run"
+    run.write_text(Path(BM25).read_text() + line + "\n")
+    code, out, err = run_cli(capsys, QRELS, str(run), "--engine", "spark")
+    assert code == EXIT_INPUT
+    assert out == ""
+    assert err.startswith(f"rankscope: error: {run}: {message}")
+    assert err.rstrip().endswith(line)
+
+
+def test_a_malformed_qrels_line_is_an_error(
+    spark: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(Path(QRELS).read_text() + "q1 0 d1 1.5\n")
+    code, _, err = run_cli(capsys, str(qrels), BM25, "--engine", "spark")
+    assert code == EXIT_INPUT
+    assert f"{qrels}: relevance must be an integer grade; found '1.5'" in err
+
+
+def test_options_of_the_memory_engine_are_refused_with_spark(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = run_cli(capsys, QRELS, BM25, "--engine", "spark", "--lenient")
+    assert code == EXIT_INPUT
+    assert "--lenient applies to the memory engine" in err
+    code, _, err = run_cli(capsys, QRELS, BM25, "--master", "local[2]")
+    assert code == EXIT_INPUT
+    assert "--master applies to --engine spark" in err
