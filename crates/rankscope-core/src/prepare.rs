@@ -11,7 +11,7 @@ use std::hash::BuildHasher;
 use hashbrown::{DefaultHashBuilder, HashTable};
 use rayon::prelude::*;
 
-use crate::batch::{RankedBatch, UNJUDGED};
+use crate::batch::{RankedBatch, POOLED_UNJUDGED, UNJUDGED};
 use crate::error::{py_repr, Error, InputProblem, Result};
 use crate::intern::Interner;
 use crate::profile::{Conventions, DuplicatePolicy, Ordering, ScorePrecision};
@@ -205,7 +205,10 @@ impl<'a> Judgements<'a> {
     #[inline]
     fn lookup(&self, query: u32, doc: &[u8], doc_hash: u64) -> i64 {
         match self.probe(query, doc, doc_hash) {
-            Ok(row) => self.grade(self.qrels.grade[row as usize]),
+            Ok(row) => match self.grade(self.qrels.grade[row as usize]) {
+                grade if grade < 0 => POOLED_UNJUDGED,
+                grade => grade,
+            },
             Err(_) => UNJUDGED,
         }
     }
