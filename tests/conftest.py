@@ -13,7 +13,7 @@ SHARED = ROOT.parent / "shared"
 @pytest.fixture(scope="session")
 def conformance_dir() -> Path:
     """trec_eval's own test files (qrels, runs, expected outputs)."""
-    path = SHARED / "conformance" / "trec_eval"
+    path = ROOT / "tests" / "data" / "trec_eval"
     if not path.is_dir():
         pytest.fail(f"the trec_eval conformance files are missing: {path}")
     return path

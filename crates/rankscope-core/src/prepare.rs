@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use crate::batch::{RankedBatch, POOLED_UNJUDGED, UNJUDGED};
 use crate::error::{py_repr, Error, InputProblem, Result};
 use crate::intern::Interner;
-use crate::profile::{Conventions, DuplicatePolicy, Ordering, ScorePrecision};
+use crate::profile::{Conventions, DuplicatePolicy, Ordering, ScorePrecision, UnjudgedDocuments};
 use crate::table::{Qrels, Run};
 
 /// Options of an evaluation that change what is prepared.
@@ -577,11 +577,15 @@ fn rank_query(
         }
         duplicate = first_repeat.map(|i| rows[i] as usize);
     }
-    let grades = rows
+    let mut grades: Vec<i64> = rows
         .iter()
         .zip(hashes.iter())
         .map(|(&r, &h)| judgements.lookup(entry.qrels_code, run.docs.get_bytes(r as usize), h))
         .collect();
+    if conventions.unjudged_documents == UnjudgedDocuments::Drop {
+        // After the cut, as trec_eval -J with -M.
+        grades.retain(|&g| g >= 0);
+    }
     (grades, duplicate)
 }
 

@@ -377,7 +377,33 @@ pub fn aggregate_named(name: &str) -> PyResult<Aggregate> {
 }
 
 /// Registers this module's functions and classes.
+/// trec_eval's relstring of each query evaluated: `(query id, text)` pairs.
+#[pyfunction]
+#[pyo3(signature = (qrels, run, conventions, relevance_level, complete, max_documents, length))]
+#[allow(clippy::too_many_arguments)]
+fn relevance_strings(
+    py: Python<'_>,
+    qrels: &NativeQrels,
+    run: &NativeRun,
+    conventions: Vec<(String, String)>,
+    relevance_level: i64,
+    complete: bool,
+    max_documents: Option<usize>,
+    length: usize,
+) -> PyResult<Vec<(String, String)>> {
+    let options = EvalOptions {
+        conventions: self::conventions(&conventions).or_raise(py)?,
+        relevance_level,
+        complete,
+        max_documents,
+    };
+    let (qrels, run) = (Arc::clone(&qrels.table), Arc::clone(&run.table));
+    py.detach(|| rankscope_core::relevance_strings(&qrels, &run, &options, length))
+        .or_raise(py)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(relevance_strings, m)?)?;
     m.add_class::<NativeQrels>()?;
     m.add_class::<NativeRun>()?;
     m.add_function(wrap_pyfunction!(read_trec_qrels, m)?)?;

@@ -7,6 +7,7 @@ mod arrow;
 mod convert;
 mod errors;
 mod evaluate;
+mod measures;
 mod results;
 
 #[pymodule]
@@ -14,5 +15,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // One line per part of the module.
     evaluate::register(m)?;
     results::register(m)?;
+    measures::register(m)?;
     Ok(())
 }

@@ -1,4 +1,4 @@
-"""``rankscope measures``: every measure with its aliases and a one-line definition."""
+"""``rankscope measures``: every measure with its aliases, definition, formula and source."""
 
 from __future__ import annotations
 
@@ -11,16 +11,26 @@ from rankscope.engine.measures import FAMILIES
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "measures",
-        help="list every measure with its aliases and definition",
-        description="List every measure family, its parameters, aliases and definition.",
+        help="list every measure with its aliases, definition, formula and source",
+        description=(
+            "List every measure family: its syntax and parameters, aliases (trec_eval's names "
+            "among them), definition, formula and where it is defined."
+        ),
     )
     parser.set_defaults(handler=run)
 
 
 def _syntax(name: str) -> str:
     family = FAMILIES[name]
-    params = "".join(f"({key}=...)" for key in family.params)
-    cutoff = {"none": "", "optional": "[@k]", "required": "@k", "recall_level": "@r"}
+    params = ",".join(f"{key}={kind}" for key, kind in family.params.items())
+    params = f"({params})" if params else ""
+    cutoff = {
+        "none": "",
+        "optional": "[@k]",
+        "required": "@k",
+        "recall_level": "@r",
+        "factor": "@f",
+    }
     return f"{name}{params}{cutoff[family.cutoff]}"
 
 
@@ -35,6 +45,9 @@ def run(args: argparse.Namespace) -> int:
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(2)]
     print(f"{'measure':<{widths[0]}}  {'aliases':<{widths[1]}}  definition")
-    for syntax, aliases, summary in rows:
+    indent = " " * 4
+    for (syntax, aliases, summary), family in zip(rows, FAMILIES.values(), strict=True):
         print(f"{syntax:<{widths[0]}}  {aliases:<{widths[1]}}  {summary}")
+        print(f"{indent}formula: {family.formula}")
+        print(f"{indent}source:  {family.citation}")
     return 0

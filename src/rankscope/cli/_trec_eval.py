@@ -1,6 +1,7 @@
 """``rankscope trec-eval [trec_eval's options] QRELS RUN``: a drop-in for trec_eval.
 
-Accepts trec_eval's options and prints its exact output for every measure rankscope implements.
+Takes every option of trec_eval 10's usage, in its short and long forms, with trec_eval's
+meaning, and prints its exact output.
 """
 
 from __future__ import annotations
@@ -11,29 +12,59 @@ from typing import Any
 
 from rankscope.cli._common import load_judgements, load_ranking
 from rankscope.engine import evaluate
+from rankscope.engine.evaluate import relevance_strings
+from rankscope.engine.measures import measure
+from rankscope.engine.profiles import resolve_profile
 from rankscope.errors import MeasureError, OptionError
 from rankscope.report.results import write_text
-from rankscope.report.trec_eval import format_trec_eval, trec_eval_measures
+from rankscope.report.trec_eval import TrecMeasure, format_trec_eval, trec_eval_measures
 
-# trec_eval options that rankscope does not offer, with what they do there.
-_UNSUPPORTED = {
-    "-J": "judged documents only",
-    "-N": "number of documents in the collection",
-    "-D": "debug level",
-    "-R": "relevance-information format",
-    "-T": "results format",
-    "-Z": "z-score file",
-    "-o": "old output format",
+# trec_eval's version this command reproduces.
+TREC_EVAL_VERSION = "10.0"
+
+# -R formats: what each reads; only qrels is read so far.
+_REL_INFO_FORMATS = {
+    "qrels": None,
+    "prefs": "preference judgements",
+    "qrels_prefs": "preferences derived from qrels",
+    "qrels_jg": "qrels with judgement groups",
 }
 
 
-class _Unsupported(argparse.Action):
+class _Choice(argparse.Action):
+    """An option whose value must be one of trec_eval's; refused with exit code 2."""
+
     def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
-        name = option or "?"
-        raise OptionError(
-            f"trec_eval option {name} ({_UNSUPPORTED.get(name[:2], 'unknown')}) is not "
-            "supported by rankscope trec-eval"
+        allowed: dict[str, str | None] = self.const
+        if values not in allowed:
+            raise OptionError(
+                f"{option} {values!r}: trec_eval has no such format (it knows {', '.join(allowed)})"
+            )
+        if allowed[values] is not None:
+            raise OptionError(
+                f"{option} {values}: reading {allowed[values]} is not implemented by rankscope "
+                "trec-eval yet"
+            )
+        setattr(namespace, self.dest, values)
+
+
+class _Refused(argparse.Action):
+    """An option of trec_eval's usage that rankscope does not implement yet."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
+        raise OptionError(f"{option} ({self.help}) is not implemented by rankscope trec-eval yet")
+
+
+class _Version(argparse.Action):
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
+        from importlib.metadata import version
+
+        # trec_eval prints its version on standard error.
+        print(
+            f"trec_eval version {TREC_EVAL_VERSION} (rankscope {version('rankscope')})",
+            file=sys.stderr,
         )
+        parser.exit(0)
 
 
 def add_parser(subparsers: Any) -> None:
@@ -41,19 +72,22 @@ def add_parser(subparsers: Any) -> None:
         "trec-eval",
         help="trec_eval's options and exact output format",
         description=(
-            "A drop-in for trec_eval: same options, same output, byte for byte, for the "
-            "measures rankscope implements (others are named on standard error)."
+            "A drop-in for trec_eval 10: the same options (short and long), the same output, "
+            "byte for byte."
         ),
     )
-    parser.add_argument("qrels", metavar="QRELS", help="trec_rel_file")
-    parser.add_argument("run", metavar="RUN", help="trec_top_file")
-    parser.add_argument("-q", "--query", action="store_true", help="per-query values too")
-    parser.add_argument("-n", "--nosummary", action="store_true", help="print no summary (with -q)")
+    parser.add_argument("qrels", metavar="trec_rel_file", help="relevance judgements")
+    parser.add_argument("run", metavar="trec_top_file", help="ranked results")
     parser.add_argument(
-        "-c",
-        "--all_queries",
+        "-v", "--version", nargs=0, action=_Version, help="print trec_eval's version and exit"
+    )
+    parser.add_argument(
+        "-q",
+        "--query_eval_wanted",
+        "--query",
+        dest="query",
         action="store_true",
-        help="average over all judged queries, missing ones scoring 0",
+        help="per-query values too",
     )
     parser.add_argument(
         "-m",
@@ -61,17 +95,85 @@ def add_parser(subparsers: Any) -> None:
         dest="measures",
         action="append",
         metavar="MEASURE[.PARAMS]",
-        help="all_trec, official, or a family with parameters such as P.5,10",
+        help="a measure or nickname (official, all_trec, set) with parameters such as P.5,10",
+    )
+    parser.add_argument(
+        "-c",
+        "--complete_rel_info_wanted",
+        "--all_queries",
+        dest="all_queries",
+        action="store_true",
+        help="average over all judged queries, missing ones scoring 0",
     )
     parser.add_argument(
         "-l", "--level_for_rel", type=int, default=1, metavar="N", help="relevance level"
     )
+    parser.add_argument("-n", "--nosummary", action="store_true", help="print no summary")
+    parser.add_argument(
+        "-D",
+        "--Debug_level",
+        dest="debug_level",
+        metavar="N[.QID]",
+        help="trec_eval's debug trace (not printed by rankscope); with .QID, evaluate QID only",
+    )
+    parser.add_argument(
+        "-J",
+        "--Judged_docs_only",
+        dest="judged_only",
+        action="store_true",
+        help="remove unjudged documents from each ranking before any measure",
+    )
+    parser.add_argument(
+        "-N",
+        "--Number_docs_in_coll",
+        dest="collection_size",
+        type=int,
+        default=0,
+        metavar="N",
+        help="number of documents in the collection (utility)",
+    )
     parser.add_argument(
         "-M",
-        "--max_retrieved_per_topic",
+        "--Max_retrieved_per_topic",
+        dest="max_retrieved_per_topic",
         type=int,
         metavar="N",
         help="evaluate only the first N documents of each ranking",
+    )
+    parser.add_argument(
+        "-R",
+        "--Rel_info_format",
+        dest="rel_info_format",
+        action=_Choice,
+        const=_REL_INFO_FORMATS,
+        default="qrels",
+        metavar="FORMAT",
+        help="format of trec_rel_file: qrels",
+    )
+    parser.add_argument(
+        "-T",
+        "--Results_format",
+        dest="results_format",
+        action=_Choice,
+        const={"trec_results": None},
+        default="trec_results",
+        metavar="FORMAT",
+        help="format of trec_top_file: trec_results",
+    )
+    parser.add_argument(
+        "-o",
+        "--Output_old_results_format",
+        dest="old_format",
+        nargs="?",
+        const=True,
+        help="obsolete in trec_eval, without effect",
+    )
+    parser.add_argument(
+        "-Z",
+        "--Zscore",
+        metavar="FILE",
+        action=_Refused,
+        help="z-scores against a file of per-query means and standard deviations",
     )
     parser.add_argument(
         "--profile",
@@ -79,32 +181,65 @@ def add_parser(subparsers: Any) -> None:
         default="trec",
         help="trec (trec_eval 10, default) or trec9 (trec_eval 9: float32 scores)",
     )
-    for option in _UNSUPPORTED:
-        parser.add_argument(option, nargs="?", action=_Unsupported, help=argparse.SUPPRESS)
     parser.set_defaults(handler=run)
 
 
+def _debug_query(text: str | None) -> str | None:
+    """The query of ``-D N.QID``, if any."""
+    if text is None:
+        return None
+    level, _, query = text.partition(".")
+    if not level.lstrip("-").isdigit():
+        raise OptionError(f"-D {text!r}: expected a debug level, N or N.QID")
+    return query or None
+
+
 def run(args: argparse.Namespace) -> int:
-    lines, skipped = trec_eval_measures(args.measures or [])
+    only_query = _debug_query(args.debug_level)
+    lines, skipped = trec_eval_measures(args.measures or [], args.collection_size)
     if skipped:
         print(
             "rankscope: warning: trec_eval measures not implemented yet, left out: "
             + ", ".join(skipped),
             file=sys.stderr,
         )
-    measures = [line.measure for line in lines if line.measure is not None]
-    if not measures:
+    if not lines:
         raise MeasureError("no implemented trec_eval measure was asked for")
+    measures = [line.measure for line in lines if line.measure is not None]
+    # Under -c, trec_eval sums num_rel over every line of the qrels with a grade above 0,
+    # whatever -l says.
+    complete_num_rel = measure("NumRel(rel=1)")
+    extra = [complete_num_rel] if args.all_queries else []
+    # runid alone still needs one measure to evaluate the run's queries.
+    extra += [] if measures else [measure("NumQ")]
+    profile = resolve_profile(args.profile)
+    if args.judged_only:
+        profile = profile.with_options(unjudged_documents="drop")
     qrels = load_judgements(args.qrels, "trec", lenient=False)
-    results = evaluate(
-        qrels,
-        load_ranking(args.run, "trec", lenient=False),
-        measures,
-        profile=args.profile,
-        complete=args.all_queries,
-        relevance_level=args.level_for_rel,
-        max_documents=args.max_retrieved_per_topic,
+    ranking = load_ranking(args.run, "trec", lenient=False)
+    options: dict[str, Any] = {
+        "profile": profile,
+        "complete": args.all_queries,
+        "relevance_level": args.level_for_rel,
+        "max_documents": args.max_retrieved_per_topic,
+    }
+    results = evaluate(qrels, ranking, [*measures, *extra], **options)
+    relstring = next((line.relstring for line in lines if line.relstring is not None), None)
+    strings = None
+    if relstring is not None and args.query:
+        strings = relevance_strings(qrels, ranking, relstring, **options)
+    if only_query is not None:
+        results = results.only_queries([only_query])
+    summary_from: dict[str, TrecMeasure] = {}
+    if args.all_queries:
+        summary_from = {"num_rel": TrecMeasure("num_rel", complete_num_rel)}
+    text = format_trec_eval(
+        results,
+        lines,
+        per_query=args.query,
+        summary=not args.nosummary,
+        summary_from=summary_from,
+        relstrings=strings,
     )
-    text = format_trec_eval(results, lines, per_query=args.query, summary=not args.nosummary)
     write_text(text, None)
     return 0

@@ -400,3 +400,19 @@ pub fn yaap(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
     let rel = query.num_relevant(args.level) as f64;
     ((1.0 + sum) / (1.0 + rel - sum)).ln()
 }
+
+/// trec_eval's relstring: the grades of the first `length` documents as characters, `0`-`9`
+/// for grades, `>` above 9, `-` not in the pool, `.` pooled but unjudged, `<` below that.
+pub fn relevance_string(grades: &[i64], length: usize) -> String {
+    grades
+        .iter()
+        .take(length)
+        .map(|&grade| match grade {
+            10.. => '>',
+            0..=9 => char::from(b'0' + grade as u8),
+            UNJUDGED => '-',
+            POOLED_UNJUDGED => '.',
+            _ => '<',
+        })
+        .collect()
+}

@@ -1,25 +1,25 @@
-"""The registry of measures: each family's parameters, aggregate and aliases, for parsing
-names and reporting.
+"""The registry of measures, as the compiled core holds it: each family's parameters,
+aggregate, aliases, formula and citation, for parsing names and reporting.
 
-The kernels live in the compiled core (``crates/rankscope-core/src/measures``), whose registry
-holds the same families: adding a measure is a kernel and an entry there, plus one `Family`
-entry here.
+The kernels and the registry live in the core (``crates/rankscope-core/src/measures``):
+adding a measure is a kernel and one entry there; names parse there too, so Python and the
+core read every name the same way.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass
+from typing import Literal, cast
 
-from rankscope.engine.measures._names import NAME_PATTERN, TREC_PATTERN, Measure
-from rankscope.errors import MeasureError, UnknownMeasureError
+from rankscope import _core
+from rankscope.engine.measures._names import Measure
+from rankscope.errors import MeasureError
 
 __all__ = ["FAMILIES", "Family", "measure", "parse_measures"]
 
 Aggregate = Literal["mean", "geometric_mean", "sum", "count"]
-CutoffKind = Literal["none", "optional", "required", "recall_level"]
+CutoffKind = Literal["none", "optional", "required", "recall_level", "factor"]
 
 
 @dataclass(frozen=True)
@@ -32,10 +32,15 @@ class Family:
         Canonical spelling.
     summary
         One line: what the measure is.
+    formula
+        The formula (trec profile).
+    citation
+        Where the measure is defined.
     cutoff
-        Whether ``@k`` is refused, optional, required, or a recall level in [0, 1].
+        Whether ``@k`` is refused, optional, required, a recall level in [0, 1], or a
+        positive factor.
     params
-        Allowed parameters and their allowed values (None: any integer).
+        Allowed parameters and the values each takes (``integer``, ``number``, ...).
     aggregate
         How per-query values combine: mean, geometric mean (trec_eval's gm_*), or sum and
         count for the counting measures, as trec_eval prints them.
@@ -49,210 +54,31 @@ class Family:
 
     name: str
     summary: str
-    cutoff: CutoffKind = "optional"
-    params: dict[str, tuple[str, ...] | None] = field(default_factory=lambda: {"rel": None})
-    aggregate: Aggregate = "mean"
-    bounded: bool = True
-    aliases: tuple[str, ...] = ()
-    weknora: bool = False
+    formula: str
+    citation: str
+    cutoff: CutoffKind
+    params: dict[str, str]
+    aggregate: Aggregate
+    bounded: bool
+    aliases: tuple[str, ...]
+    weknora: bool
 
 
 FAMILIES: dict[str, Family] = {
-    f.name: f
-    for f in [
-        Family(
-            "nDCG",
-            "normalized discounted cumulative gain; gain = grade (gain=exp: 2^grade-1)",
-            params={"gain": ("linear", "exp")},
-            aliases=("ndcg", "ndcg_cut"),
-            weknora=True,
-        ),
-        Family(
-            "AP",
-            "average precision: mean of P@rank over relevant documents, / number relevant",
-            aliases=("map", "map_cut", "mean_average_precision"),
-            weknora=True,
-        ),
-        Family(
-            "RR",
-            "reciprocal rank of the first relevant document",
-            aliases=("recip_rank", "mrr"),
-            weknora=True,
-        ),
-        Family(
-            "P",
-            "precision: relevant in the top k / k (no k: relevant retrieved / retrieved)",
-            aliases=("precision", "set_p"),
-            weknora=True,
-        ),
-        Family(
-            "R",
-            "recall: relevant in the top k / number relevant",
-            aliases=("recall", "set_recall"),
-            weknora=True,
-        ),
-        Family(
-            "Rprec",
-            "precision at rank R, R = number relevant",
-            cutoff="none",
-            aliases=("r_prec", "r-prec"),
-        ),
-        Family(
-            "Success",
-            "1 if any relevant document is in the top k, else 0",
-            cutoff="required",
-            aliases=("success",),
-        ),
-        Family(
-            "Bpref",
-            "binary preference: relevant documents ranked above judged non-relevant ones",
-            cutoff="none",
-        ),
-        Family(
-            "GM_AP",
-            "average precision, aggregated by geometric mean (floor 1e-5)",
-            cutoff="none",
-            aggregate="geometric_mean",
-            aliases=("gm_map", "gmap"),
-        ),
-        Family(
-            "IPrec",
-            "interpolated precision at a recall level in [0, 1]",
-            cutoff="recall_level",
-            aliases=("iprec_at_recall",),
-        ),
-        Family(
-            "NumRet",
-            "number of documents retrieved (summed over queries)",
-            cutoff="none",
-            params={},
-            aggregate="sum",
-            bounded=False,
-            aliases=("num_ret",),
-        ),
-        Family(
-            "NumRel",
-            "number of relevant judged documents (summed over queries)",
-            cutoff="none",
-            aggregate="sum",
-            bounded=False,
-            aliases=("num_rel",),
-        ),
-        Family(
-            "NumRelRet",
-            "number of relevant documents retrieved (summed over queries)",
-            cutoff="none",
-            aggregate="sum",
-            bounded=False,
-            aliases=("num_rel_ret",),
-        ),
-        Family(
-            "NumQ",
-            "number of queries evaluated",
-            cutoff="none",
-            params={},
-            aggregate="count",
-            bounded=False,
-            aliases=("num_q",),
-        ),
-    ]
+    entry["name"]: Family(
+        name=entry["name"],
+        summary=entry["summary"],
+        formula=entry["formula"],
+        citation=entry["citation"],
+        cutoff=cast(CutoffKind, entry["cutoff"]),
+        params=dict(entry["params"]),
+        aggregate=cast(Aggregate, entry["aggregate"]),
+        bounded=entry["bounded"],
+        aliases=tuple(entry["aliases"]),
+        weknora=entry["weknora"],
+    )
+    for entry in _core.families()
 }
-
-_LOOKUP: dict[str, str] = {}
-for _family in FAMILIES.values():
-    for _alias in (_family.name, *_family.aliases):
-        _LOOKUP[_alias.lower()] = _family.name
-# trec_eval's "set" measures are the cutoff-free forms; a few names need their exact case.
-_SET_ALIASES = {"set_p", "set_recall"}
-
-
-def _suggest(name: str) -> str:
-    import difflib  # only for this message: start-up stays short
-
-    known = sorted({*FAMILIES, *(a for f in FAMILIES.values() for a in f.aliases)})
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
-    if not close:
-        close = difflib.get_close_matches(name.lower(), [n.lower() for n in known], n=3)
-        close = [n for n in known if n.lower() in close]
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
-    return f"unknown measure {name!r}{hint} (known: {', '.join(FAMILIES)})"
-
-
-MAX_CUTOFF = 10**9
-
-
-def _is_count(text: str) -> bool:
-    """Whether ``text`` is an integer from 1 to MAX_CUTOFF in ASCII digits."""
-    return text.isascii() and text.isdigit() and 1 <= int(text) <= MAX_CUTOFF
-
-
-def _family_of(name: str) -> Family:
-    try:
-        return FAMILIES[_LOOKUP[name.lower()]]
-    except KeyError:
-        raise UnknownMeasureError(_suggest(name)) from None
-
-
-def _cutoff(family: Family, text: str | None, name: str) -> int | float | None:
-    if text is None:
-        if family.cutoff in ("required", "recall_level"):
-            raise MeasureError(
-                f"measure {family.name} needs a cutoff, as in {family.name}@"
-                f"{'0.5' if family.cutoff == 'recall_level' else '10'}; got {name!r}"
-            )
-        return None
-    if family.cutoff == "none":
-        raise MeasureError(f"measure {family.name} takes no cutoff; got {name!r}")
-    if family.cutoff == "recall_level":
-        try:
-            level = float(text)
-        except ValueError:
-            level = math.nan
-        if not 0.0 <= level <= 1.0:
-            raise MeasureError(
-                f"the recall level of {family.name} must be a number in [0, 1]; "
-                f"got {text!r} in {name!r}"
-            )
-        return level
-    if not _is_count(text):
-        raise MeasureError(
-            f"the cutoff of {family.name} must be an integer from 1 to {MAX_CUTOFF}; "
-            f"got {text!r} in {name!r}"
-        )
-    return int(text)
-
-
-def _params(family: Family, text: str | None, name: str) -> tuple[tuple[str, str], ...]:
-    if not text:
-        return ()
-    params: dict[str, str] = {}
-    for item in text.split(","):
-        key, sep, value = (part.strip() for part in item.partition("="))
-        if not sep or not key or not value:
-            raise MeasureError(f"parameters are written key=value; got {item!r} in {name!r}")
-        if key not in family.params:
-            allowed = ", ".join(family.params) or "none"
-            raise MeasureError(
-                f"measure {family.name} has no parameter {key!r} (parameters: {allowed}); "
-                f"got {name!r}"
-            )
-        choices = family.params[key]
-        if choices is None:
-            if not _is_count(value):
-                raise MeasureError(
-                    f"parameter {key} of {family.name} must be an integer from 1 to "
-                    f"{MAX_CUTOFF}; got {value!r} in {name!r}"
-                )
-            value = str(int(value))
-        elif value not in choices:
-            raise MeasureError(
-                f"parameter {key} of {family.name} must be one of {', '.join(choices)}; "
-                f"got {value!r} in {name!r}"
-            )
-        if key in params:
-            raise MeasureError(f"parameter {key!r} given twice in {name!r}")
-        params[key] = value
-    return tuple(sorted(params.items()))
 
 
 def measure(name: str | Measure) -> Measure:
@@ -269,33 +95,14 @@ def measure(name: str | Measure) -> Measure:
     >>> measure("nDGC@10")
     Traceback (most recent call last):
     ...
-    rankscope.errors.UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG? (known: ...)
+    rankscope.errors.UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG, ...
     """
     if isinstance(name, Measure):
         return name
     if not isinstance(name, str):
         raise MeasureError(f"a measure is given by its name as a string; got {name!r}")
-    text = name.strip()
-    match = NAME_PATTERN.match(text)
-    if match and (match["params"] is not None or match["cutoff"] is not None):
-        family = _family_of(match["family"])
-        if match["family"].lower() in _SET_ALIASES and match["cutoff"] is not None:
-            raise MeasureError(f"{match['family']} takes no cutoff; got {text!r}")
-        return Measure(
-            family.name,
-            _cutoff(family, match["cutoff"], text),
-            _params(family, match["params"], text),
-        )
-    trec = TREC_PATTERN.match(text)
-    if trec is None:
-        raise UnknownMeasureError(_suggest(text))
-    family_name, cutoff = trec["family"], trec["cutoff"]
-    family = _family_of(family_name)
-    if family_name.lower() in _SET_ALIASES and cutoff is not None:
-        raise MeasureError(f"{family_name} takes no cutoff; got {text!r}")
-    if cutoff is not None and family.cutoff == "recall_level":
-        cutoff = cutoff if not cutoff.startswith(".") else "0" + cutoff
-    return Measure(family.name, _cutoff(family, cutoff, text), ())
+    family, cutoff, params, _ = _core.parse_measure(name)
+    return Measure(family, cutoff, tuple(params))
 
 
 def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measure]:
