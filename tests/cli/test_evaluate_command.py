@@ -81,7 +81,11 @@ def test_output_file_and_profiles(tmp_path: Path, capsys: pytest.CaptureFixture[
     ("arguments", "code", "message"),
     [
         (["no-such-qrels", BM25], EXIT_INPUT, "no-such-qrels: no such file"),
-        ([QRELS, BM25, "-m", "nDGC@10"], EXIT_INPUT, "unknown measure 'nDGC'; did you mean nDCG?"),
+        (
+            [QRELS, BM25, "-m", "nDGC@10"],
+            EXIT_INPUT,
+            "unknown measure 'nDGC'; did you mean nDCG, RnDCG, nDCGRel?",
+        ),
         ([QRELS, BM25, "--profile", "weknora", "-m", "Bpref"], EXIT_INPUT, "not defined by"),
         ([QRELS, BM25, "-f", "xml"], EXIT_USAGE, "invalid choice: 'xml'"),
         ([QRELS, BM25, "-l", "0"], EXIT_INPUT, "relevance_level must be an integer >= 1"),

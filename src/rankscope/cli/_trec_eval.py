@@ -7,7 +7,9 @@ meaning, and prints its exact output.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from pathlib import Path
 from typing import Any
 
 from rankscope.cli._common import load_judgements, load_ranking
@@ -15,7 +17,7 @@ from rankscope.engine import evaluate
 from rankscope.engine.evaluate import relevance_strings
 from rankscope.engine.measures import measure
 from rankscope.engine.profiles import resolve_profile
-from rankscope.errors import MeasureError, OptionError
+from rankscope.errors import MeasureError, OptionError, ParseError
 from rankscope.report.results import write_text
 from rankscope.report.trec_eval import TrecMeasure, format_trec_eval, trec_eval_measures
 
@@ -184,6 +186,40 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+# A qrels line whose grade holds something besides an optional sign and digits.
+_NOT_AN_INTEGER_GRADE = re.compile(
+    rb"^[ \t]*[^#\s]\S*[ \t]+\S+[ \t]+\S+[ \t]+(?![+-]?\d+(?:[ \t\r]|$))(\S+)", re.M
+)
+
+
+def _check_integer_grades(path: str) -> None:
+    """Refuse a grade trec_eval would read otherwise than rankscope: trec_eval reads grades
+    with atol, which stops at the first character that is not a digit (``1e1`` is 1, ``2.7``
+    is 2); rankscope reads ``1e1`` as 10 and refuses ``2.7``."""
+    file = Path(path)
+    if not file.is_file():
+        return
+    data = file.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        return  # compressed: trec_eval cannot read it anyway
+    found = _NOT_AN_INTEGER_GRADE.search(data)
+    if found is None:
+        return
+    grade = found[1].decode("utf-8", "replace")
+    line_start = data.rfind(b"\n", 0, found.start()) + 1
+    line_end = data.find(b"\n", found.start())
+    text = data[line_start : None if line_end < 0 else line_end].decode("utf-8", "replace")
+    digits = re.match(r"[+-]?\d*", grade)
+    as_trec_eval = int(digits[0]) if digits and digits[0].lstrip("+-") else 0
+    raise ParseError(
+        f"the grade {grade!r} is not an integer: trec_eval would read it as {as_trec_eval} (it "
+        "stops at the first character that is not a digit); write the grade as an integer",
+        source=path,
+        line=data.count(b"\n", 0, found.start()) + 1,
+        text=text.rstrip("\r"),
+    )
+
+
 def _debug_query(text: str | None) -> str | None:
     """The query of ``-D N.QID``, if any."""
     if text is None:
@@ -215,6 +251,7 @@ def run(args: argparse.Namespace) -> int:
     profile = resolve_profile(args.profile)
     if args.judged_only:
         profile = profile.with_options(unjudged_documents="drop")
+    _check_integer_grades(args.qrels)
     qrels = load_judgements(args.qrels, "trec", lenient=False)
     ranking = load_ranking(args.run, "trec", lenient=False)
     options: dict[str, Any] = {
