@@ -56,7 +56,15 @@ def write_files() -> tuple[Path, list[Path]]:
 def measure(runs: int, timeout: float, log: Any) -> dict[str, Any]:
     """Median wall time of the one rankscope command and of the fifty trec_eval processes (in
     turn, one after the other), interleaved; and whether their means agree."""
-    from run import MEASURES, VENV, _parse_trec_eval, _trec_eval, agreement, run_process
+    from run import (
+        MEASURES,
+        PRINTED_TOLERANCE,
+        VENV,
+        _parse_trec_eval,
+        _trec_eval,
+        agreement,
+        run_process,
+    )
 
     qrels, files = write_files()
     measures = [arg for m in MEASURES for arg in ("-m", m)]
@@ -80,7 +88,8 @@ def measure(runs: int, timeout: float, log: Any) -> dict[str, Any]:
             seconds += done.seconds
             if round_ == 0:
                 references = {"trec": theirs["mean"]}
-                verdicts.append(agreement(_parse_trec_eval(done.stdout), references, ("trec",)))
+                means = _parse_trec_eval(done.stdout)
+                verdicts.append(agreement(means, references, ("trec",), PRINTED_TOLERANCE))
         if round_:
             result["trec_eval"].append(seconds)
         else:

@@ -6,7 +6,7 @@ use crate::batch::RankedBatch;
 use crate::error::{py_repr, Error, Result};
 use crate::measures::trec_extra::relevance_string;
 use crate::measures::{check_profile_support, Measure};
-use crate::prepare::{no_common_queries, prepare_with, Judgements, PrepareOptions, Prepared};
+use crate::prepare::{no_common_queries, prepare_listing, Judgements, PrepareOptions, Prepared};
 use crate::profile::{Conventions, Gain};
 use crate::table::{Qrels, Run};
 
@@ -192,7 +192,7 @@ pub fn evaluate_with(
 ) -> Result<Evaluation> {
     options.check()?;
     check_profile_support(measures, &options.conventions)?;
-    let (prepared, values) = score(judgements, run, measures, options, options.complete)?;
+    let (prepared, values) = score(judgements, run, measures, options, options.complete, true)?;
     if prepared.batch.num_queries() == 0 && !options.complete {
         return Err(no_common_queries(
             &run.source,
@@ -220,7 +220,7 @@ pub fn relevance_strings(
 ) -> Result<Vec<(String, String)>> {
     options.check()?;
     let judgements = Judgements::new(qrels, &options.conventions, options.relevance_level)?;
-    let batch = prepare_with(&judgements, run, &options.prepare_options())?.batch;
+    let batch = prepare_listing(&judgements, run, &options.prepare_options(), false)?.batch;
     Ok((0..batch.num_queries())
         .map(|q| {
             let grades = batch.query(q).grades;
@@ -229,19 +229,21 @@ pub fn relevance_strings(
         .collect())
 }
 
-/// Prepare `run` (with the judged queries it misses if `complete`) and compute every measure.
+/// Prepare `run` (with the judged queries it misses if `complete`; listing them if
+/// `list_missing`) and compute every measure.
 pub(crate) fn score(
     judgements: &Judgements<'_>,
     run: &Run,
     measures: &[Measure],
     options: &EvalOptions,
     complete: bool,
+    list_missing: bool,
 ) -> Result<(Prepared, Vec<Vec<f64>>)> {
     let prepare_options = PrepareOptions {
         complete,
         ..options.prepare_options()
     };
-    let prepared = prepare_with(judgements, run, &prepare_options)?;
+    let prepared = prepare_listing(judgements, run, &prepare_options, list_missing)?;
     let values = compute(
         &prepared.batch,
         measures,

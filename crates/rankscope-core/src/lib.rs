@@ -1,9 +1,9 @@
 //! rankscope's evaluation core, in pure Rust (no Python).
 //!
 //! Reading TREC files ([`trec`]), interning ids ([`intern`]), the input tables ([`table`]),
-//! preparing a [`batch::RankedBatch`] ([`prepare`]) under a profile's conventions
+//! preparing a [`batch::RankedBatch`] ([`mod@prepare`]) under a profile's conventions
 //! ([`profile`]), the measure registry and kernels ([`measures`]), evaluation and aggregation
-//! ([`evaluate`]) and streaming in chunks of whole queries ([`stream`]) live here;
+//! ([`mod@evaluate`]) and streaming in chunks of whole queries ([`stream`]) live here;
 //! `rankscope-python` only converts and delegates. Errors ([`error::Error`]) map one to one
 //! onto the classes of `rankscope.errors`.
 

@@ -15,7 +15,7 @@ use crate::batch::{RankedBatch, POOLED_UNJUDGED, UNJUDGED};
 use crate::error::{py_repr, Error, InputProblem, Result};
 use crate::intern::Interner;
 use crate::profile::{Conventions, DuplicatePolicy, Ordering, ScorePrecision, UnjudgedDocuments};
-use crate::table::{Qrels, Run};
+use crate::table::{Qrels, Run, StrColumn};
 
 /// Options of an evaluation that change what is prepared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,22 +79,8 @@ impl<'a> Judgements<'a> {
             qrels.len() < u32::MAX as usize,
             "qrels hold fewer than 2^32 judgements"
         );
-        let rows = qrels.len();
         let queries = qrels.queries.len();
-        // The rows of each query, in file order (a counting sort by query).
-        let mut offsets = vec![0usize; queries + 1];
-        for &q in &qrels.query {
-            offsets[q as usize + 1] += 1;
-        }
-        for q in 0..queries {
-            offsets[q + 1] += offsets[q];
-        }
-        let mut fill = offsets.clone();
-        let mut by_query = vec![0u32; rows];
-        for (row, &q) in qrels.query.iter().enumerate() {
-            by_query[fill[q as usize]] = row as u32;
-            fill[q as usize] += 1;
-        }
+        let (offsets, by_query) = rows_by_query(&qrels.query, queries);
 
         let mut table_offsets = Vec::with_capacity(queries + 1);
         let mut size_total = 0;
@@ -109,28 +95,37 @@ impl<'a> Judgements<'a> {
             relevance_level,
             hasher: DefaultHashBuilder::default(),
             table_offsets,
-            slots: vec![(0, 0); size_total],
+            slots: Vec::new(),
             ideal_offsets: Vec::new(),
             ideal: Vec::new(),
             distinct_relevant: None,
         };
-        let mut duplicate: Option<u32> = None; // earliest first row of a repeated pair
-        let mut distinct = vec![0u64; queries];
-        for q in 0..queries {
-            for &row in &by_query[offsets[q]..offsets[q + 1]] {
-                let doc = qrels.docs.get_bytes(row as usize);
-                let hash = index.doc_hash(doc);
-                match index.probe(q as u32, doc, hash) {
-                    Ok(first) => duplicate = Some(duplicate.map_or(first, |d| d.min(first))),
-                    Err(slot) => {
-                        index.slots[slot] = ((hash >> 32) as u32, row + 1);
-                        if index.grade(qrels.grade[row as usize]) >= 1 {
-                            distinct[q] += 1;
+        // Each query's table filled on its own, queries in parallel: the earliest first row
+        // of a repeated pair, and the distinct relevant documents.
+        let mut slots = vec![(0, 0); size_total];
+        let tables = split_by_offsets(&mut slots, &index.table_offsets);
+        let filled: Vec<(Option<u32>, u64)> = tables
+            .into_par_iter()
+            .enumerate()
+            .map(|(q, table)| {
+                let mut duplicate: Option<u32> = None;
+                let mut distinct = 0;
+                for &row in &by_query[offsets[q]..offsets[q + 1]] {
+                    let doc = qrels.docs.get_bytes(row as usize);
+                    let hash = index.doc_hash(doc);
+                    match probe(table, &qrels.docs, doc, hash) {
+                        Ok(first) => duplicate = Some(duplicate.map_or(first, |d| d.min(first))),
+                        Err(slot) => {
+                            table[slot] = ((hash >> 32) as u32, row + 1);
+                            distinct += u64::from(index.grade(qrels.grade[row as usize]) >= 1);
                         }
                     }
                 }
-            }
-        }
+                (duplicate, distinct)
+            })
+            .collect();
+        index.slots = slots;
+        let duplicate = filled.iter().filter_map(|(d, _)| *d).min();
         if let Some(row) = duplicate.filter(|_| !conventions.keeps_duplicate_judgements()) {
             let row = row as usize;
             return Err(Error::DuplicateDocument(
@@ -149,11 +144,11 @@ impl<'a> Judgements<'a> {
             .iter()
             .map(|&row| index.grade(qrels.grade[row as usize]))
             .collect();
-        for q in 0..queries {
-            ideal[offsets[q]..offsets[q + 1]].sort_unstable_by(|a, b| b.cmp(a));
-        }
+        split_by_offsets(&mut ideal, &offsets)
+            .into_par_iter()
+            .for_each(|grades| grades.sort_unstable_by(|a, b| b.cmp(a)));
         if conventions.keeps_duplicate_judgements() {
-            index.distinct_relevant = Some(distinct);
+            index.distinct_relevant = Some(filled.iter().map(|(_, d)| *d).collect());
         }
         index.ideal_offsets = offsets;
         index.ideal = ideal;
@@ -179,32 +174,18 @@ impl<'a> Judgements<'a> {
         }
     }
 
-    /// In query `query`'s table: `Ok(row)` of the first judgement of `doc`, or `Err(slot)`,
-    /// the empty slot where it would go.
+    /// Query `query`'s table.
     #[inline]
-    fn probe(&self, query: u32, doc: &[u8], hash: u64) -> std::result::Result<u32, usize> {
-        let start = self.table_offsets[query as usize];
-        let mask = self.table_offsets[query as usize + 1] - start - 1;
-        let tag = (hash >> 32) as u32;
-        let mut i = hash as usize & mask;
-        loop {
-            let (slot_tag, row_plus_one) = self.slots[start + i];
-            if row_plus_one == 0 {
-                return Err(start + i);
-            }
-            let row = row_plus_one - 1;
-            if slot_tag == tag && self.qrels.docs.get_bytes(row as usize) == doc {
-                return Ok(row);
-            }
-            i = (i + 1) & mask;
-        }
+    fn table(&self, query: u32) -> &[(u32, u32)] {
+        let q = query as usize;
+        &self.slots[self.table_offsets[q]..self.table_offsets[q + 1]]
     }
 
     /// The grade of `doc` in qrels query `query` ([`UNJUDGED`] if not judged), given the
     /// document's hash by [`Judgements::doc_hash`].
     #[inline]
     fn lookup(&self, query: u32, doc: &[u8], doc_hash: u64) -> i64 {
-        match self.probe(query, doc, doc_hash) {
+        match probe(self.table(query), &self.qrels.docs, doc, doc_hash) {
             Ok(row) => match self.grade(self.qrels.grade[row as usize]) {
                 grade if grade < 0 => POOLED_UNJUDGED,
                 grade => grade,
@@ -222,6 +203,62 @@ impl<'a> Judgements<'a> {
         let q = query as usize;
         &self.ideal[self.ideal_offsets[q]..self.ideal_offsets[q + 1]]
     }
+}
+
+/// The rows of each query code in their order (a stable counting sort): query q's rows are
+/// `rows[starts[q]..starts[q + 1]]`.
+fn rows_by_query(codes: &[u32], queries: usize) -> (Vec<usize>, Vec<u32>) {
+    let mut starts = vec![0usize; queries + 1];
+    for &q in codes {
+        starts[q as usize + 1] += 1;
+    }
+    for q in 0..queries {
+        starts[q + 1] += starts[q];
+    }
+    let mut fill = starts.clone();
+    let mut rows = vec![0u32; codes.len()];
+    for (row, &q) in codes.iter().enumerate() {
+        rows[fill[q as usize]] = row as u32;
+        fill[q as usize] += 1;
+    }
+    (starts, rows)
+}
+
+/// In a query's table (slots `(upper half of the document's hash, row + 1)`, a power of two of
+/// them, row + 1 = 0 when empty): `Ok(row)` of the first judgement of `doc`, or `Err(slot)`, the
+/// empty slot where it would go.
+#[inline]
+fn probe(
+    table: &[(u32, u32)],
+    docs: &StrColumn,
+    doc: &[u8],
+    hash: u64,
+) -> std::result::Result<u32, usize> {
+    let mask = table.len() - 1;
+    let tag = (hash >> 32) as u32;
+    let mut i = hash as usize & mask;
+    loop {
+        let (slot_tag, row_plus_one) = table[i];
+        if row_plus_one == 0 {
+            return Err(i);
+        }
+        let row = row_plus_one - 1;
+        if slot_tag == tag && docs.get_bytes(row as usize) == doc {
+            return Ok(row);
+        }
+        i = (i + 1) & mask;
+    }
+}
+
+/// `values` cut at `offsets` (`offsets.len() - 1` consecutive pieces).
+fn split_by_offsets<'v, T>(mut values: &'v mut [T], offsets: &[usize]) -> Vec<&'v mut [T]> {
+    let mut pieces = Vec::with_capacity(offsets.len().saturating_sub(1));
+    for bounds in offsets.windows(2) {
+        let (piece, rest) = values.split_at_mut(bounds[1] - bounds[0]);
+        pieces.push(piece);
+        values = rest;
+    }
+    pieces
 }
 
 /// Slots for `n` entries: a power of two, at most half full.
@@ -296,6 +333,63 @@ impl Rows<'_> {
     }
 }
 
+/// The run's rows grouped by query: ranges when each query's rows are together (as files
+/// write them), else listed by a stable counting sort on the query code.
+struct QueryGroups {
+    /// Per query code: its rows `start..end` (grouped), or its slice of `listed` (not grouped).
+    bounds: Vec<(usize, usize)>,
+    listed: Option<Vec<u32>>,
+}
+
+impl QueryGroups {
+    fn of(run: &Run) -> Self {
+        let queries = run.queries.len();
+        let mut bounds = vec![(usize::MAX, usize::MAX); queries];
+        let mut previous: Option<u32> = None;
+        let mut grouped = true;
+        for (row, &q) in run.query.iter().enumerate() {
+            if previous != Some(q) {
+                if bounds[q as usize].0 != usize::MAX {
+                    grouped = false;
+                    break;
+                }
+                bounds[q as usize].0 = row;
+                if let Some(p) = previous {
+                    bounds[p as usize].1 = row;
+                }
+                previous = Some(q);
+            }
+        }
+        if grouped {
+            if let Some(p) = previous {
+                bounds[p as usize].1 = run.len();
+            }
+            return Self {
+                bounds,
+                listed: None,
+            };
+        }
+        let (starts, listed) = rows_by_query(&run.query, queries);
+        let bounds = (0..queries).map(|q| (starts[q], starts[q + 1])).collect();
+        Self {
+            bounds,
+            listed: Some(listed),
+        }
+    }
+
+    /// The rows of query `code`; `None` if it has none.
+    fn rows(&self, code: usize) -> Option<Rows<'_>> {
+        let (start, end) = self.bounds[code];
+        if start == usize::MAX || start == end {
+            return None;
+        }
+        Some(match &self.listed {
+            None => Rows::Range(start, end),
+            Some(listed) => Rows::Listed(&listed[start..end]),
+        })
+    }
+}
+
 /// [`prepare`] with qrels indexed once (streaming prepares many chunks against them). A run
 /// with no judged query gives an empty batch here (the caller decides whether that is an
 /// error); the missing queries are those of the qrels absent from this run. The conventions
@@ -306,6 +400,17 @@ pub fn prepare_with(
     run: &Run,
     options: &PrepareOptions,
 ) -> Result<Prepared> {
+    prepare_listing(judgements, run, options, true)
+}
+
+/// [`prepare_with`]; `list_missing` false leaves `missing_queries` empty (streaming prepares
+/// many chunks, each missing nearly every judged query, and finds the missing ones once).
+pub(crate) fn prepare_listing(
+    judgements: &Judgements<'_>,
+    run: &Run,
+    options: &PrepareOptions,
+    list_missing: bool,
+) -> Result<Prepared> {
     let conventions = &judgements.conventions;
     let qrels = judgements.qrels;
     assert!(
@@ -313,64 +418,13 @@ pub fn prepare_with(
         "a run (or chunk) holds fewer than 2^32 rows"
     );
 
-    // Group the rows by query: ranges when each query's rows are together, else a stable
-    // counting sort by query code (codes follow first appearance).
-    let num_run_queries = run.queries.len();
-    let mut starts = vec![usize::MAX; num_run_queries];
-    let mut ends = vec![0usize; num_run_queries];
-    let mut grouped = true;
-    let mut previous = u32::MAX;
-    for (row, &q) in run.query.iter().enumerate() {
-        if q != previous {
-            let q_index = q as usize;
-            if starts[q_index] != usize::MAX {
-                grouped = false;
-                break;
-            }
-            starts[q_index] = row;
-            if previous != u32::MAX {
-                ends[previous as usize] = row;
-            }
-            previous = q;
-        }
-    }
-    if previous != u32::MAX {
-        ends[previous as usize] = run.len();
-    }
-    let listed: Vec<u32>;
-    let mut counts = vec![0usize; num_run_queries + 1];
-    if !grouped {
-        for &q in &run.query {
-            counts[q as usize + 1] += 1;
-        }
-        for q in 0..num_run_queries {
-            counts[q + 1] += counts[q];
-        }
-        let mut fill = counts.clone();
-        let mut rows = vec![0u32; run.len()];
-        for (row, &q) in run.query.iter().enumerate() {
-            rows[fill[q as usize]] = row as u32;
-            fill[q as usize] += 1;
-        }
-        listed = rows;
-    } else {
-        listed = Vec::new();
-    }
-
-    let mut entries: Vec<Entry<'_>> = Vec::with_capacity(num_run_queries);
+    let groups = QueryGroups::of(run);
+    let mut entries: Vec<Entry<'_>> = Vec::with_capacity(run.queries.len());
     let mut unjudged: Vec<String> = Vec::new();
     let mut in_run = vec![false; qrels.queries.len()];
     for (code, name) in run.queries.names().enumerate() {
-        let rows = if grouped {
-            if starts[code] == usize::MAX {
-                continue; // an id interned without rows
-            }
-            Rows::Range(starts[code], ends[code])
-        } else {
-            if counts[code] == counts[code + 1] {
-                continue;
-            }
-            Rows::Listed(&listed[counts[code]..counts[code + 1]])
+        let Some(rows) = groups.rows(code) else {
+            continue; // an id interned without rows
         };
         match qrels.queries.get(name) {
             Some(qrels_code) => {
@@ -387,8 +441,10 @@ pub fn prepare_with(
     }
     let mut missing: Vec<String> = Vec::new();
     for (code, name) in qrels.queries.names().enumerate() {
-        if !in_run[code] {
-            missing.push(name.to_string());
+        if !in_run[code] && (list_missing || options.complete) {
+            if list_missing {
+                missing.push(name.to_string());
+            }
             if options.complete {
                 entries.push(Entry {
                     name,

@@ -392,7 +392,7 @@ impl Gathered {
         measures: &[Measure],
         options: &EvalOptions,
     ) -> Result<()> {
-        let (prepared, values) = score(judgements, chunk, measures, options, false)?;
+        let (prepared, values) = score(judgements, chunk, measures, options, false, false)?;
         for (q, id) in prepared.batch.query_ids.into_iter().enumerate() {
             self.query_ids.push(id);
             self.rows
@@ -458,7 +458,7 @@ impl Gathered {
         missing.sort_unstable();
         if options.complete && !missing.is_empty() {
             let empty = Run::new("run", source);
-            let (only_missing, values) = score(judgements, &empty, measures, options, true)?;
+            let (only_missing, values) = score(judgements, &empty, measures, options, true, false)?;
             for (q, id) in only_missing.batch.query_ids.into_iter().enumerate() {
                 if missing.binary_search(&id).is_ok() {
                     self.query_ids.push(id);

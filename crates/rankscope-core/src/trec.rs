@@ -309,8 +309,50 @@ impl LineKind for QrelsLine {
 
 /// A score: a number as polars casts text to Float64, and finite.
 pub fn parse_score(field: &[u8]) -> Option<f64> {
+    if let Some(value) = plain_decimal(field) {
+        return Some(value);
+    }
     let value: f64 = fast_float2::parse(field).ok()?;
     value.is_finite().then_some(value)
+}
+
+/// Powers of ten exact in a double.
+const EXACT_POWERS_OF_TEN: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// The common case of a score, `[+-]digits[.digits]` of at most 19 characters, computed as
+/// the general parser computes it: an integer below 2^53 divided by an exact power of ten is
+/// correctly rounded by the division itself (Clinger's fast path). Anything else (exponents,
+/// long digit strings, words) is `None`, for the general parser.
+#[inline]
+fn plain_decimal(field: &[u8]) -> Option<f64> {
+    let (negative, digits) = split_sign(field)?;
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    let mut mantissa: u64 = 0;
+    let mut fraction_digits = 0usize;
+    let mut seen_point = false;
+    let mut seen_digit = false;
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                fraction_digits += usize::from(seen_point);
+                seen_digit = true;
+            }
+            b'.' if !seen_point => seen_point = true,
+            _ => return None,
+        }
+    }
+    // At most 19 digits cannot overflow 64 bits; the mantissa must be exact in a double.
+    if !seen_digit || mantissa >= 1 << 53 || fraction_digits >= EXACT_POWERS_OF_TEN.len() {
+        return None;
+    }
+    let value = mantissa as f64 / EXACT_POWERS_OF_TEN[fraction_digits];
+    Some(if negative { -value } else { value })
 }
 
 /// A grade: an integer (optional sign, ASCII digits, fitting 64 bits), or a number written as a
@@ -325,12 +367,17 @@ pub fn parse_grade(field: &[u8]) -> Option<i64> {
     whole.then_some(value as i64)
 }
 
-fn parse_integer(field: &[u8]) -> Option<i64> {
-    let (negative, digits) = match field.first()? {
+/// Whether a number is negative, and its text after the sign; `None` for an empty field.
+fn split_sign(field: &[u8]) -> Option<(bool, &[u8])> {
+    Some(match field.first()? {
         b'-' => (true, &field[1..]),
         b'+' => (false, &field[1..]),
         _ => (false, field),
-    };
+    })
+}
+
+fn parse_integer(field: &[u8]) -> Option<i64> {
+    let (negative, digits) = split_sign(field)?;
     if digits.is_empty() || digits.len() > 19 {
         return None;
     }
@@ -915,6 +962,53 @@ mod tests {
         let missing = read_qrels_file(&folder.join("nothing"), "nothing", &ReadOptions::default());
         assert_eq!(missing.unwrap_err().to_string(), "nothing: no such file");
         std::fs::remove_dir_all(&folder).unwrap();
+    }
+
+    #[test]
+    fn the_fast_path_of_scores_gives_the_general_parser_s_values() {
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut checked = 0;
+        for _ in 0..200_000 {
+            let r = next();
+            let text = match r % 4 {
+                0 => format!("{}", (r >> 8) as f64 / (1u64 << (r % 53)) as f64),
+                1 => format!("{:.6}", f64::from_bits(r >> 2) % 1e6),
+                2 => format!("-{}.{}", (r >> 40) % 100_000, (r >> 3) % 10_000_000),
+                _ => format!("{}.{:0>9}", (r >> 20) % 1000, r % 1_000_000_000),
+            };
+            let general: Option<f64> = fast_float2::parse(text.as_bytes()).ok();
+            if let Some(fast) = plain_decimal(text.as_bytes()) {
+                assert_eq!(Some(fast.to_bits()), general.map(f64::to_bits), "{text}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 100_000);
+        for text in [
+            "1.",
+            ".5",
+            "-.5",
+            "+1",
+            "-0",
+            "0.000",
+            "12345678901234567",
+            "9007199254740993",
+        ] {
+            let general: Option<f64> = fast_float2::parse(text.as_bytes()).ok();
+            assert_eq!(
+                parse_score(text.as_bytes()).map(f64::to_bits),
+                general.map(f64::to_bits),
+                "{text}"
+            );
+        }
+        assert_eq!(plain_decimal(b"."), None);
+        assert_eq!(plain_decimal(b"1e5"), None);
+        assert_eq!(plain_decimal(b"1.2.3"), None);
     }
 
     #[test]
