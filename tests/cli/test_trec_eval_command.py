@@ -44,8 +44,9 @@ COMMANDS = [
     ),
     ("out.test", ["qrels.test.with-comments", "results.test"]),
     ("out.comment.test", ["qrels.comment.test", "results.comment.test"]),
+    ("out.test.aqZ", ["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test", "results.test"]),
 ]
-# The quicktest's commands for preference judgements, judgement groups and z-scores: not
+# The quicktest's commands for preference judgements and judgement groups: not
 # implemented yet, refused with a message that says so (exit code 2, nothing printed).
 NOT_YET = [
     (["-m", "all_prefs", "-q", "-R", "prefs", "prefs.test", "prefs.results.test"], "-R prefs"),
@@ -56,7 +57,6 @@ NOT_YET = [
     (["-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.test", "results.test"], "-R qrels_p"),
     (["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.123", "results.test"], "-R qrels_jg"),
     (["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.comments.123", "results.test"], "-R q"),
-    (["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test", "results.test"], "-Z"),
 ]
 
 
@@ -280,6 +280,35 @@ def test_debug_level_with_a_query_evaluates_that_query_only(
     lines = out.splitlines()
     assert lines[:2] == expected
     assert [line.split("\t")[2] for line in lines[2:]] == [line.split("\t")[2] for line in expected]
+
+
+def test_zscores_without_a_mean_are_trec_eval_s_missing_value(
+    tmp_path: Path, conformance_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    zscores = write(tmp_path, "z", ["301 map 0.5 0.25", "302 map 0.1 0", "301 P_5 0 0"])
+    files = [str(conformance_dir / "qrels.test"), str(conformance_dir / "results.test")]
+    code, out, _ = trec_eval(["-q", "-m", "map", "-m", "P.5", "-Z", zscores, *files], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    # 301's map is 0.0324: (0.0324 - 0.5) / 0.25; 302's map differs from a mean with no spread;
+    # 303 has no line; 301's P_5 is 0, the mean of a stddev of 0.
+    assert lines[0].startswith("Zmap                   \t301\t-1.87")
+    assert lines[1:4] == [
+        "ZP_5                   \t301\t0.0000",
+        "Zmap                   \t302\t-1000000.0000",
+        "ZP_5                   \t302\t-1000000.0000",
+    ]
+    assert lines[-2].startswith("Zmap                   \tall\t-666667.29")
+
+
+def test_a_malformed_zscore_line_is_named(
+    tmp_path: Path, conformance_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    zscores = write(tmp_path, "z", ["301 map 0.5 0.25", "301 P_5 x 0"])
+    files = [str(conformance_dir / "qrels.test"), str(conformance_dir / "results.test")]
+    code, out, err = trec_eval(["-Z", zscores, *files], capsys)
+    assert (code, out) == (1, "")
+    assert "z:2: mean and stddev must be numbers" in err
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:

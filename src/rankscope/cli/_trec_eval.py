@@ -19,7 +19,12 @@ from rankscope.engine.measures import measure
 from rankscope.engine.profiles import resolve_profile
 from rankscope.errors import MeasureError, OptionError, ParseError
 from rankscope.report.results import write_text
-from rankscope.report.trec_eval import TrecMeasure, format_trec_eval, trec_eval_measures
+from rankscope.report.trec_eval import (
+    TrecMeasure,
+    format_trec_eval,
+    read_zscores,
+    trec_eval_measures,
+)
 
 # trec_eval's version this command reproduces.
 TREC_EVAL_VERSION = "10.0"
@@ -48,13 +53,6 @@ class _Choice(argparse.Action):
                 "trec-eval yet"
             )
         setattr(namespace, self.dest, values)
-
-
-class _Refused(argparse.Action):
-    """An option of trec_eval's usage that rankscope does not implement yet."""
-
-    def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
-        raise OptionError(f"{option} ({self.help}) is not implemented by rankscope trec-eval yet")
 
 
 class _Version(argparse.Action):
@@ -173,9 +171,10 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "-Z",
         "--Zscore",
+        dest="zscores",
         metavar="FILE",
-        action=_Refused,
-        help="z-scores against a file of per-query means and standard deviations",
+        help="print z-scores against FILE's per-query means and standard deviations "
+        "(lines: query_id measure mean stddev)",
     )
     parser.add_argument(
         "--profile",
@@ -251,6 +250,7 @@ def run(args: argparse.Namespace) -> int:
     profile = resolve_profile(args.profile)
     if args.judged_only:
         profile = profile.with_options(unjudged_documents="drop")
+    zscores = read_zscores(args.zscores) if args.zscores is not None else None
     _check_integer_grades(args.qrels)
     qrels = load_judgements(args.qrels, "trec", lenient=False)
     ranking = load_ranking(args.run, "trec", lenient=False)
@@ -277,6 +277,7 @@ def run(args: argparse.Namespace) -> int:
         summary=not args.nosummary,
         summary_from=summary_from,
         relstrings=strings,
+        zscores=zscores,
     )
     write_text(text, None)
     return 0

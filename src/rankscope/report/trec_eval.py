@@ -314,6 +314,44 @@ def _value(line: TrecMeasure, value: float, run_name: str) -> str:
     return f"{value:.4f}"
 
 
+# trec_eval's value for a query or measure without a mean in the z-score file.
+MISSING_ZSCORE = -1000000.0
+
+
+def read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
+    """trec_eval's ``-Z`` file: lines ``query_id measure mean stddev`` (measures by their
+    printed names), as ``{(query_id, measure): (mean, stddev)}``."""
+    from rankscope.errors import ParseError
+
+    table: dict[tuple[str, str], tuple[float, float]] = {}
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            fields = line.split()
+            if not fields:
+                continue
+            problem = None
+            if len(fields) != 4:
+                problem = f"expected 4 fields (query_id measure mean stddev); found {len(fields)}"
+            else:
+                try:
+                    table[fields[0], fields[1]] = (float(fields[2]), float(fields[3]))
+                except ValueError:
+                    problem = "mean and stddev must be numbers"
+            if problem:
+                raise ParseError(problem, source=path, line=number, text=line.rstrip("\r\n"))
+    return table
+
+
+def _zscore(value: float, mean_stddev: tuple[float, float] | None) -> float:
+    """As trec_eval: (value - mean) / stddev; 0 for a stddev of 0 and the mean itself."""
+    if mean_stddev is None:
+        return MISSING_ZSCORE
+    mean, stddev = mean_stddev
+    if stddev:
+        return (value - mean) / stddev
+    return 0.0 if value == mean else MISSING_ZSCORE
+
+
 def format_trec_eval(
     results: Results,
     lines: list[TrecMeasure],
@@ -322,12 +360,15 @@ def format_trec_eval(
     run_name: str | None = None,
     summary_from: dict[str, TrecMeasure] | None = None,
     relstrings: dict[str, str] | None = None,
+    zscores: dict[tuple[str, str], tuple[float, float]] | None = None,
 ) -> str:
     """The text trec_eval prints for ``results``, byte for byte, for the given lines.
 
     ``summary_from`` maps a printed name to the line whose aggregate its summary shows
     instead (trec_eval's num_rel under ``-c``); ``relstrings`` holds the relstring of each
-    query (per query only, as trec_eval prints it).
+    query (per query only, as trec_eval prints it). With ``zscores`` (trec_eval's ``-Z``),
+    every value becomes its z-score against the file's mean and standard deviation for its
+    query and printed name, the summaries aggregate the z-scores, and names get a ``Z``.
 
     Examples
     --------
@@ -341,6 +382,8 @@ def format_trec_eval(
     """
     run_name = run_name or results.run_name
     summary_from = summary_from or {}
+    if zscores is not None:
+        return _format_zscores(results, lines, per_query, summary, run_name, zscores, relstrings)
     out: list[str] = []
     if per_query:
         columns = {
@@ -363,4 +406,44 @@ def format_trec_eval(
         source = summary_from.get(line.printed, line)
         mean = means[source.measure.name] if source.measure is not None else 0.0
         out.append(f"{line.printed:<22}\tall\t{_value(line, mean, run_name)}\n")
+    return "".join(out)
+
+
+def _format_zscores(
+    results: Results,
+    lines: list[TrecMeasure],
+    per_query: bool,
+    summary: bool,
+    run_name: str,
+    zscores: dict[tuple[str, str], tuple[float, float]],
+    relstrings: dict[str, str] | None,
+) -> str:
+    from rankscope import _core
+
+    query_ids = results.query_ids
+    converted = {
+        line.printed: [
+            _zscore(value, zscores.get((query_id, line.printed)))
+            for query_id, value in zip(query_ids, results.score_list(line.measure), strict=True)
+        ]
+        for line in lines
+        if line.measure is not None
+    }
+    out: list[str] = []
+    for row, query_id in enumerate(query_ids if per_query else []):
+        for line in lines:
+            if line.relstring is not None:
+                text = (relstrings or {}).get(query_id, "")
+                out.append(f"{line.printed:<22}\t{query_id}\t'{text}'\n")
+            elif line.measure is not None and not line.summary_only:
+                value = converted[line.printed][row]
+                out.append(f"Z{line.printed:<22}\t{query_id}\t{value:.4f}\n")
+    for line in lines if summary else []:
+        if line.measure is None:
+            if line.relstring is None:
+                out.append(f"{line.printed:<22}\tall\t{run_name}\n")
+            continue
+        how = FAMILIES[line.measure.family].aggregate
+        value = _core.aggregate(converted[line.printed], how)
+        out.append(f"Z{line.printed:<22}\tall\t{value:.4f}\n")
     return "".join(out)
