@@ -45,8 +45,13 @@ COMMANDS = [
     ("out.test", ["qrels.test.with-comments", "results.test"]),
     ("out.comment.test", ["qrels.comment.test", "results.comment.test"]),
     ("out.test.aqZ", ["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test", "results.test"]),
+    ("out.test.qrels_jg", ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.123", "results.test"]),
+    (
+        "out.test.qrels_jg",
+        ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.comments.123", "results.test"],
+    ),
 ]
-# The quicktest's commands for preference judgements and judgement groups: not
+# The quicktest's commands for preference judgements: not
 # implemented yet, refused with a message that says so (exit code 2, nothing printed).
 NOT_YET = [
     (["-m", "all_prefs", "-q", "-R", "prefs", "prefs.test", "prefs.results.test"], "-R prefs"),
@@ -55,8 +60,6 @@ NOT_YET = [
         "-R prefs",
     ),
     (["-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.test", "results.test"], "-R qrels_p"),
-    (["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.123", "results.test"], "-R qrels_jg"),
-    (["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.comments.123", "results.test"], "-R q"),
 ]
 
 
@@ -171,6 +174,9 @@ def test_a_grade_trec_eval_would_read_otherwise_is_refused_with_file_and_line(
         (["-R", "nosuch"], "-R 'nosuch': trec_eval has no such format"),
         (["-T", "nosuch"], "-T 'nosuch': trec_eval has no such format"),
         (["-D", "x"], "expected a debug level"),
+        (["-m", "map_avgjg"], "-m map_avgjg: trec_eval computes it only with -R qrels_jg"),
+        (["-R", "qrels_jg", "-m", "map"], "-m map: trec_eval computes it only with -R qrels ("),
+        (["-m", "prefs_simp"], "preference measures (-R prefs, -R qrels_prefs) are not"),
     ],
 )
 def test_inputs_trec_eval_refuses_are_refused_clearly(
@@ -309,6 +315,38 @@ def test_a_malformed_zscore_line_is_named(
     code, out, err = trec_eval(["-Z", zscores, *files], capsys)
     assert (code, out) == (1, "")
     assert "z:2: mean and stddev must be numbers" in err
+
+
+def test_judgement_groups_average_each_group_s_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Group A finds a relevant (AP 1), group B finds b relevant (AP 1/2); q2 has group A only.
+    qrels = write(
+        tmp_path, "qrels_jg", ["q1 A a 1", "q1 A b 0", "q1 B a 0", "q1 B b 1", "q2 A c 1"]
+    )
+    run = write(tmp_path, "run", ["q1 Q0 a 1 2 t", "q1 Q0 b 2 1 t", "q2 Q0 c 1 1 t"])
+    code, out, _ = trec_eval(
+        ["-R", "qrels_jg", "-q", "-m", "map_avgjg", "-m", "P_avgjg.2", qrels, run], capsys
+    )
+    assert code == 0
+    assert out.splitlines() == [
+        "map_avgjg             \tq1\t0.7500",
+        "P_avgjg_2             \tq1\t0.5000",
+        "map_avgjg             \tq2\t1.0000",
+        "P_avgjg_2             \tq2\t0.5000",
+        "map_avgjg             \tall\t0.8750",
+        "P_avgjg_2             \tall\t0.5000",
+    ]
+
+
+def test_a_document_judged_twice_in_a_group_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    qrels = write(tmp_path, "qrels_jg", ["q1 A a 1", "q1 B a 0", "q1 A a 0"])
+    run = write(tmp_path, "run", ["q1 Q0 a 1 2 t"])
+    code, out, err = trec_eval(["-R", "qrels_jg", "-m", "qrels_jg", qrels, run], capsys)
+    assert (code, out) == (1, "")
+    assert "qrels_jg:3: document 'a' is judged twice in group 'A' of query 'q1'" in err
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:

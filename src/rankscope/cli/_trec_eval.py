@@ -9,17 +9,28 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
+from rankscope import _core
 from rankscope.cli._common import load_judgements, load_ranking
 from rankscope.engine import evaluate
 from rankscope.engine.evaluate import relevance_strings
-from rankscope.engine.measures import measure
+from rankscope.engine.measures import FAMILIES, Measure, measure
 from rankscope.engine.profiles import resolve_profile
-from rankscope.errors import MeasureError, OptionError, ParseError
+from rankscope.engine.results import Results
+from rankscope.errors import (
+    MeasureError,
+    NoCommonQueriesError,
+    OptionError,
+    ParseError,
+    RankscopeWarning,
+)
 from rankscope.report.results import write_text
 from rankscope.report.trec_eval import (
+    JUDGEMENT_GROUP_MEASURES,
+    WITHOUT_JUDGEMENTS,
     TrecMeasure,
     format_trec_eval,
     read_zscores,
@@ -34,7 +45,7 @@ _REL_INFO_FORMATS = {
     "qrels": None,
     "prefs": "preference judgements",
     "qrels_prefs": "preferences derived from qrels",
-    "qrels_jg": "qrels with judgement groups",
+    "qrels_jg": None,
 }
 
 
@@ -148,7 +159,8 @@ def add_parser(subparsers: Any) -> None:
         const=_REL_INFO_FORMATS,
         default="qrels",
         metavar="FORMAT",
-        help="format of trec_rel_file: qrels",
+        help="format of trec_rel_file: qrels, or qrels_jg (the second column names a "
+        "judgement group)",
     )
     parser.add_argument(
         "-T",
@@ -219,6 +231,73 @@ def _check_integer_grades(path: str) -> None:
     )
 
 
+def _read_judgement_groups(path: str) -> dict[str, dict[str, dict[str, int]]]:
+    """trec_eval's qrels_jg: qrels lines whose second column names a judgement group, as
+    ``{group: {query: {doc: grade}}}``, groups in byte-wise order."""
+    groups: dict[str, dict[str, dict[str, int]]] = {}
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            fields = line.split()
+            if not fields or fields[0].startswith("#"):
+                continue
+            problem = None
+            if len(fields) != 4:
+                problem = (
+                    f"expected 4 fields (query_id group doc_id relevance); found {len(fields)}"
+                )
+            elif not re.fullmatch(r"[+-]?\d+", fields[3]):
+                problem = f"relevance must be an integer grade; found {fields[3]!r}"
+            else:
+                query, group, doc, grade = fields
+                judged = groups.setdefault(group, {}).setdefault(query, {})
+                if doc in judged:
+                    problem = (
+                        f"document {doc!r} is judged twice in group {group!r} of query {query!r}"
+                    )
+                judged[doc] = int(grade)
+            if problem:
+                raise ParseError(problem, source=path, line=number, text=line.rstrip("\r\n"))
+    return dict(sorted(groups.items(), key=lambda item: item[0].encode()))
+
+
+def _judgement_group_results(
+    path: str, ranking: Any, measures: list[Measure], options: dict[str, Any]
+) -> Results:
+    """Each measure for each judgement group, averaged over the groups judging the query (in
+    byte-wise group order, as trec_eval adds them)."""
+    per_group = []
+    with warnings.catch_warnings():
+        # Every group leaves out the queries it does not judge.
+        warnings.simplefilter("ignore", RankscopeWarning)
+        for qrels in _read_judgement_groups(path).values():
+            try:
+                per_group.append(evaluate(qrels, ranking, measures, **options))
+            except NoCommonQueriesError:
+                continue  # no query of the run in this group
+    if not per_group:
+        raise NoCommonQueriesError(f"no query of the run is judged in {path}", source=path)
+    rows = [
+        dict(zip(r.query_ids, zip(*(r.score_list(m) for m in measures), strict=True), strict=True))
+        for r in per_group
+    ]
+    query_ids = sorted({q for row in rows for q in row}, key=str.encode)
+    columns: list[list[float]] = [[] for _ in measures]
+    for query_id in query_ids:
+        values = [row[query_id] for row in rows if query_id in row]
+        for index, column in enumerate(columns):
+            total = 0.0
+            for value in values:
+                total += value[index]
+            column.append(total / len(values))
+    table = _core.PerQuery(
+        query_ids,
+        [m.name for m in measures],
+        [FAMILIES[m.family].aggregate for m in measures],
+        columns,
+    )
+    return Results(tuple(measures), run_name=per_group[0].run_name, values=table)
+
+
 def _debug_query(text: str | None) -> str | None:
     """The query of ``-D N.QID``, if any."""
     if text is None:
@@ -251,8 +330,13 @@ def run(args: argparse.Namespace) -> int:
     if args.judged_only:
         profile = profile.with_options(unjudged_documents="drop")
     zscores = read_zscores(args.zscores) if args.zscores is not None else None
-    _check_integer_grades(args.qrels)
-    qrels = load_judgements(args.qrels, "trec", lenient=False)
+    groups = args.rel_info_format == "qrels_jg"
+    for line in lines:
+        if line.printed in WITHOUT_JUDGEMENTS:
+            continue
+        if groups != line.printed.startswith(JUDGEMENT_GROUP_MEASURES):
+            needs = "-R qrels_jg" if not groups else "-R qrels (the default)"
+            raise OptionError(f"-m {line.printed}: trec_eval computes it only with {needs}")
     ranking = load_ranking(args.run, "trec", lenient=False)
     options: dict[str, Any] = {
         "profile": profile,
@@ -260,10 +344,15 @@ def run(args: argparse.Namespace) -> int:
         "relevance_level": args.level_for_rel,
         "max_documents": args.max_retrieved_per_topic,
     }
-    results = evaluate(qrels, ranking, [*measures, *extra], **options)
+    if groups:
+        results = _judgement_group_results(args.qrels, ranking, [*measures, *extra], options)
+    else:
+        _check_integer_grades(args.qrels)
+        qrels = load_judgements(args.qrels, "trec", lenient=False)
+        results = evaluate(qrels, ranking, [*measures, *extra], **options)
     relstring = next((line.relstring for line in lines if line.relstring is not None), None)
     strings = None
-    if relstring is not None and args.query:
+    if relstring is not None and args.query and not groups:
         strings = relevance_strings(qrels, ranking, relstring, **options)
     if only_query is not None:
         results = results.only_queries([only_query])

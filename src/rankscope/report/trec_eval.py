@@ -87,6 +87,9 @@ _TABLE: dict[str, _Family] = {
     "set_map": _Family("SetAP"),
     "set_F": _Family("F", "number", (1.0,)),
     "num_nonrel_judged_ret": _Family("NumNonRelJudgedRet"),
+    "map_avgjg": _Family("AP"),
+    "P_avgjg": _Family("P", "cutoffs", _CUTS),
+    "Rprec_mult_avgjg": _Family("RprecMult", "factors", _RPREC_FACTORS),
     "yaap": _Family("YAAP"),
     "rbp": _Family("RBP", "pairs"),
     "rbp_resid": _Family("RBPResid", "pairs"),
@@ -109,13 +112,17 @@ _NICKNAMES: dict[str, tuple[str, ...]] = {
         "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
         "set_recall", "set_relative_P", "set_map", "set_F",
     ),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }  # fmt: skip
-# Measures trec_eval 10 has that rankscope does not compute yet: preference judgements and
-# judgement groups need the readers of -R prefs, qrels_prefs and qrels_jg.
+# The judgement-group measures (-R qrels_jg): the measure of each group, averaged per query.
+JUDGEMENT_GROUP_MEASURES = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+# Measures that need no judgements (any -R).
+WITHOUT_JUDGEMENTS = ("runid", "num_q")
+# Measures trec_eval 10 has that rankscope does not compute yet: preference judgements need
+# the reader of -R prefs and qrels_prefs.
 _NOT_IMPLEMENTED_NICKNAMES = {
     "all_prefs": "preference measures (-R prefs, -R qrels_prefs)",
     "prefs": "preference measures (-R prefs, -R qrels_prefs)",
-    "qrels_jg": "judgement-group measures (-R qrels_jg)",
 }
 ALL_TREC = _NICKNAMES["all_trec"]
 OFFICIAL = _NICKNAMES["official"]
@@ -283,6 +290,11 @@ def trec_eval_measures(
                 else:
                     wanted.setdefault(name, (name, None))
             continue
+        if family.startswith("prefs_"):
+            raise MeasureError(
+                f"-m {spec}: the preference measures (-R prefs, -R qrels_prefs) are not "
+                "implemented by rankscope trec-eval yet"
+            )
         if family not in _TABLE:
             known = ", ".join([*_NICKNAMES, *_TABLE])
             raise MeasureError(
