@@ -21,7 +21,6 @@ from rankscope.engine.measures import FAMILIES, Measure, measure
 from rankscope.engine.profiles import resolve_profile
 from rankscope.engine.results import Results
 from rankscope.errors import (
-    MeasureError,
     NoCommonQueriesError,
     OptionError,
     ParseError,
@@ -310,15 +309,7 @@ def _debug_query(text: str | None) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     only_query = _debug_query(args.debug_level)
-    lines, skipped = trec_eval_measures(args.measures or [], args.collection_size)
-    if skipped:
-        print(
-            "rankscope: warning: trec_eval measures not implemented yet, left out: "
-            + ", ".join(skipped),
-            file=sys.stderr,
-        )
-    if not lines:
-        raise MeasureError("no implemented trec_eval measure was asked for")
+    lines = trec_eval_measures(args.measures or [], args.collection_size)
     measures = [line.measure for line in lines if line.measure is not None]
     # Under -c, trec_eval sums num_rel over every line of the qrels with a grade above 0,
     # whatever -l says.

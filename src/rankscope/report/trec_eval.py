@@ -9,17 +9,16 @@ byte-wise and the summary (``all``) last.
 from __future__ import annotations
 
 import math
-import sys
+import warnings
 from dataclasses import dataclass
 from typing import Literal
 
 from rankscope.engine.measures import FAMILIES, Measure, measure
 from rankscope.engine.results import Results
-from rankscope.errors import MeasureError
+from rankscope.errors import MeasureError, RankscopeWarning
 
 __all__ = [
     "ALL_TREC",
-    "NOT_IMPLEMENTED",
     "OFFICIAL",
     "TrecMeasure",
     "format_trec_eval",
@@ -126,7 +125,6 @@ _NOT_IMPLEMENTED_NICKNAMES = {
 }
 ALL_TREC = _NICKNAMES["all_trec"]
 OFFICIAL = _NICKNAMES["official"]
-NOT_IMPLEMENTED: tuple[str, ...] = ()
 # trec_eval prints these only in the summary (runid too).
 _SUMMARY_ONLY = {"NumQ", "GM_AP", "GM_Bpref"}
 
@@ -209,10 +207,11 @@ def _lines_of(family: str, spec: str, text: str | None, collection_size: int) ->
         return [TrecMeasure(printed, None, relstring=int(values[0]))]
     style = entry.style
     if text is not None and style == "none":
-        print(
-            f"rankscope: warning: trec_eval measure {family!r} takes no parameters; "
-            f"{text!r} ignored in -m {spec!r}, as trec_eval does",
-            file=sys.stderr,
+        warnings.warn(
+            f"trec_eval measure {family!r} takes no parameters; {text!r} ignored in "
+            f"-m {spec!r}, as trec_eval does",
+            RankscopeWarning,
+            stacklevel=2,
         )
     given = text is not None and text != "" and style != "none"
     # A one-line family with parameters prints them as given: utility_2,-1,0,0.
@@ -260,22 +259,17 @@ def _lines_of(family: str, spec: str, text: str | None, collection_size: int) ->
     return [TrecMeasure(f"{family}_{int(cut)}", measure(f"{ours}@{int(cut)}")) for cut in cuts]
 
 
-def trec_eval_measures(
-    specs: list[str], collection_size: int = 0
-) -> tuple[list[TrecMeasure], list[str]]:
+def trec_eval_measures(specs: list[str], collection_size: int = 0) -> list[TrecMeasure]:
     """The output lines for trec_eval ``-m`` arguments, in trec_eval's order.
 
-    Returns the lines and the families that were asked for but are not implemented yet (the
-    caller says so). ``collection_size`` is trec_eval's ``-N`` (utility's last term).
+    ``collection_size`` is trec_eval's ``-N`` (utility's last term).
 
     Examples
     --------
-    >>> lines, missing = trec_eval_measures(["P.10,5", "map"])
-    >>> [line.printed for line in lines], missing
-    (['map', 'P_5', 'P_10'], [])
+    >>> [line.printed for line in trec_eval_measures(["P.10,5", "map"])]
+    ['map', 'P_5', 'P_10']
     """
     wanted: dict[str, tuple[str, str | None]] = {}
-    skipped: list[str] = []
     for spec in specs or ["official"]:
         family, sep, text = spec.partition(".")
         if family in _NOT_IMPLEMENTED_NICKNAMES:
@@ -285,10 +279,7 @@ def trec_eval_measures(
             )
         if family in _NICKNAMES:
             for name in _NICKNAMES[family]:
-                if name in NOT_IMPLEMENTED:
-                    skipped.append(name)
-                else:
-                    wanted.setdefault(name, (name, None))
+                wanted.setdefault(name, (name, None))
             continue
         if family.startswith("prefs_"):
             raise MeasureError(
@@ -300,22 +291,18 @@ def trec_eval_measures(
             raise MeasureError(
                 f"unknown trec_eval measure {family!r} in -m {spec!r} (known: {known})"
             )
-        if family in NOT_IMPLEMENTED:
-            skipped.append(family)
-            continue
         # As trec_eval: the first -m with parameters decides them, over bare names and
         # nicknames given before or after it.
         if sep and wanted.get(family, (spec, None))[1] is None:
             wanted[family] = (spec, text)
         else:
             wanted.setdefault(family, (spec, None))
-    lines = [
+    return [
         line
         for family in _TABLE
         if family in wanted
         for line in _lines_of(family, wanted[family][0], wanted[family][1], collection_size)
     ]
-    return lines, list(dict.fromkeys(skipped))
 
 
 def _value(line: TrecMeasure, value: float, run_name: str) -> str:
@@ -386,7 +373,7 @@ def format_trec_eval(
     --------
     >>> import rankscope
     >>> results = rankscope.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["AP", "NumQ"])
-    >>> lines, _ = trec_eval_measures(["num_q", "map"])
+    >>> lines = trec_eval_measures(["num_q", "map"])
     >>> print(format_trec_eval(results, lines, per_query=True), end="")
     map                   	q	1.0000
     num_q                 	all	1

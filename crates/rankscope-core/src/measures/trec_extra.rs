@@ -314,7 +314,7 @@ pub fn num_nonrel_judged_ret(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f6
 
 /// The gain table of rbp: every grade from 0 to the query's largest judged grade and every
 /// grade of `gains=`; scaled to [0, 1] by (gain − min) / (max − min) when a gain lies outside.
-fn rbp_gain(query: &QueryView<'_>, args: &KernelArgs<'_>) -> impl Fn(i64) -> f64 {
+fn rbp_gain<'a>(query: &QueryView<'_>, args: &'a KernelArgs<'_>) -> impl Fn(i64) -> f64 + 'a {
     let top = query.judged.first().copied().unwrap_or(-1);
     let table: Vec<f64> = (0..=top)
         .map(|g| gain_of(g, args))
@@ -328,9 +328,8 @@ fn rbp_gain(query: &QueryView<'_>, args: &KernelArgs<'_>) -> impl Fn(i64) -> f64
     let min = table.iter().copied().fold(f64::INFINITY, f64::min);
     let max = table.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let scale = min < 0.0 || max > 1.0;
-    let gains = args.gains.clone();
     move |grade: i64| {
-        let gain = match gains.iter().find(|(g, _)| *g == grade) {
+        let gain = match args.gains.iter().find(|(g, _)| *g == grade) {
             Some(&(_, gain)) => gain,
             None if grade >= 0 && grade <= top => grade as f64,
             None => return 0.0,
