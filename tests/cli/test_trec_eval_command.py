@@ -234,6 +234,8 @@ def test_long_options_are_trec_eval_s(
             "--Results_format",
             "trec_results",
             "--Output_old_results_format",
+            "x",
+            "-o",
             "--Debug_level",
             "0",
             "--Number_docs_in_coll",

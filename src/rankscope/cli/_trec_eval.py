@@ -105,7 +105,8 @@ def add_parser(subparsers: Any) -> None:
         dest="measures",
         action="append",
         metavar="MEASURE[.PARAMS]",
-        help="a measure or nickname (official, all_trec, set) with parameters such as P.5,10",
+        help="a measure or nickname (official, all_trec, set, qrels_jg) with parameters such "
+        "as P.5,10",
     )
     parser.add_argument(
         "-c",
@@ -171,13 +172,10 @@ def add_parser(subparsers: Any) -> None:
         metavar="FORMAT",
         help="format of trec_top_file: trec_results",
     )
+    # trec_eval's -o takes no value, its long form one; obsolete there, without effect.
+    parser.add_argument("-o", dest="old_format", action="store_true", help="without effect")
     parser.add_argument(
-        "-o",
-        "--Output_old_results_format",
-        dest="old_format",
-        nargs="?",
-        const=True,
-        help="obsolete in trec_eval, without effect",
+        "--Output_old_results_format", dest="old_format", metavar="X", help="without effect"
     )
     parser.add_argument(
         "-Z",
