@@ -105,7 +105,8 @@ fn bounded_measures_stay_in_the_unit_interval_and_order_does_not_matter() {
             for (m, column) in measures.iter().zip(&base) {
                 if m.family.bounded {
                     assert!(
-                        column.iter().all(|v| (0.0..=1.0).contains(v)),
+                        // Up to rounding (rbp_resid's sums can end at 1 + 2e-16).
+                        column.iter().all(|v| (0.0..=1.0 + 1e-12).contains(v)),
                         "{m}: {column:?}"
                     );
                 }
