@@ -93,6 +93,19 @@ def evaluate_query(
     query_id: str = "q",
 ) -> list[float]: ...
 def aggregate(values: list[float], how: str) -> float: ...
+def families() -> list[dict[str, Any]]: ...
+def parse_measure(
+    name: str,
+) -> tuple[str, int | float | None, list[tuple[str, str]], str | None]: ...
+def relevance_strings(
+    qrels: Qrels,
+    run: Run,
+    conventions: list[tuple[str, str]],
+    relevance_level: int,
+    complete: bool,
+    max_documents: int | None,
+    length: int,
+) -> list[tuple[str, str]]: ...
 
 # --- Rank fusion (crates/rankscope-python/src/fuse.rs) ------------------------------------------
 

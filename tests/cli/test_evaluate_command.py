@@ -81,7 +81,11 @@ def test_output_file_and_profiles(tmp_path: Path, capsys: pytest.CaptureFixture[
     ("arguments", "code", "message"),
     [
         (["no-such-qrels", BM25], EXIT_INPUT, "no-such-qrels: no such file"),
-        ([QRELS, BM25, "-m", "nDGC@10"], EXIT_USAGE, "unknown measure 'nDGC'; did you mean nDCG?"),
+        (
+            [QRELS, BM25, "-m", "nDGC@10"],
+            EXIT_USAGE,
+            "unknown measure 'nDGC'; did you mean nDCG, RnDCG, nDCGRel?",
+        ),
         ([QRELS, BM25, "--profile", "weknora", "-m", "Bpref"], EXIT_USAGE, "not defined by"),
         ([QRELS, BM25, "--profile", "weknora", "-m", "RR@5"], EXIT_USAGE, "or --profile trec"),
         ([QRELS, BM25, "-f", "xml"], EXIT_USAGE, "invalid choice: 'xml'"),

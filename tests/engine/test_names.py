@@ -75,7 +75,11 @@ def test_canonical_names_round_trip(name: str) -> None:
 @pytest.mark.parametrize(
     ("name", "error", "message"),
     [
-        ("nDGC@10", rankscope.UnknownMeasureError, "unknown measure 'nDGC'; did you mean nDCG?"),
+        (
+            "nDGC@10",
+            rankscope.UnknownMeasureError,
+            "unknown measure 'nDGC'; did you mean nDCG, RnDCG, nDCGRel?",
+        ),
         ("mapp", rankscope.UnknownMeasureError, "did you mean map"),
         ("foo", rankscope.UnknownMeasureError, "unknown measure 'foo'"),
         ("P@0", rankscope.MeasureError, "the cutoff of P must be an integer from 1 to"),

@@ -3,6 +3,7 @@ Parquet directories and globs; malformed lines as messages."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from rankscope.cli import EXIT_INPUT, EXIT_OK, main
+from rankscope.cli import EXIT_INPUT, EXIT_OK, EXIT_USAGE, main
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "data"
@@ -39,7 +40,14 @@ def test_spark_prints_what_the_in_memory_command_prints(
         capsys, QRELS, BM25, DENSE, *options, "--engine", "spark", "--master", "local[2]"
     )
     assert memory[0] == EXIT_OK, memory[2]
-    assert on_spark[:2] == memory[:2]
+    assert on_spark[0] == memory[0]
+    if "json" in options:  # the same, but for provenance (the command and the time differ)
+        printed = [json.loads(out) for out in (memory[1], on_spark[1])]
+        assert {key for key in printed[0] if key != "provenance"} == {"runs"}
+        assert [p["runs"] for p in printed] == [printed[0]["runs"]] * 2
+        assert printed[1]["provenance"]["command"].endswith("--engine spark --master 'local[2]'")
+    else:
+        assert on_spark[1] == memory[1]
     assert "bm25" in on_spark[1] and "dense" in on_spark[1]
 
 
@@ -109,8 +117,8 @@ def test_options_of_the_memory_engine_are_refused_with_spark(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     code, _, err = run_cli(capsys, QRELS, BM25, "--engine", "spark", "--lenient")
-    assert code == EXIT_INPUT
+    assert code == EXIT_USAGE
     assert "--lenient applies to the memory engine" in err
     code, _, err = run_cli(capsys, QRELS, BM25, "--master", "local[2]")
-    assert code == EXIT_INPUT
+    assert code == EXIT_USAGE
     assert "--master applies to --engine spark" in err

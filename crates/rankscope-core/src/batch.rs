@@ -9,9 +9,12 @@
 //!
 //! Kernels see one query at a time through [`QueryView`].
 
-/// Grade of a retrieved document absent from the qrels (a judged grade of -1 reads the same,
-/// as in trec_eval: negative grades are unjudged).
+/// Grade of a retrieved document absent from the qrels (trec_eval's RELVALUE_NONPOOL).
 pub const UNJUDGED: i64 = -1;
+
+/// Grade of a retrieved document judged with a negative grade: in the pool but not judged
+/// (trec_eval's RELVALUE_UNJUDGED; infAP tells it from [`UNJUDGED`], other measures do not).
+pub const POOLED_UNJUDGED: i64 = -2;
 
 /// Rankings and judgements of a set of queries, in contiguous arrays.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -4,6 +4,7 @@ use rayon::prelude::*;
 
 use crate::batch::RankedBatch;
 use crate::error::{py_repr, Error, Result};
+use crate::measures::trec_extra::relevance_string;
 use crate::measures::{check_profile_support, Measure};
 use crate::prepare::{no_common_queries, prepare_listing, Judgements, PrepareOptions, Prepared};
 use crate::profile::{Conventions, Gain};
@@ -207,6 +208,25 @@ pub fn evaluate_with(
         missing_queries: prepared.missing_queries,
         run_name: run.name.clone(),
     })
+}
+
+/// trec_eval's relstring of every query evaluated (as [`evaluate`] orders them): the first
+/// `length` grades of its ranking as characters (see [`relevance_string`]).
+pub fn relevance_strings(
+    qrels: &Qrels,
+    run: &Run,
+    options: &EvalOptions,
+    length: usize,
+) -> Result<Vec<(String, String)>> {
+    options.check()?;
+    let judgements = Judgements::new(qrels, &options.conventions, options.relevance_level)?;
+    let batch = prepare_listing(&judgements, run, &options.prepare_options(), false)?.batch;
+    Ok((0..batch.num_queries())
+        .map(|q| {
+            let grades = batch.query(q).grades;
+            (batch.query_ids[q].clone(), relevance_string(grades, length))
+        })
+        .collect())
 }
 
 /// Prepare `run` (with the judged queries it misses if `complete`; listing them if

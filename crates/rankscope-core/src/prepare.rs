@@ -11,10 +11,10 @@ use std::hash::BuildHasher;
 use hashbrown::{DefaultHashBuilder, HashTable};
 use rayon::prelude::*;
 
-use crate::batch::{RankedBatch, UNJUDGED};
+use crate::batch::{RankedBatch, POOLED_UNJUDGED, UNJUDGED};
 use crate::error::{py_repr, Error, InputProblem, Result};
 use crate::intern::Interner;
-use crate::profile::{Conventions, DuplicatePolicy, Ordering, ScorePrecision};
+use crate::profile::{Conventions, DuplicatePolicy, Ordering, ScorePrecision, UnjudgedDocuments};
 use crate::table::{Qrels, Run, StrColumn};
 
 /// Options of an evaluation that change what is prepared.
@@ -186,7 +186,10 @@ impl<'a> Judgements<'a> {
     #[inline]
     fn lookup(&self, query: u32, doc: &[u8], doc_hash: u64) -> i64 {
         match probe(self.table(query), &self.qrels.docs, doc, doc_hash) {
-            Ok(row) => self.grade(self.qrels.grade[row as usize]),
+            Ok(row) => match self.grade(self.qrels.grade[row as usize]) {
+                grade if grade < 0 => POOLED_UNJUDGED,
+                grade => grade,
+            },
             Err(_) => UNJUDGED,
         }
     }
@@ -630,11 +633,15 @@ fn rank_query(
         }
         duplicate = first_repeat.map(|i| rows[i] as usize);
     }
-    let grades = rows
+    let mut grades: Vec<i64> = rows
         .iter()
         .zip(hashes.iter())
         .map(|(&r, &h)| judgements.lookup(entry.qrels_code, run.docs.get_bytes(r as usize), h))
         .collect();
+    if conventions.unjudged_documents == UnjudgedDocuments::Drop {
+        // After the cut, as trec_eval -J with -M.
+        grades.retain(|&g| g >= 0);
+    }
     (grades, duplicate)
 }
 

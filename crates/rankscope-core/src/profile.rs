@@ -127,6 +127,16 @@ convention!(
     }
 );
 
+convention!(
+    /// What happens to retrieved documents without a judgement (absent or negative grade).
+    UnjudgedDocuments {
+        /// They stay in the ranking, as non-relevant (trec_eval).
+        Keep = "keep",
+        /// They leave the ranking before any measure (trec_eval `-J`, condensed lists).
+        Drop = "drop",
+    }
+);
+
 /// How a ranking is formed and how measures treat the contested cases (Python's
 /// `Conventions`, field for field).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -151,6 +161,8 @@ pub struct Conventions {
     pub ap_denominator: ApDenominator,
     /// How IPrec@r's level becomes a count.
     pub recall_level_rounding: RecallLevelRounding,
+    /// Whether unjudged retrieved documents stay in the ranking.
+    pub unjudged_documents: UnjudgedDocuments,
 }
 
 /// The names of the built-in profiles, in the order Python lists them.
@@ -170,6 +182,7 @@ impl Conventions {
             precision_denominator: PrecisionDenominator::Cutoff,
             ap_denominator: ApDenominator::Relevant,
             recall_level_rounding: RecallLevelRounding::Nearest,
+            unjudged_documents: UnjudgedDocuments::Keep,
         }
     }
 
@@ -234,12 +247,15 @@ impl Conventions {
             "recall_level_rounding" => {
                 self.recall_level_rounding = RecallLevelRounding::parse(field, value)?
             }
+            "unjudged_documents" => {
+                self.unjudged_documents = UnjudgedDocuments::parse(field, value)?
+            }
             other => {
                 return Err(Error::Profile(format!(
                     "unknown convention(s) ['{other}']; expected some of ['ap_denominator', \
                      'binary_relevance', 'duplicate_documents', 'gain', 'ideal_ranking', 'name', \
                      'ordering', 'precision_denominator', 'recall_level_rounding', \
-                     'score_precision']"
+                     'score_precision', 'unjudged_documents']"
                 )))
             }
         }

@@ -421,9 +421,8 @@ impl Gathered {
                     return Ok(None);
                 }
                 self.found_rows = true;
-                if self.run_name.is_none() {
-                    self.run_name = Some(parsed.table.name.clone());
-                }
+                // trec_eval names the run by the tag of its last line.
+                self.run_name = Some(parsed.table.name.clone());
                 Ok(Some(parsed.table))
             }
             Err(error) => Err(error),

@@ -59,7 +59,7 @@ pub struct Parsed<T> {
     pub skipped: Skipped,
 }
 
-/// Read a TREC run from bytes; the run is named by the tag of its first line.
+/// Read a TREC run from bytes; the run is named by the tag of its last line (as trec_eval).
 ///
 /// `source` names the input in messages (the path as given, or `<stdin>`).
 pub fn parse_run(data: &[u8], source: &str, options: &ReadOptions) -> Result<Parsed<Run>> {
@@ -206,7 +206,7 @@ fn read_blocks<K: LineKind>(
         let (columns, block_tag, block_skipped) =
             parse::<K>(&buffer[..cut], source, &block_options)?;
         line += memchr::memchr_iter(b'\n', &buffer[..cut]).count() as u64;
-        tag = tag.or(block_tag);
+        tag = block_tag.or(tag);
         skipped = skipped.merge(block_skipped);
         match &mut all {
             None => {
@@ -496,7 +496,7 @@ struct Piece<V> {
     columns: Columns<V>,
     /// Lines in the piece.
     lines: u64,
-    /// The tag (sixth field) of the piece's first valid line.
+    /// The tag (sixth field) of the piece's last valid line.
     tag: Option<String>,
     /// Strict mode: the first line that is not text (NUL byte or invalid UTF-8).
     bad_bytes: Option<LineProblem>,
@@ -543,6 +543,7 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
     let all_text = memchr::memchr(0, piece).is_none() && std::str::from_utf8(piece).is_ok();
     let mut start = 0;
     let mut line_index: u64 = 0;
+    let mut last_tag = None;
     while start < piece.len() {
         let end = memchr::memchr(b'\n', &piece[start..]).map_or(piece.len(), |i| start + i);
         let raw = &piece[start..end];
@@ -594,8 +595,8 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
                     out.columns.query.push(code);
                     out.columns.docs.push(as_str(fields[2]));
                     out.columns.values.push(value);
-                    if let (None, Some(tag)) = (&out.tag, K::TAG_FIELD) {
-                        out.tag = Some(as_str(fields[tag]).to_string());
+                    if let Some(tag) = K::TAG_FIELD {
+                        last_tag = Some(fields[tag]);
                     }
                     None
                 }
@@ -617,6 +618,7 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
             }
         }
     }
+    out.tag = last_tag.map(|tag| as_str(tag).to_string());
     out.lines = newlines as u64 + u64::from(!piece.is_empty() && !piece.ends_with(b"\n"));
     out
 }
@@ -698,7 +700,7 @@ where
             skipped = skipped.merge(local);
         }
     }
-    let tag = parsed.iter().find_map(|p| p.tag.clone());
+    let tag = parsed.iter().rev().find_map(|p| p.tag.clone());
     Ok((join(parsed), tag, skipped))
 }
 
@@ -758,7 +760,7 @@ mod tests {
         let run = parse_run(data, "run.txt", &ReadOptions::default())
             .unwrap()
             .table;
-        assert_eq!(run.name, "bm25");
+        assert_eq!(run.name, "x", "the tag of the last line, as trec_eval");
         assert_eq!(run.query, [0, 1, 0]);
         assert_eq!(run.queries.names().collect::<Vec<_>>(), ["q2", "q1"]);
         assert_eq!(
@@ -968,7 +970,7 @@ mod tests {
         let (parsed, head) =
             read_blocks::<RunLine>(&path, "run.txt", &ReadOptions::default(), 100).unwrap();
         let blocks = finish_run(parsed, &head, "run.txt").unwrap().table;
-        assert_eq!(blocks.name, "tag0");
+        assert_eq!(blocks.name, "tag1");
         assert_eq!(blocks.query, whole.query);
         assert_eq!(
             blocks.queries.names().collect::<Vec<_>>(),

@@ -86,16 +86,23 @@ fn a_query_without_relevant_documents_scores_zero_everywhere() {
         let name = match family.name {
             "Success" => "Success@5",
             "IPrec" => "IPrec@0.5",
+            "RprecMult" => "RprecMult@1.0",
+            "Unjudged" => "Unjudged@5",
             other => other,
         };
         let got = value(&batch, &trec(), name);
+        // b is unjudged: utility -1 for each non-relevant document retrieved, rbp_resid the
+        // weight of rank 2 and beyond, unj@5 one in five.
         let expected = match family.name {
             "NumRet" => 2.0,
-            "NumQ" => 1.0,
+            "NumQ" | "NumNonRelJudgedRet" => 1.0,
+            "Utility" => -2.0,
+            "RBPResid" => 0.9 * 0.9 + 0.1 * 0.9,
+            "Unjudged" => 0.2,
             _ => 0.0,
         };
         assert_eq!(got, expected, "{name}");
-        assert!(got.is_sign_positive(), "{name} is +0.0");
+        assert!(got != 0.0 || got.is_sign_positive(), "{name} is +0.0");
     }
 }
 
@@ -192,4 +199,69 @@ fn weknora_quirks() {
     assert_eq!((map * 1e6).round() / 1e6, 0.916667);
     let precision = weknora(&[&["1", "2"], &["2", "3"]], &["2", "9", "1"], "P");
     close(precision, 0.5, "precision");
+}
+
+/// trec_eval's other measures on the worked example: a (2), u (unjudged), n (0), b (1),
+/// v (unjudged); R = 3, judged a, b, c (relevant) and n.
+#[test]
+fn trec_eval_extra_kernels_on_the_worked_example() {
+    let batch = example();
+    let log2 = |x: f64| x.log2();
+    let ndcg = (2.0 + 1.0 / log2(5.0)) / (2.0 + 1.0 / log2(3.0) + 0.5);
+    let ideal_at_3 = 2.0 + 1.0 / log2(3.0) + 0.5;
+    let cases = [
+        // 1 at rank 1; at rank 4: 1/4 + (3/4)(2/3)(1 + e)/(2 + 2e) = 1/2.
+        ("infAP", 1.5 / 3.0),
+        ("GM_Bpref", 1.0 / 3.0),
+        ("RprecMult@1.0", 1.0 / 3.0),
+        ("RprecMult@0.2", 1.0),
+        ("RprecMult@2.0", 2.0 / 6.0),
+        ("Utility", 2.0 - 3.0),
+        (
+            "Utility(a=2,b=-1,c=0,d=1,n=100)",
+            4.0 - 3.0 + (100.0 + 2.0 - 5.0 - 3.0),
+        ),
+        // IPrec at 0.0 ... 0.4 is 1, at 0.5 ... 0.8 is 0.5, at 0.9 and 1.0 is 0.
+        ("IPrecAvg", 7.0 / 11.0),
+        ("IPrecAvg(levels=0.2;0.5)", 0.75),
+        ("BinG", (1.0 + 1.0 / log2(4.0)) / 3.0),
+        // cost 2, 3, 4, 5: 2/log2(2) + 1/log2(2 + 5 - 3), over ideal gains 2 + 1 + 1.
+        ("G", 2.5 / 4.0),
+        ("nDCGRel", (1.0 + ndcg + ndcg) / 3.0),
+        ("RnDCG", (1.0 + 2.0 / ideal_at_3 + ndcg) / 3.0),
+        ("RelP@2", 0.5),
+        ("RelP@10", 2.0 / 3.0),
+        ("RelP", 2.0 / 3.0),
+        ("SetAP", 4.0 / 15.0),
+        ("F", 0.5),
+        ("F(beta=0.5)", 1.5 * 0.4 * (2.0 / 3.0) / (0.2 + 2.0 / 3.0)),
+        ("NumNonRelJudgedRet", 1.0),
+        // grades 0..2 scaled by 1/2: a gains 1 at rank 1, b 0.5 at rank 4.
+        ("RBP", 0.1 * (1.0 + 0.5 * 0.9f64.powi(3))),
+        ("RBP(p=0.5)", 0.5 * (1.0 + 0.5 * 0.5f64.powi(3))),
+        ("RBPResid", 0.9f64.powi(5) + 0.1 * (0.9 + 0.9f64.powi(4))),
+        ("Unjudged@2", 0.5),
+        ("Unjudged@10", 0.2),
+        ("YAAP", (2.5f64 / 2.5).ln()),
+        (
+            "nDCG(gains=1:3;2:9)",
+            (9.0 + 3.0 / log2(5.0)) / (9.0 + 3.0 / log2(3.0) + 1.5),
+        ),
+        ("nDCG(gains=1:3;2:9)@1", 1.0),
+    ];
+    for (name, expected) in cases {
+        close(value(&batch, &trec(), name), expected, name);
+    }
+}
+
+#[test]
+fn infap_tells_pooled_unjudged_from_unpooled() {
+    // p is in the pool but unjudged (grade -1), x is not in the pool.
+    let judged = [("a", 1), ("b", 1), ("p", -1)];
+    let ranking = [("a", 4.0), ("p", 3.0), ("x", 2.0), ("b", 1.0)];
+    let batch = prepare_query(&judged, &ranking, &trec(), 1, "q").unwrap();
+    let e = 0.00001;
+    let at_4 = 0.25 + 0.75 * (2.0 / 3.0) * ((1.0 + e) / (1.0 + 2.0 * e));
+    close(value(&batch, &trec(), "infAP"), (1.0 + at_4) / 2.0, "infAP");
+    close(value(&batch, &trec(), "Unjudged@4"), 0.5, "unj@4");
 }

@@ -189,6 +189,22 @@ fn conventions(fields: &[(String, String)]) -> rankscope_core::Result<Convention
     Ok(conventions)
 }
 
+/// The options of an evaluation from the arguments Python passes.
+fn eval_options(
+    py: Python<'_>,
+    conventions: &[(String, String)],
+    relevance_level: i64,
+    complete: bool,
+    max_documents: Option<usize>,
+) -> PyResult<EvalOptions> {
+    Ok(EvalOptions {
+        conventions: self::conventions(conventions).or_raise(py)?,
+        relevance_level,
+        complete,
+        max_documents,
+    })
+}
+
 /// Per-query values of `measures` (canonical names), the unjudged and missing queries.
 #[pyfunction]
 #[pyo3(signature = (qrels, run, measures, conventions, relevance_level, complete, max_documents))]
@@ -204,12 +220,7 @@ fn evaluate(
     max_documents: Option<usize>,
 ) -> PyResult<(PerQuery, Vec<String>, Vec<String>)> {
     let parsed = rankscope_core::parse_measures(&measures).or_raise(py)?;
-    let options = EvalOptions {
-        conventions: self::conventions(&conventions).or_raise(py)?,
-        relevance_level,
-        complete,
-        max_documents,
-    };
+    let options = eval_options(py, &conventions, relevance_level, complete, max_documents)?;
     let (qrels, run) = (Arc::clone(&qrels.table), Arc::clone(&run.table));
     let evaluation = py
         .detach(|| core_evaluate(&qrels, &run, &parsed, &options))
@@ -312,12 +323,7 @@ fn evaluate_stream(
     open: Option<Py<PyAny>>,
 ) -> PyResult<StreamedValues> {
     let parsed = rankscope_core::parse_measures(&measures).or_raise(py)?;
-    let options = EvalOptions {
-        conventions: self::conventions(&conventions).or_raise(py)?,
-        relevance_level,
-        complete,
-        max_documents,
-    };
+    let options = eval_options(py, &conventions, relevance_level, complete, max_documents)?;
     let stream_options = StreamOptions {
         chunk_bytes,
         lenient,
@@ -377,7 +383,28 @@ pub fn aggregate_named(name: &str) -> PyResult<Aggregate> {
 }
 
 /// Registers this module's functions and classes.
+/// trec_eval's relstring of each query evaluated: `(query id, text)` pairs.
+#[pyfunction]
+#[pyo3(signature = (qrels, run, conventions, relevance_level, complete, max_documents, length))]
+#[allow(clippy::too_many_arguments)]
+fn relevance_strings(
+    py: Python<'_>,
+    qrels: &NativeQrels,
+    run: &NativeRun,
+    conventions: Vec<(String, String)>,
+    relevance_level: i64,
+    complete: bool,
+    max_documents: Option<usize>,
+    length: usize,
+) -> PyResult<Vec<(String, String)>> {
+    let options = eval_options(py, &conventions, relevance_level, complete, max_documents)?;
+    let (qrels, run) = (Arc::clone(&qrels.table), Arc::clone(&run.table));
+    py.detach(|| rankscope_core::relevance_strings(&qrels, &run, &options, length))
+        .or_raise(py)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(relevance_strings, m)?)?;
     m.add_class::<NativeQrels>()?;
     m.add_class::<NativeRun>()?;
     m.add_function(wrap_pyfunction!(read_trec_qrels, m)?)?;

@@ -8,6 +8,7 @@ mod convert;
 mod errors;
 mod evaluate;
 mod fuse;
+mod measures;
 mod results;
 
 #[pymodule]
@@ -16,5 +17,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     evaluate::register(m)?;
     results::register(m)?;
     fuse::register(m)?;
+    measures::register(m)?;
     Ok(())
 }

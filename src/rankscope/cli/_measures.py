@@ -1,4 +1,4 @@
-"""``rankscope measures``: every measure with its aliases and a one-line definition."""
+"""``rankscope measures``: every measure with its aliases, definition, formula and source."""
 
 from __future__ import annotations
 
@@ -6,21 +6,33 @@ import argparse
 from typing import Any
 
 from rankscope.cli import COMMANDS
+from rankscope.engine.measures import FAMILIES
 
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "measures",
         help=COMMANDS["measures"][1],
-        description="List every measure family, its parameters, aliases and definition.",
+        description=(
+            "List every measure family: its syntax and parameters, aliases (trec_eval's names "
+            "among them), definition, formula and where it is defined."
+        ),
     )
     parser.set_defaults(handler=run)
 
 
-def _syntax(family: Any) -> str:
-    params = "".join(f"({key}=...)" for key in family.params)
-    cutoff = {"none": "", "optional": "[@k]", "required": "@k", "recall_level": "@r"}
-    return f"{family.name}{params}{cutoff[family.cutoff]}"
+def _syntax(name: str) -> str:
+    family = FAMILIES[name]
+    params = ",".join(f"{key}={kind}" for key, kind in family.params.items())
+    params = f"({params})" if params else ""
+    cutoff = {
+        "none": "",
+        "optional": "[@k]",
+        "required": "@k",
+        "recall_level": "@r",
+        "factor": "@f",
+    }
+    return f"{name}{params}{cutoff[family.cutoff]}"
 
 
 def _scope(family: Any) -> str:
@@ -30,11 +42,9 @@ def _scope(family: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rankscope.engine.measures import FAMILIES
-
     rows = [
         (
-            _syntax(family),
+            _syntax(family.name),
             ", ".join(family.aliases) or "-",
             family.summary + _scope(family),
         )
@@ -42,6 +52,9 @@ def run(args: argparse.Namespace) -> int:
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(2)]
     print(f"{'measure':<{widths[0]}}  {'aliases':<{widths[1]}}  definition")
-    for syntax, aliases, summary in rows:
+    indent = " " * 4
+    for (syntax, aliases, summary), family in zip(rows, FAMILIES.values(), strict=True):
         print(f"{syntax:<{widths[0]}}  {aliases:<{widths[1]}}  {summary}")
+        print(f"{indent}formula: {family.formula}")
+        print(f"{indent}source:  {family.citation}")
     return 0

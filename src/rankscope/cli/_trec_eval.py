@@ -1,37 +1,81 @@
 """``rankscope trec-eval [trec_eval's options] QRELS RUN``: a drop-in for trec_eval.
 
-Accepts trec_eval's options and prints its exact output for every measure rankscope implements.
+Takes every option of trec_eval 10's usage, in its short and long forms, with trec_eval's
+meaning, and prints its exact output.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+import warnings
+from pathlib import Path
 from typing import Any
 
+from rankscope import _core
 from rankscope.cli import COMMANDS
 from rankscope.cli._common import load_judgements, load_ranking
-from rankscope.errors import MeasureError, OptionError
+from rankscope.engine import evaluate
+from rankscope.engine.evaluate import relevance_strings
+from rankscope.engine.measures import FAMILIES, Measure, measure
+from rankscope.engine.profiles import resolve_profile
+from rankscope.engine.results import Results
+from rankscope.errors import (
+    NoCommonQueriesError,
+    OptionError,
+    ParseError,
+    RankscopeWarning,
+)
+from rankscope.report.results import write_text
+from rankscope.report.trec_eval import (
+    JUDGEMENT_GROUP_MEASURES,
+    WITHOUT_JUDGEMENTS,
+    TrecMeasure,
+    format_trec_eval,
+    read_zscores,
+    trec_eval_measures,
+)
 
-# trec_eval options that rankscope does not offer, with what they do there.
-_UNSUPPORTED = {
-    "-J": "judged documents only",
-    "-N": "number of documents in the collection",
-    "-D": "debug level",
-    "-R": "relevance-information format",
-    "-T": "results format",
-    "-Z": "z-score file",
-    "-o": "old output format",
+# trec_eval's version this command reproduces.
+TREC_EVAL_VERSION = "10.0"
+
+# -R formats: what each reads; only qrels is read so far.
+_REL_INFO_FORMATS = {
+    "qrels": None,
+    "prefs": "preference judgements",
+    "qrels_prefs": "preferences derived from qrels",
+    "qrels_jg": None,
 }
 
 
-class _Unsupported(argparse.Action):
+class _Choice(argparse.Action):
+    """An option whose value must be one of trec_eval's; refused with exit code 2."""
+
     def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
-        name = option or "?"
-        raise OptionError(
-            f"trec_eval option {name} ({_UNSUPPORTED.get(name[:2], 'unknown')}) is not "
-            "supported by rankscope trec-eval"
+        allowed: dict[str, str | None] = self.const
+        if values not in allowed:
+            raise OptionError(
+                f"{option} {values!r}: trec_eval has no such format (it knows {', '.join(allowed)})"
+            )
+        if allowed[values] is not None:
+            raise OptionError(
+                f"{option} {values}: reading {allowed[values]} is not implemented by rankscope "
+                "trec-eval yet"
+            )
+        setattr(namespace, self.dest, values)
+
+
+class _Version(argparse.Action):
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
+        from importlib.metadata import version
+
+        # trec_eval prints its version on standard error.
+        print(
+            f"trec_eval version {TREC_EVAL_VERSION} (rankscope {version('rankscope')})",
+            file=sys.stderr,
         )
+        parser.exit(0)
 
 
 def add_parser(subparsers: Any) -> None:
@@ -39,19 +83,22 @@ def add_parser(subparsers: Any) -> None:
         "trec-eval",
         help=COMMANDS["trec-eval"][1],
         description=(
-            "A drop-in for trec_eval: same options, same output, byte for byte, for the "
-            "measures rankscope implements (others are named on standard error)."
+            "A drop-in for trec_eval 10: the same options (short and long), the same output, "
+            "byte for byte."
         ),
     )
-    parser.add_argument("qrels", metavar="QRELS", help="trec_rel_file")
-    parser.add_argument("run", metavar="RUN", help="trec_top_file")
-    parser.add_argument("-q", "--query", action="store_true", help="per-query values too")
-    parser.add_argument("-n", "--nosummary", action="store_true", help="print no summary (with -q)")
+    parser.add_argument("qrels", metavar="trec_rel_file", help="relevance judgements")
+    parser.add_argument("run", metavar="trec_top_file", help="ranked results")
     parser.add_argument(
-        "-c",
-        "--all_queries",
+        "-v", "--version", nargs=0, action=_Version, help="print trec_eval's version and exit"
+    )
+    parser.add_argument(
+        "-q",
+        "--query_eval_wanted",
+        "--query",
+        dest="query",
         action="store_true",
-        help="average over all judged queries, missing ones scoring 0",
+        help="per-query values too",
     )
     parser.add_argument(
         "-m",
@@ -59,17 +106,85 @@ def add_parser(subparsers: Any) -> None:
         dest="measures",
         action="append",
         metavar="MEASURE[.PARAMS]",
-        help="all_trec, official, or a family with parameters such as P.5,10",
+        help="a measure or nickname (official, all_trec, set, qrels_jg) with parameters such "
+        "as P.5,10",
+    )
+    parser.add_argument(
+        "-c",
+        "--complete_rel_info_wanted",
+        "--all_queries",
+        dest="all_queries",
+        action="store_true",
+        help="average over all judged queries, missing ones scoring 0",
     )
     parser.add_argument(
         "-l", "--level_for_rel", type=int, default=1, metavar="N", help="relevance level"
     )
+    parser.add_argument("-n", "--nosummary", action="store_true", help="print no summary")
+    parser.add_argument(
+        "-D",
+        "--Debug_level",
+        dest="debug_level",
+        metavar="N[.QID]",
+        help="trec_eval's debug trace (not printed by rankscope); with .QID, evaluate QID only",
+    )
+    parser.add_argument(
+        "-J",
+        "--Judged_docs_only",
+        dest="judged_only",
+        action="store_true",
+        help="remove unjudged documents from each ranking before any measure",
+    )
+    parser.add_argument(
+        "-N",
+        "--Number_docs_in_coll",
+        dest="collection_size",
+        type=int,
+        default=0,
+        metavar="N",
+        help="number of documents in the collection (utility)",
+    )
     parser.add_argument(
         "-M",
-        "--max_retrieved_per_topic",
+        "--Max_retrieved_per_topic",
+        dest="max_retrieved_per_topic",
         type=int,
         metavar="N",
         help="evaluate only the first N documents of each ranking",
+    )
+    parser.add_argument(
+        "-R",
+        "--Rel_info_format",
+        dest="rel_info_format",
+        action=_Choice,
+        const=_REL_INFO_FORMATS,
+        default="qrels",
+        metavar="FORMAT",
+        help="format of trec_rel_file: qrels, or qrels_jg (the second column names a "
+        "judgement group)",
+    )
+    parser.add_argument(
+        "-T",
+        "--Results_format",
+        dest="results_format",
+        action=_Choice,
+        const={"trec_results": None},
+        default="trec_results",
+        metavar="FORMAT",
+        help="format of trec_top_file: trec_results",
+    )
+    # trec_eval's -o takes no value, its long form one; obsolete there, without effect.
+    parser.add_argument("-o", dest="old_format", action="store_true", help="without effect")
+    parser.add_argument(
+        "--Output_old_results_format", dest="old_format", metavar="X", help="without effect"
+    )
+    parser.add_argument(
+        "-Z",
+        "--Zscore",
+        dest="zscores",
+        metavar="FILE",
+        help="print z-scores against FILE's per-query means and standard deviations "
+        "(lines: query_id measure mean stddev)",
     )
     parser.add_argument(
         "--profile",
@@ -77,36 +192,171 @@ def add_parser(subparsers: Any) -> None:
         default="trec",
         help="trec (trec_eval 10, default) or trec9 (trec_eval 9: float32 scores)",
     )
-    for option in _UNSUPPORTED:
-        parser.add_argument(option, nargs="?", action=_Unsupported, help=argparse.SUPPRESS)
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from rankscope.engine import evaluate
-    from rankscope.report.results import write_text
-    from rankscope.report.trec_eval import format_trec_eval, trec_eval_measures
+# A qrels line whose grade holds something besides an optional sign and digits.
+_NOT_AN_INTEGER_GRADE = re.compile(
+    rb"^[ \t]*[^#\s]\S*[ \t]+\S+[ \t]+\S+[ \t]+(?![+-]?\d+(?:[ \t\r]|$))(\S+)", re.M
+)
 
-    lines, skipped = trec_eval_measures(args.measures or [])
-    if skipped:
-        print(
-            "rankscope: warning: trec_eval measures not implemented yet, left out: "
-            + ", ".join(skipped),
-            file=sys.stderr,
-        )
-    measures = [line.measure for line in lines if line.measure is not None]
-    if not measures:
-        raise MeasureError("no implemented trec_eval measure was asked for")
-    qrels = load_judgements(args.qrels, "trec", lenient=False)
-    results = evaluate(
-        qrels,
-        load_ranking(args.run, "trec", lenient=False),
-        measures,
-        profile=args.profile,
-        complete=args.all_queries,
-        relevance_level=args.level_for_rel,
-        max_documents=args.max_retrieved_per_topic,
+
+def _check_integer_grades(path: str) -> None:
+    """Refuse a grade trec_eval would read otherwise than rankscope: trec_eval reads grades
+    with atol, which stops at the first character that is not a digit (``1e1`` is 1, ``2.7``
+    is 2); rankscope reads ``1e1`` as 10 and refuses ``2.7``."""
+    file = Path(path)
+    if not file.is_file():
+        return
+    data = file.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        return  # compressed: trec_eval cannot read it anyway
+    found = _NOT_AN_INTEGER_GRADE.search(data)
+    if found is None:
+        return
+    grade = found[1].decode("utf-8", "replace")
+    line_start = data.rfind(b"\n", 0, found.start()) + 1
+    line_end = data.find(b"\n", found.start())
+    text = data[line_start : None if line_end < 0 else line_end].decode("utf-8", "replace")
+    digits = re.match(r"[+-]?\d*", grade)
+    as_trec_eval = int(digits[0]) if digits and digits[0].lstrip("+-") else 0
+    raise ParseError(
+        f"the grade {grade!r} is not an integer: trec_eval would read it as {as_trec_eval} (it "
+        "stops at the first character that is not a digit); write the grade as an integer",
+        source=path,
+        line=data.count(b"\n", 0, found.start()) + 1,
+        text=text.rstrip("\r"),
     )
-    text = format_trec_eval(results, lines, per_query=args.query, summary=not args.nosummary)
+
+
+def _read_judgement_groups(path: str) -> dict[str, dict[str, dict[str, int]]]:
+    """trec_eval's qrels_jg: qrels lines whose second column names a judgement group, as
+    ``{group: {query: {doc: grade}}}``, groups in byte-wise order."""
+    groups: dict[str, dict[str, dict[str, int]]] = {}
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            fields = line.split()
+            if not fields or fields[0].startswith("#"):
+                continue
+            problem = None
+            if len(fields) != 4:
+                problem = (
+                    f"expected 4 fields (query_id group doc_id relevance); found {len(fields)}"
+                )
+            elif not re.fullmatch(r"[+-]?\d+", fields[3]):
+                problem = f"relevance must be an integer grade; found {fields[3]!r}"
+            else:
+                query, group, doc, grade = fields
+                judged = groups.setdefault(group, {}).setdefault(query, {})
+                if doc in judged:
+                    problem = (
+                        f"document {doc!r} is judged twice in group {group!r} of query {query!r}"
+                    )
+                judged[doc] = int(grade)
+            if problem:
+                raise ParseError(problem, source=path, line=number, text=line.rstrip("\r\n"))
+    return dict(sorted(groups.items(), key=lambda item: item[0].encode()))
+
+
+def _judgement_group_results(
+    path: str, ranking: Any, measures: list[Measure], options: dict[str, Any]
+) -> Results:
+    """Each measure for each judgement group, averaged over the groups judging the query (in
+    byte-wise group order, as trec_eval adds them)."""
+    per_group = []
+    with warnings.catch_warnings():
+        # Every group leaves out the queries it does not judge.
+        warnings.simplefilter("ignore", RankscopeWarning)
+        for qrels in _read_judgement_groups(path).values():
+            try:
+                per_group.append(evaluate(qrels, ranking, measures, **options))
+            except NoCommonQueriesError:
+                continue  # no query of the run in this group
+    if not per_group:
+        raise NoCommonQueriesError(f"no query of the run is judged in {path}", source=path)
+    rows = [
+        dict(zip(r.query_ids, zip(*(r.score_list(m) for m in measures), strict=True), strict=True))
+        for r in per_group
+    ]
+    query_ids = sorted({q for row in rows for q in row}, key=str.encode)
+    columns: list[list[float]] = [[] for _ in measures]
+    for query_id in query_ids:
+        values = [row[query_id] for row in rows if query_id in row]
+        for index, column in enumerate(columns):
+            total = 0.0
+            for value in values:
+                total += value[index]
+            column.append(total / len(values))
+    table = _core.PerQuery(
+        query_ids,
+        [m.name for m in measures],
+        [FAMILIES[m.family].aggregate for m in measures],
+        columns,
+    )
+    return Results(tuple(measures), run_name=per_group[0].run_name, values=table)
+
+
+def _debug_query(text: str | None) -> str | None:
+    """The query of ``-D N.QID``, if any."""
+    if text is None:
+        return None
+    level, _, query = text.partition(".")
+    if not level.lstrip("-").isdigit():
+        raise OptionError(f"-D {text!r}: expected a debug level, N or N.QID")
+    return query or None
+
+
+def run(args: argparse.Namespace) -> int:
+    only_query = _debug_query(args.debug_level)
+    lines = trec_eval_measures(args.measures or [], args.collection_size)
+    measures = [line.measure for line in lines if line.measure is not None]
+    # Under -c, trec_eval sums num_rel over every line of the qrels with a grade above 0,
+    # whatever -l says.
+    complete_num_rel = measure("NumRel(rel=1)")
+    extra = [complete_num_rel] if args.all_queries else []
+    # runid alone still needs one measure to evaluate the run's queries.
+    extra += [] if measures else [measure("NumQ")]
+    profile = resolve_profile(args.profile)
+    if args.judged_only:
+        profile = profile.with_options(unjudged_documents="drop")
+    zscores = read_zscores(args.zscores) if args.zscores is not None else None
+    groups = args.rel_info_format == "qrels_jg"
+    for line in lines:
+        if line.printed in WITHOUT_JUDGEMENTS:
+            continue
+        if groups != line.printed.startswith(JUDGEMENT_GROUP_MEASURES):
+            needs = "-R qrels_jg" if not groups else "-R qrels (the default)"
+            raise OptionError(f"-m {line.printed}: trec_eval computes it only with {needs}")
+    ranking = load_ranking(args.run, "trec", lenient=False)
+    options: dict[str, Any] = {
+        "profile": profile,
+        "complete": args.all_queries,
+        "relevance_level": args.level_for_rel,
+        "max_documents": args.max_retrieved_per_topic,
+    }
+    if groups:
+        results = _judgement_group_results(args.qrels, ranking, [*measures, *extra], options)
+    else:
+        _check_integer_grades(args.qrels)
+        qrels = load_judgements(args.qrels, "trec", lenient=False)
+        results = evaluate(qrels, ranking, [*measures, *extra], **options)
+    relstring = next((line.relstring for line in lines if line.relstring is not None), None)
+    strings = None
+    if relstring is not None and args.query and not groups:
+        strings = relevance_strings(qrels, ranking, relstring, **options)
+    if only_query is not None:
+        results = results.only_queries([only_query])
+    summary_from: dict[str, TrecMeasure] = {}
+    if args.all_queries:
+        summary_from = {"num_rel": TrecMeasure("num_rel", complete_num_rel)}
+    text = format_trec_eval(
+        results,
+        lines,
+        per_query=args.query,
+        summary=not args.nosummary,
+        summary_from=summary_from,
+        relstrings=strings,
+        zscores=zscores,
+    )
     write_text(text, None)
     return 0

@@ -34,7 +34,7 @@ from rankscope.io._native import (
 if TYPE_CHECKING:
     from rankscope.io.tables import Qrels, Run
 
-__all__ = ["STREAM_THRESHOLD_BYTES", "evaluate", "evaluate_query"]
+__all__ = ["STREAM_THRESHOLD_BYTES", "evaluate", "evaluate_query", "relevance_strings"]
 
 STREAM_THRESHOLD_BYTES = 2 * 1024**3
 """TREC run files at least this large are never read whole unless ``stream=False``."""
@@ -324,3 +324,28 @@ def evaluate_query(
         relevance_level,
         query_id,
     )
+
+
+def relevance_strings(
+    qrels: NativeQrels,
+    run: NativeRun,
+    length: int,
+    *,
+    profile: str | Conventions = "trec",
+    complete: bool = False,
+    relevance_level: int = 1,
+    max_documents: int | None = None,
+) -> dict[str, str]:
+    """trec_eval's relstring of each query: the grades of its first ``length`` documents as
+    characters (``0``-``9``, ``>`` above 9, ``-`` not judged, ``.`` judged with a negative
+    grade), with the options of :func:`evaluate`."""
+    pairs = _core.relevance_strings(
+        qrels,
+        run,
+        _conventions_fields(resolve_profile(profile)),
+        relevance_level,
+        complete,
+        max_documents,
+        max(length, 0),
+    )
+    return dict(pairs)

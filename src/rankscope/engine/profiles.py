@@ -22,6 +22,7 @@ IdealRanking = Literal["judged", "judged_capped_by_retrieved"]
 PrecisionDenominator = Literal["cutoff", "retrieved"]
 APDenominator = Literal["relevant", "relevant_retrieved"]
 RecallLevelRounding = Literal["nearest", "add_0.9_truncate"]
+UnjudgedDocuments = Literal["keep", "drop"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,10 @@ class Conventions:
         How IPrec@r turns the recall level r into a number of relevant documents:
         ``"nearest"`` rounds ``r * R`` (trec_eval 10); ``"add_0.9_truncate"`` takes
         ``int(r * R + 0.9)`` (trec_eval <= 9.0.8, pytrec_eval).
+    unjudged_documents
+        ``"keep"``: retrieved documents without a judgement (absent from the qrels or with a
+        negative grade) stay in the ranking as non-relevant (trec_eval). ``"drop"``: they
+        leave the ranking before any measure is computed (trec_eval ``-J``).
     """
 
     name: str
@@ -69,6 +74,7 @@ class Conventions:
     precision_denominator: PrecisionDenominator = "cutoff"
     ap_denominator: APDenominator = "relevant"
     recall_level_rounding: RecallLevelRounding = "nearest"
+    unjudged_documents: UnjudgedDocuments = "keep"
 
     def __post_init__(self) -> None:
         hints = get_type_hints(Conventions)

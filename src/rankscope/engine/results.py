@@ -126,6 +126,31 @@ class Results:
         """Per-query values of one measure as a list of floats (no numpy needed)."""
         return cast(list[float], memoryview(self.values.column(self._column(name))).tolist())
 
+    def only_queries(self, query_ids: list[str]) -> Results:
+        """These results restricted to some queries (aggregates over them alone); a query id
+        that was not evaluated is an error."""
+        known = self.query_ids
+        missing = [q for q in query_ids if q not in known]
+        if missing:
+            raise MeasureError(f"queries {missing} were not evaluated")
+        rows = [row for row, q in enumerate(known) if q in set(query_ids)]
+        columns = [self.score_list(m) for m in self.measures]
+        values = PerQuery(
+            [known[row] for row in rows],
+            [m.name for m in self.measures],
+            [FAMILIES[m.family].aggregate for m in self.measures],
+            [[column[row] for row in rows] for column in columns],
+        )
+        return Results(
+            self.measures,
+            profile=self.profile,
+            run_name=self.run_name,
+            unjudged_queries=self.unjudged_queries,
+            missing_queries=self.missing_queries,
+            complete=self.complete,
+            values=values,
+        )
+
     def mean(self) -> dict[str, float]:
         """The aggregate of every measure over the evaluated queries.
 

@@ -8,15 +8,17 @@ byte-wise and the summary (``all``) last.
 
 from __future__ import annotations
 
+import math
+import warnings
 from dataclasses import dataclass
+from typing import Literal
 
 from rankscope.engine.measures import FAMILIES, Measure, measure
 from rankscope.engine.results import Results
-from rankscope.errors import MeasureError
+from rankscope.errors import MeasureError, RankscopeWarning
 
 __all__ = [
     "ALL_TREC",
-    "NOT_IMPLEMENTED",
     "OFFICIAL",
     "TrecMeasure",
     "format_trec_eval",
@@ -25,66 +27,106 @@ __all__ = [
 
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+_RPREC_FACTORS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
-# trec_eval's measure table, in its order: family -> (rankscope family, default parameters).
-# A family mapped to None is one rankscope does not implement yet.
-_TABLE: dict[str, tuple[str | None, tuple[float, ...]]] = {
-    "runid": ("runid", ()),
-    "num_q": ("NumQ", ()),
-    "num_ret": ("NumRet", ()),
-    "num_rel": ("NumRel", ()),
-    "num_rel_ret": ("NumRelRet", ()),
-    "map": ("AP", ()),
-    "gm_map": ("GM_AP", ()),
-    "Rprec": ("Rprec", ()),
-    "bpref": ("Bpref", ()),
-    "recip_rank": ("RR", ()),
-    "iprec_at_recall": ("IPrec", _RECALL_LEVELS),
-    "P": ("P", _CUTS),
-    "relstring": (None, ()),
-    "recall": ("R", _CUTS),
-    "infAP": (None, ()),
-    "gm_bpref": (None, ()),
-    "Rprec_mult": (None, ()),
-    "utility": (None, ()),
-    "11pt_avg": (None, ()),
-    "binG": (None, ()),
-    "G": (None, ()),
-    "ndcg": ("nDCG", ()),
-    "ndcg_rel": (None, ()),
-    "Rndcg": (None, ()),
-    "ndcg_cut": ("nDCG", _CUTS),
-    "map_cut": ("AP", _CUTS),
-    "relative_P": (None, ()),
-    "success": ("Success", (1, 5, 10)),
-    "set_P": ("P", ()),
-    "set_relative_P": (None, ()),
-    "set_recall": ("R", ()),
-    "set_map": (None, ()),
-    "set_F": (None, ()),
-    "num_nonrel_judged_ret": (None, ()),
-    "rbp": (None, ()),
-    "rbp_resid": (None, ()),
-    "unj": (None, ()),
+# How a family reads the parameters of ``-m family.params``:
+#   none       no parameters
+#   cutoffs    integer cutoffs, one line each (``P_5``); read with strtol, so 23.4 is 23
+#   levels     recall levels, one line each (``iprec_at_recall_0.10``)
+#   factors    multiples of R, one line each (``Rprec_mult_0.20``)
+#   level_set  recall levels averaged into one line (11pt_avg)
+#   utility    the four coefficients a, b, c, d
+#   pairs      ``grade=gain`` pairs (and ``p=`` for rbp): one line
+#   number     one number (set_F's beta)
+ParamStyle = Literal[
+    "none", "cutoffs", "levels", "factors", "level_set", "utility", "pairs", "number"
+]
+
+
+@dataclass(frozen=True)
+class _Family:
+    ours: str | None  # the rankscope family; None for runid and what is not implemented
+    style: ParamStyle = "none"
+    defaults: tuple[float, ...] = ()
+
+
+# trec_eval 10's measure table, in its order (the order it prints families in).
+_TABLE: dict[str, _Family] = {
+    "runid": _Family(None),
+    "num_q": _Family("NumQ"),
+    "num_ret": _Family("NumRet"),
+    "num_rel": _Family("NumRel"),
+    "num_rel_ret": _Family("NumRelRet"),
+    "map": _Family("AP"),
+    "gm_map": _Family("GM_AP"),
+    "Rprec": _Family("Rprec"),
+    "bpref": _Family("Bpref"),
+    "recip_rank": _Family("RR"),
+    "iprec_at_recall": _Family("IPrec", "levels", _RECALL_LEVELS),
+    "P": _Family("P", "cutoffs", _CUTS),
+    "relstring": _Family("relstring", "cutoffs", (10,)),
+    "recall": _Family("R", "cutoffs", _CUTS),
+    "infAP": _Family("infAP"),
+    "gm_bpref": _Family("GM_Bpref"),
+    "Rprec_mult": _Family("RprecMult", "factors", _RPREC_FACTORS),
+    "utility": _Family("Utility", "utility", (1.0, -1.0, 0.0, 0.0)),
+    "11pt_avg": _Family("IPrecAvg", "level_set"),
+    "binG": _Family("BinG"),
+    "G": _Family("G", "pairs"),
+    "ndcg": _Family("nDCG", "pairs"),
+    "ndcg_rel": _Family("nDCGRel", "pairs"),
+    "Rndcg": _Family("RnDCG", "pairs"),
+    "ndcg_cut": _Family("nDCG", "cutoffs", _CUTS),
+    "map_cut": _Family("AP", "cutoffs", _CUTS),
+    "relative_P": _Family("RelP", "cutoffs", _CUTS),
+    "success": _Family("Success", "cutoffs", (1, 5, 10)),
+    "set_P": _Family("P"),
+    "set_relative_P": _Family("RelP"),
+    "set_recall": _Family("R"),
+    "set_map": _Family("SetAP"),
+    "set_F": _Family("F", "number", (1.0,)),
+    "num_nonrel_judged_ret": _Family("NumNonRelJudgedRet"),
+    "map_avgjg": _Family("AP"),
+    "P_avgjg": _Family("P", "cutoffs", _CUTS),
+    "Rprec_mult_avgjg": _Family("RprecMult", "factors", _RPREC_FACTORS),
+    "yaap": _Family("YAAP"),
+    "rbp": _Family("RBP", "pairs"),
+    "rbp_resid": _Family("RBPResid", "pairs"),
+    "unj": _Family("Unjudged", "cutoffs", (5, 10, 20)),
 }
-ALL_TREC = tuple(_TABLE)
-OFFICIAL = (
-    "runid",
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
-)
-NOT_IMPLEMENTED = tuple(name for name, (family, _) in _TABLE.items() if family is None)
+# trec_eval's nicknames (measures.c), in their own order; the output follows _TABLE's.
+_NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": (
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+        "bpref", "recip_rank", "iprec_at_recall", "P",
+    ),
+    "all_trec": (
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+        "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp",
+        "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P",
+        "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G",
+        "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret",
+    ),
+    "set": (
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+        "set_recall", "set_relative_P", "set_map", "set_F",
+    ),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
+}  # fmt: skip
+# The judgement-group measures (-R qrels_jg): the measure of each group, averaged per query.
+JUDGEMENT_GROUP_MEASURES = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+# Measures that need no judgements (any -R).
+WITHOUT_JUDGEMENTS = ("runid", "num_q")
+# Measures trec_eval 10 has that rankscope does not compute yet: preference judgements need
+# the reader of -R prefs and qrels_prefs.
+_NOT_IMPLEMENTED_NICKNAMES = {
+    "all_prefs": "preference measures (-R prefs, -R qrels_prefs)",
+    "prefs": "preference measures (-R prefs, -R qrels_prefs)",
+}
+ALL_TREC = _NICKNAMES["all_trec"]
+OFFICIAL = _NICKNAMES["official"]
 # trec_eval prints these only in the summary (runid too).
-_SUMMARY_ONLY = {"NumQ", "GM_AP"}
+_SUMMARY_ONLY = {"NumQ", "GM_AP", "GM_Bpref"}
 
 
 @dataclass(frozen=True)
@@ -92,11 +134,14 @@ class TrecMeasure:
     """One line kind of trec_eval output: its printed name and the measure behind it."""
 
     printed: str
-    measure: Measure | None  # None for runid
+    measure: Measure | None  # None for runid and relstring
+    relstring: int | None = None  # relstring's length
 
     @property
     def summary_only(self) -> bool:
-        return self.measure is None or self.measure.family in _SUMMARY_ONLY
+        if self.measure is None:
+            return self.relstring is None  # runid
+        return self.measure.family in _SUMMARY_ONLY
 
     @property
     def is_count(self) -> bool:
@@ -107,77 +152,157 @@ class TrecMeasure:
         )
 
 
-def _parameters(family: str, text: str) -> tuple[float, ...]:
+def _numbers(family: str, spec: str, text: str) -> list[float]:
     values = []
     for part in text.split(","):
         try:
             values.append(float(part))
         except ValueError:
             raise MeasureError(
-                f"trec_eval measure {family!r} takes numeric parameters; got {part!r}"
+                f"trec_eval measure {family!r} takes numeric parameters; got {part!r} in "
+                f"-m {spec!r}"
             ) from None
-    return tuple(sorted(set(values)))
+    return values
 
 
-def _lines_of(family: str, params: tuple[float, ...]) -> list[TrecMeasure]:
-    ours = _TABLE[family][0] or family
-    if ours == "runid":
+def _distinct_sorted(family: str, spec: str, values: list[float]) -> list[float]:
+    """trec_eval refuses a parameter list with a value twice (``-m P.5,5``)."""
+    if len(set(values)) != len(values):
+        repeated = sorted({v for v in values if values.count(v) > 1})
+        shown = ", ".join(f"{v:g}" for v in repeated)
+        raise MeasureError(
+            f"trec_eval measure {family!r} lists {shown} twice in -m {spec!r}; trec_eval "
+            "refuses repeated parameters"
+        )
+    return sorted(values)
+
+
+def _pairs(family: str, spec: str, text: str) -> dict[str, float]:
+    pairs: dict[str, float] = {}
+    for part in text.split(","):
+        name, sep, value = part.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if not sep or not name or not math.isfinite(number):
+            raise MeasureError(
+                f"trec_eval measure {family!r} takes name=value parameters (e.g. "
+                f"{family}.1=3,2=9); got {part!r} in -m {spec!r}"
+            )
+        if name in pairs:
+            raise MeasureError(f"trec_eval measure {family!r} sets {name!r} twice in -m {spec!r}")
+        pairs[name] = number
+    return pairs
+
+
+def _lines_of(family: str, spec: str, text: str | None, collection_size: int) -> list[TrecMeasure]:
+    entry = _TABLE[family]
+    ours = entry.ours
+    if ours is None:
         return [TrecMeasure("runid", None)]
-    if family == "iprec_at_recall":
+    if ours == "relstring":
+        values = _numbers(family, spec, text) if text else list(entry.defaults)
+        printed = f"{family}_{text}" if text else family
+        return [TrecMeasure(printed, None, relstring=int(values[0]))]
+    style = entry.style
+    if text is not None and style == "none":
+        warnings.warn(
+            f"trec_eval measure {family!r} takes no parameters; {text!r} ignored in "
+            f"-m {spec!r}, as trec_eval does",
+            RankscopeWarning,
+            stacklevel=2,
+        )
+    given = text is not None and text != "" and style != "none"
+    # A one-line family with parameters prints them as given: utility_2,-1,0,0.
+    printed = f"{family}_{text}" if given else family
+    if style == "none":
+        return [TrecMeasure(family, measure(ours))]
+    if style == "pairs":
+        pairs = _pairs(family, spec, text) if given and text else {}
+        gains = {k: v for k, v in pairs.items() if k.lstrip("+-").isdigit()}
+        params = []
+        if gains and ours != "RBPResid":
+            params.append("gains=" + ";".join(f"{int(k)}:{v!r}" for k, v in sorted(gains.items())))
+        if "p" in pairs and ours in ("RBP", "RBPResid"):
+            params.append(f"p={pairs['p']!r}")
+        name = f"{ours}({','.join(params)})" if params else ours
+        return [TrecMeasure(printed, measure(name))]
+    values = _numbers(family, spec, text) if given and text else list(entry.defaults)
+    if style == "utility":
+        if len(values) != 4:
+            raise MeasureError(
+                f"trec_eval measure 'utility' takes 4 coefficients (a,b,c,d); got -m {spec!r}"
+            )
+        a, b, c, d = values
+        name = f"Utility(a={a!r},b={b!r},c={c!r},d={d!r},n={float(collection_size)!r})"
+        return [TrecMeasure(printed, measure(name))]
+    if style == "number":
+        return [TrecMeasure(printed, measure(f"{ours}(beta={values[0]!r})"))]
+    if style == "level_set":
+        if not given:
+            return [TrecMeasure(family, measure(ours))]
+        levels = ";".join(repr(v) for v in _distinct_sorted(family, spec, values))
+        return [TrecMeasure(printed, measure(f"{ours}(levels={levels})"))]
+    if style == "levels":
         return [
-            TrecMeasure(f"iprec_at_recall_{level:.2f}", measure(f"IPrec@{level!r}"))
-            for level in params
+            TrecMeasure(f"{family}_{level:.2f}", measure(f"{ours}@{level!r}"))
+            for level in _distinct_sorted(family, spec, values)
         ]
-    if params:
-        # trec_eval reads integer cutoffs with strtol: 23.4 becomes 23.
-        cuts = sorted({int(value) for value in params})
-        return [TrecMeasure(f"{family}_{cut}", measure(f"{ours}@{cut}")) for cut in cuts]
-    return [TrecMeasure(family, measure(ours))]
+    if style == "factors":
+        return [
+            TrecMeasure(f"{family}_{factor:.2f}", measure(f"{ours}@{factor!r}"))
+            for factor in _distinct_sorted(family, spec, values)
+        ]
+    # trec_eval reads integer cutoffs with strtol: 23.4 becomes 23.
+    cuts = _distinct_sorted(family, spec, [float(int(v)) for v in values])
+    return [TrecMeasure(f"{family}_{int(cut)}", measure(f"{ours}@{int(cut)}")) for cut in cuts]
 
 
-def trec_eval_measures(specs: list[str]) -> tuple[list[TrecMeasure], list[str]]:
+def trec_eval_measures(specs: list[str], collection_size: int = 0) -> list[TrecMeasure]:
     """The output lines for trec_eval ``-m`` arguments, in trec_eval's order.
 
-    Returns the lines and the families that were asked for but are not implemented yet (the
-    caller says so; the README keeps the list).
+    ``collection_size`` is trec_eval's ``-N`` (utility's last term).
 
     Examples
     --------
-    >>> lines, missing = trec_eval_measures(["P.10,5", "map"])
-    >>> [line.printed for line in lines], missing
-    (['map', 'P_5', 'P_10'], [])
+    >>> [line.printed for line in trec_eval_measures(["P.10,5", "map"])]
+    ['map', 'P_5', 'P_10']
     """
-    wanted: dict[str, tuple[float, ...] | None] = {}
-    skipped: list[str] = []
+    wanted: dict[str, tuple[str, str | None]] = {}
     for spec in specs or ["official"]:
         family, sep, text = spec.partition(".")
-        if family in ("all_trec", "official"):
-            for name in ALL_TREC if family == "all_trec" else OFFICIAL:
-                if _TABLE[name][0] is None:
-                    skipped.append(name)
-                else:
-                    wanted.setdefault(name, None)
-            continue
-        if family not in _TABLE:
-            known = ", ".join(ALL_TREC)
+        if family in _NOT_IMPLEMENTED_NICKNAMES:
             raise MeasureError(
-                f"unknown trec_eval measure {family!r} in -m {spec!r} (known: all_trec, "
-                f"official, {known})"
+                f"-m {family}: the {_NOT_IMPLEMENTED_NICKNAMES[family]} are not implemented "
+                "by rankscope trec-eval yet"
             )
-        if _TABLE[family][0] is None or (family == "ndcg" and "=" in text):
-            # ndcg.1=3,2=9 sets gains per grade: not implemented yet.
-            skipped.append(family if family != "ndcg" else "ndcg (with gain parameters)")
+        if family in _NICKNAMES:
+            for name in _NICKNAMES[family]:
+                wanted.setdefault(name, (name, None))
             continue
-        if sep and not _TABLE[family][1]:
-            raise MeasureError(f"trec_eval measure {family!r} takes no parameters; got -m {spec!r}")
-        wanted[family] = _parameters(family, text) if sep and text else None
-    lines = [
+        if family.startswith("prefs_"):
+            raise MeasureError(
+                f"-m {spec}: the preference measures (-R prefs, -R qrels_prefs) are not "
+                "implemented by rankscope trec-eval yet"
+            )
+        if family not in _TABLE:
+            known = ", ".join([*_NICKNAMES, *_TABLE])
+            raise MeasureError(
+                f"unknown trec_eval measure {family!r} in -m {spec!r} (known: {known})"
+            )
+        # As trec_eval: the first -m with parameters decides them, over bare names and
+        # nicknames given before or after it.
+        if sep and wanted.get(family, (spec, None))[1] is None:
+            wanted[family] = (spec, text)
+        else:
+            wanted.setdefault(family, (spec, None))
+    return [
         line
-        for family in ALL_TREC
+        for family in _TABLE
         if family in wanted
-        for line in _lines_of(family, wanted[family] or _TABLE[family][1])
+        for line in _lines_of(family, wanted[family][0], wanted[family][1], collection_size)
     ]
-    return lines, list(dict.fromkeys(skipped))
 
 
 def _value(line: TrecMeasure, value: float, run_name: str) -> str:
@@ -188,26 +313,76 @@ def _value(line: TrecMeasure, value: float, run_name: str) -> str:
     return f"{value:.4f}"
 
 
+# trec_eval's value for a query or measure without a mean in the z-score file.
+MISSING_ZSCORE = -1000000.0
+
+
+def read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
+    """trec_eval's ``-Z`` file: lines ``query_id measure mean stddev`` (measures by their
+    printed names), as ``{(query_id, measure): (mean, stddev)}``."""
+    from rankscope.errors import ParseError
+
+    table: dict[tuple[str, str], tuple[float, float]] = {}
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            fields = line.split()
+            if not fields:
+                continue
+            problem = None
+            if len(fields) != 4:
+                problem = f"expected 4 fields (query_id measure mean stddev); found {len(fields)}"
+            else:
+                try:
+                    table[fields[0], fields[1]] = (float(fields[2]), float(fields[3]))
+                except ValueError:
+                    problem = "mean and stddev must be numbers"
+            if problem:
+                raise ParseError(problem, source=path, line=number, text=line.rstrip("\r\n"))
+    return table
+
+
+def _zscore(value: float, mean_stddev: tuple[float, float] | None) -> float:
+    """As trec_eval: (value - mean) / stddev; 0 for a stddev of 0 and the mean itself."""
+    if mean_stddev is None:
+        return MISSING_ZSCORE
+    mean, stddev = mean_stddev
+    if stddev:
+        return (value - mean) / stddev
+    return 0.0 if value == mean else MISSING_ZSCORE
+
+
 def format_trec_eval(
     results: Results,
     lines: list[TrecMeasure],
     per_query: bool,
     summary: bool = True,
     run_name: str | None = None,
+    summary_from: dict[str, TrecMeasure] | None = None,
+    relstrings: dict[str, str] | None = None,
+    zscores: dict[tuple[str, str], tuple[float, float]] | None = None,
 ) -> str:
     """The text trec_eval prints for ``results``, byte for byte, for the given lines.
+
+    ``summary_from`` maps a printed name to the line whose aggregate its summary shows
+    instead (trec_eval's num_rel under ``-c``); ``relstrings`` holds the relstring of each
+    query (per query only, as trec_eval prints it). With ``zscores`` (trec_eval's ``-Z``),
+    every value becomes its z-score against the file's mean and standard deviation for its
+    query and printed name, the summaries aggregate the z-scores, and names get a ``Z``.
 
     Examples
     --------
     >>> import rankscope
     >>> results = rankscope.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["AP", "NumQ"])
-    >>> lines, _ = trec_eval_measures(["num_q", "map"])
+    >>> lines = trec_eval_measures(["num_q", "map"])
     >>> print(format_trec_eval(results, lines, per_query=True), end="")
     map                   	q	1.0000
     num_q                 	all	1
     map                   	all	1.0000
     """
     run_name = run_name or results.run_name
+    summary_from = summary_from or {}
+    if zscores is not None:
+        return _format_zscores(results, lines, per_query, summary, run_name, zscores, relstrings)
     out: list[str] = []
     if per_query:
         columns = {
@@ -217,11 +392,57 @@ def format_trec_eval(
         }
         for row, query_id in enumerate(results.query_ids):
             for line in lines:
-                if line.printed in columns:
+                if line.relstring is not None:
+                    text = (relstrings or {}).get(query_id, "")
+                    out.append(f"{line.printed:<22}\t{query_id}\t'{text}'\n")
+                elif line.printed in columns:
                     text = _value(line, columns[line.printed][row], run_name)
                     out.append(f"{line.printed:<22}\t{query_id}\t{text}\n")
     means = results.mean() if summary else {}
     for line in lines if summary else []:
-        mean = means[line.measure.name] if line.measure is not None else 0.0
+        if line.relstring is not None:
+            continue
+        source = summary_from.get(line.printed, line)
+        mean = means[source.measure.name] if source.measure is not None else 0.0
         out.append(f"{line.printed:<22}\tall\t{_value(line, mean, run_name)}\n")
+    return "".join(out)
+
+
+def _format_zscores(
+    results: Results,
+    lines: list[TrecMeasure],
+    per_query: bool,
+    summary: bool,
+    run_name: str,
+    zscores: dict[tuple[str, str], tuple[float, float]],
+    relstrings: dict[str, str] | None,
+) -> str:
+    from rankscope import _core
+
+    query_ids = results.query_ids
+    converted = {
+        line.printed: [
+            _zscore(value, zscores.get((query_id, line.printed)))
+            for query_id, value in zip(query_ids, results.score_list(line.measure), strict=True)
+        ]
+        for line in lines
+        if line.measure is not None
+    }
+    out: list[str] = []
+    for row, query_id in enumerate(query_ids if per_query else []):
+        for line in lines:
+            if line.relstring is not None:
+                text = (relstrings or {}).get(query_id, "")
+                out.append(f"{line.printed:<22}\t{query_id}\t'{text}'\n")
+            elif line.measure is not None and not line.summary_only:
+                value = converted[line.printed][row]
+                out.append(f"Z{line.printed:<22}\t{query_id}\t{value:.4f}\n")
+    for line in lines if summary else []:
+        if line.measure is None:
+            if line.relstring is None:
+                out.append(f"{line.printed:<22}\tall\t{run_name}\n")
+            continue
+        how = FAMILIES[line.measure.family].aggregate
+        value = _core.aggregate(converted[line.printed], how)
+        out.append(f"Z{line.printed:<22}\tall\t{value:.4f}\n")
     return "".join(out)

@@ -11,12 +11,24 @@ use crate::profile::{
 };
 
 /// What a kernel needs besides the query.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct KernelArgs<'a> {
     /// The cutoff `k` (counting measures), if any.
     pub cutoff: Option<usize>,
-    /// The recall level of IPrec, if any.
+    /// The recall level of IPrec (the factor of RprecMult), if any.
     pub recall_level: Option<f64>,
+    /// Gains by grade (`gains=`), overriding the grade as gain.
+    pub gains: Vec<(i64, f64)>,
+    /// The recall levels of IPrecAvg.
+    pub levels: Vec<f64>,
+    /// The persistence of RBP (`p=`).
+    pub p: f64,
+    /// The weight of precision in F (`beta=`).
+    pub beta: f64,
+    /// The coefficients a, b, c, d of Utility.
+    pub coefficients: [f64; 4],
+    /// The number of documents in the collection (Utility's `n=`).
+    pub collection_size: f64,
     /// The gain of nDCG (the measure's `gain=` or else the profile's).
     pub gain: Gain,
     /// The profile's conventions.
@@ -140,7 +152,16 @@ pub fn bpref(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
 /// `round(r * R)` (halves away from zero; `int(r * R + 0.9)` under `trec9`); levels beyond
 /// the relevant documents retrieved score 0.
 pub fn interpolated_precision(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    let exact = args.recall_level.unwrap_or(0.0) * query.num_relevant(args.level) as f64;
+    interpolated_precision_at(query, args, args.recall_level.unwrap_or(0.0))
+}
+
+/// Interpolated precision at recall level `recall_level` (see [`interpolated_precision`]).
+pub fn interpolated_precision_at(
+    query: &QueryView<'_>,
+    args: &KernelArgs<'_>,
+    recall_level: f64,
+) -> f64 {
+    let exact = recall_level * query.num_relevant(args.level) as f64;
     let needed = match args.conventions.recall_level_rounding {
         RecallLevelRounding::Nearest => (exact + 0.5).floor(),
         RecallLevelRounding::Add09Truncate => (exact + 0.9).trunc(),
@@ -174,8 +195,12 @@ fn gain_of(grade: i64, gain: Gain) -> f64 {
 ///
 /// IDCG ranks the query's judged documents by grade (Järvelin & Kekäläinen, ACM TOIS 20(4),
 /// 2002). Under the `weknora` profile the ideal ranking also has at most as many positions
-/// as documents were retrieved.
+/// as documents were retrieved. With `gains=`, grades take the gains given (trec_eval's
+/// `-m ndcg.1=3,2=9`) and the ideal ranking orders judged documents by gain.
 pub fn ndcg(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
+    if !args.gains.is_empty() {
+        return super::trec_extra::ndcg_with_gains(query, args);
+    }
     let discounted = |(rank, &grade): (usize, &i64)| {
         (grade >= 1).then(|| gain_of(grade, args.gain) / (rank as f64 + 2.0).log2())
     };

@@ -6,6 +6,7 @@
 
 pub mod kernels;
 mod names;
+pub mod trec_extra;
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -71,6 +72,8 @@ pub enum CutoffKind {
     Required,
     /// `@r`, a recall level in [0, 1], required.
     RecallLevel,
+    /// `@f`, a positive factor (of the number of relevant documents), required.
+    Factor,
 }
 
 impl CutoffKind {
@@ -81,15 +84,44 @@ impl CutoffKind {
             CutoffKind::Optional => "optional",
             CutoffKind::Required => "required",
             CutoffKind::RecallLevel => "recall_level",
+            CutoffKind::Factor => "factor",
         }
     }
 }
 
-/// One parameter a family accepts: its name and allowed values (`None`: an integer from 1 to
-/// [`MAX_CUTOFF`]).
-pub type Param = (&'static str, Option<&'static [&'static str]>);
+/// The values a parameter accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ParamKind {
+    /// An integer from 1 to [`MAX_CUTOFF`].
+    Count,
+    /// One of the words listed.
+    Choice(&'static [&'static str]),
+    /// A finite number.
+    Number,
+    /// Finite numbers separated by `;` (`levels=0.25;0.5`).
+    Numbers,
+    /// Gains by grade, `grade:gain` separated by `;` (`gains=1:3;2:9`).
+    Gains,
+}
 
-const REL: &[Param] = &[("rel", None)];
+impl ParamKind {
+    /// How `rankscope measures` shows the values.
+    pub fn describe(self) -> String {
+        match self {
+            ParamKind::Count => "integer".into(),
+            ParamKind::Choice(words) => words.join("|"),
+            ParamKind::Number => "number".into(),
+            ParamKind::Numbers => "number;number;...".into(),
+            ParamKind::Gains => "grade:gain;...".into(),
+        }
+    }
+}
+
+/// One parameter a family accepts: its name and the values it takes.
+pub type Param = (&'static str, ParamKind);
+
+const REL: &[Param] = &[("rel", ParamKind::Count)];
+const GAINS: (&str, ParamKind) = ("gains", ParamKind::Gains);
 
 /// A family of measures sharing one kernel: `P` covers `P@5`, `P(rel=2)@10`, ...
 #[derive(Debug)]
@@ -125,11 +157,12 @@ pub static FAMILIES: &[Family] = &[
     Family {
         name: "nDCG",
         summary: "normalized discounted cumulative gain; gain = grade (gain=exp: 2^grade-1)",
-        formula: "DCG@k / IDCG@k, DCG@k = sum_{i<=k} gain(g_i) / log2(i + 1)",
+        formula: "DCG@k / IDCG@k, DCG@k = sum_{i<=k} gain(g_i) / log2(i + 1); gains=1:3;2:9 \
+                  sets the gain of each grade (trec_eval's ndcg.1=3,2=9)",
         citation: "Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, \
                    ACM TOIS 20(4), 2002",
         cutoff: CutoffKind::Optional,
-        params: &[("gain", Some(&["linear", "exp"]))],
+        params: &[("gain", ParamKind::Choice(&["linear", "exp"])), GAINS],
         aggregate: Aggregate::Mean,
         bounded: true,
         aliases: &["ndcg", "ndcg_cut"],
@@ -306,6 +339,227 @@ pub static FAMILIES: &[Family] = &[
         weknora: false,
         kernel: kernels::num_q,
     },
+    Family {
+        name: "infAP",
+        summary: "inferred AP: average precision estimated from a sampled pool (negative grades: pooled, unjudged)",
+        formula: "(1/R) sum_{rel at k} (k = 1 ? 1 : 1/k + ((k-1)/k) (d/(k-1)) (r+e)/(r+n+2e)), e = 1e-5",
+        citation: "Yilmaz & Aslam, Estimating average precision with incomplete and imperfect judgments, CIKM 2006",
+        cutoff: CutoffKind::None,
+        params: REL,
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["infap"],
+        weknora: false,
+        kernel: trec_extra::infap,
+    },
+    Family {
+        name: "GM_Bpref",
+        summary: "bpref, aggregated by geometric mean (floor 1e-5)",
+        formula: "exp(mean(ln(max(bpref, 1e-5))))",
+        citation: "Buckley & Voorhees, SIGIR 2004; trec_eval's gm_bpref",
+        cutoff: CutoffKind::None,
+        params: REL,
+        aggregate: Aggregate::GeometricMean,
+        bounded: true,
+        aliases: &["gm_bpref"],
+        weknora: false,
+        kernel: kernels::bpref,
+    },
+    Family {
+        name: "RprecMult",
+        summary: "precision at rank f times R (trec_eval's Rprec_mult_f)",
+        formula: "sum_{i<=c} rel_i / c, c = floor(f R + 0.9)",
+        citation: TREC_EVAL,
+        cutoff: CutoffKind::Factor,
+        params: REL,
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["rprec_mult"],
+        weknora: false,
+        kernel: trec_extra::rprec_mult,
+    },
+    Family {
+        name: "Utility",
+        summary: "linear utility of the retrieved set (a=1, b=-1, c=0, d=0 by default; n: collection size)",
+        formula: "a relret + b (ret - relret) + c (R - relret) + d (n + relret - ret - R)",
+        citation: TREC_EVAL,
+        cutoff: CutoffKind::None,
+        params: &[("a", ParamKind::Number), ("b", ParamKind::Number), ("c", ParamKind::Number), ("d", ParamKind::Number), ("n", ParamKind::Number), ("rel", ParamKind::Count)],
+        aggregate: Aggregate::Mean,
+        bounded: false,
+        aliases: &["utility"],
+        weknora: false,
+        kernel: trec_extra::utility,
+    },
+    Family {
+        name: "IPrecAvg",
+        summary: "interpolated precision averaged over recall levels (default the 11 points 0.0, 0.1, ..., 1.0)",
+        formula: "mean_{r in levels} IPrec@r",
+        citation: TREC_EVAL,
+        cutoff: CutoffKind::None,
+        params: &[("levels", ParamKind::Numbers), ("rel", ParamKind::Count)],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["11pt_avg"],
+        weknora: false,
+        kernel: trec_extra::eleven_point_average,
+    },
+    Family {
+        name: "BinG",
+        summary: "binary G: relevant documents discounted by the non-relevant ones above them",
+        formula: "(1/R) sum_{rel at rank i} 1 / log2(i + 2 - relevant up to i)",
+        citation: TREC_EVAL,
+        cutoff: CutoffKind::None,
+        params: REL,
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["bing"],
+        weknora: false,
+        kernel: trec_extra::bin_g,
+    },
+    Family {
+        name: "G",
+        summary: "G: gains discounted by the ideal cost minus the gain so far (trec_eval's G)",
+        formula: "sum_i gain_i / log2(2 + sum_{j<=i} max(ideal_j, 1) - sum_{j<=i} gain_j) / sum ideal gains",
+        citation: TREC_EVAL,
+        cutoff: CutoffKind::None,
+        params: &[GAINS],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["g"],
+        weknora: false,
+        kernel: trec_extra::g,
+    },
+    Family {
+        name: "nDCGRel",
+        summary: "nDCG averaged over the ranks of the relevant documents (unretrieved ones: nDCG of the ranking)",
+        formula: "(1/R) (sum_{rel retrieved at i} nDCG@i + (R - relret) nDCG)",
+        citation: TREC_EVAL,
+        cutoff: CutoffKind::None,
+        params: &[GAINS],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["ndcg_rel"],
+        weknora: false,
+        kernel: trec_extra::ndcg_rel,
+    },
+    Family {
+        name: "RnDCG",
+        summary: "nDCG averaged over the ranks where the ideal gain drops (ends of the ideal's grade levels)",
+        formula: "mean_{i: ideal_i != ideal_{i+1}} nDCG@i",
+        citation: TREC_EVAL,
+        cutoff: CutoffKind::None,
+        params: &[GAINS, ("rel", ParamKind::Count)],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["rndcg"],
+        weknora: false,
+        kernel: trec_extra::rndcg,
+    },
+    Family {
+        name: "RelP",
+        summary: "relative precision: precision over the best precision possible at k (no k: over the retrieved set)",
+        formula: "sum_{i<=k} rel_i / min(k, R)",
+        citation: TREC_EVAL,
+        cutoff: CutoffKind::Optional,
+        params: REL,
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["relative_p", "set_relative_p"],
+        weknora: false,
+        kernel: trec_extra::relative_precision,
+    },
+    Family {
+        name: "SetAP",
+        summary: "set AP: set precision times set recall",
+        formula: "relret^2 / (ret R)",
+        citation: TREC_EVAL,
+        cutoff: CutoffKind::None,
+        params: REL,
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["set_map"],
+        weknora: false,
+        kernel: trec_extra::set_map,
+    },
+    Family {
+        name: "F",
+        summary: "F measure of the retrieved set (beta=1 by default; trec_eval's beta weighs P unsquared)",
+        formula: "(beta + 1) P R / (beta P + R), P = relret / ret, R = relret / R",
+        citation: "van Rijsbergen, Information Retrieval, 1979; trec_eval's set_F",
+        cutoff: CutoffKind::None,
+        params: &[("beta", ParamKind::Number), ("rel", ParamKind::Count)],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["set_f"],
+        weknora: false,
+        kernel: trec_extra::set_f,
+    },
+    Family {
+        name: "NumNonRelJudgedRet",
+        summary: "number of judged non-relevant documents retrieved (summed over queries)",
+        formula: "sum_i [0 <= g_i < level]",
+        citation: TREC_EVAL,
+        cutoff: CutoffKind::None,
+        params: REL,
+        aggregate: Aggregate::Sum,
+        bounded: false,
+        aliases: &["num_nonrel_judged_ret"],
+        weknora: false,
+        kernel: trec_extra::num_nonrel_judged_ret,
+    },
+    Family {
+        name: "RBP",
+        summary: "rank-biased precision, p = 0.9 by default as trec_eval (gains scaled to [0, 1])",
+        formula: "(1 - p) sum_i gain_i p^(i-1)",
+        citation: "Moffat & Zobel, Rank-biased precision for measurement of retrieval effectiveness, ACM TOIS 27(1), 2008",
+        cutoff: CutoffKind::None,
+        params: &[("p", ParamKind::Number), GAINS],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["rbp"],
+        weknora: false,
+        kernel: trec_extra::rbp,
+    },
+    Family {
+        name: "RBPResid",
+        summary: "the residual of RBP: the most unjudged and unretrieved documents could add",
+        formula: "p^n + (1 - p) sum_{unjudged at i} p^(i-1) (0 if none is unjudged)",
+        citation: "Moffat & Zobel, ACM TOIS 27(1), 2008",
+        cutoff: CutoffKind::None,
+        params: &[("p", ParamKind::Number)],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["rbp_resid"],
+        weknora: false,
+        kernel: trec_extra::rbp_resid,
+    },
+    Family {
+        name: "Unjudged",
+        summary: "fraction of unjudged documents in the top k (k even when fewer were retrieved)",
+        formula: "(1/k) sum_{i<=k} [g_i unjudged]",
+        citation: TREC_EVAL,
+        cutoff: CutoffKind::Required,
+        params: &[],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["unj"],
+        weknora: false,
+        kernel: trec_extra::unjudged,
+    },
+    Family {
+        name: "YAAP",
+        summary: "yet another average precision: a smoothed, log-odds AP",
+        formula: "ln((1 + s) / (1 + R - s)), s = sum_{rel retrieved at i} P@i",
+        citation: "Robertson, On Smoothing Average Precision, ECIR 2012",
+        cutoff: CutoffKind::None,
+        params: REL,
+        aggregate: Aggregate::Mean,
+        bounded: false,
+        aliases: &["yaap"],
+        weknora: false,
+        kernel: trec_extra::yaap,
+    },
 ];
 
 /// The family of a canonical name or alias (case-insensitive).
@@ -417,6 +671,27 @@ impl Measure {
             .map(|v| v.parse().expect("validated when parsed"))
     }
 
+    /// The number parameter `key`, if given.
+    pub fn number(&self, key: &str) -> Option<f64> {
+        self.param(key)
+            .map(|v| v.parse().expect("validated when parsed"))
+    }
+
+    /// The gains by grade of `gains=` (empty if not given).
+    pub fn gains(&self) -> Vec<(i64, f64)> {
+        self.param("gains").map_or_else(Vec::new, |text| {
+            names::parse_gains(text).expect("validated when parsed")
+        })
+    }
+
+    /// The `levels=` parameter, or the 11 points 0.0, 0.1, ..., 1.0.
+    pub fn levels(&self) -> Vec<f64> {
+        match self.param("levels") {
+            Some(text) => names::parse_numbers(text).expect("validated when parsed"),
+            None => (0..=10).map(|i| f64::from(i) / 10.0).collect(),
+        }
+    }
+
     /// The `gain=` parameter, if given.
     pub fn gain(&self) -> Option<Gain> {
         self.param("gain")
@@ -453,9 +728,27 @@ impl Measure {
                     "NumQ" => "num_q",
                     "P" => "set_P",
                     "R" => "set_recall",
+                    "infAP" => "infAP",
+                    "GM_Bpref" => "gm_bpref",
+                    "Utility" => "utility",
+                    "IPrecAvg" => "11pt_avg",
+                    "BinG" => "binG",
+                    "G" => "G",
+                    "nDCGRel" => "ndcg_rel",
+                    "RnDCG" => "Rndcg",
+                    "RelP" => "set_relative_P",
+                    "SetAP" => "set_map",
+                    "F" => "set_F",
+                    "NumNonRelJudgedRet" => "num_nonrel_judged_ret",
+                    "RBP" => "rbp",
+                    "RBPResid" => "rbp_resid",
+                    "YAAP" => "yaap",
                     _ => return None,
                 };
                 Some(plain.to_string())
+            }
+            Some(Cutoff::Level(level)) if family == "RprecMult" => {
+                Some(format!("Rprec_mult_{level:.2}"))
             }
             Some(Cutoff::Level(level)) => Some(format!("iprec_at_recall_{level:.2}")),
             Some(Cutoff::Count(k)) => {
@@ -465,6 +758,8 @@ impl Measure {
                     "P" => "P_",
                     "R" => "recall_",
                     "Success" => "success_",
+                    "RelP" => "relative_P_",
+                    "Unjudged" => "unj_",
                     _ => return None,
                 };
                 Some(format!("{prefix}{k}"))
@@ -491,6 +786,17 @@ impl Measure {
                 _ => None,
             },
             gain: self.gain().unwrap_or(conventions.gain),
+            gains: self.gains(),
+            levels: self.levels(),
+            p: self.number("p").unwrap_or(0.9),
+            beta: self.number("beta").unwrap_or(1.0),
+            coefficients: [
+                self.number("a").unwrap_or(1.0),
+                self.number("b").unwrap_or(-1.0),
+                self.number("c").unwrap_or(0.0),
+                self.number("d").unwrap_or(0.0),
+            ],
+            collection_size: self.number("n").unwrap_or(0.0),
             conventions,
             level: self.relevance_level().unwrap_or(default_level),
         }

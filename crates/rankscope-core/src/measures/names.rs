@@ -2,14 +2,14 @@
 //! `ndcg_cut_10`, `P_5`, `iprec_at_recall_0.10`. Parsed by hand (no regular expressions), with
 //! Python's messages; an unknown name suggests close ones as `difflib.get_close_matches` does.
 
-use super::{family, Cutoff, CutoffKind, Family, Measure, FAMILIES};
+use super::{family, Cutoff, CutoffKind, Family, Measure, ParamKind, FAMILIES};
 use crate::error::{py_repr, Error, Result};
 
 /// The largest cutoff (and integer parameter) accepted.
 pub const MAX_CUTOFF: u64 = 1_000_000_000;
 
 /// trec_eval's "set" measures are the cutoff-free forms.
-const SET_ALIASES: [&str; 2] = ["set_p", "set_recall"];
+const SET_ALIASES: [&str; 3] = ["set_p", "set_recall", "set_relative_p"];
 
 /// Parse a measure name (canonical, ir_measures-style or trec_eval) into a [`Measure`].
 pub fn parse_measure(name: &str) -> Result<Measure> {
@@ -19,7 +19,9 @@ pub fn parse_measure(name: &str) -> Result<Measure> {
             return build(family_text, params, cutoff, text);
         }
     }
-    let Some((family_text, cutoff)) = split_trec(text) else {
+    // A plain name or alias (`11pt_avg` starts with a digit).
+    let plain = family(text).map(|_| (text, None));
+    let Some((family_text, cutoff)) = plain.or_else(|| split_trec(text)) else {
         return Err(Error::UnknownMeasure(suggest(text)));
     };
     let family = family_of(family_text)?;
@@ -30,7 +32,10 @@ pub fn parse_measure(name: &str) -> Result<Measure> {
         )));
     }
     let cutoff = match cutoff {
-        Some(c) if family.cutoff == CutoffKind::RecallLevel && c.starts_with('.') => {
+        Some(c)
+            if matches!(family.cutoff, CutoffKind::RecallLevel | CutoffKind::Factor)
+                && c.starts_with('.') =>
+        {
             Some(format!("0{c}"))
         }
         other => other.map(str::to_string),
@@ -164,16 +169,18 @@ fn count(text: &str) -> Option<u64> {
 fn parse_cutoff(family: &Family, text: Option<&str>, name: &str) -> Result<Option<Cutoff>> {
     let Some(text) = text else {
         return match family.cutoff {
-            CutoffKind::Required | CutoffKind::RecallLevel => Err(Error::Measure(format!(
-                "measure {0} needs a cutoff, as in {0}@{1}; got {2}",
-                family.name,
-                if family.cutoff == CutoffKind::RecallLevel {
-                    "0.5"
-                } else {
-                    "10"
-                },
-                py_repr(name)
-            ))),
+            CutoffKind::Required | CutoffKind::RecallLevel | CutoffKind::Factor => {
+                Err(Error::Measure(format!(
+                    "measure {0} needs a cutoff, as in {0}@{1}; got {2}",
+                    family.name,
+                    match family.cutoff {
+                        CutoffKind::RecallLevel => "0.5",
+                        CutoffKind::Factor => "1.0",
+                        _ => "10",
+                    },
+                    py_repr(name)
+                )))
+            }
             _ => Ok(None),
         };
     };
@@ -196,6 +203,15 @@ fn parse_cutoff(family: &Family, text: Option<&str>, name: &str) -> Result<Optio
                 )))
             }
         }
+        CutoffKind::Factor => match number(text) {
+            Some(factor) if factor > 0.0 => Ok(Some(Cutoff::Level(factor))),
+            _ => Err(Error::Measure(format!(
+                "the factor of {} must be a positive number; got {} in {}",
+                family.name,
+                py_repr(text),
+                py_repr(name)
+            ))),
+        },
         _ => match count(text) {
             Some(k) => Ok(Some(Cutoff::Count(k))),
             None => Err(Error::Measure(format!(
@@ -238,21 +254,45 @@ fn parse_params(family: &Family, text: Option<&str>, name: &str) -> Result<Vec<(
                 py_repr(name)
             )));
         };
+        let bad = |what: &str| {
+            Error::Measure(format!(
+                "parameter {key} of {} must be {what}; got {} in {}",
+                family.name,
+                py_repr(value),
+                py_repr(name)
+            ))
+        };
         let value = match choices {
-            None => match count(value) {
+            ParamKind::Count => match count(value) {
                 Some(v) => v.to_string(),
+                None => return Err(bad(&format!("an integer from 1 to {MAX_CUTOFF}"))),
+            },
+            ParamKind::Number => match number(value) {
+                Some(v) => crate::error::py_float_repr(v),
+                None => return Err(bad("a number")),
+            },
+            ParamKind::Numbers => match parse_numbers(value) {
+                Some(values) => values
+                    .iter()
+                    .map(|&v| crate::error::py_float_repr(v))
+                    .collect::<Vec<_>>()
+                    .join(";"),
+                None => return Err(bad("numbers separated by ';', each once")),
+            },
+            ParamKind::Gains => match parse_gains(value) {
+                Some(gains) => gains
+                    .iter()
+                    .map(|&(g, v)| format!("{g}:{}", crate::error::py_float_repr(v)))
+                    .collect::<Vec<_>>()
+                    .join(";"),
                 None => {
-                    return Err(Error::Measure(format!(
-                        "parameter {key} of {} must be an integer from 1 to {MAX_CUTOFF}; got {} \
-                         in {}",
-                        family.name,
-                        py_repr(value),
-                        py_repr(name)
-                    )))
+                    return Err(bad(
+                        "grade:gain pairs separated by ';', each grade once (e.g. 1:3;2:9)",
+                    ))
                 }
             },
-            Some(choices) if choices.contains(&value) => value.to_string(),
-            Some(choices) => {
+            ParamKind::Choice(choices) if choices.contains(&value) => value.to_string(),
+            ParamKind::Choice(choices) => {
                 return Err(Error::Measure(format!(
                     "parameter {key} of {} must be one of {}; got {} in {}",
                     family.name,
@@ -273,6 +313,35 @@ fn parse_params(family: &Family, text: Option<&str>, name: &str) -> Result<Vec<(
     }
     params.sort();
     Ok(params)
+}
+
+/// A finite number.
+fn number(text: &str) -> Option<f64> {
+    text.trim().parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// Numbers separated by `;`, sorted, none twice.
+pub(super) fn parse_numbers(text: &str) -> Option<Vec<f64>> {
+    let mut values = text.split(';').map(number).collect::<Option<Vec<f64>>>()?;
+    values.sort_by(f64::total_cmp);
+    let before = values.len();
+    values.dedup();
+    (values.len() == before && !values.is_empty()).then_some(values)
+}
+
+/// `grade:gain` pairs separated by `;`, sorted by grade, each grade once.
+pub(super) fn parse_gains(text: &str) -> Option<Vec<(i64, f64)>> {
+    let mut gains = text
+        .split(';')
+        .map(|pair| {
+            let (grade, gain) = pair.split_once(':')?;
+            Some((grade.trim().parse::<i64>().ok()?, number(gain)?))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    gains.sort_by_key(|&(g, _)| g);
+    let before = gains.len();
+    gains.dedup_by_key(|&mut (g, _)| g);
+    (gains.len() == before && !gains.is_empty()).then_some(gains)
 }
 
 /// The unknown-name message, with up to three close names (Python's `_suggest`).
@@ -416,9 +485,10 @@ mod tests {
         for (text, message) in [
             (
                 "nDGC@10",
-                "UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG? (known: nDCG, \
+                "UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG, RnDCG, nDCGRel? (known: nDCG, \
                  AP, RR, P, R, Rprec, Success, Bpref, GM_AP, IPrec, NumRet, NumRel, NumRelRet, \
-                 NumQ)",
+                 NumQ, infAP, GM_Bpref, RprecMult, Utility, IPrecAvg, BinG, G, nDCGRel, RnDCG, \
+                 RelP, SetAP, F, NumNonRelJudgedRet, RBP, RBPResid, Unjudged, YAAP)",
             ),
             ("Success", "MeasureError: measure Success needs a cutoff, as in Success@10; got 'Success'"),
             ("IPrec@2", "MeasureError: the recall level of IPrec must be a number in [0, 1]; got '2' in 'IPrec@2'"),
@@ -428,7 +498,7 @@ mod tests {
             ("P(rel)@5", "MeasureError: parameters are written key=value; got 'rel' in 'P(rel)@5'"),
             (
                 "nDCG(rel=2)",
-                "MeasureError: measure nDCG has no parameter 'rel' (parameters: gain); got \
+                "MeasureError: measure nDCG has no parameter 'rel' (parameters: gain, gains); got \
                  'nDCG(rel=2)'",
             ),
             (

@@ -8,7 +8,6 @@ accepted as aliases; :attr:`Measure.trec_name` gives a measure's trec_eval outpu
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 __all__ = ["Measure", "format_cutoff"]
@@ -68,52 +67,18 @@ class Measure:
     def trec_name(self) -> str | None:
         """The name trec_eval prints for this measure, or None when trec_eval has no such one.
 
-        A measure with its own relevance level (``rel=``) has none: trec_eval sets the level
-        for all measures at once (``-l``).
+        A measure with its own parameters (``rel=``, ``gains=``, ...) has none: trec_eval sets
+        those for all measures at once (``-l``) or prints the family's name whatever they are.
         """
-        if self.params:
+        from rankscope import _core
+        from rankscope.engine.measures._registry import ANSWER_FAMILIES
+
+        if self.family in ANSWER_FAMILIES:
             return None
-        cut = self.cutoff
-        plain = {
-            "AP": "map",
-            "RR": "recip_rank",
-            "nDCG": "ndcg",
-            "Rprec": "Rprec",
-            "Bpref": "bpref",
-            "GM_AP": "gm_map",
-            "NumRet": "num_ret",
-            "NumRel": "num_rel",
-            "NumRelRet": "num_rel_ret",
-            "NumQ": "num_q",
-            "P": "set_P",
-            "R": "set_recall",
-        }
-        cut_prefix = {
-            "AP": "map_cut_",
-            "nDCG": "ndcg_cut_",
-            "P": "P_",
-            "R": "recall_",
-            "Success": "success_",
-        }
-        if cut is None:
-            return plain.get(self.family)
-        if self.family == "IPrec":
-            return f"iprec_at_recall_{cut:.2f}"
-        prefix = cut_prefix.get(self.family)
-        return None if prefix is None else f"{prefix}{cut}"
+        return _core.parse_measure(self.name)[3]
 
     def __str__(self) -> str:
         return self.name
 
     def __repr__(self) -> str:
         return self.name
-
-
-# Family[(k=v,...)][@cutoff]
-NAME_PATTERN = re.compile(
-    r"^(?P<family>[A-Za-z_][A-Za-z0-9_-]*)"
-    r"(?:\((?P<params>[^()]*)\))?"
-    r"(?:@(?P<cutoff>[^@()]+))?$"
-)
-# trec_eval output and -m names: family, then _N or .N (iprec_at_recall_0.10, ndcg_cut.10)
-TREC_PATTERN = re.compile(r"^(?P<family>[A-Za-z_]+?)(?:[._](?P<cutoff>\.?[0-9][0-9.]*))?$")

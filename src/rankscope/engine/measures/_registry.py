@@ -1,27 +1,28 @@
-"""The registry of measures: each family's parameters, aggregate and aliases, for parsing
-names and reporting.
+"""The registry of measures, as the compiled core holds it: each family's parameters,
+aggregate, aliases, formula and citation, for parsing names and reporting.
 
-The kernels live in the compiled core (``crates/rankscope-core/src/measures``), whose registry
-holds the same families: adding a measure is a kernel and an entry there, plus one `Family`
-entry here.
-Answer measures (BLEU, ROUGE, exact match, token F1) are registered here too, for their names,
-but score text pairs: their scorers live in `rankscope.answers`, and `evaluate` refuses them.
+The kernels and the registry live in the core (``crates/rankscope-core/src/measures``):
+adding a measure is a kernel and one entry there; names parse there too, so Python and the
+core read every name the same way. Answer measures (BLEU, ROUGE, exact match, token F1) are
+registered here, for their names only: they score text pairs in `rankscope.answers`, and
+`evaluate` refuses them.
 """
 
 from __future__ import annotations
 
-import math
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass
+from typing import Literal, cast
 
-from rankscope.engine.measures._names import NAME_PATTERN, TREC_PATTERN, Measure
-from rankscope.errors import MeasureError, UnknownMeasureError
+from rankscope import _core
+from rankscope.engine.measures._names import Measure
+from rankscope.errors import MeasureError
 
-__all__ = ["FAMILIES", "Family", "measure", "parse_measures"]
+__all__ = ["ANSWER_FAMILIES", "FAMILIES", "Family", "measure", "parse_measures"]
 
 Aggregate = Literal["mean", "geometric_mean", "sum", "count"]
-CutoffKind = Literal["none", "optional", "required", "recall_level"]
+CutoffKind = Literal["none", "optional", "required", "recall_level", "factor"]
 Kind = Literal["ranking", "answer"]
 
 
@@ -35,10 +36,15 @@ class Family:
         Canonical spelling.
     summary
         One line: what the measure is.
+    formula
+        The formula (trec profile).
+    citation
+        Where the measure is defined.
     cutoff
-        Whether ``@k`` is refused, optional, required, or a recall level in [0, 1].
+        Whether ``@k`` is refused, optional, required, a recall level in [0, 1], or a
+        positive factor.
     params
-        Allowed parameters and their allowed values (None: any integer).
+        Allowed parameters and the values each takes (``integer``, ``number``, ...).
     aggregate
         How per-query values combine: mean, geometric mean (trec_eval's gm_*), or sum and
         count for the counting measures, as trec_eval prints them.
@@ -49,166 +55,84 @@ class Family:
     weknora
         Whether the ``weknora`` profile defines the measure.
     kind
-        ``"ranking"`` (scored by `rankscope.evaluate`) or ``"answer"`` (scored by
-        `rankscope.evaluate_answers`, on generated answers against reference answers).
+        ``"ranking"`` (a kernel of the core) or ``"answer"`` (scores text pairs).
     """
 
     name: str
     summary: str
-    cutoff: CutoffKind = "optional"
-    params: dict[str, tuple[str, ...] | None] = field(default_factory=lambda: {"rel": None})
-    aggregate: Aggregate = "mean"
-    bounded: bool = True
-    aliases: tuple[str, ...] = ()
-    weknora: bool = False
+    formula: str
+    citation: str
+    cutoff: CutoffKind
+    params: dict[str, str]
+    aggregate: Aggregate
+    bounded: bool
+    aliases: tuple[str, ...]
+    weknora: bool
     kind: Kind = "ranking"
 
 
 def _answer_family(
     name: str,
     summary: str,
+    citation: str,
     *,
     aliases: tuple[str, ...],
-    params: dict[str, tuple[str, ...] | None] | None = None,
+    params: dict[str, str] | None = None,
     weknora: bool = True,
 ) -> Family:
-    """An answer measure: no cutoff, ``stem`` as its parameter unless said, mean aggregate."""
+    """An answer measure: no cutoff, ``stem`` as its parameter unless said, mean aggregate.
+    A parameter's description lists its values, separated by ``|``."""
     return Family(
-        name,
-        summary,
+        name=name,
+        summary=summary,
+        formula="per question, the best score over its references; mean over questions",
+        citation=citation,
         cutoff="none",
-        params={"stem": ("True", "False")} if params is None else params,
+        params={"stem": "True|False"} if params is None else params,
+        aggregate="mean",
+        bounded=True,
         aliases=aliases,
         weknora=weknora,
         kind="answer",
     )
 
 
-FAMILIES: dict[str, Family] = {
+_ROUGE = "Lin, ROUGE (2004); rouge-score (Google Research)"
+ANSWER_FAMILIES: dict[str, Family] = {
     f.name: f
     for f in [
-        Family(
-            "nDCG",
-            "normalized discounted cumulative gain; gain = grade (gain=exp: 2^grade-1)",
-            params={"gain": ("linear", "exp")},
-            aliases=("ndcg", "ndcg_cut"),
-            weknora=True,
-        ),
-        Family(
-            "AP",
-            "average precision: mean of P@rank over relevant documents, / number relevant",
-            aliases=("map", "map_cut", "mean_average_precision"),
-            weknora=True,
-        ),
-        Family(
-            "RR",
-            "reciprocal rank of the first relevant document",
-            aliases=("recip_rank", "mrr"),
-            weknora=True,
-        ),
-        Family(
-            "P",
-            "precision: relevant in the top k / k (no k: relevant retrieved / retrieved)",
-            aliases=("precision", "set_p"),
-            weknora=True,
-        ),
-        Family(
-            "R",
-            "recall: relevant in the top k / number relevant",
-            aliases=("recall", "set_recall"),
-            weknora=True,
-        ),
-        Family(
-            "Rprec",
-            "precision at rank R, R = number relevant",
-            cutoff="none",
-            aliases=("r_prec", "r-prec"),
-        ),
-        Family(
-            "Success",
-            "1 if any relevant document is in the top k, else 0",
-            cutoff="required",
-            aliases=("success",),
-        ),
-        Family(
-            "Bpref",
-            "binary preference: relevant documents ranked above judged non-relevant ones",
-            cutoff="none",
-        ),
-        Family(
-            "GM_AP",
-            "average precision, aggregated by geometric mean (floor 1e-5)",
-            cutoff="none",
-            aggregate="geometric_mean",
-            aliases=("gm_map", "gmap"),
-        ),
-        Family(
-            "IPrec",
-            "interpolated precision at a recall level in [0, 1]",
-            cutoff="recall_level",
-            aliases=("iprec_at_recall",),
-        ),
-        Family(
-            "NumRet",
-            "number of documents retrieved (summed over queries)",
-            cutoff="none",
-            params={},
-            aggregate="sum",
-            bounded=False,
-            aliases=("num_ret",),
-        ),
-        Family(
-            "NumRel",
-            "number of relevant judged documents (summed over queries)",
-            cutoff="none",
-            aggregate="sum",
-            bounded=False,
-            aliases=("num_rel",),
-        ),
-        Family(
-            "NumRelRet",
-            "number of relevant documents retrieved (summed over queries)",
-            cutoff="none",
-            aggregate="sum",
-            bounded=False,
-            aliases=("num_rel_ret",),
-        ),
-        Family(
-            "NumQ",
-            "number of queries evaluated",
-            cutoff="none",
-            params={},
-            aggregate="count",
-            bounded=False,
-            aliases=("num_q",),
-        ),
         _answer_family(
             "BLEU",
             "sentence BLEU of an answer, 0-1 (sacrebleu: exp smoothing; n = highest n-gram "
             "order, default 4; tokenize = sacrebleu's tokenizer, default 13a, zh for Chinese; "
             "profile weknora: WeKnora's add-1 BLEU-n)",
-            params={"n": ("1", "2", "3", "4"), "tokenize": ("13a", "zh", "intl", "char", "none")},
+            "Papineni et al., BLEU (ACL 2002); Post, sacrebleu (WMT 2018)",
+            params={"n": "1|2|3|4", "tokenize": "13a|zh|intl|char|none"},
             aliases=("sacrebleu", "bleu4"),
         ),
         _answer_family(
             "ROUGE-1",
             "ROUGE-1 F-measure of an answer (rouge-score; stem=True: Porter stemming)",
+            _ROUGE,
             aliases=("rouge1",),
         ),
         _answer_family(
             "ROUGE-2",
             "ROUGE-2 F-measure of an answer (rouge-score; stem=True: Porter stemming)",
+            _ROUGE,
             aliases=("rouge2",),
         ),
         _answer_family(
             "ROUGE-L",
             "ROUGE-L F-measure (longest common subsequence) of an answer (rouge-score; "
             "profile weknora: summary level)",
+            _ROUGE,
             aliases=("rougeL",),
         ),
         _answer_family(
             "ExactMatch",
             "1 if the answer equals a reference after SQuAD's normalization, else 0",
+            "Rajpurkar et al., SQuAD (EMNLP 2016)",
             params={},
             aliases=("EM", "exact_match", "exact"),
             weknora=False,
@@ -216,108 +140,71 @@ FAMILIES: dict[str, Family] = {
         _answer_family(
             "TokenF1",
             "F1 of the answer's and a reference's tokens after SQuAD's normalization",
+            "Rajpurkar et al., SQuAD (EMNLP 2016)",
             params={},
             aliases=("token_f1",),
             weknora=False,
         ),
     ]
 }
-
-_LOOKUP: dict[str, str] = {}
-for _family in FAMILIES.values():
-    for _alias in (_family.name, *_family.aliases):
-        _LOOKUP[_alias.lower()] = _family.name
-# trec_eval's "set" measures are the cutoff-free forms; a few names need their exact case.
-_SET_ALIASES = {"set_p", "set_recall"}
-
-
-def _suggest(name: str) -> str:
-    import difflib  # only for this message: start-up stays short
-
-    known = sorted({*FAMILIES, *(a for f in FAMILIES.values() for a in f.aliases)})
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
-    if not close:
-        close = difflib.get_close_matches(name.lower(), [n.lower() for n in known], n=3)
-        close = [n for n in known if n.lower() in close]
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
-    return f"unknown measure {name!r}{hint} (known: {', '.join(FAMILIES)})"
+_ANSWER_LOOKUP = {
+    alias.lower(): family.name
+    for family in ANSWER_FAMILIES.values()
+    for alias in (family.name, *family.aliases)
+}
+# Family[(k=v,...)][@cutoff]: how an answer measure's name is read.
+_ANSWER_NAME = re.compile(
+    r"^(?P<family>[A-Za-z][A-Za-z0-9_-]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>.+))?$"
+)
 
 
-MAX_CUTOFF = 10**9
-
-
-def _is_count(text: str) -> bool:
-    """Whether ``text`` is an integer from 1 to MAX_CUTOFF in ASCII digits."""
-    return text.isascii() and text.isdigit() and 1 <= int(text) <= MAX_CUTOFF
-
-
-def _family_of(name: str) -> Family:
-    try:
-        return FAMILIES[_LOOKUP[name.lower()]]
-    except KeyError:
-        raise UnknownMeasureError(_suggest(name)) from None
-
-
-def _cutoff(family: Family, text: str | None, name: str) -> int | float | None:
-    if text is None:
-        if family.cutoff in ("required", "recall_level"):
-            raise MeasureError(
-                f"measure {family.name} needs a cutoff, as in {family.name}@"
-                f"{'0.5' if family.cutoff == 'recall_level' else '10'}; got {name!r}"
-            )
+def _answer_measure(text: str) -> Measure | None:
+    """The answer measure ``text`` names, or None when it names none."""
+    match = _ANSWER_NAME.match(text.strip())
+    family_name = _ANSWER_LOOKUP.get(match["family"].lower()) if match else None
+    if match is None or family_name is None:
         return None
-    if family.cutoff == "none":
-        raise MeasureError(f"measure {family.name} takes no cutoff; got {name!r}")
-    if family.cutoff == "recall_level":
-        try:
-            level = float(text)
-        except ValueError:
-            level = math.nan
-        if not 0.0 <= level <= 1.0:
-            raise MeasureError(
-                f"the recall level of {family.name} must be a number in [0, 1]; "
-                f"got {text!r} in {name!r}"
-            )
-        return level
-    if not _is_count(text):
-        raise MeasureError(
-            f"the cutoff of {family.name} must be an integer from 1 to {MAX_CUTOFF}; "
-            f"got {text!r} in {name!r}"
-        )
-    return int(text)
-
-
-def _params(family: Family, text: str | None, name: str) -> tuple[tuple[str, str], ...]:
-    if not text:
-        return ()
+    family = ANSWER_FAMILIES[family_name]
+    if match["cutoff"] is not None:
+        raise MeasureError(f"measure {family.name} takes no cutoff; got {text!r}")
     params: dict[str, str] = {}
-    for item in text.split(","):
+    for item in filter(None, (match["params"] or "").split(",")):
         key, sep, value = (part.strip() for part in item.partition("="))
         if not sep or not key or not value:
-            raise MeasureError(f"parameters are written key=value; got {item!r} in {name!r}")
-        if key not in family.params:
-            allowed = ", ".join(family.params) or "none"
+            raise MeasureError(f"parameters are written key=value; got {item!r} in {text!r}")
+        allowed = family.params.get(key)
+        if allowed is None:
+            names = ", ".join(family.params) or "none"
             raise MeasureError(
-                f"measure {family.name} has no parameter {key!r} (parameters: {allowed}); "
-                f"got {name!r}"
+                f"measure {family.name} has no parameter {key!r} (parameters: {names}); "
+                f"got {text!r}"
             )
-        choices = family.params[key]
-        if choices is None:
-            if not _is_count(value):
-                raise MeasureError(
-                    f"parameter {key} of {family.name} must be an integer from 1 to "
-                    f"{MAX_CUTOFF}; got {value!r} in {name!r}"
-                )
-            value = str(int(value))
-        elif value not in choices:
+        if value not in allowed.split("|"):
             raise MeasureError(
-                f"parameter {key} of {family.name} must be one of {', '.join(choices)}; "
-                f"got {value!r} in {name!r}"
+                f"parameter {key} of {family.name} must be one of "
+                f"{allowed.replace('|', ', ')}; got {value!r} in {text!r}"
             )
         if key in params:
-            raise MeasureError(f"parameter {key!r} given twice in {name!r}")
+            raise MeasureError(f"parameter {key!r} given twice in {text!r}")
         params[key] = value
-    return tuple(sorted(params.items()))
+    return Measure(family.name, None, tuple(sorted(params.items())))
+
+
+FAMILIES: dict[str, Family] = {
+    entry["name"]: Family(
+        name=entry["name"],
+        summary=entry["summary"],
+        formula=entry["formula"],
+        citation=entry["citation"],
+        cutoff=cast(CutoffKind, entry["cutoff"]),
+        params=dict(entry["params"]),
+        aggregate=cast(Aggregate, entry["aggregate"]),
+        bounded=entry["bounded"],
+        aliases=tuple(entry["aliases"]),
+        weknora=entry["weknora"],
+    )
+    for entry in _core.families()
+} | ANSWER_FAMILIES
 
 
 def measure(name: str | Measure) -> Measure:
@@ -334,34 +221,17 @@ def measure(name: str | Measure) -> Measure:
     >>> measure("nDGC@10")
     Traceback (most recent call last):
     ...
-    rankscope.errors.UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG? (known: ...)
+    rankscope.errors.UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG, ...
     """
     if isinstance(name, Measure):
         return name
     if not isinstance(name, str):
         raise MeasureError(f"a measure is given by its name as a string; got {name!r}")
-    text = name.strip()
-    match = NAME_PATTERN.match(text)
-    if match and (match["params"] is not None or match["cutoff"] is not None):
-        family = _family_of(match["family"])
-        if match["family"].lower() in _SET_ALIASES and match["cutoff"] is not None:
-            raise MeasureError(f"{match['family']} takes no cutoff; got {text!r}")
-        return Measure(
-            family.name,
-            _cutoff(family, match["cutoff"], text),
-            _params(family, match["params"], text),
-        )
-    trec = TREC_PATTERN.match(text)
-    if trec is None:  # not trec_eval-shaped: a whole name such as ROUGE-L or rouge1
-        family = _family_of(text)
-        return Measure(family.name, _cutoff(family, None, text), ())
-    family_name, cutoff = trec["family"], trec["cutoff"]
-    family = _family_of(family_name)
-    if family_name.lower() in _SET_ALIASES and cutoff is not None:
-        raise MeasureError(f"{family_name} takes no cutoff; got {text!r}")
-    if cutoff is not None and family.cutoff == "recall_level":
-        cutoff = cutoff if not cutoff.startswith(".") else "0" + cutoff
-    return Measure(family.name, _cutoff(family, cutoff, text), ())
+    answer = _answer_measure(name)
+    if answer is not None:
+        return answer
+    family, cutoff, params, _ = _core.parse_measure(name)
+    return Measure(family, cutoff, tuple(params))
 
 
 def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measure]:
