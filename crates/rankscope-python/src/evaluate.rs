@@ -52,7 +52,7 @@ impl NativeRun {
         self.table.len()
     }
 
-    /// The run's name (the tag of the first line of a TREC file).
+    /// The run's name (the tag of the last line of a TREC file, as trec_eval names it).
     #[getter]
     fn name(&self) -> &str {
         &self.table.name
