@@ -275,6 +275,9 @@ class Outcome:
 
 def _environment() -> dict[str, str]:
     env = dict(os.environ)
+    # Every Python tool runs as installed: its modules' bytecode cached (the warm-up run writes
+    # what an install would have written), not compiled again in each timed process.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if any(name in env for name in OPENBLAS_VARIABLES):
         for name in OPENBLAS_VARIABLES:
             env.pop(name, None)
