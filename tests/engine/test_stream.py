@@ -23,7 +23,6 @@ from rankscope.engine import resolve_profile
 from rankscope.engine.evaluate import _conventions_fields
 from rankscope.io import read_run_batches
 from rankscope.io._native import read_native_qrels
-from rankscope.io._stream import FastPathUnavailable, read_run_chunks
 
 EVALUATE = importlib.import_module("rankscope.engine.evaluate")  # the module, not the function
 MEASURES = ["nDCG@10", "nDCG", "AP", "RR", "P@5", "R@10", "Bpref", "NumRet", "NumRel", "GM_AP"]
@@ -215,18 +214,6 @@ def test_chunked_reading_equals_reading_whole(
     assert_same_results(evaluate(qrels, run, chunk_bytes=chunk_bytes, **options), expected)
 
 
-def test_chunked_reader_hands_out_whole_queries(tmp_path: Path) -> None:
-    _, run = write_clean_files(tmp_path)
-    chunks = list(read_run_chunks(run, chunk_bytes=300))
-    assert len(chunks) > 10
-    seen: set[str] = set()
-    for chunk in chunks:
-        queries = set(chunk.frame["query_id"].to_list())
-        assert not queries & seen
-        seen |= queries
-    assert pl.concat([c.frame for c in chunks]).equals(rankscope.io.read_run(run).frame)
-
-
 @pytest.mark.parametrize(
     "text",
     [
@@ -244,8 +231,6 @@ def test_what_the_chunked_reader_declines_is_read_whole(tmp_path: Path, text: by
     qrels.write_text("q1 0 d1 1\nq1 0 d2 1\n")
     run = tmp_path / "run.txt"
     run.write_bytes(text)
-    with pytest.raises(FastPathUnavailable):
-        list(read_run_chunks(run, chunk_bytes=1 << 20))
     outcomes: list[pl.DataFrame | str] = []
     for stream in (None, False):
         try:
@@ -266,18 +251,8 @@ def test_a_surprise_late_in_the_file_sends_it_to_be_read_whole(tmp_path: Path) -
     lines = run.read_text().splitlines()
     lines[-1] = lines[-1].replace(" ", "\x0b", 1)
     run.write_text("\n".join(lines) + "\n")
-    with pytest.raises(FastPathUnavailable):
-        list(read_run_chunks(run, chunk_bytes=300))
     expected = evaluate(qrels, run, stream=False)
     assert evaluate(qrels, run, chunk_bytes=300).per_query.equals(expected.per_query)
-
-
-def test_compressed_runs_are_not_for_the_chunked_reader(tmp_path: Path) -> None:
-    _, run = write_clean_files(tmp_path)
-    packed = tmp_path / "run.txt.gz"
-    packed.write_bytes(gzip.compress(run.read_bytes()))
-    with pytest.raises(FastPathUnavailable):
-        list(read_run_chunks(packed, chunk_bytes=1 << 20))
 
 
 def test_an_ungrouped_run_is_read_whole_without_a_warning(

@@ -1,16 +1,11 @@
 """Reading a TREC run in chunks of whole queries, with memory bounded by the chunk size.
 
-Two readers hand out `Run` chunks that each hold whole queries (the rows of the last query of a
-piece are held back and joined to the next piece, provided the file groups each query's lines
-together, as TREC runs do; whether it does is checked by the consumer,
-`rankscope.engine.stream`, which sees every chunk):
-
-* `read_run_chunks`: polars' CSV reader in batches over a plain file, with the checks of the
-  TREC fast path. Fast, but only for files that path takes; any other raises
-  `FastPathUnavailable` (possibly after some chunks), and the consumer starts again with
-* `read_run_batches`: any TREC run (plain, compressed, or standard input), read block by block;
-  each block is cut at its last newline and parsed by the same parser as `read_run` (told the
-  line number the block starts at, so errors name the right line).
+`read_run_batches` hands out `Run` chunks that each hold whole queries (the rows of the last
+query of a block are held back and joined to the next block, provided the file groups each
+query's lines together, as TREC runs do): any TREC run (plain, compressed, or standard input),
+read block by block; each block is cut at its last newline and parsed by the same parser as
+`read_run` (told the line number the block starts at, so errors name the right line). The
+native core streams TREC files itself; this reader serves Python's readers and formats.
 """
 
 from __future__ import annotations
@@ -23,22 +18,17 @@ from typing import IO
 import polars as pl
 
 from rankscope.errors import EmptyInputError, InputError
-from rankscope.io._files import Input, open_plain, open_stream
-from rankscope.io._formats import detect_format
+from rankscope.io._files import Input, open_stream
 from rankscope.io._lines import Skipped
 from rankscope.io._native import DEFAULT_CHUNK_BYTES, is_trec_run_file
-from rankscope.io._trec import RUN_FIELDS, FastPathUnavailable, parse_run, run_batches
+from rankscope.io._trec import RUN_FIELDS, parse_run
 from rankscope.io.tables import QUERY_ID, Run
 
 __all__ = [
     "DEFAULT_CHUNK_BYTES",
-    "FastPathUnavailable",
     "is_trec_run_file",
     "read_run_batches",
-    "read_run_chunks",
 ]
-
-_CHUNK_ROWS = 1 << 20  # rows per chunk of `read_run_chunks` at most: small enough to overlap
 
 
 def _blocks(stream: IO[bytes], size: int) -> Iterator[tuple[bytes, int]]:
@@ -137,23 +127,3 @@ def _whole_queries(tables: Iterable[pl.DataFrame]) -> Iterator[pl.DataFrame]:
             yield frame.head(frame.height - held)
     if pending is not None and pending.height:
         yield pending
-
-
-def read_run_chunks(path: str | os.PathLike[str], chunk_bytes: int) -> Iterator[Run]:
-    """A plain TREC run file as `Run` chunks of whole queries, read by polars' CSV reader in
-    batches (faster than `read_run_batches`, and multi-threaded).
-
-    Only for files the fast path reads (see `rankscope.io._trec.run_batches`); any other raises
-    `FastPathUnavailable`, possibly after some chunks: the consumer then starts again with
-    `read_run_batches` or `read_run`, which read every file and word every error.
-    """
-    opened = open_plain(path)  # decided before anything is read into memory
-    if opened is None:
-        raise FastPathUnavailable(str(path))
-    head = opened.head()
-    if detect_format(opened.extension, head) != "trec":
-        raise FastPathUnavailable(opened.source)
-    line = max(1, len(head.split(b"\n", 1)[0]) + 1)
-    tag, tables = run_batches(opened, max(1, min(_CHUNK_ROWS, chunk_bytes // line)))
-    for frame in _whole_queries(tables):
-        yield Run(frame, tag, opened.source)

@@ -24,8 +24,7 @@ queries (``read_run_batches``) can reuse them, passing the line number its chunk
 from __future__ import annotations
 
 import re
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO, Any
@@ -53,12 +52,10 @@ from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
 __all__ = [
     "QRELS_FIELDS",
     "RUN_FIELDS",
-    "FastPathUnavailable",
     "Parsed",
     "parse_qrels",
     "parse_run",
     "qrels_lines",
-    "run_batches",
     "run_lines",
     "write_lines",
 ]
@@ -316,54 +313,6 @@ def _run_tag(head: bytes) -> str | None:
     first = _first_line(head)
     fields = first.split(_separator(first))
     return fields[5] if len(fields) >= 6 else None
-
-
-class FastPathUnavailable(Exception):
-    """The file is not for the fast path: the general parser must read it (and word any
-    error in it)."""
-
-
-def run_batches(opened: Input, rows: int) -> tuple[str, Iterator[pl.DataFrame]]:
-    """The run's tag, and its rows (query_id, doc_id, score) in file order in tables of about
-    ``rows`` rows, read by polars' CSV reader as they are needed.
-
-    The checks of `parse_run`'s fast path apply; a file that fails them raises
-    `FastPathUnavailable`, possibly after some tables were handed out (the byte scan runs
-    beside the reading and is looked at after the last table): whoever consumes the tables
-    must then start again with `parse_run`.
-    """
-    tag = _run_tag(opened.head())
-    if opened.path is None or tag is None:
-        raise FastPathUnavailable(opened.source)
-    separator = _separator(_first_line(opened.head()))
-    refused = (b" " if separator == "\t" else b"\t", *_NOT_FAST)
-    if any(byte in opened.head() for byte in refused):
-        raise FastPathUnavailable(opened.source)  # seen at once, before any table
-    scan = _checked_scan(
-        opened, separator, _RUN_SCHEMA, [QUERY_ID, DOC_ID, SCORE], comment=None, ragged=True
-    )
-
-    def tables() -> Iterator[pl.DataFrame]:
-        stop = threading.Event()  # a consumer that stops early does not wait for the scan
-        with ThreadPoolExecutor(1) as scanning:
-            present = scanning.submit(opened.present, refused, stop)
-            try:
-                for batch in scan.collect_batches(chunk_size=rows):
-                    frame = _settled(batch)
-                    if frame is None or _has_comment_rows(frame):
-                        raise FastPathUnavailable(opened.source)
-                    if frame.height:
-                        yield frame
-            except pl.exceptions.PolarsError as error:
-                stop.set()
-                raise FastPathUnavailable(opened.source) from error
-            except BaseException:  # the consumer stopped, or a table was refused
-                stop.set()
-                raise
-            if present.result():  # the whole file scanned: a byte the fast path refuses
-                raise FastPathUnavailable(opened.source)
-
-    return tag, tables()
 
 
 def parse_run(
