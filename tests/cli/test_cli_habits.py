@@ -244,3 +244,31 @@ def test_compare_latex_caption_and_label(
     assert r"\label{tab:main}" in latex
     assert r"\resizebox{\ifdim\width>\columnwidth\columnwidth\else\width\fi}{!}{%" in latex
     assert f"% command: rankscope compare {QRELS} {BM25} {DENSE}" in latex
+
+
+# -- | head ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["fuse", BM25, DENSE],  # written by polars
+        ["evaluate", QRELS, BM25, DENSE, "-q", "-f", "trec", "-m", "P@5,R@10,nDCG@10,AP"],
+        ["trec-eval", "-q", "-m", "all_trec", QRELS, BM25],
+    ],
+)
+def test_a_reader_that_goes_away_is_not_an_error(command: list[str]) -> None:
+    """`rankscope ... | head -1`: the first line arrives, then exit 0 with nothing on stderr."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rankscope", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    first = process.stdout.readline()
+    process.stdout.close()  # as `head -1` does
+    code = process.wait(timeout=60)
+    error = process.stderr.read().decode()
+    process.stderr.close()
+    assert first.strip(), "the first line arrives"
+    assert (code, error) == (EXIT_OK, "")

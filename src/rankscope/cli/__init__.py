@@ -152,11 +152,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("rankscope: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        # The reader of our output went away (e.g. `| head`); that is not an error.
-        sys.stderr.close()
-        return EXIT_OK
     except OSError as error:
+        if _is_broken_pipe(error):
+            # The reader of our output went away (e.g. `| head`); that is not an error.
+            _discard_stdout()
+            return EXIT_OK
         print(f"rankscope: error: {error}", file=sys.stderr)
         return EXIT_INPUT
     except Exception as error:
@@ -169,3 +169,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+def _is_broken_pipe(error: OSError) -> bool:
+    """Whether writing failed because the reader of standard output went away.
+
+    Python raises ``BrokenPipeError``; writers in compiled code (polars, the core) raise a plain
+    ``OSError`` whose message carries the operating system's code.
+    """
+    return isinstance(error, BrokenPipeError) or "(os error 32)" in str(error)
+
+
+def _discard_stdout() -> None:
+    """Point standard output at /dev/null so that the interpreter's final flush stays quiet."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real stdout (e.g. captured in tests): nothing to flush
+        pass
