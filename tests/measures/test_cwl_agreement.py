@@ -177,7 +177,7 @@ def test_small_cases_agree_with_cwl_eval(
     assume(qrels and any(run.values()))
     # Empty rankings stay: rankscope evaluates them as rankings of nothing, ir_measures as
     # queries absent from the run; both give 0.
-    assert_agree(qrels, run, MEASURES[:: 3])
+    assert_agree(qrels, run, MEASURES[::3])
 
 
 @pytest.mark.parametrize("name", MEASURES)
@@ -204,7 +204,9 @@ def test_names_print_as_ir_measures_prints_them(name: str) -> None:
 def test_defaults_drop_out_of_names_as_in_ir_measures(
     written: str, ir_written: str, canonical: str
 ) -> None:
-    assert rankscope.measure(written).name == canonical == str(ir_measures.parse_measure(ir_written))
+    assert (
+        rankscope.measure(written).name == canonical == str(ir_measures.parse_measure(ir_written))
+    )
 
 
 @pytest.mark.parametrize(
@@ -222,8 +224,9 @@ def test_defaults_drop_out_of_names_as_in_ir_measures(
     ],
 )
 def test_bad_names_say_what_is_wrong(name: str, message: str) -> None:
-    with pytest.raises(MeasureError, match=message.replace("[", r"\[").replace("(", r"\(")
-                       .replace(")", r"\)")):
+    with pytest.raises(
+        MeasureError, match=message.replace("[", r"\[").replace("(", r"\(").replace(")", r"\)")
+    ):
         rankscope.measure(name)
 
 

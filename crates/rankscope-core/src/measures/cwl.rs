@@ -4,7 +4,7 @@
 //! In the C/W/L framework (Azzopardi, Thomas & Moffat, "cwl_eval: An Evaluation Tool for
 //! Information Retrieval", SIGIR 2019) a measure is a user model: `C(i)`, the chance that a user
 //! who has just examined rank i goes on to rank i + 1. The weight of rank i is the chance of
-//! reaching it, normalized over the ranks, `W(i) = Π_{j<i} C(j) / Σ_n Π_{j<n} C(n)`, and the
+//! reaching it, normalized over the ranks, `W(i) = Π_{j<i} C(j) / Σ_n Π_{j<n} C(j)`, and the
 //! measure is the expected gain per document examined, `Σ_i W(i) gain_i`.
 //!
 //! As cwl_eval reads a ranking: every measure looks at exactly [`DEPTH`] ranks (longer rankings

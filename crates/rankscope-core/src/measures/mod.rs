@@ -160,7 +160,8 @@ const TREC_EVAL: &str = "trec_eval 10 (NIST), https://github.com/usnistgov/trec_
 // The C/W/L measures' parameters and citations.
 const MAX_REL: Param = ("max_rel", ParamKind::Integer);
 const MIN_REL: Param = ("min_rel", ParamKind::Integer);
-const CWL_EVAL: &str = "Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, \
+const SDCG_CITATION: &str =
+    "Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, \
                         ACM TOIS 20(4), 2002, scaled as in cwl_eval (Azzopardi, Thomas & Moffat, \
                         cwl_eval: An Evaluation Tool for Information Retrieval, SIGIR 2019)";
 const NERR: &str = "Azzopardi, Mackenzie & Moffat, ERR is not C/W/L: Exploring the \
@@ -579,8 +580,8 @@ pub static FAMILIES: &[Family] = &[
     Family {
         name: "SDCG",
         summary: "scaled DCG: DCG@k of gains in [0, 1] over the DCG of k documents of gain 1 (cwl_eval's NDCG-k); needs max_rel",
-        formula: "sum_{i<=k} gain_i / log2(i + 1) / sum_{i<=k} 1 / log2(i + 1), gain = (clamp(grade, min_rel, max_rel) - min_rel) / (max_rel - min_rel), ranks to 1000",
-        citation: CWL_EVAL,
+        formula: "sum_{i<=k} gain_i / log2(i + 1) / sum_{i<=k} 1 / log2(i + 1), gain = (clamp(max(grade, 0), min_rel, max_rel) - min_rel) / (max_rel - min_rel), unjudged 0, ranks to 1000",
+        citation: SDCG_CITATION,
         cutoff: CutoffKind::Required,
         params: &[("dcg", ParamKind::Choice(&["log2"])), MAX_REL, MIN_REL],
         aggregate: Aggregate::Mean,
@@ -674,7 +675,7 @@ pub static FAMILIES: &[Family] = &[
     Family {
         name: "BPM",
         summary: "static Bejeweled Player Model: mean gain of the documents read until gain T (1 by default) or k documents; needs max_rel",
-        formula: "sum_{i<=s} gain_i / s, s = min(k, first i with sum_{j<=i} gain_j >= T)",
+        formula: "sum_{i<=s} gain_i / s, s = min(k, 1000, first i with sum_{j<=i} gain_j >= T)",
         citation: "Zhang et al., Evaluating Web Search with a Bejeweled Player Model, SIGIR \
                    2017; as computed by cwl_eval (Azzopardi, Thomas & Moffat, SIGIR 2019)",
         cutoff: CutoffKind::Required,
