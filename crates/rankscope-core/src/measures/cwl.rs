@@ -13,7 +13,7 @@
 //! (max_rel - min_rel)`; an unjudged document gains 0.
 
 use super::kernels::KernelArgs;
-use super::Family;
+use super::{CutoffKind, Family};
 use crate::batch::{QueryView, UNJUDGED};
 use crate::error::{py_repr, Error, Result};
 
@@ -54,7 +54,7 @@ pub(super) fn settle_params(
         return Err(Error::Measure(format!(
             "measure {0} needs max_rel, the grade that gains 1, as in {0}(max_rel=3){1}; got {2}",
             family.name,
-            if matches!(family.name, "SDCG" | "NERR8" | "NERR9" | "BPM") {
+            if family.cutoff == CutoffKind::Required {
                 "@10"
             } else {
                 ""
