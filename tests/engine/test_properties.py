@@ -64,6 +64,15 @@ MEASURES = [
     "RBPResid",
     "Unjudged@5",
     "YAAP",
+    # The C/W/L measures.
+    "SDCG(max_rel=3)@5",
+    "NERR8(max_rel=3)@5",
+    "NERR9(max_rel=3)@5",
+    "NERR10(max_rel=3)",
+    "NERR11(T=2.0,max_rel=3)",
+    "INST(max_rel=2)",
+    "INSQ(max_rel=3)",
+    "BPM(max_rel=3)@5",
 ]
 # Unbounded measures that can be negative: utility (-1 per non-relevant document retrieved)
 # and yaap (a log-odds).

@@ -88,6 +88,15 @@ fn a_query_without_relevant_documents_scores_zero_everywhere() {
             "IPrec" => "IPrec@0.5",
             "RprecMult" => "RprecMult@1.0",
             "Unjudged" => "Unjudged@5",
+            // The C/W/L measures.
+            "SDCG" => "SDCG(max_rel=3)@5",
+            "NERR8" => "NERR8(max_rel=3)@5",
+            "NERR9" => "NERR9(max_rel=3)@5",
+            "NERR10" => "NERR10(max_rel=3)",
+            "NERR11" => "NERR11(max_rel=3)",
+            "INST" => "INST(max_rel=3)",
+            "INSQ" => "INSQ(max_rel=3)",
+            "BPM" => "BPM(max_rel=3)@5",
             other => other,
         };
         let got = value(&batch, &trec(), name);

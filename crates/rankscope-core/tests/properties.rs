@@ -35,6 +35,8 @@ fn all_measures() -> Vec<Measure> {
             "RelP" => vec!["RelP".into(), "RelP@4".into()],
             "nDCG" => vec!["nDCG".into(), "nDCG@3".into(), "nDCG(gain=exp)@5".into()],
             "P" | "R" | "AP" | "RR" => vec![f.name.to_string(), format!("{}@4", f.name)],
+            "SDCG" | "NERR8" | "NERR9" | "BPM" => vec![format!("{}(max_rel=3)@4", f.name)],
+            "NERR10" | "NERR11" | "INST" | "INSQ" => vec![format!("{}(max_rel=2)", f.name)],
             other => vec![other.to_string()],
         })
         .collect();

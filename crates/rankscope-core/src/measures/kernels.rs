@@ -35,6 +35,11 @@ pub struct KernelArgs<'a> {
     pub conventions: &'a Conventions,
     /// The lowest grade that counts as relevant.
     pub level: i64,
+    // The C/W/L measures (measures/cwl.rs).
+    /// The grades that gain 0 and 1 (`min_rel=`, `max_rel=`); grades between scale linearly.
+    pub grade_range: (i64, i64),
+    /// The total gain the user wants (`T=`).
+    pub target_gain: f64,
 }
 
 /// A kernel: one value for one query.

@@ -4,6 +4,7 @@
 //!
 //! Adding a measure is a kernel in [`kernels`] plus one [`Family`] entry in [`FAMILIES`].
 
+pub mod cwl;
 pub mod kernels;
 mod names;
 pub mod trec_extra;
@@ -102,6 +103,9 @@ pub enum ParamKind {
     Numbers,
     /// Gains by grade, `grade:gain` separated by `;` (`gains=1:3;2:9`).
     Gains,
+    // The C/W/L measures' grade range (`min_rel=0`).
+    /// An integer of either sign, at most [`MAX_CUTOFF`] in size.
+    Integer,
 }
 
 impl ParamKind {
@@ -113,6 +117,7 @@ impl ParamKind {
             ParamKind::Number => "number".into(),
             ParamKind::Numbers => "number;number;...".into(),
             ParamKind::Gains => "grade:gain;...".into(),
+            ParamKind::Integer => "integer".into(),
         }
     }
 }
@@ -151,6 +156,17 @@ pub struct Family {
 }
 
 const TREC_EVAL: &str = "trec_eval 10 (NIST), https://github.com/usnistgov/trec_eval";
+
+// The C/W/L measures' parameters and citations.
+const MAX_REL: Param = ("max_rel", ParamKind::Integer);
+const MIN_REL: Param = ("min_rel", ParamKind::Integer);
+const SDCG_CITATION: &str =
+    "Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, \
+                        ACM TOIS 20(4), 2002, scaled as in cwl_eval (Azzopardi, Thomas & Moffat, \
+                        cwl_eval: An Evaluation Tool for Information Retrieval, SIGIR 2019)";
+const NERR: &str = "Azzopardi, Mackenzie & Moffat, ERR is not C/W/L: Exploring the \
+                    Relationship Between Expected Reciprocal Rank and Other Metrics, ICTIR \
+                    2021; as computed by cwl_eval";
 
 /// Every family, in the order `rankscope measures` lists them.
 pub static FAMILIES: &[Family] = &[
@@ -560,6 +576,116 @@ pub static FAMILIES: &[Family] = &[
         weknora: false,
         kernel: trec_extra::yaap,
     },
+    // The C/W/L measures of cwl_eval, under ir_measures' names (measures/cwl.rs).
+    Family {
+        name: "SDCG",
+        summary: "scaled DCG: DCG@k of gains in [0, 1] over the DCG of k documents of gain 1 (cwl_eval's NDCG-k); needs max_rel",
+        formula: "sum_{i<=k} gain_i / log2(i + 1) / sum_{i<=k} 1 / log2(i + 1), gain = (clamp(max(grade, 0), min_rel, max_rel) - min_rel) / (max_rel - min_rel), unjudged 0, ranks to 1000",
+        citation: SDCG_CITATION,
+        cutoff: CutoffKind::Required,
+        params: &[("dcg", ParamKind::Choice(&["log2"])), MAX_REL, MIN_REL],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: cwl::sdcg,
+    },
+    Family {
+        name: "NERR8",
+        summary: "not (but nearly) ERR, eq. 8: the user stops at a document with its scaled gain, or after rank k; needs max_rel",
+        formula: "C/W/L with C(i) = 1 - gain_i for i < k, else 0; sum_i W(i) gain_i, W(i) = prod_{j<i} C(j) / sum_n prod_{j<n} C(j)",
+        citation: NERR,
+        cutoff: CutoffKind::Required,
+        params: &[MAX_REL, MIN_REL],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: cwl::nerr8,
+    },
+    Family {
+        name: "NERR9",
+        summary: "not (but nearly) ERR, eq. 9: NERR8 with a rank discount; needs max_rel",
+        formula: "C/W/L with C(i) = i / (i + 1) (1 - gain_i) for i < k, else 0",
+        citation: NERR,
+        cutoff: CutoffKind::Required,
+        params: &[MAX_REL, MIN_REL],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: cwl::nerr9,
+    },
+    Family {
+        name: "NERR10",
+        summary: "not (but nearly) ERR, eq. 10: RBP's persistence p (0.9 by default), stopped by gain; needs max_rel",
+        formula: "C/W/L with C(i) = p (1 - gain_i), ranks to 1000",
+        citation: NERR,
+        cutoff: CutoffKind::None,
+        params: &[MAX_REL, MIN_REL, ("p", ParamKind::Number)],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: cwl::nerr10,
+    },
+    Family {
+        name: "NERR11",
+        summary: "not (but nearly) ERR, eq. 11: INSQ's patience for a goal T (1 by default), stopped by gain; needs max_rel",
+        formula: "C/W/L with C(i) = ((i + 2T - 1) / (i + 2T))^2 (1 - gain_i), ranks to 1000",
+        citation: NERR,
+        cutoff: CutoffKind::None,
+        params: &[("T", ParamKind::Number), MAX_REL, MIN_REL],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: cwl::nerr11,
+    },
+    Family {
+        name: "INST",
+        summary: "INST: a user who wants gain T (1 by default) and grows less patient as gain comes; needs max_rel",
+        formula: "C/W/L with C(i) = ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - sum_{j<=i} gain_j, ranks to 1000",
+        citation: "Moffat, Bailey, Scholer & Thomas, INST: An Adaptive Metric for Information \
+                   Retrieval Evaluation, ADCS 2015; as computed by cwl_eval (Azzopardi, Thomas & \
+                   Moffat, SIGIR 2019)",
+        cutoff: CutoffKind::None,
+        params: &[("T", ParamKind::Number), MAX_REL, MIN_REL],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: cwl::inst,
+    },
+    Family {
+        name: "INSQ",
+        summary: "INSQ: INST's patience for a goal T (1 by default), whatever the gain found; needs max_rel",
+        formula: "C/W/L with C(i) = ((i + 2T - 1) / (i + 2T))^2, ranks to 1000",
+        citation: "Moffat, Scholer & Thomas, Models and Metrics: IR Evaluation as a User \
+                   Process, ADCS 2012; as computed by cwl_eval (Azzopardi, Thomas & Moffat, \
+                   SIGIR 2019)",
+        cutoff: CutoffKind::None,
+        params: &[("T", ParamKind::Number), MAX_REL, MIN_REL],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: cwl::insq,
+    },
+    Family {
+        name: "BPM",
+        summary: "static Bejeweled Player Model: mean gain of the documents read until gain T (1 by default) or k documents; needs max_rel",
+        formula: "sum_{i<=s} gain_i / s, s = min(k, 1000, first i with sum_{j<=i} gain_j >= T)",
+        citation: "Zhang et al., Evaluating Web Search with a Bejeweled Player Model, SIGIR \
+                   2017; as computed by cwl_eval (Azzopardi, Thomas & Moffat, SIGIR 2019)",
+        cutoff: CutoffKind::Required,
+        params: &[("T", ParamKind::Number), MAX_REL, MIN_REL],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: cwl::bpm,
+    },
 ];
 
 /// The family of a canonical name or alias (case-insensitive).
@@ -799,6 +925,12 @@ impl Measure {
             collection_size: self.number("n").unwrap_or(0.0),
             conventions,
             level: self.relevance_level().unwrap_or(default_level),
+            // The C/W/L measures (`max_rel` is required by their names; 1 serves the others).
+            grade_range: (
+                self.number("min_rel").map_or(0, |v| v as i64),
+                self.number("max_rel").map_or(1, |v| v as i64),
+            ),
+            target_gain: self.number("T").unwrap_or(1.0),
         }
     }
 }

@@ -43,7 +43,7 @@ pub fn parse_measure(name: &str) -> Result<Measure> {
     Ok(Measure {
         family,
         cutoff: parse_cutoff(family, cutoff.as_deref(), text)?,
-        params: vec![],
+        params: super::cwl::settle_params(family, vec![], text)?,
     })
 }
 
@@ -79,7 +79,7 @@ pub(super) fn build(
         )));
     }
     let cutoff = parse_cutoff(family, cutoff, name)?;
-    let params = parse_params(family, params, name)?;
+    let params = super::cwl::settle_params(family, parse_params(family, params, name)?, name)?;
     Ok(Measure {
         family,
         cutoff,
@@ -291,6 +291,14 @@ fn parse_params(family: &Family, text: Option<&str>, name: &str) -> Result<Vec<(
                     ))
                 }
             },
+            ParamKind::Integer => match value.parse::<i64>() {
+                Ok(v) if v.unsigned_abs() <= MAX_CUTOFF => v.to_string(),
+                _ => {
+                    return Err(bad(&format!(
+                        "an integer from -{MAX_CUTOFF} to {MAX_CUTOFF}"
+                    )))
+                }
+            },
             ParamKind::Choice(choices) if choices.contains(&value) => value.to_string(),
             ParamKind::Choice(choices) => {
                 return Err(Error::Measure(format!(
@@ -488,7 +496,8 @@ mod tests {
                 "UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG, RnDCG, nDCGRel? (known: nDCG, \
                  AP, RR, P, R, Rprec, Success, Bpref, GM_AP, IPrec, NumRet, NumRel, NumRelRet, \
                  NumQ, infAP, GM_Bpref, RprecMult, Utility, IPrecAvg, BinG, G, nDCGRel, RnDCG, \
-                 RelP, SetAP, F, NumNonRelJudgedRet, RBP, RBPResid, Unjudged, YAAP)",
+                 RelP, SetAP, F, NumNonRelJudgedRet, RBP, RBPResid, Unjudged, YAAP, SDCG, NERR8, \
+                 NERR9, NERR10, NERR11, INST, INSQ, BPM)",
             ),
             ("Success", "MeasureError: measure Success needs a cutoff, as in Success@10; got 'Success'"),
             ("IPrec@2", "MeasureError: the recall level of IPrec must be a number in [0, 1]; got '2' in 'IPrec@2'"),
