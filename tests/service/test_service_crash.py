@@ -1,5 +1,7 @@
 """Crash safety: a process killed with SIGKILL mid-task, resumed, gives the results of an
-uninterrupted run, with no query lost, none run twice and no duplicate in the store."""
+uninterrupted run, with no query lost, none run twice and no duplicate in the store; with a
+generator (a callable, or an HTTP endpoint served by the test), no committed question is
+answered again, and the answers and their measures equal an uninterrupted run's."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from service_helpers import make_beir
+from service_helpers import GENERATOR_OPTIONS, make_beir, serve_generator
 
 from rankscope.service import EvaluationService, load_dataset
 
@@ -106,3 +108,85 @@ def test_sigkill_mid_task_then_resume_equals_an_uninterrupted_run(
         assert rows == distinct == task.total
     finally:
         resumed_service.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+@pytest.mark.parametrize("kind", ["callable", "http"])
+def test_sigkill_with_a_generator_then_resume_answers_every_question_once(
+    tmp_path: Path, beir_dir: Path, toy_module: str, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    data = load_dataset(make_beir(tmp_path / "bigger", n_queries=80, answers=True))
+    texts = dict(data.queries)
+    spec = f"{toy_module}:search"
+    db = tmp_path / "crash.db"
+    with serve_generator() as server:
+        generator = f"{toy_module}:answer" if kind == "callable" else server.url
+        options = None if kind == "callable" else GENERATOR_OPTIONS
+        service = EvaluationService(db)
+        task = service.submit(
+            data, spec, concurrency=4, generator=generator, generator_options=options
+        )
+        service.close()
+
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(
+                [str(tmp_path / "modules"), os.environ.get("PYTHONPATH", "")]
+            ),
+            "TOY_ANSWER_CALLS": str(tmp_path / "child_answers.log"),
+            "TOY_DELAY": "0.02",
+        }
+        child = subprocess.Popen([sys.executable, "-c", CHILD, str(db), task.id], env=env)
+        try:
+            deadline = time.monotonic() + 30
+            while len(_recorded(db, task.id)) < 25:
+                assert child.poll() is None, "the child ended before it was killed"
+                assert time.monotonic() < deadline, "the child recorded too little in 30 s"
+                time.sleep(0.005)
+            child.send_signal(signal.SIGKILL)
+        finally:
+            child.kill()
+            child.wait(timeout=10)
+        assert child.returncode == -signal.SIGKILL
+        committed = _recorded(db, task.id)
+        assert 25 <= len(committed) < task.total
+        asked_before = dict(server.attempts)
+
+        resume_log = tmp_path / "resume_answers.log"
+        monkeypatch.setenv("TOY_ANSWER_CALLS", str(resume_log))
+        resumed_service = EvaluationService(db)
+        try:
+            resumed = resumed_service.resume(task.id)
+            assert resumed.status == "succeeded" and resumed.succeeded == task.total
+            if kind == "callable":
+                answered_on_resume = resume_log.read_text().split()
+            else:
+                answered_on_resume = [
+                    query_id
+                    for query_id, text in texts.items()
+                    for _ in range(server.attempts.get(text, 0) - asked_before.get(text, 0))
+                ]
+            # No committed question was answered again; every other one exactly once.
+            assert sorted(answered_on_resume) == sorted(set(texts) - committed)
+
+            monkeypatch.delenv("TOY_ANSWER_CALLS")
+            reference = resumed_service.submit(
+                data, spec, concurrency=4, generator=generator, generator_options=options
+            )
+            uninterrupted = resumed_service.run(reference.id)
+            interrupted_answers = _answered(resumed_service, task.id)
+            assert interrupted_answers == _answered(resumed_service, reference.id)
+            assert sum(answer is not None for _, answer, _ in interrupted_answers) == task.total
+            assert _comparable(resumed_service, task.id) == _comparable(
+                resumed_service, reference.id
+            )
+            assert resumed.metrics == uninterrupted.metrics
+            assert resumed.answer_metrics == uninterrupted.answer_metrics
+            assert resumed.answered == uninterrupted.answered == len(data.references)
+            assert resumed.to_dict()["answers"] == uninterrupted.to_dict()["answers"]
+        finally:
+            resumed_service.close()
+
+
+def _answered(service: EvaluationService, task_id: str) -> list[tuple[object, ...]]:
+    return [(r.query_id, r.answer, r.answer_metrics) for r in service.query_results(task_id)]
