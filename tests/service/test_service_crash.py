@@ -32,6 +32,21 @@ def _comparable(service: EvaluationService, task_id: str) -> list[tuple[object, 
     ]
 
 
+def _kill_once_recorded(child: subprocess.Popen[bytes], db: Path, task_id: str, count: int) -> None:
+    """SIGKILL the child once it has recorded ``count`` queries of the task."""
+    try:
+        deadline = time.monotonic() + 30
+        while len(_recorded(db, task_id)) < count:
+            assert child.poll() is None, "the child ended before it was killed"
+            assert time.monotonic() < deadline, "the child recorded too little in 30 s"
+            time.sleep(0.005)
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.kill()
+        child.wait(timeout=10)
+    assert child.returncode == -signal.SIGKILL
+
+
 def _recorded(db: Path, task_id: str) -> set[str]:
     with sqlite3.connect(db, timeout=10) as connection:
         rows = connection.execute("SELECT query_id FROM results WHERE task_id = ?", (task_id,))
@@ -65,18 +80,7 @@ def test_sigkill_mid_task_then_resume_equals_an_uninterrupted_run(
         "TOY_DELAY": "0.02",
     }
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(db), task.id], env=env)
-    try:
-        deadline = time.monotonic() + 30
-        while len(_recorded(db, task.id)) < kill_after:
-            assert child.poll() is None, "the child ended before it was killed"
-            assert time.monotonic() < deadline, "the child recorded too little in 30 s"
-            time.sleep(0.005)
-        child.send_signal(signal.SIGKILL)
-    finally:
-        child.kill()
-        child.wait(timeout=10)
-    assert child.returncode == -signal.SIGKILL
-
+    _kill_once_recorded(child, db, task.id, kill_after)
     committed = _recorded(db, task.id)
     assert kill_after <= len(committed) < task.total
 
@@ -137,17 +141,7 @@ def test_sigkill_with_a_generator_then_resume_answers_every_question_once(
             "TOY_DELAY": "0.02",
         }
         child = subprocess.Popen([sys.executable, "-c", CHILD, str(db), task.id], env=env)
-        try:
-            deadline = time.monotonic() + 30
-            while len(_recorded(db, task.id)) < 25:
-                assert child.poll() is None, "the child ended before it was killed"
-                assert time.monotonic() < deadline, "the child recorded too little in 30 s"
-                time.sleep(0.005)
-            child.send_signal(signal.SIGKILL)
-        finally:
-            child.kill()
-            child.wait(timeout=10)
-        assert child.returncode == -signal.SIGKILL
+        _kill_once_recorded(child, db, task.id, 25)
         committed = _recorded(db, task.id)
         assert 25 <= len(committed) < task.total
         asked_before = dict(server.attempts)

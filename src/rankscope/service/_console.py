@@ -143,22 +143,24 @@ def evaluation_payload(form: Mapping[str, list[str]]) -> dict[str, Any]:
             except ValueError:
                 return text  # refused, with its field named, by the model's validation
 
+    def template(name: str, what: str) -> Any:
+        import json
+
+        text = one(name)
+        try:
+            return json.loads(text) if text else None
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{what} is not JSON: {error}") from None
+
     kind = one("retriever")
     retriever: dict[str, Any] = {"type": kind}
     if kind == "bm25":
         retriever.update(k1=number("k1"), b=number("b"))
     elif kind == "http":
-        import json
-
-        template = one("body")
-        try:
-            body = json.loads(template) if template else None
-        except json.JSONDecodeError as error:
-            raise ValueError(f"the request template is not JSON: {error}") from None
         retriever.update(
             url=one("url"),
             method=one("method") or None,
-            body=body,
+            body=template("body", "the request template"),
             results_path=one("results_path") or None,
             id_field=one("id_field") or None,
             score_field=one("score_field") or None,
@@ -168,17 +170,10 @@ def evaluation_payload(form: Mapping[str, list[str]]) -> dict[str, Any]:
     generator: dict[str, Any] | None = None
     generator_kind = one("generator")
     if generator_kind == "http":
-        import json
-
-        template = one("generator_body")
-        try:
-            generator_body = json.loads(template) if template else None
-        except json.JSONDecodeError as error:
-            raise ValueError(f"the generator's request template is not JSON: {error}") from None
         generator = {
             "type": "http",
             "url": one("generator_url"),
-            "body": generator_body,
+            "body": template("generator_body", "the generator's request template"),
             "answer_path": one("answer_path") or None,
         }
     elif generator_kind == "callable":

@@ -28,6 +28,7 @@ from typing import Any
 
 from rankscope.errors import InputError
 from rankscope.service._errors import GeneratorError
+from rankscope.service._http import HTTPEndpoint, fill, http_spec_options, walk
 from rankscope.service._retrievers import (
     TARGET,
     FunctionCaller,
@@ -175,20 +176,14 @@ class HTTPGenerator(Generator):
     def __init__(self, spec: Mapping[str, Any]) -> None:
         self.spec = parse_generator_spec(dict(spec))
         self.max_passages = self.spec["max_passages"]
-        self._client: Any = None
+        self._endpoint = HTTPEndpoint(self.spec, "the HTTP generator")
 
     async def open(self, concurrency: int) -> None:
-        from rankscope.service._http import client_for
-
-        self._client = client_for(self.spec, concurrency, "the HTTP generator")
+        await self._endpoint.open(concurrency)
 
     async def generate(
         self, query_id: str, question: str, doc_ids: Sequence[str], passages: Sequence[str]
     ) -> Generation:
-        from rankscope.service._http import call_json, fill, walk
-
-        if self._client is None:
-            await self.open(1)
         spec = self.spec
         request = fill(
             spec["body"],
@@ -203,18 +198,14 @@ class HTTPGenerator(Generator):
         def answer(payload: Any) -> str:
             return answer_text(walk(payload, spec["answer_path"], "response", GeneratorError))
 
-        text, attempts, latency = await call_json(
-            self._client, spec, request, answer, GeneratorError
-        )
+        text, attempts, latency = await self._endpoint.call(request, answer, GeneratorError)
         return Generation(text, attempts, latency)
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        await self._endpoint.aclose()
 
     def describe(self) -> str:
-        return f"{self.spec['method']} {self.spec['url']}"
+        return self._endpoint.describe()
 
 
 def _max_passages(value: Any) -> int | None:
@@ -263,8 +254,6 @@ def parse_generator_spec(
                 "max_passages": _max_passages(spec.get("max_passages")),
             }
         if kind == "http":
-            from rankscope.service._http import http_spec_options
-
             parsed = http_spec_options(spec, _HTTP_KEYS, DEFAULT_GENERATOR_BODY, "HTTP generator")
             answer_path = spec.get("answer_path")
             parsed["answer_path"] = str(answer_path if answer_path is not None else "answer")

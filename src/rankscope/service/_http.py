@@ -29,6 +29,7 @@ from rankscope.service._retrievers import Ranking, Retriever, normalise_ranking
 
 __all__ = [
     "DEFAULT_BODY",
+    "HTTPEndpoint",
     "HTTPRetriever",
     "call_json",
     "client_for",
@@ -338,6 +339,39 @@ async def call_json(
     )
 
 
+class HTTPEndpoint:
+    """What the HTTP retriever and generator share: one httpx client for the endpoint of
+    ``spec`` (`http_spec_options`), opened for the task's concurrency, and calls through
+    `call_json`."""
+
+    def __init__(self, spec: Mapping[str, Any], what: str) -> None:
+        self.spec = spec
+        self.what = what
+        self._client: Any = None
+
+    async def open(self, concurrency: int) -> None:
+        """A client with ``concurrency`` connections at most."""
+        self._client = client_for(self.spec, concurrency, self.what)
+
+    async def call(
+        self, request: Any, parse: Callable[[Any], Parsed], error: type[CallError]
+    ) -> tuple[Parsed, int, float]:
+        """`call_json` on this endpoint (a client for one call at a time if not opened)."""
+        if self._client is None:
+            await self.open(1)
+        return await call_json(self._client, self.spec, request, parse, error)
+
+    async def aclose(self) -> None:
+        """Close the client."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def describe(self) -> str:
+        """``METHOD url``."""
+        return f"{self.spec['method']} {self.spec['url']}"
+
+
 class HTTPRetriever(Retriever):
     """Calls an HTTP endpoint with httpx, with a timeout, retries and a connection limit."""
 
@@ -345,14 +379,12 @@ class HTTPRetriever(Retriever):
 
     def __init__(self, spec: Mapping[str, Any]) -> None:
         self.spec = http_spec(dict(spec))
-        self._client: Any = None
+        self._endpoint = HTTPEndpoint(self.spec, "the HTTP retriever")
 
     async def open(self, concurrency: int) -> None:
-        self._client = client_for(self.spec, concurrency, "the HTTP retriever")
+        await self._endpoint.open(concurrency)
 
     async def retrieve(self, query_id: str, text: str, k: int) -> Ranking:
-        if self._client is None:
-            await self.open(1)
         spec = self.spec
         request = fill_template(spec["body"], query_id, text, k)
 
@@ -360,15 +392,13 @@ class HTTPRetriever(Retriever):
             raw = extract(payload, spec["results_path"], spec["id_field"], spec["score_field"])
             return normalise_ranking(raw, k)
 
-        (doc_ids, scores), attempt, latency = await call_json(
-            self._client, spec, request, ranking, RetrieverError
+        (doc_ids, scores), attempt, latency = await self._endpoint.call(
+            request, ranking, RetrieverError
         )
         return Ranking(doc_ids, scores, attempt, latency)
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        await self._endpoint.aclose()
 
     def describe(self) -> str:
-        return f"{self.spec['method']} {self.spec['url']}"
+        return self._endpoint.describe()
