@@ -466,3 +466,40 @@ def test_the_api_runs_a_generator_and_checks_it(
     assert "max_passages" in refused[2][1]
     assert "go with a generator" in refused[3][1]
     assert "scores rankings, not answers" in refused[4][1]
+
+
+def test_scoring_threads_do_not_share_rouge_state() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from rankscope.service._scoring import AnswerMeasureSet, AnswerScorer
+
+    words = [
+        "the",
+        "cat",
+        "sat",
+        "on",
+        "a",
+        "mat",
+        "while",
+        "dogs",
+        "ran",
+        "in",
+        "the",
+        "park",
+        "at",
+        "noon",
+    ]
+    references = {f"q{i}": [" ".join(words[i % 7 : i % 7 + 6])] for i in range(400)}
+    answers = {f"q{i}": " ".join(words[(3 * i) % 9 : (3 * i) % 9 + 5]) for i in range(400)}
+    scorer = AnswerScorer(
+        AnswerMeasureSet.resolve(["ROUGE-1", "ROUGE-2", "ROUGE-L", "rougel"], "trec"), references
+    )
+    alone = {
+        q: AnswerScorer(scorer.measure_set, references).score(q, a) for q, a in answers.items()
+    }
+    with ThreadPoolExecutor(8) as pool:
+        together = dict(
+            zip(answers, pool.map(lambda q: scorer.score(q, answers[q]), answers), strict=True)
+        )
+    assert together == alone
+    assert len({values["ROUGE-L"] for values in alone.values() if values}) > 3

@@ -5,9 +5,8 @@ finishes.
 (``evaluate``: ``retrieve`` awaits the retriever, ``generate`` (for a task with a generator)
 awaits the answer from the retrieved passages, ``score`` scores the ranking and the answer in a
 small thread pool; each step passes its result on or ends the question with a failed record),
-then hand the
-record to the task's single `TaskWriter`, which commits it before the worker takes another
-question. A watcher notices a cancel (from this
+then hand the record to the task's single `TaskWriter`, which commits it (the answer with the
+ranking) before the worker takes another question. A watcher notices a cancel (from this
 process or, through the store, from another), a stop, and keeps the task's heartbeat fresh.
 Stopping cancels the calls in flight: they were not recorded, so a resume runs them again.
 """
@@ -144,8 +143,6 @@ async def run_queries(
         """The record of a question that a call failed: the retriever's, or after its ranking
         (kept), the generator's."""
         message = str(error) if isinstance(error, CallError) else f"{type(error).__name__}: {error}"
-        if ranking is not None:
-            message = f"generator: {message}"
         if ranking is None:
             attempts = error.attempts if isinstance(error, CallError) else 1
             return QueryRecord(query_id, position, "failed", attempts=attempts, error=message)
@@ -157,7 +154,7 @@ async def run_queries(
             None if ranking.scores is None else tuple(ranking.scores),
             ranking.latency,
             ranking.attempts,
-            error=message,
+            error=f"generator: {message}",
         )
 
     async def retrieve(position: int, query_id: str, text: str) -> Ranking | QueryRecord:

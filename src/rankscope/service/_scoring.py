@@ -19,8 +19,10 @@ their parameters), which may be mixed in one task.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rankscope.engine import (
     FAMILIES,
@@ -31,6 +33,9 @@ from rankscope.engine import (
 )
 from rankscope.engine.evaluate import evaluate_query
 from rankscope.errors import MeasureError, ProfileError
+
+if TYPE_CHECKING:
+    from rankscope.answers._scorers import Scorer
 
 __all__ = [
     "WEKNORA_ANSWER_MEASURES",
@@ -275,17 +280,27 @@ class AnswerScorer:
     def __init__(
         self, measure_set: AnswerMeasureSet, references: Mapping[str, Sequence[str]]
     ) -> None:
-        from rankscope.answers._scorers import scorers
-
         self.measure_set = measure_set
         self._references = references
-        pairs = list(zip(measure_set.measures, measure_set.profiles, strict=True))
-        built = {}
-        for profile in set(measure_set.profiles):
-            # One call per profile: the ROUGE measures of a question then share their work.
-            chosen = [measure for measure, of in pairs if of == profile]
-            built[profile] = iter(scorers(chosen, profile))
-        self._scorers = [next(built[profile]) for _, profile in pairs]
+        self._local = threading.local()
+        self._scorers()  # a scorer's missing package is named now
+
+    def _scorers(self) -> list[Scorer]:
+        """This thread's scorers: the ROUGE scorers keep the last question's values, so the
+        scoring threads must not share them."""
+        from rankscope.answers._scorers import scorers
+
+        built: list[Scorer] | None = getattr(self._local, "scorers", None)
+        if built is None:
+            pairs = list(zip(self.measure_set.measures, self.measure_set.profiles, strict=True))
+            by_profile: dict[str, Iterator[Scorer]] = {}
+            for profile in set(self.measure_set.profiles):
+                # One call per profile: the ROUGE measures of a question share their work.
+                chosen = [measure for measure, of in pairs if of == profile]
+                by_profile[profile] = iter(scorers(chosen, profile))
+            built = [next(by_profile[profile]) for _, profile in pairs]
+            self._local.scorers = built
+        return built
 
     def score(self, query_id: str, answer: str) -> dict[str, float] | None:
         """``{name: value}`` for one answer; None when the question has no reference."""
@@ -294,5 +309,5 @@ class AnswerScorer:
             return None
         return {
             name: float(score(answer, list(references)))
-            for name, score in zip(self.measure_set.names, self._scorers, strict=True)
+            for name, score in zip(self.measure_set.names, self._scorers(), strict=True)
         }

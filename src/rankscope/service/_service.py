@@ -299,7 +299,7 @@ class EvaluationService:
                     f"question {several[0]!r} of dataset {data.name!r} has "
                     f"{len(data.references[several[0]])}"
                 )
-        AnswerScorer(answer_set, {})  # a scorer's missing package is named now
+        AnswerScorer(answer_set, {})  # a scorer's missing package is named now, not later
         return built, answer_set
 
     def _dataset(self, dataset: Dataset | str | Path | Mapping[str, Any]) -> Dataset:
