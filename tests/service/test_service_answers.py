@@ -503,3 +503,38 @@ def test_scoring_threads_do_not_share_rouge_state() -> None:
         )
     assert together == alone
     assert len({values["ROUGE-L"] for values in alone.values() if values}) > 3
+
+
+def test_reference_answers_in_every_layout_and_their_errors(tmp_path: Path) -> None:
+    import polars as pl
+
+    beir = make_beir(tmp_path / "beir", n_queries=3, n_docs=10)
+    lines = (beir / "queries.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    records[0]["answers"] = ["one", "uno"]
+    records[1]["answer"] = "two"
+    records[4]["answer"] = "unjudged, left out"
+    (beir / "queries.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert load_dataset(beir).references == {"q0": ("one", "uno"), "q1": ("two",)}
+
+    records[2]["answer"] = 3
+    (beir / "queries.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    with pytest.raises(InputError, match=r"queries\.jsonl:3: the reference answer of query 'q2'"):
+        load_dataset(beir)
+
+    queries = tmp_path / "queries.parquet"
+    pl.DataFrame(
+        {"id": ["q0", "q1", "q2"], "text": ["a", "b", "c"], "answer": ["Paris", None, "Rome"]}
+    ).write_parquet(queries)
+    files = load_dataset(queries=queries, qrels=beir / "qrels" / "test.tsv")
+    assert files.references == {"q0": ("Paris",), "q2": ("Rome",)}
+
+    weknora = tmp_path / "weknora"
+    weknora.mkdir()
+    for name in ("queries", "corpus", "qrels", "answers"):
+        (weknora / f"{name}.parquet").write_bytes((EXAMPLES / f"{name}.parquet").read_bytes())
+    with pytest.raises(InputError, match=r"missing file qas\.parquet: WeKnora's reference answers"):
+        load_dataset(weknora)
+    pl.DataFrame({"qid": ["1"], "aid": [7]}).write_parquet(weknora / "qas.parquet")
+    with pytest.raises(InputError, match=r"row 1: answer id .7. is not in answers\.parquet"):
+        load_dataset(weknora)
