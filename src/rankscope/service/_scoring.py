@@ -215,8 +215,8 @@ class AnswerMeasureSet:
     --------
     >>> AnswerMeasureSet.resolve(None, "weknora").names
     ('bleu1', 'bleu2', 'bleu4', 'rouge1', 'rouge2', 'rougel')
-    >>> AnswerMeasureSet.resolve(["rougel", "rouge_l", "EM"], "trec").names
-    ('rougel', 'ROUGE-L', 'ExactMatch')
+    >>> AnswerMeasureSet.resolve(["rougel", "ROUGE-L(stem=True)", "EM"], "trec").names
+    ('rougel', 'ROUGE-L(stem=True)', 'ExactMatch')
     """
 
     names: tuple[str, ...]
