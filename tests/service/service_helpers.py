@@ -25,9 +25,16 @@ def make_corpus(n_docs: int, seed: int = 0) -> dict[str, str]:
 
 
 def make_beir(
-    root: Path, n_queries: int = 30, n_docs: int = 60, seed: int = 0, extra_queries: int = 2
+    root: Path,
+    n_queries: int = 30,
+    n_docs: int = 60,
+    seed: int = 0,
+    extra_queries: int = 2,
+    answers: bool = False,
 ) -> Path:
-    """A BEIR dataset: queries made of corpus words, 1-3 graded judgements each."""
+    """A BEIR dataset: queries made of corpus words, 1-3 graded judgements each; with
+    ``answers``, each judged query's reference answer (the text of its first judged document)
+    under ``answer``, but for every fifth, which has none."""
     rng = random.Random(seed)
     corpus = make_corpus(n_docs, seed)
     root.mkdir(parents=True, exist_ok=True)
@@ -39,10 +46,14 @@ def make_beir(
         for i in range(n_queries + extra_queries):
             # The id ends each question (it matches no document), so every text is unique.
             text = " ".join([*rng.choices(WORDS, k=3), f"q{i}"])
-            out.write(json.dumps({"_id": f"q{i}", "text": text}) + "\n")
+            record = {"_id": f"q{i}", "text": text}
             if i < n_queries:
-                for doc in rng.sample(sorted(corpus), rng.randint(1, 3)):
+                judged = rng.sample(sorted(corpus), rng.randint(1, 3))
+                for doc in judged:
                     qrels.append((f"q{i}", doc, rng.randint(0, 2)))
+                if answers and i % 5 != 4:
+                    record["answer"] = corpus[judged[0]]
+            out.write(json.dumps(record) + "\n")
     (root / "qrels").mkdir(exist_ok=True)
     with (root / "qrels" / "test.tsv").open("w") as out:
         out.write("query-id\tcorpus-id\tscore\n")
@@ -85,6 +96,15 @@ def search(text, k):
 
 def ids_only(text, k):
     return [doc for doc, _ in search(text, k)]
+
+
+def answer(question, passages):
+    """A generator: the first passage, as the answer."""
+    calls = os.environ.get("TOY_ANSWER_CALLS")
+    if calls:
+        with open(calls, "a") as log:
+            log.write(question.split()[-1] + "\\n")
+    return passages[0] if passages else "no passage"
 '''
 
 
@@ -196,6 +216,28 @@ def serve_search(corpus: dict[str, str]) -> Iterator[FakeSearchServer]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+GENERATOR_OPTIONS = {
+    "body": {"query": "{query}", "query_id": "{query_id}", "passages": "{passages}"},
+    "answer_path": "choices.0.text",
+    "backoff": 0.01,
+}
+"""The HTTP generator's options for `serve_generator`."""
+
+
+@contextmanager
+def serve_generator() -> Iterator[FakeSearchServer]:
+    """An HTTP generator on loopback answering each question with its first passage (as the
+    toy module's ``answer``), counting the calls per question (``attempts``)."""
+
+    def respond(payload: dict[str, Any]) -> tuple[int, Any]:
+        passages = payload["passages"]
+        return 200, {"choices": [{"text": passages[0] if passages else "no passage"}]}
+
+    with serve_search({}) as server:
+        server.respond = respond
+        yield server
 
 
 HTTP_OPTIONS = {

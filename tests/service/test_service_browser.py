@@ -2,9 +2,10 @@
 
 A server runs on loopback (uvicorn in a thread) over a BEIR dataset made for the tests. The
 tests start an evaluation from the form and watch it reach 100 %, sort the per-question table,
-compare two tasks, sign in with a token, and open /docs, with no request leaving the server and
-no error in the browser's console. Skipped, with the reason, without the ``playwright`` package
-or a Chromium binary (``scripts/test`` installs Debian's; ``RANKSCOPE_CHROMIUM`` names another).
+run a generator and read its answers beside the references, compare two tasks, sign in with a
+token, and open /docs, with no request leaving the server and no error in the browser's
+console. Skipped, with the reason, without the ``playwright`` package or a Chromium binary
+(``scripts/test`` installs Debian's; ``RANKSCOPE_CHROMIUM`` names another).
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def browser() -> Iterator[Any]:
 def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A data root with a BEIR dataset, and a slow retriever module the server may import."""
     folder = tmp_path_factory.mktemp("console")
-    make_beir(folder / "beir")
+    make_beir(folder / "beir", answers=True)
     modules = folder / "modules"
     modules.mkdir()
     (modules / f"{MODULE}.py").write_text(RETRIEVER_MODULE)
@@ -219,6 +220,63 @@ def test_sort_and_filter_the_question_table(
     )
     assert sorted(column("Query")) == sorted(["q2", *(f"q2{i}" for i in range(10))])
     assert page.inner_text("#page-text") == "1–11 of 11"
+    watched.check()
+
+
+def test_answers_beside_their_references(
+    watched: Watched, server: tuple[str, EvaluationService]
+) -> None:
+    def with_generator(page: Any) -> None:
+        page.check('input[name="retriever"][value="callable"]')
+        page.fill('input[name="target"]', f"{MODULE}:ids_only")
+        assert not page.is_visible('input[name="generator_target"]')
+        page.check('input[name="generator"][value="callable"]')
+        assert page.is_visible('input[name="generator_target"]')
+        assert not page.is_visible('input[name="generator_url"]')
+        page.fill('input[name="generator_target"]', f"{MODULE}:answer")
+        page.fill('input[name="max_passages"]', "3")
+        page.fill('input[name="answer_measures"]', "rougel TokenF1")
+
+    task_id = start_from_the_form(watched, "answered", with_generator)
+    service = server[1]
+    info = service.wait(task_id, timeout=20)
+    assert info.status == "succeeded" and info.answer_measures == ("rougel", "TokenF1")
+    assert info.generator is not None and info.generator["max_passages"] == 3
+    page = watched.page
+    page.goto(f"{watched.base}/tasks/{task_id}")
+    page.wait_for_selector("#queries tbody tr")
+    shown_mean = page.inner_text('[data-answer-metric="TokenF1"]')
+    assert shown_mean == f"{info.answer_metrics['TokenF1']:.4f}"
+    assert "6 of 30 questions have no reference answer" in page.inner_text("#answer-note")
+    headers = page.locator("#queries thead th").all_inner_texts()
+    assert headers[-2:] == ["Answer", "Reference"] and "TokenF1" in headers
+
+    def cells(name: str) -> list[str]:
+        index = page.locator("#queries thead th").all_inner_texts().index(name)
+        return page.locator(f"#queries tbody tr td:nth-child({index + 1})").all_inner_texts()
+
+    records = {r.query_id: r for r in service.query_results(task_id)}
+    rows = list(zip(cells("Query"), cells("Answer"), cells("Reference"), strict=True))
+    assert len(rows) == 30
+    for query_id, answer, reference in rows:
+        record = records[query_id]
+        assert answer == record.answer
+        assert reference == (" | ".join(record.references) if record.references else "–")
+
+    for _ in range(2):  # a second click sorts descending
+        before = page.get_attribute("#queries", "data-loaded")
+        page.click('#queries th button[data-sort="TokenF1"]')
+        page.wait_for_function(
+            "before => document.querySelector('#queries').dataset.loaded !== before", arg=before
+        )
+    assert page.get_attribute('th button[data-sort="TokenF1"]', "aria-sort") == "descending"
+    shown = [float(value) for value in cells("TokenF1") if value != "–"]
+    best = max(
+        r.answer_metrics["TokenF1"] for r in records.values() if r.answer_metrics is not None
+    )
+    assert len(shown) == 24 and shown[0] == round(best, 4) and shown[0] > shown[-1]
+    assert shown == sorted(shown, reverse=True)
+    assert cells("TokenF1")[24:] == ["–"] * 6  # the answers without a reference, last
     watched.check()
 
 

@@ -219,3 +219,52 @@ def test_import_rankscope_imports_no_service_dependency() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_run_with_a_generator_on_the_weknora_sample(
+    tmp_path: Path, weknora_samples_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("jieba", reason="WeKnora's generation metrics need the answers extra")
+    from service_helpers import GENERATOR_OPTIONS, serve_generator
+
+    db = str(tmp_path / "cli.db")
+    with serve_generator() as server:
+        code = main(
+            [
+                "run",
+                "--dataset",
+                str(weknora_samples_dir),
+                "--retriever",
+                "bm25",
+                "--generator",
+                server.url,
+                "--generator-template",
+                json.dumps(GENERATOR_OPTIONS["body"]),
+                "--answer-path",
+                "choices.0.text",
+                "--max-passages",
+                "1",
+                "-A",
+                "bleu1,rougel",
+                "-A",
+                "TokenF1",
+                "--db",
+                db,
+            ]
+        )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert len(server.requests) == 1 and len(server.requests[0]["passages"]) == 1
+    assert "answers scored: 1 (generator http://127.0.0.1:" in out
+    for name in ("bleu1", "rougel", "TokenF1"):
+        assert re.search(rf"^  {name} +[01]\.\d{{4}}$", out, re.MULTILINE), out
+    task_id = _task_id(out)
+    assert main(["tasks", "show", task_id, "--queries", "1", "--db", db]) == 0
+    shown = capsys.readouterr().out
+    assert "    answer: '" in shown and "TokenF1=" in shown
+
+    base = ["run", "--dataset", str(weknora_samples_dir), "--retriever", "bm25", "--db", db]
+    assert main([*base, "-A", "BLEU"]) == 1
+    assert "go with a generator" in capsys.readouterr().err
+    assert main([*base, "--generator", "x:y", "--generator-header", "nocolon"]) == 1
+    assert "--generator-header must be 'Name: value'" in capsys.readouterr().err

@@ -185,7 +185,29 @@ def test_the_form_fields_make_the_api_body() -> None:
         "concurrency": 2,
         "max_failures": None,
         "name": "x",
+        "generator": None,
+        "answer_measures": None,
     }
+    generator = {
+        "generator": ["http"], "generator_url": ["http://127.0.0.1:9001/a"],
+        "answer_path": ["choices.0.text"], "max_passages": ["3"], "generator_target": [""],
+        "generator_body": ['{"q": "{query}", "p": "{passages}"}'],
+        "answer_measures": ["rougel, TokenF1"],
+    }  # fmt: skip
+    payload = evaluation_payload({**form, **generator})
+    assert payload["generator"] == {
+        "type": "http",
+        "url": "http://127.0.0.1:9001/a",
+        "body": {"q": "{query}", "p": "{passages}"},
+        "answer_path": "choices.0.text",
+        "max_passages": 3,
+    }
+    assert payload["answer_measures"] == ["rougel", "TokenF1"]
+    callable_form = {"generator": ["callable"], "generator_target": ["rag:answer"]}
+    chosen = evaluation_payload({**form, **generator, **callable_form, "max_passages": [""]})
+    assert chosen["generator"] == {"type": "callable", "target": "rag:answer"}
+    none = evaluation_payload({**form, **generator, "generator": ["none"]})
+    assert none["generator"] is None and none["answer_measures"] is None
 
 
 def test_datasets_are_found_under_the_roots(tmp_path: Path, beir_dir: Path) -> None:

@@ -1,8 +1,9 @@
 """``rankscope run``, ``rankscope tasks`` and ``rankscope serve``: the evaluation service.
 
-``run`` evaluates a live retriever on a dataset, recording every query in the task store, and
-prints the metrics and the task id; ``tasks`` lists, shows, resumes, cancels, exports and
-compares stored tasks; ``serve`` starts the HTTP API.
+``run`` evaluates a live retriever (and optionally a generator of answers) on a dataset,
+recording every query in the task store, and prints the metrics and the task id; ``tasks``
+lists, shows, resumes, cancels, exports and compares stored tasks; ``serve`` starts the HTTP
+API.
 """
 
 from __future__ import annotations
@@ -100,6 +101,48 @@ def _add_run(subparsers: Any) -> None:
     http.add_argument("--header", action="append", metavar="'NAME: VALUE'", help="repeatable")
     http.add_argument("--timeout", type=float, help="seconds per call (default 30)")
     http.add_argument("--retries", type=int, help="retries of transient failures (default 3)")
+    answers = parser.add_argument_group(
+        "answers",
+        "A generator answers each question from the text of its retrieved passages; the "
+        "answer is stored and scored against the question's reference answers (WeKnora's "
+        "answers.parquet + qas.parquet, an 'answer' field in BEIR/JSONL queries).",
+    )
+    answers.add_argument(
+        "--generator",
+        metavar="SPEC",
+        help="'module:function' (f(question, passages) -> answer) or an http(s):// URL",
+    )
+    answers.add_argument(
+        "-A",
+        "--answer-measure",
+        dest="answer_measures",
+        action="append",
+        metavar="MEASURE",
+        help="repeatable, or comma-separated: WeKnora's bleu1, bleu2, bleu4, rouge1, rouge2, "
+        "rougel and/or BLEU, ROUGE-1, ROUGE-2, ROUGE-L, ExactMatch, TokenF1 (default "
+        "WeKnora's six under weknora, the standard six otherwise)",
+    )
+    answers.add_argument(
+        "--max-passages", type=int, metavar="N", help="passages per question (default: all)"
+    )
+    answers.add_argument(
+        "--generator-template",
+        metavar="JSON",
+        help='HTTP request body with "{query}", "{query_id}", "{passages}", "{doc_ids}" '
+        '(default {"question": "{query}", "passages": "{passages}"})',
+    )
+    answers.add_argument(
+        "--answer-path", help="where the answer is in the HTTP response (default answer)"
+    )
+    answers.add_argument(
+        "--generator-header", action="append", metavar="'NAME: VALUE'", help="repeatable"
+    )
+    answers.add_argument(
+        "--generator-timeout", type=float, help="seconds per generator call (default 30)"
+    )
+    answers.add_argument(
+        "--generator-retries", type=int, help="retries of transient failures (default 3)"
+    )
     _db_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the task as JSON")
     parser.set_defaults(handler=_run)
@@ -232,26 +275,49 @@ def _service(args: argparse.Namespace, **options: Any) -> Any:
     return EvaluationService(args.db, **options)
 
 
-def _http_options(args: argparse.Namespace) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    if args.request_template is not None:
+def _endpoint_options(
+    template: tuple[str, str | None], headers: tuple[str, list[str] | None], **given: Any
+) -> dict[str, Any]:
+    """An HTTP endpoint's options from the command line: its request template (JSON), its
+    ``Name: value`` headers (each as ``(option, value)``) and the options given (None: not
+    given)."""
+    options: dict[str, Any] = {key: value for key, value in given.items() if value is not None}
+    if template[1] is not None:
         try:
-            options["body"] = json.loads(args.request_template)
+            options["body"] = json.loads(template[1])
         except json.JSONDecodeError as error:
-            raise InputError(f"--request-template is not JSON: {error}") from None
-    headers: dict[str, str] = {}
-    for header in args.header or []:
+            raise InputError(f"{template[0]} is not JSON: {error}") from None
+    named: dict[str, str] = {}
+    for header in headers[1] or []:
         name, colon, value = header.partition(":")
         if not colon or not name.strip():
-            raise InputError(f"--header must be 'Name: value'; found {header!r}")
-        headers[name.strip()] = value.strip()
-    if headers:
-        options["headers"] = headers
-    for key in ("method", "results_path", "id_field", "score_field", "timeout", "retries"):
-        value = getattr(args, key)
-        if value is not None:
-            options[key] = value
+            raise InputError(f"{headers[0]} must be 'Name: value'; found {header!r}")
+        named[name.strip()] = value.strip()
+    if named:
+        options["headers"] = named
     return options
+
+
+def _http_options(args: argparse.Namespace) -> dict[str, Any]:
+    return _endpoint_options(
+        ("--request-template", args.request_template),
+        ("--header", args.header),
+        **{
+            key: getattr(args, key)
+            for key in ("method", "results_path", "id_field", "score_field", "timeout", "retries")
+        },
+    )
+
+
+def _generator_options(args: argparse.Namespace) -> dict[str, Any]:
+    return _endpoint_options(
+        ("--generator-template", args.generator_template),
+        ("--generator-header", args.generator_header),
+        answer_path=args.answer_path,
+        timeout=args.generator_timeout,
+        retries=args.generator_retries,
+        max_passages=args.max_passages,
+    )
 
 
 def _format(value: Any) -> str:
@@ -268,9 +334,15 @@ def _print_task(info: Any, *, detailed: bool = True) -> None:
     )
     if info.error:
         print(f"  error: {info.error}")
-    width = max((len(name) for name in info.measures), default=0)
+    width = max((len(name) for name in (*info.measures, *info.answer_measures)), default=0)
     for name in info.measures:
         print(f"  {name:<{width}}  {_format(info.metrics.get(name))}")
+    if info.generator is not None:
+        print(f"  answers scored: {info.answered} (generator {_retriever_label(info.generator)})")
+        for name in info.answer_measures:
+            print(f"  {name:<{width}}  {_format(info.answer_metrics.get(name))}")
+        if info.answer_note:
+            print(f"  note: {info.answer_note}")
     if detailed and info.latency_ms:
         latency = ", ".join(f"{key} {value:.1f}" for key, value in info.latency_ms.items())
         print(f"  latency ms: {latency}")
@@ -371,6 +443,9 @@ def _run(args: argparse.Namespace) -> int:
             max_failures=args.max_failures,
             name=args.name,
             http_options=_http_options(args),
+            generator=args.generator,
+            answer_measures=split_measures(args.answer_measures) or None,
+            generator_options=_generator_options(args),
         )
         if not args.json:
             print(
@@ -428,10 +503,13 @@ def _tasks_show(args: argparse.Namespace) -> int:
         if info.failed > len(failures):
             print(f"  ... {info.failed - len(failures)} more failed queries (tasks export)")
         for record in records:
-            values = " ".join(f"{k}={v:.4f}" for k, v in (record.metrics or {}).items())
+            measured = {**(record.metrics or {}), **(record.answer_metrics or {})}
+            values = " ".join(f"{k}={v:.4f}" for k, v in measured.items())
             print(
                 f"  {record.query_id}\t{record.status}\t{' '.join(record.doc_ids[:10])}\t{values}"
             )
+            if record.answer is not None:
+                print(f"    answer: {record.answer!r:.200}")
         return EXIT_OK
     finally:
         service.close()

@@ -1,22 +1,30 @@
 """The evaluation service: evaluate a live retriever on a dataset, keep every result, resume.
 
-`EvaluationService` submits a task (a dataset, a retriever, measures, a profile, a depth k),
-runs it with bounded concurrency, commits every finished query to a SQLite store (WAL mode) as
-it finishes, and resumes an interrupted task where it stopped: no query lost, none recorded
-twice, final results identical to an uninterrupted run. Tasks can be listed, shown, cancelled,
-exported (JSON, CSV, TREC run) and compared. The command line (``rankscope run``,
+`EvaluationService` submits a task (a dataset, a retriever, measures, a profile, a depth k, and
+optionally a generator that answers each question from its retrieved passages, with answer
+measures), runs it with bounded concurrency, commits every finished query to a SQLite store
+(WAL mode) as it finishes, and resumes an interrupted task where it stopped: no query lost,
+none recorded twice, final results identical to an uninterrupted run. Tasks can be listed,
+shown, cancelled, exported (JSON, CSV, TREC run) and compared. The command line (``rankscope run``,
 ``rankscope tasks``, ``rankscope serve``), the HTTP API and the web console (`create_app`) are
 thin shells over it.
 
 The HTTP retriever needs httpx, the BM25 baseline bm25s, the HTTP API fastapi and uvicorn, the
 console jinja2 and the offline API documentation fastapi-offline: the ``rankscope[service]``
-extra. They are imported only when used.
+extra; the answer measures of a generator's answers, the ``answers`` extra. They are imported
+only when used.
 """
 
 from typing import Any
 
 from rankscope.service._datasets import Dataset, load_dataset
-from rankscope.service._errors import RetrieverError, TaskNotFoundError, TaskStateError
+from rankscope.service._errors import (
+    GeneratorError,
+    RetrieverError,
+    TaskNotFoundError,
+    TaskStateError,
+)
+from rankscope.service._generators import CallableGenerator, Generation, Generator
 from rankscope.service._retrievers import CallableRetriever, Ranking, Retriever
 from rankscope.service._runner import Progress, RunStats
 from rankscope.service._scoring import WEKNORA_MEASURES, MeasureSet
@@ -26,9 +34,13 @@ from rankscope.service._store import QueryRecord
 __all__ = [
     "STATUSES",
     "WEKNORA_MEASURES",
+    "CallableGenerator",
     "CallableRetriever",
     "Dataset",
     "EvaluationService",
+    "Generation",
+    "Generator",
+    "GeneratorError",
     "MeasureSet",
     "Progress",
     "QueryRecord",

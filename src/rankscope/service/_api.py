@@ -1,7 +1,8 @@
 """The HTTP API of the evaluation service (FastAPI), a thin shell over `EvaluationService`.
 
 =======  =======================================  ==============================================
-POST     /api/v1/evaluations                      submit a task and start it -> 202 with the task
+POST     /api/v1/evaluations                      submit a task (a retriever, and optionally a
+                                                  generator) and start it -> 202 with the task
 GET      /api/v1/evaluations                      tasks, newest first (``limit``, ``offset``,
                                                   ``status``)
 GET      /api/v1/evaluations/{id}                 status, progress, metrics, latency percentiles
@@ -311,11 +312,7 @@ def create_app(
 def start_evaluation(service: EvaluationService, policy: Any, body: Any) -> TaskInfo:
     """Submit and start the task a client asked for (an `EvaluationIn`), within ``policy``."""
     dataset = body.dataset if isinstance(body.dataset, str) else body.dataset.model_dump()
-    retriever = (
-        body.retriever
-        if isinstance(body.retriever, str)
-        else {k: v for k, v in body.retriever.model_dump().items() if v is not None}
-    )
+    retriever = _spec_of(body.retriever)
     info = service.submit(
         policy.dataset(dataset),
         policy.retriever(retriever),
@@ -325,9 +322,19 @@ def start_evaluation(service: EvaluationService, policy: Any, body: Any) -> Task
         concurrency=body.concurrency,
         max_failures=body.max_failures,
         name=body.name,
+        generator=None if body.generator is None else policy.generator(_spec_of(body.generator)),
+        answer_measures=body.answer_measures,
     )
     service.start(info.id)
     return info
+
+
+def _spec_of(given: Any) -> str | dict[str, Any]:
+    """A retriever's or generator's specification as a client gave it: text, or the fields
+    it set."""
+    if isinstance(given, str):
+        return given
+    return {key: value for key, value in given.model_dump().items() if value is not None}
 
 
 def is_loopback(host: str) -> bool:

@@ -5,8 +5,10 @@ GET      /                            the tasks: status, live progress, dataset,
                                       main metrics, duration; pick some to compare
 GET      /tasks/new                   the form that starts an evaluation
 POST     /tasks/new                   start it (then its page)
-GET      /tasks/{id}                  a task: metrics (running means while it runs), latency,
-                                      throughput, the per-question table, failures, exports
+GET      /tasks/{id}                  a task: metrics and answer measures (running means while
+                                      it runs), latency, throughput, the per-question table
+                                      (with each generated answer beside its reference),
+                                      failures, exports
 POST     /tasks/{id}/cancel|resume    cancel or resume it
 GET      /compare?task=A&task=B...    the report of ``rankscope compare --format html``
 GET|POST /signin, POST /signout       a session from the server's token (when it has one)
@@ -30,7 +32,11 @@ from urllib.parse import parse_qs, quote
 from rankscope.errors import RankscopeError
 from rankscope.service._api import public_message, start_evaluation
 from rankscope.service._errors import TaskNotFoundError
-from rankscope.service._scoring import DEFAULT_TREC_MEASURES, WEKNORA_MEASURES
+from rankscope.service._scoring import (
+    DEFAULT_TREC_MEASURES,
+    WEKNORA_ANSWER_MEASURES,
+    WEKNORA_MEASURES,
+)
 from rankscope.service._session import COOKIE, SESSION_SECONDS
 
 if TYPE_CHECKING:
@@ -137,28 +143,44 @@ def evaluation_payload(form: Mapping[str, list[str]]) -> dict[str, Any]:
             except ValueError:
                 return text  # refused, with its field named, by the model's validation
 
+    def template(name: str, what: str) -> Any:
+        import json
+
+        text = one(name)
+        try:
+            return json.loads(text) if text else None
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{what} is not JSON: {error}") from None
+
     kind = one("retriever")
     retriever: dict[str, Any] = {"type": kind}
     if kind == "bm25":
         retriever.update(k1=number("k1"), b=number("b"))
     elif kind == "http":
-        import json
-
-        template = one("body")
-        try:
-            body = json.loads(template) if template else None
-        except json.JSONDecodeError as error:
-            raise ValueError(f"the request template is not JSON: {error}") from None
         retriever.update(
             url=one("url"),
             method=one("method") or None,
-            body=body,
+            body=template("body", "the request template"),
             results_path=one("results_path") or None,
             id_field=one("id_field") or None,
             score_field=one("score_field") or None,
         )
     elif kind == "callable":
         retriever["target"] = one("target")
+    generator: dict[str, Any] | None = None
+    generator_kind = one("generator")
+    if generator_kind == "http":
+        generator = {
+            "type": "http",
+            "url": one("generator_url"),
+            "body": template("generator_body", "the generator's request template"),
+            "answer_path": one("answer_path") or None,
+        }
+    elif generator_kind == "callable":
+        generator = {"type": "callable", "target": one("generator_target")}
+    if generator is not None:
+        generator["max_passages"] = number("max_passages")
+        generator = {key: value for key, value in generator.items() if value is not None}
     profile = one("profile") or "weknora"
     if profile == "weknora":
         measures = form.get("measure") or None
@@ -175,6 +197,10 @@ def evaluation_payload(form: Mapping[str, list[str]]) -> dict[str, Any]:
         "concurrency": number("concurrency") or 4,
         "max_failures": number("max_failures"),
         "name": one("name") or None,
+        "generator": generator,
+        "answer_measures": (
+            one("answer_measures").replace(",", " ").split() or None if generator else None
+        ),
     }
 
 
@@ -320,6 +346,7 @@ def install_console(app: "FastAPI") -> None:
             allowed_urls=policy.allowed_urls,
             weknora_measures=list(WEKNORA_MEASURES),
             trec_measures=" ".join(DEFAULT_TREC_MEASURES),
+            weknora_answer_measures=" ".join(WEKNORA_ANSWER_MEASURES),
         )
 
     @app.get("/tasks/new", include_in_schema=False)

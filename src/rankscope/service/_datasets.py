@@ -3,13 +3,17 @@
 Three layouts are read, and checked before any retrieval starts:
 
 * **WeKnora** (a directory): ``queries.parquet`` (id, text), ``corpus.parquet`` (id, text),
-  ``qrels.parquet`` (qid, pid, score). Id columns are integers in some files and strings in
-  others; WeKnora reads them all as 64-bit integers, so when every id of a kind (query or
-  document) is an integer they are compared as integers (``"01"`` and ``1`` are the same id).
+  ``qrels.parquet`` (qid, pid, score), and the reference answers, when there are any:
+  ``answers.parquet`` (id, text) and ``qas.parquet`` (qid, aid). Id columns are integers in
+  some files and strings in others; WeKnora reads them all as 64-bit integers, so when every
+  id of a kind (query or document) is an integer they are compared as integers (``"01"`` and
+  ``1`` are the same id).
 * **BEIR** (a directory): ``corpus.jsonl`` (``_id``, ``title``, ``text``), ``queries.jsonl``
-  (``_id``, ``text``) and ``qrels/<split>.tsv`` (header ``query-id corpus-id score``).
-* **Files**: queries (JSONL, TSV ``id<TAB>text`` or Parquet) and a qrels file (TREC, BEIR TSV,
-  JSONL or Parquet), and optionally a corpus (JSONL or Parquet).
+  (``_id``, ``text``, and a reference answer under ``answer``, or a list under ``answers``,
+  when there is one) and ``qrels/<split>.tsv`` (header ``query-id corpus-id score``).
+* **Files**: queries (JSONL as in BEIR, TSV ``id<TAB>text`` or Parquet with an optional
+  ``answer`` column) and a qrels file (TREC, BEIR TSV, JSONL or Parquet), and optionally a
+  corpus (JSONL or Parquet).
 
 Only judged queries are evaluated, in the order of the queries file; queries without
 judgements are counted in `Dataset.unjudged_queries` and left out (a BEIR ``queries.jsonl``
@@ -71,6 +75,9 @@ class Dataset:
         so that it can be read again; empty for a dataset built in memory.
     unjudged_queries
         Queries of the queries file without judgements, left out.
+    references
+        ``{query_id: (reference answer, ...)}`` of the judged queries that have one (the
+        answers a generator's answers are scored against); empty when the dataset has none.
 
     Examples
     --------
@@ -87,6 +94,7 @@ class Dataset:
     layout: str
     location: Mapping[str, str] = field(default_factory=dict)
     unjudged_queries: int = 0
+    references: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     _corpus_loader: Callable[[], list[tuple[str, str]]] | None = field(default=None, repr=False)
     _corpus_cache: list[list[tuple[str, str]]] = field(default_factory=list, repr=False)
 
@@ -97,14 +105,22 @@ class Dataset:
         qrels: Qrels | Mapping[Any, Mapping[Any, Any]],
         *,
         corpus: Mapping[Any, str] | None = None,
+        references: Mapping[Any, str | Sequence[str]] | None = None,
         name: str = "dataset",
     ) -> Dataset:
-        """A dataset from ``{query_id: text}``, qrels and optionally ``{doc_id: text}``."""
+        """A dataset from ``{query_id: text}``, qrels and optionally ``{doc_id: text}`` and
+        reference answers ``{query_id: text or [texts]}``."""
         pairs = [(str(query_id), text) for query_id, text in queries.items()]
         judgements = qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
         corpus_pairs = None if corpus is None else [(str(d), t) for d, t in corpus.items()]
         loader = None if corpus_pairs is None else (lambda: corpus_pairs)
-        return _assemble(name, "memory", {}, pairs, judgements, "<queries>", loader)
+        answers: dict[str, list[str]] = {}
+        for query_id, given in (references or {}).items():
+            texts = [given] if isinstance(given, str) else list(given)
+            answers[str(query_id)] = _reference_texts(texts, f"query {query_id!r}", "<references>")
+        return _assemble(
+            name, "memory", {}, pairs, judgements, "<queries>", loader, references=answers
+        )
 
     @property
     def has_corpus(self) -> bool:
@@ -153,6 +169,7 @@ class Dataset:
             "queries": len(self.queries),
             "judgements": len(self.qrels),
             "unjudged_queries": self.unjudged_queries,
+            "references": len(self.references),
             "fingerprint": self.fingerprint(),
         }
 
@@ -247,6 +264,7 @@ def _assemble(
     queries_source: str,
     corpus_loader: Callable[[], list[tuple[str, str]]] | None,
     lines: Sequence[int] | None = None,
+    references: Mapping[str, list[str]] | None = None,
 ) -> Dataset:
     seen: dict[str, int] = {}
     for index, (query_id, text) in enumerate(pairs):
@@ -292,8 +310,27 @@ def _assemble(
         layout=layout,
         location=dict(location),
         unjudged_queries=len(pairs) - len(kept),
+        references={
+            query_id: tuple(texts)
+            for query_id, texts in (references or {}).items()
+            if query_id in judged_set
+        },
         _corpus_loader=corpus_loader,
     )
+
+
+def _reference_texts(
+    texts: Sequence[Any], where: str, source: str, line: int | None = None
+) -> list[str]:
+    """Reference answers, checked to be texts."""
+    if not texts or not all(isinstance(text, str) for text in texts):
+        raise InputError(
+            f"the reference answer of {where} must be a text or a list of texts; "
+            f"found {texts!r:.80}",
+            source=source,
+            line=line,
+        )
+    return list(texts)
 
 
 def _check_corpus(documents: Sequence[tuple[str, str]], qrels: Qrels, name: str) -> None:
@@ -391,8 +428,14 @@ def _load_weknora(directory: Path, name: str) -> Dataset:
         corpus_texts = _texts(corpus_frame, corpus_cols["text"])
     else:
         raise InputError("missing file corpus.parquet", source=str(directory))
-    query_ids, qrels_query_ids = _canonical_integers(query_ids, qrels_query_ids)
+    answer_question_ids, answer_texts = _weknora_answers(directory)
+    query_ids, qrels_query_ids, answer_question_ids = _canonical_integers(
+        query_ids, qrels_query_ids, answer_question_ids
+    )
     corpus_ids, qrels_doc_ids = _canonical_integers(corpus_ids, qrels_doc_ids)
+    references: dict[str, list[str]] = {}
+    for question, text in zip(answer_question_ids, answer_texts, strict=True):
+        references.setdefault(question, []).append(text)
 
     qrels = Qrels.from_frame(
         pl.DataFrame(
@@ -415,7 +458,52 @@ def _load_weknora(directory: Path, name: str) -> Dataset:
         qrels,
         str(queries_path),
         lambda: documents,
+        references=references,
     )
+
+
+def _weknora_answers(directory: Path) -> tuple[list[str], list[str]]:
+    """The question id and text of every reference answer: ``qas.parquet`` (qid, aid) maps
+    questions to the answers of ``answers.parquet`` (id, text); none if neither file is there."""
+    answers_path = directory / "answers.parquet"
+    qas_path = directory / "qas.parquet"
+    present = [_present(answers_path), _present(qas_path)]
+    if not any(present):
+        return [], []
+    if not all(present):
+        missing = "qas.parquet" if present[0] else "answers.parquet"
+        raise InputError(
+            f"missing file {missing}: WeKnora's reference answers need both answers.parquet "
+            "and qas.parquet",
+            source=str(directory),
+        )
+    answer_frame, answer_cols = _read_parquet_columns(
+        answers_path, {"id": ("id", "aid"), "text": ("text", "answer")}
+    )
+    qas_frame, qas_cols = _read_parquet_columns(
+        qas_path, {"qid": ("qid", "query_id"), "aid": ("aid", "answer_id")}
+    )
+    answer_ids = _id_strings(answer_frame, answer_cols["id"], str(answers_path))
+    qas_answer_ids = _id_strings(qas_frame, qas_cols["aid"], str(qas_path))
+    answer_ids, qas_answer_ids = _canonical_integers(answer_ids, qas_answer_ids)
+    texts: dict[str, str] = {}
+    for row, (answer_id, text) in enumerate(
+        zip(answer_ids, _texts(answer_frame, answer_cols["text"]), strict=True), start=1
+    ):
+        if answer_id in texts:
+            raise InputError(
+                f"answer id {answer_id!r} appears twice (row {row}); ids must be unique",
+                source=str(answers_path),
+            )
+        texts[answer_id] = text
+    for row, answer_id in enumerate(qas_answer_ids, start=1):
+        if answer_id not in texts:
+            raise InputError(
+                f"row {row}: answer id {answer_id!r} is not in answers.parquet",
+                source=str(qas_path),
+            )
+    question_ids = _id_strings(qas_frame, qas_cols["qid"], str(qas_path))
+    return question_ids, [texts[answer_id] for answer_id in qas_answer_ids]
 
 
 # --- BEIR and files -------------------------------------------------------------------------
@@ -464,18 +552,27 @@ def _record_id(
     )
 
 
-def _read_queries_jsonl(path: Path) -> tuple[list[tuple[str, str]], list[int]]:
+def _read_queries_jsonl(path: Path) -> QueriesRead:
     pairs: list[tuple[str, str]] = []
     lines: list[int] = []
+    references: dict[str, list[str]] = {}
     for number, record, line in _jsonl_records(path):
         query_id = _record_id(record, ("_id", "id", "query_id", "qid"), path, number, line)
         text = record.get("text", record.get("query"))
         pairs.append((query_id, text if isinstance(text, str) else ""))
         lines.append(number)
-    return pairs, lines
+        answer = record.get("answer", record.get("answers"))
+        if answer is not None:
+            texts = answer if isinstance(answer, list) else [answer]
+            references[query_id] = _reference_texts(texts, f"query {query_id!r}", str(path), number)
+    return pairs, lines, references
 
 
-def _read_queries_tsv(path: Path) -> tuple[list[tuple[str, str]], list[int]]:
+QueriesRead = tuple[list[tuple[str, str]], list[int] | None, dict[str, list[str]]]
+"""Question ids and texts, their line numbers (None in Parquet) and reference answers."""
+
+
+def _read_queries_tsv(path: Path) -> QueriesRead:
     pairs: list[tuple[str, str]] = []
     lines: list[int] = []
     for number, line in text_lines(path):
@@ -488,21 +585,27 @@ def _read_queries_tsv(path: Path) -> tuple[list[tuple[str, str]], list[int]]:
             )
         pairs.append((parts[0].strip(), parts[1]))
         lines.append(number)
-    return pairs, lines
+    return pairs, lines, {}
 
 
-def _read_queries_file(path: Path) -> tuple[list[tuple[str, str]], list[int] | None]:
+def _read_queries_file(path: Path) -> QueriesRead:
     regular_file(path, "queries file")
     if path.suffix == ".parquet":
         frame, cols = _read_parquet_columns(
             path, {"id": ("id", "_id", "qid", "query_id"), "text": ("text", "query")}
         )
         ids = _id_strings(frame, cols["id"], str(path))
-        return list(zip(ids, _texts(frame, cols["text"]), strict=True)), None
+        references: dict[str, list[str]] = {}
+        if "answer" in frame.columns:
+            for query_id, answer in zip(ids, frame["answer"].to_list(), strict=True):
+                if answer is not None:
+                    references[query_id] = _reference_texts(
+                        [answer], f"query {query_id!r}", str(path)
+                    )
+        return list(zip(ids, _texts(frame, cols["text"]), strict=True)), None, references
     if path.suffix in (".tsv", ".txt"):
         return _read_queries_tsv(path)
-    pairs, lines = _read_queries_jsonl(path)
-    return pairs, lines
+    return _read_queries_jsonl(path)
 
 
 def _read_corpus_jsonl(path: Path) -> list[tuple[str, str]]:
@@ -661,7 +764,7 @@ def _load_beir(directory: Path, split: str | None, name: str) -> Dataset:
             f"no qrels for split {split!r}; found splits {splits}", source=str(qrels_dir)
         )
     qrels_path = qrels_dir / f"{split}.tsv"
-    pairs, lines = _read_queries_jsonl(queries_path)
+    pairs, lines, references = _read_queries_jsonl(queries_path)
     qrels = _read_qrels_text(qrels_path)
     return _assemble(
         name,
@@ -672,11 +775,12 @@ def _load_beir(directory: Path, split: str | None, name: str) -> Dataset:
         str(queries_path),
         confined(lambda: _read_corpus_jsonl(corpus_path)),
         lines,
+        references,
     )
 
 
 def _load_files(queries: Path, qrels_path: Path, corpus: Path | None, name: str | None) -> Dataset:
-    pairs, lines = _read_queries_file(queries)
+    pairs, lines, references = _read_queries_file(queries)
     qrels = _read_qrels_file(qrels_path)
     if corpus is not None:
         regular_file(corpus, "corpus file")
@@ -687,5 +791,13 @@ def _load_files(queries: Path, qrels_path: Path, corpus: Path | None, name: str 
         corpus_file = corpus
         loader = confined(lambda: _read_corpus_file(corpus_file))
     return _assemble(
-        name or queries.stem, "files", location, pairs, qrels, str(queries), loader, lines
+        name or queries.stem,
+        "files",
+        location,
+        pairs,
+        qrels,
+        str(queries),
+        loader,
+        lines,
+        references,
     )

@@ -5,9 +5,11 @@
     RankscopeError
      ├── TaskNotFoundError (LookupError)   no task has that id (the API answers 404)
      ├── TaskStateError                    the task's status does not allow the operation (409)
-     └── RetrieverError                    a retriever call failed or returned unusable output
+     └── CallError                         a call out of the service failed
+          ├── RetrieverError               a retriever call failed or returned unusable output
+          └── GeneratorError               a generator call failed or returned no answer text
 
-Invalid datasets, retriever specifications and measure names raise the core's
+Invalid datasets, retriever and generator specifications and measure names raise the core's
 `rankscope.errors.InputError`, `MeasureError` and `ProfileError` (the API answers 422).
 """
 
@@ -15,7 +17,13 @@ from __future__ import annotations
 
 from rankscope.errors import RankscopeError
 
-__all__ = ["RetrieverError", "TaskNotFoundError", "TaskStateError"]
+__all__ = [
+    "CallError",
+    "GeneratorError",
+    "RetrieverError",
+    "TaskNotFoundError",
+    "TaskStateError",
+]
 
 
 class TaskNotFoundError(RankscopeError, LookupError):
@@ -30,8 +38,9 @@ class TaskStateError(RankscopeError):
     """The task's status does not allow the operation (e.g. resuming a task that is running)."""
 
 
-class RetrieverError(RankscopeError):
-    """A retriever call failed after its retries, or returned something that is not a ranking.
+class CallError(RankscopeError):
+    """A call to a retriever or a generator failed after its retries, or returned something
+    unusable; the question is recorded as failed and the task goes on.
 
     Attributes
     ----------
@@ -45,3 +54,11 @@ class RetrieverError(RankscopeError):
         self.attempts = attempts
         self.transient = transient
         super().__init__(message)
+
+
+class RetrieverError(CallError):
+    """A retriever call failed after its retries, or returned something that is not a ranking."""
+
+
+class GeneratorError(CallError):
+    """A generator call failed after its retries, or returned something that is not an answer."""

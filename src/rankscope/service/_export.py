@@ -1,11 +1,12 @@
 """A task's results as files: JSON (the task and every query), CSV (a row per query), or a TREC
-run of what the retriever returned."""
+run of what the retriever returned. A task with a generator adds each question's answer, its
+measure values and the reference answers (JSON: every field; CSV: columns after the others)."""
 
 from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from rankscope.service._scoring import effective_scores
@@ -31,8 +32,18 @@ def write_export(
         _write_trec(info, records, handle)
 
 
+def _values(values: Mapping[str, float] | None, names: Sequence[str]) -> list[str]:
+    return [repr(values[name]) if values and name in values else "" for name in names]
+
+
+def _milliseconds(seconds: float | None) -> str:
+    return "" if seconds is None else f"{seconds * 1000:.3f}"
+
+
 def _write_csv(info: TaskInfo, records: Sequence[QueryRecord], handle: TextIO) -> None:
     writer = csv.writer(handle, lineterminator="\n")
+    answers = info.generator is not None
+    answer_columns = [*info.answer_measures, "answer_latency_ms", "answer", "references"]
     writer.writerow(
         [
             "query_id",
@@ -43,22 +54,30 @@ def _write_csv(info: TaskInfo, records: Sequence[QueryRecord], handle: TextIO) -
             "attempts",
             "retrieved",
             "error",
+            *(answer_columns if answers else []),
         ]
     )
     for record in records:
-        values = record.metrics or {}
-        writer.writerow(
-            [
-                record.query_id,
-                record.position,
-                record.status,
-                *[repr(values[name]) if name in values else "" for name in info.measures],
-                "" if record.latency is None else f"{record.latency * 1000:.3f}",
-                record.attempts,
-                " ".join(record.doc_ids),
-                record.error or "",
-            ]
-        )
+        row = [
+            record.query_id,
+            record.position,
+            record.status,
+            *_values(record.metrics, info.measures),
+            _milliseconds(record.latency),
+            record.attempts,
+            " ".join(record.doc_ids),
+            record.error or "",
+        ]
+        if answers:
+            row.extend(
+                [
+                    *_values(record.answer_metrics, info.answer_measures),
+                    _milliseconds(record.answer_latency),
+                    record.answer or "",
+                    "\n".join(record.references or ()),
+                ]
+            )
+        writer.writerow(row)
 
 
 def _write_trec(info: TaskInfo, records: Sequence[QueryRecord], handle: TextIO) -> None:

@@ -18,15 +18,28 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from rankscope.errors import InputError, MissingDependencyError
-from rankscope.service._errors import RetrieverError
+from rankscope.service._errors import CallError, RetrieverError
 from rankscope.service._retrievers import Ranking, Retriever, normalise_ranking
 
-__all__ = ["DEFAULT_BODY", "HTTPRetriever", "extract", "fill_template", "http_spec"]
+__all__ = [
+    "DEFAULT_BODY",
+    "HTTPEndpoint",
+    "HTTPRetriever",
+    "call_json",
+    "client_for",
+    "extract",
+    "fill",
+    "fill_template",
+    "http_spec",
+    "http_spec_options",
+    "walk",
+]
 
 DEFAULT_BODY: dict[str, Any] = {"query": "{query}", "k": "{k}"}
 TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -57,19 +70,37 @@ def http_spec(options: dict[str, Any]) -> dict[str, Any]:
     >>> spec["method"], spec["body"], spec["results_path"], spec["timeout"], spec["retries"]
     ('POST', {'query': '{query}', 'k': '{k}'}, 'results', 30.0, 3)
     """
-    unknown = sorted(set(options) - _SPEC_KEYS)
+    spec = http_spec_options(options, _SPEC_KEYS, DEFAULT_BODY, "HTTP retriever")
+    score_field = options.get("score_field", "score")
+    results_path = options.get("results_path")
+    spec.update(
+        results_path=str(results_path if results_path is not None else "results"),
+        id_field=str(options.get("id_field") or "id"),
+        score_field=str(score_field) if score_field else None,
+    )
+    return spec
+
+
+def http_spec_options(
+    options: Mapping[str, Any], keys: set[str], default_body: Any, what: str
+) -> dict[str, Any]:
+    """The options every HTTP endpoint has (``url``, ``method``, ``body``, ``headers``,
+    ``timeout``, ``retries``, ``backoff``), checked, defaults filled in; ``keys`` are every
+    option the endpoint knows."""
+    unknown = sorted(set(options) - keys)
     if unknown:
         raise InputError(
-            f"unknown HTTP retriever options {unknown}; "
-            f"expected some of {sorted(_SPEC_KEYS - {'type'})}"
+            f"unknown {what} options {unknown}; expected some of {sorted(keys - {'type'})}"
         )
     url = options.get("url")
     if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
-        raise InputError(f"the HTTP retriever needs an http:// or https:// url; found {url!r}")
+        raise InputError(f"the {what} needs an http:// or https:// url; found {url!r}")
     method = str(options.get("method") or "POST").upper()
     if method not in ("GET", "POST"):
         raise InputError(f"method must be GET or POST; found {method!r}")
-    body = options.get("body", DEFAULT_BODY)
+    body = options.get("body", default_body)
+    if body is None:
+        body = default_body
     if isinstance(body, str):
         try:
             body = json.loads(body)
@@ -88,7 +119,6 @@ def http_spec(options: dict[str, Any]) -> dict[str, Any]:
             f"the request template and headers take {size} bytes as JSON; at most "
             f"{MAX_TEMPLATE_BYTES} are kept with a task"
         )
-    score_field = options.get("score_field", "score")
 
     def number(key: str, default: float, low: float, high: float) -> float:
         value = options.get(key, default)
@@ -108,38 +138,65 @@ def http_spec(options: dict[str, Any]) -> dict[str, Any]:
         "method": method,
         "body": body,
         "headers": dict(headers),
-        "results_path": str(
-            options.get("results_path") if options.get("results_path") is not None else "results"
-        ),
-        "id_field": str(options.get("id_field") or "id"),
-        "score_field": str(score_field) if score_field else None,
         "timeout": number("timeout", 30.0, 0.001, 3600.0),
         "retries": int(number("retries", 3, 0, 100)),
         "backoff": number("backoff", 0.5, 0.0, 60.0),
     }
 
 
+def client_for(spec: Mapping[str, Any], concurrency: int, what: str) -> Any:
+    """An ``httpx.AsyncClient`` for an endpoint: its timeout and headers, ``concurrency``
+    connections at most."""
+    try:
+        import httpx
+    except ImportError:
+        raise MissingDependencyError("httpx", what, "service") from None
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(spec["timeout"]),
+        limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
+        headers=spec["headers"],
+    )
+
+
 def fill_template(template: Any, query_id: str, text: str, k: int) -> Any:
-    """The template with its placeholders replaced.
+    """A retriever's request template with its placeholders replaced.
 
     >>> fill_template({"q": "{query}", "top": "{k}", "tag": "q-{query_id}"}, "7", "hi", 5)
     {'q': 'hi', 'top': 5, 'tag': 'q-7'}
     """
+    return fill(
+        template, {"query": (text, text), "k": (k, str(k)), "query_id": (query_id, query_id)}
+    )
+
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def fill(template: Any, values: Mapping[str, tuple[Any, str]]) -> Any:
+    """``template`` with each ``{name}`` of ``values`` replaced: a string that is exactly a
+    placeholder becomes the value itself (a number, a list), one inside a longer string its
+    text; placeholders are replaced in one pass, so a value's own text is never read again.
+
+    >>> fill({"ids": "{ids}", "note": "ids: {ids}"}, {"ids": (["a", "b"], "a b")})
+    {'ids': ['a', 'b'], 'note': 'ids: a b'}
+    """
     if isinstance(template, str):
-        exact: dict[str, Any] = {"{query}": text, "{k}": k, "{query_id}": query_id}
-        if template in exact:
-            return exact[template]
-        return (
-            template.replace("{query_id}", query_id).replace("{query}", text).replace("{k}", str(k))
+        exact = _PLACEHOLDER.fullmatch(template)
+        if exact and exact.group(1) in values:
+            return values[exact.group(1)][0]
+        return _PLACEHOLDER.sub(
+            lambda found: values[found.group(1)][1] if found.group(1) in values else found.group(0),
+            template,
         )
     if isinstance(template, dict):
-        return {key: fill_template(value, query_id, text, k) for key, value in template.items()}
+        return {key: fill(value, values) for key, value in template.items()}
     if isinstance(template, list):
-        return [fill_template(value, query_id, text, k) for value in template]
+        return [fill(value, values) for value in template]
     return template
 
 
-def _walk(value: Any, path: str, what: str) -> Any:
+def walk(value: Any, path: str, what: str, error: type[CallError] = RetrieverError) -> Any:
+    """The value at ``path`` (dots separate keys and list indexes) in a JSON ``value``."""
     if not path:
         return value
     for part in path.split("."):
@@ -153,7 +210,7 @@ def _walk(value: Any, path: str, what: str) -> Any:
             value = value[int(part)]
         else:
             found = sorted(value)[:10] if isinstance(value, Mapping) else type(value).__name__
-            raise RetrieverError(f"the {what} has no {part!r} (path {path!r}); found {found}")
+            raise error(f"the {what} has no {part!r} (path {path!r}); found {found}")
     return value
 
 
@@ -165,7 +222,7 @@ def extract(payload: Any, results_path: str, id_field: str, score_field: str | N
     >>> extract({"ids": ["a", "b"]}, "ids", "id", "score")
     ['a', 'b']
     """
-    items = _walk(payload, results_path, "response")
+    items = walk(payload, results_path, "response")
     if not isinstance(items, list):
         raise RetrieverError(
             f"expected a list at {results_path or 'the top'} of the response; "
@@ -174,9 +231,9 @@ def extract(payload: Any, results_path: str, id_field: str, score_field: str | N
     ranking: list[Any] = []
     for item in items:
         if isinstance(item, Mapping):
-            doc_id = _walk(item, id_field, "result")
+            doc_id = walk(item, id_field, "result")
             if score_field and _has(item, score_field):
-                ranking.append((doc_id, _walk(item, score_field, "result")))
+                ranking.append((doc_id, walk(item, score_field, "result")))
             else:
                 ranking.append(doc_id)
         elif isinstance(item, list):
@@ -188,7 +245,7 @@ def extract(payload: Any, results_path: str, id_field: str, score_field: str | N
 
 def _has(item: Mapping[str, Any], path: str) -> bool:
     try:
-        _walk(item, path, "result")
+        walk(item, path, "result")
     except RetrieverError:
         return False
     return True
@@ -209,6 +266,112 @@ def _described(response: Any) -> str:
     return f"{kind}, {len(response.content)} bytes"
 
 
+Parsed = TypeVar("Parsed")
+
+
+async def call_json(
+    client: Any,
+    spec: Mapping[str, Any],
+    request: Any,
+    parse: Callable[[Any], Parsed],
+    error: type[CallError] = RetrieverError,
+) -> tuple[Parsed, int, float]:
+    """Send ``request`` as ``spec`` says (``method``, ``url``, ``retries``, ``backoff``,
+    ``timeout``) and ``parse`` the JSON answer: what it returns, the attempts made and the
+    latency of the call that succeeded.
+
+    Transient failures are retried with back-off (see the module's docstring); any other
+    failure, and what ``parse`` raises, end the call at once with ``error``.
+    """
+    import asyncio
+
+    import httpx
+
+    attempts = spec["retries"] + 1
+    last = ""
+    for attempt in range(1, attempts + 1):
+        wait: float | None = None
+        started = time.perf_counter()
+        try:
+            if spec["method"] == "GET":
+                response = await client.get(
+                    spec["url"], params={key: str(value) for key, value in request.items()}
+                )
+            else:
+                response = await client.post(spec["url"], json=request)
+        except httpx.TimeoutException:
+            last = f"timed out after {spec['timeout']:g} s"
+        except httpx.TransportError as failure:
+            last = f"{type(failure).__name__}: {failure}"
+        else:
+            latency = time.perf_counter() - started
+            if response.status_code in TRANSIENT_STATUSES:
+                last = f"HTTP {response.status_code} {response.reason_phrase}"
+                wait = _retry_after(response.headers.get("retry-after"))
+            elif response.is_error or response.is_redirect:
+                # Never the body: it may come from anywhere the URL leads.
+                raise error(
+                    f"{spec['method']} {spec['url']}: HTTP {response.status_code} "
+                    f"{response.reason_phrase} ({_described(response)})",
+                    attempts=attempt,
+                )
+            else:
+                try:
+                    payload = response.json()
+                except ValueError:
+                    raise error(
+                        f"{spec['method']} {spec['url']}: the response is not JSON "
+                        f"({_described(response)})",
+                        attempts=attempt,
+                    ) from None
+                try:
+                    return parse(payload), attempt, latency
+                except CallError as unusable:
+                    raise error(str(unusable), attempts=attempt) from None
+        if attempt < attempts:
+            delay = min(spec["backoff"] * 2 ** (attempt - 1), _MAX_DELAY)
+            delay *= random.uniform(0.5, 1.0)
+            await asyncio.sleep(max(delay, wait or 0.0))
+    raise error(
+        f"{spec['method']} {spec['url']}: {last} (gave up after {attempts} attempts)",
+        attempts=attempts,
+        transient=True,
+    )
+
+
+class HTTPEndpoint:
+    """What the HTTP retriever and generator share: one httpx client for the endpoint of
+    ``spec`` (`http_spec_options`), opened for the task's concurrency, and calls through
+    `call_json`."""
+
+    def __init__(self, spec: Mapping[str, Any], what: str) -> None:
+        self.spec = spec
+        self.what = what
+        self._client: Any = None
+
+    async def open(self, concurrency: int) -> None:
+        """A client with ``concurrency`` connections at most."""
+        self._client = client_for(self.spec, concurrency, self.what)
+
+    async def call(
+        self, request: Any, parse: Callable[[Any], Parsed], error: type[CallError]
+    ) -> tuple[Parsed, int, float]:
+        """`call_json` on this endpoint (a client for one call at a time if not opened)."""
+        if self._client is None:
+            await self.open(1)
+        return await call_json(self._client, self.spec, request, parse, error)
+
+    async def aclose(self) -> None:
+        """Close the client."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def describe(self) -> str:
+        """``METHOD url``."""
+        return f"{self.spec['method']} {self.spec['url']}"
+
+
 class HTTPRetriever(Retriever):
     """Calls an HTTP endpoint with httpx, with a timeout, retries and a connection limit."""
 
@@ -216,84 +379,26 @@ class HTTPRetriever(Retriever):
 
     def __init__(self, spec: Mapping[str, Any]) -> None:
         self.spec = http_spec(dict(spec))
-        self._client: Any = None
+        self._endpoint = HTTPEndpoint(self.spec, "the HTTP retriever")
 
     async def open(self, concurrency: int) -> None:
-        try:
-            import httpx
-        except ImportError:
-            raise MissingDependencyError("httpx", "the HTTP retriever", "service") from None
-        self._client = httpx.AsyncClient(
-            timeout=httpx.Timeout(self.spec["timeout"]),
-            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
-            headers=self.spec["headers"],
-        )
+        await self._endpoint.open(concurrency)
 
     async def retrieve(self, query_id: str, text: str, k: int) -> Ranking:
-        import asyncio
-
-        import httpx
-
-        if self._client is None:
-            await self.open(1)
         spec = self.spec
         request = fill_template(spec["body"], query_id, text, k)
-        attempts = spec["retries"] + 1
-        last = ""
-        for attempt in range(1, attempts + 1):
-            wait: float | None = None
-            started = time.perf_counter()
-            try:
-                if spec["method"] == "GET":
-                    response = await self._client.get(
-                        spec["url"], params={key: str(value) for key, value in request.items()}
-                    )
-                else:
-                    response = await self._client.post(spec["url"], json=request)
-            except httpx.TimeoutException:
-                last = f"timed out after {spec['timeout']:g} s"
-            except httpx.TransportError as error:
-                last = f"{type(error).__name__}: {error}"
-            else:
-                latency = time.perf_counter() - started
-                if response.status_code in TRANSIENT_STATUSES:
-                    last = f"HTTP {response.status_code} {response.reason_phrase}"
-                    wait = _retry_after(response.headers.get("retry-after"))
-                elif response.is_error or response.is_redirect:
-                    # Never the body: it may come from anywhere the URL leads.
-                    raise RetrieverError(
-                        f"{spec['method']} {spec['url']}: HTTP {response.status_code} "
-                        f"{response.reason_phrase} ({_described(response)})",
-                        attempts=attempt,
-                    )
-                else:
-                    try:
-                        payload = response.json()
-                    except ValueError:
-                        raise RetrieverError(
-                            f"{spec['method']} {spec['url']}: the response is not JSON "
-                            f"({_described(response)})",
-                            attempts=attempt,
-                        ) from None
-                    raw = extract(
-                        payload, spec["results_path"], spec["id_field"], spec["score_field"]
-                    )
-                    doc_ids, scores = normalise_ranking(raw, k)
-                    return Ranking(doc_ids, scores, attempt, latency)
-            if attempt < attempts:
-                delay = min(spec["backoff"] * 2 ** (attempt - 1), _MAX_DELAY)
-                delay *= random.uniform(0.5, 1.0)
-                await asyncio.sleep(max(delay, wait or 0.0))
-        raise RetrieverError(
-            f"{spec['method']} {spec['url']}: {last} (gave up after {attempts} attempts)",
-            attempts=attempts,
-            transient=True,
+
+        def ranking(payload: Any) -> tuple[list[str], list[float] | None]:
+            raw = extract(payload, spec["results_path"], spec["id_field"], spec["score_field"])
+            return normalise_ranking(raw, k)
+
+        (doc_ids, scores), attempt, latency = await self._endpoint.call(
+            request, ranking, RetrieverError
         )
+        return Ranking(doc_ids, scores, attempt, latency)
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        await self._endpoint.aclose()
 
     def describe(self) -> str:
-        return f"{self.spec['method']} {self.spec['url']}"
+        return self._endpoint.describe()

@@ -14,6 +14,7 @@ __all__ = [
     "DatasetIn",
     "ErrorOut",
     "EvaluationIn",
+    "GeneratorIn",
     "QueryOut",
     "QueryPage",
     "RetrieverIn",
@@ -65,6 +66,35 @@ class RetrieverIn(BaseModel):
     b: float | None = Field(None, ge=0, le=1, description="BM25 b")
 
 
+class GeneratorIn(BaseModel):
+    """A generator specification: a callable ``f(question, passages) -> answer`` or an HTTP
+    endpoint answering a JSON request made from a template."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    type: Literal["callable", "http"]
+    target: str | None = Field(
+        None, max_length=500, description="module:function, for type callable"
+    )
+    url: str | None = Field(None, max_length=2048, description="endpoint, for type http")
+    method: Literal["GET", "POST"] | None = None
+    body: Any = Field(
+        None,
+        description="JSON request template with {query}, {query_id}, {passages} (the list of "
+        "texts), {doc_ids} (64 KiB at most); default "
+        '{"question": "{query}", "passages": "{passages}"}',
+    )
+    headers: dict[str, str] | None = None
+    answer_path: str | None = Field(
+        None, max_length=500, description="where the answer is in the response (default answer)"
+    )
+    timeout: float | None = Field(None, gt=0, le=3600)
+    retries: int | None = Field(None, ge=0, le=100)
+    backoff: float | None = Field(None, ge=0, le=60)
+    max_passages: int | None = Field(
+        None, ge=1, le=10_000, description="passages given per question (default: all retrieved)"
+    )
+
+
 class EvaluationIn(BaseModel):
     """A task to run."""
 
@@ -83,6 +113,18 @@ class EvaluationIn(BaseModel):
     concurrency: int = Field(4, ge=1, le=256)
     max_failures: int | None = Field(None, ge=0, le=MAX_OFFSET)
     name: str | None = Field(None, max_length=200)
+    generator: SpecText | GeneratorIn | None = Field(
+        None,
+        description="answers each question from its retrieved passages: 'module:function', "
+        "an http(s):// URL, or a specification",
+    )
+    answer_measures: list[Annotated[str, StringConstraints(max_length=200)]] | None = Field(
+        None,
+        max_length=100,
+        description="WeKnora's bleu1, bleu2, bleu4, rouge1, rouge2, rougel and/or BLEU, "
+        "ROUGE-1, ROUGE-2, ROUGE-L, ExactMatch, TokenF1 (with a generator; default WeKnora's "
+        "six under weknora, the standard six otherwise)",
+    )
 
 
 class ErrorOut(BaseModel):
@@ -114,6 +156,17 @@ class ProgressOut(BaseModel):
     fraction: float
 
 
+class AnswersOut(BaseModel):
+    """A task's generator and the means of its answer measures (None: nothing scored yet)."""
+
+    generator: dict[str, Any]
+    measures: list[str]
+    metrics: dict[str, float | None]
+    scored: int = Field(description="answers scored (questions with a reference answer)")
+    references: int | None = Field(description="questions with a reference answer")
+    note: str | None = Field(description="what cannot be scored, e.g. no reference answers")
+
+
 class TaskOut(BaseModel):
     """A task: status, progress, metrics (None: no query succeeded yet), latency (ms)."""
 
@@ -137,6 +190,7 @@ class TaskOut(BaseModel):
     started_at: float | None
     finished_at: float | None
     updated_at: float
+    answers: AnswersOut | None = Field(description="None for a task without a generator")
 
 
 class TaskPage(BaseModel):
@@ -159,6 +213,10 @@ class QueryOut(BaseModel):
     metrics: dict[str, float] | None
     error: str | None
     finished_at: float
+    answer: str | None
+    answer_metrics: dict[str, float] | None
+    answer_latency: float | None
+    references: list[str] | None
 
 
 class QueryPage(BaseModel):

@@ -1,5 +1,5 @@
 """What a client of the server may make it do: read datasets under its data roots, import the
-callables and call the URLs its allow-lists admit."""
+callables and call the URLs its allow-lists admit (as retrievers and as generators)."""
 
 from __future__ import annotations
 
@@ -76,9 +76,22 @@ class Policy:
         check_allowed(spec, self.allowed_callables, self.allowed_urls)
         return spec
 
+    def generator(self, given: str | Mapping[str, Any]) -> dict[str, Any]:
+        """A client's generator specification, checked against the allow-lists."""
+        from rankscope.service._generators import parse_generator_spec
+
+        spec = parse_generator_spec(given)
+        check_allowed(spec, self.allowed_callables, self.allowed_urls, role="generator")
+        return spec
+
     def check_resume(self, info: TaskInfo) -> None:
-        """Refuse to resume a task whose retriever or dataset the policy does not admit."""
+        """Refuse to resume a task whose retriever, generator or dataset the policy does not
+        admit."""
         check_allowed(info.retriever, self.allowed_callables, self.allowed_urls)
+        if info.generator is not None:
+            check_allowed(
+                info.generator, self.allowed_callables, self.allowed_urls, role="generator"
+            )
         with within_roots(self.data_roots):
             for value in (info.dataset.get("location") or {}).values():
                 if isinstance(value, str) and os.path.isabs(value):

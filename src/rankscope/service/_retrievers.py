@@ -19,6 +19,7 @@ import inspect
 import math
 import re
 import sys
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -31,14 +32,18 @@ from rankscope.service._errors import RetrieverError
 
 __all__ = [
     "CallableRetriever",
+    "FunctionCaller",
     "Ranking",
     "Retriever",
     "build_retriever",
+    "check_allowed",
+    "import_target",
     "normalise_ranking",
     "parse_retriever_spec",
+    "target_of",
 ]
 
-_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*$")
+TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*$")
 
 
 @dataclass(frozen=True)
@@ -159,6 +164,51 @@ class Retriever:
         return type(self).__name__
 
 
+class FunctionCaller:
+    """Calls a Python function, synchronous (in a pool of threads) or ``async def``, and
+    times each call; what the function raises is the caller's to wrap."""
+
+    def __init__(self, function: Callable[..., Any], role: str) -> None:
+        if not callable(function):
+            raise InputError(f"the {role} must be callable; found {type(function).__name__}")
+        self.function = function
+        self.role = role
+        self._pool: ThreadPoolExecutor | None = None
+        self._is_async = inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+            getattr(function, "__call__", None)  # noqa: B004 - async callable objects
+        )
+
+    def open(self, concurrency: int) -> None:
+        """Start the threads of a synchronous function: ``concurrency`` calls at once."""
+        if not self._is_async:
+            self._pool = ThreadPoolExecutor(
+                concurrency, thread_name_prefix=f"rankscope-{self.role}"
+            )
+
+    def _timed(self, *args: Any) -> tuple[Any, float]:
+        started = time.perf_counter()
+        result = self.function(*args)
+        return result, time.perf_counter() - started
+
+    async def call(self, *args: Any) -> tuple[Any, float]:
+        """What the function returned for ``args``, and the seconds it took."""
+        if self._is_async:
+            started = time.perf_counter()
+            result = await self.function(*args)
+            return result, time.perf_counter() - started
+        loop = asyncio.get_running_loop()
+        result, latency = await loop.run_in_executor(self._pool, self._timed, *args)
+        if inspect.isawaitable(result):
+            result = await result
+        return result, latency
+
+    def close(self) -> None:
+        """Let the threads go; calls still running (after a cancel) end in the background."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
 class CallableRetriever(Retriever):
     """A Python function ``f(text, k)`` (or ``async def``) returning ids or (id, score) pairs.
 
@@ -166,39 +216,16 @@ class CallableRetriever(Retriever):
     """
 
     def __init__(self, function: Callable[..., Any], spec: dict[str, Any] | None) -> None:
-        if not callable(function):
-            raise InputError(f"the retriever must be callable; found {type(function).__name__}")
+        self._caller = FunctionCaller(function, "retriever")
         self.function = function
         self.spec = spec
-        self._pool: ThreadPoolExecutor | None = None
-        self._is_async = inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
-            getattr(function, "__call__", None)  # noqa: B004 - async callable objects
-        )
 
     async def open(self, concurrency: int) -> None:
-        if not self._is_async:
-            self._pool = ThreadPoolExecutor(concurrency, thread_name_prefix="rankscope-retriever")
-
-    def _call(self, text: str, k: int) -> tuple[Any, float]:
-        import time
-
-        started = time.perf_counter()
-        result = self.function(text, k)
-        return result, time.perf_counter() - started
+        self._caller.open(concurrency)
 
     async def retrieve(self, query_id: str, text: str, k: int) -> Ranking:
-        import time
-
         try:
-            if self._is_async:
-                started = time.perf_counter()
-                raw = await self.function(text, k)
-                latency = time.perf_counter() - started
-            else:
-                loop = asyncio.get_running_loop()
-                raw, latency = await loop.run_in_executor(self._pool, self._call, text, k)
-                if inspect.isawaitable(raw):
-                    raw = await raw
+            raw, latency = await self._caller.call(text, k)
         except RetrieverError:
             raise
         except Exception as error:
@@ -207,17 +234,14 @@ class CallableRetriever(Retriever):
         return Ranking(doc_ids, scores, 1, latency)
 
     async def aclose(self) -> None:
-        if self._pool is not None:
-            # Calls still running (after a cancel) finish in the background; nobody waits.
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        self._caller.close()
 
     def describe(self) -> str:
         target = (self.spec or {}).get("target")
         return str(target) if target else repr(self.function)
 
 
-def _import_target(target: str) -> Callable[..., Any]:
+def import_target(target: str, role: str = "retriever") -> Callable[..., Any]:
     module_name, _, attribute = target.partition(":")
     if "" not in sys.path and "." not in sys.path:
         # As `python -m` and uvicorn do: modules of the working directory can be named.
@@ -226,21 +250,21 @@ def _import_target(target: str) -> Callable[..., Any]:
         module = importlib.import_module(module_name)
     except ImportError as error:
         raise InputError(
-            f"cannot import module {module_name!r} of retriever {target!r}: {error}"
+            f"cannot import module {module_name!r} of {role} {target!r}: {error}"
         ) from None
     value: Any = module
     for part in attribute.split("."):
         if not hasattr(value, part):
             raise InputError(
-                f"module {module_name!r} has no attribute {attribute!r} (retriever {target!r})"
+                f"module {module_name!r} has no attribute {attribute!r} ({role} {target!r})"
             )
         value = getattr(value, part)
     if not callable(value):
-        raise InputError(f"retriever {target!r} is not callable; found {type(value).__name__}")
+        raise InputError(f"{role} {target!r} is not callable; found {type(value).__name__}")
     return value  # type: ignore[no-any-return]
 
 
-def _target_of(function: Callable[..., Any]) -> str | None:
+def target_of(function: Callable[..., Any]) -> str | None:
     """``module:qualname`` when importing it gives this very function back."""
     module = getattr(function, "__module__", None)
     qualname = getattr(function, "__qualname__", None)
@@ -248,7 +272,7 @@ def _target_of(function: Callable[..., Any]) -> str | None:
         return None
     target = f"{module}:{qualname}"
     try:
-        return target if _import_target(target) is function else None
+        return target if import_target(target) is function else None
     except InputError:
         return None
 
@@ -287,7 +311,7 @@ def parse_retriever_spec(
             }
         if kind == "callable":
             target = spec.get("target")
-            if not isinstance(target, str) or not _TARGET.match(target):
+            if not isinstance(target, str) or not TARGET.match(target):
                 raise InputError(
                     f"a callable retriever needs 'target': 'module:function'; found {target!r}"
                 )
@@ -302,7 +326,7 @@ def parse_retriever_spec(
         return parse_retriever_spec({"type": "bm25"})
     if text.lower().startswith(("http://", "https://")):
         return parse_retriever_spec({**(http_options or {}), "type": "http", "url": text})
-    if _TARGET.match(text):
+    if TARGET.match(text):
         return {"type": "callable", "target": text}
     raise InputError(
         f"unknown retriever {spec!r}; expected 'bm25', 'module:function' or an http(s):// URL"
@@ -379,10 +403,12 @@ def check_allowed(
     spec: Mapping[str, Any],
     allowed_callables: Sequence[str] | None,
     allowed_urls: Sequence[str] | None = None,
+    *,
+    role: str = "retriever",
 ) -> None:
-    """Refuse a ``module:function`` retriever that no pattern of ``allowed_callables`` admits
-    (`callable_allowed`), and an HTTP retriever whose URL (`normal_url`) no pattern of
-    ``allowed_urls`` matches (fnmatch).
+    """Refuse a ``module:function`` retriever (or generator: ``role``) that no pattern of
+    ``allowed_callables`` admits (`callable_allowed`), and an HTTP one whose URL
+    (`normal_url`) no pattern of ``allowed_urls`` matches (fnmatch).
 
     None allows every callable or URL (the library and the command line); the HTTP server
     passes its lists: no callable unless started with ``--allow-callable``, loopback URLs
@@ -393,8 +419,8 @@ def check_allowed(
         target = str(spec.get("target"))
         if not callable_allowed(target, allowed_callables):
             raise InputError(
-                f"retriever {target!r} is not allowed: importing a module runs its code, so the "
-                "server accepts module:function retrievers only when started with "
+                f"{role} {target!r} is not allowed: importing a module runs its code, so the "
+                f"server accepts module:function {role}s only when started with "
                 "--allow-callable PATTERN (e.g. --allow-callable 'myretrievers:*'), and never "
                 "a dotted name after the colon"
             )
@@ -402,7 +428,7 @@ def check_allowed(
         url = normal_url(str(spec.get("url")))
         if not any(fnmatchcase(url, pattern) for pattern in allowed_urls):
             raise InputError(
-                f"retriever URL {url[:200]!r} is not allowed: the server calls only URLs that "
+                f"{role} URL {url[:200]!r} is not allowed: the server calls only URLs that "
                 "match its --allow-url patterns (default: loopback addresses only)"
             )
 
@@ -415,12 +441,12 @@ def build_retriever(
     if isinstance(retriever, Retriever):
         return retriever
     if callable(retriever) and not isinstance(retriever, str | Mapping):
-        target = _target_of(retriever)
+        target = target_of(retriever)
         spec = {"type": "callable", "target": target} if target else None
         return CallableRetriever(retriever, spec)
     spec = parse_retriever_spec(retriever)
     if spec["type"] == "callable":
-        return CallableRetriever(_import_target(spec["target"]), spec)
+        return CallableRetriever(import_target(spec["target"]), spec)
     if spec["type"] == "http":
         from rankscope.service._http import HTTPRetriever
 

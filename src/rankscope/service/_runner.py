@@ -1,10 +1,12 @@
-"""Run a task's remaining queries: retrieve concurrently, score, record each as it finishes.
+"""Run a task's remaining queries: retrieve concurrently, generate, score, record each as it
+finishes.
 
 ``concurrency`` workers (asyncio tasks) take the next question and put it through its steps
-(``evaluate``: ``retrieve`` awaits the retriever, ``score`` scores the ranking in a small thread
-pool; each step passes its result on or ends the question with a failed record), then hand the
-record to the task's single `TaskWriter`, which commits it before the worker takes another
-question. A watcher notices a cancel (from this
+(``evaluate``: ``retrieve`` awaits the retriever, ``generate`` (for a task with a generator)
+awaits the answer from the retrieved passages, ``score`` scores the ranking and the answer in a
+small thread pool; each step passes its result on or ends the question with a failed record),
+then hand the record to the task's single `TaskWriter`, which commits it (the answer with the
+ranking) before the worker takes another question. A watcher notices a cancel (from this
 process or, through the store, from another), a stop, and keeps the task's heartbeat fresh.
 Stopping cancels the calls in flight: they were not recorded, so a resume runs them again.
 """
@@ -15,15 +17,16 @@ import asyncio
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rankscope.errors import RankscopeError
-from rankscope.service._errors import RetrieverError
+from rankscope.service._errors import CallError, GeneratorError
+from rankscope.service._generators import Generation, Generator
 from rankscope.service._retrievers import Ranking, Retriever
-from rankscope.service._scoring import QueryScorer
+from rankscope.service._scoring import AnswerScorer, QueryScorer
 from rankscope.service._store import QueryRecord, TaskWriter
 
 __all__ = ["Control", "Progress", "RunStats", "run_queries"]
@@ -50,6 +53,7 @@ class Progress:
     succeeded: int
     failed: int
     running_metrics: dict[str, float]
+    running_answer_metrics: dict[str, float] = field(default_factory=dict)
 
     @property
     def finished(self) -> int:
@@ -70,7 +74,7 @@ class RunStats:
     store_seconds
         Time spent committing results (and heartbeats) to the store.
     scoring_seconds
-        Time spent computing measures (in the scoring threads).
+        Time spent computing measures, of rankings and answers (in the scoring threads).
     stopped
         None if every query was run; else ``"cancelled"``, ``"stopped"`` or ``"failed"`` (more
         queries failed than the task allows).
@@ -97,8 +101,15 @@ async def run_queries(
     control: Control,
     status_of: Callable[[], str],
     progress: Callable[[Progress], None] | None = None,
+    generator: Generator | None = None,
+    answer_scorer: AnswerScorer | None = None,
+    passages: Mapping[str, str] | None = None,
 ) -> RunStats:
-    """Run ``pending`` ``(position, query_id, text)`` and record each result as it finishes."""
+    """Run ``pending`` ``(position, query_id, text)`` and record each result as it finishes.
+
+    With a ``generator``, each question's answer is asked from the text (``passages``: doc id
+    -> text) of its retrieved documents and scored by ``answer_scorer``.
+    """
     loop = asyncio.get_running_loop()
     stats = RunStats()
     halt = asyncio.Event()
@@ -115,37 +126,87 @@ async def run_queries(
         halt.set()
 
     def scored(
-        query_id: str, doc_ids: list[str], scores: list[float] | None
-    ) -> tuple[dict[str, float], float]:
+        query_id: str, ranking: Ranking, answer: str | None
+    ) -> tuple[dict[str, float], dict[str, float] | None, float]:
         began = time.perf_counter()
-        values = scorer.score(query_id, doc_ids, scores)
-        return values, time.perf_counter() - began
+        values = scorer.score(query_id, ranking.doc_ids, ranking.scores)
+        answer_values = (
+            answer_scorer.score(query_id, answer)
+            if answer_scorer is not None and answer is not None
+            else None
+        )
+        return values, answer_values, time.perf_counter() - began
+
+    def failed(
+        position: int, query_id: str, error: BaseException, ranking: Ranking | None = None
+    ) -> QueryRecord:
+        """The record of a question that a call failed: the retriever's, or after its ranking
+        (kept), the generator's."""
+        message = str(error) if isinstance(error, CallError) else f"{type(error).__name__}: {error}"
+        if ranking is None:
+            attempts = error.attempts if isinstance(error, CallError) else 1
+            return QueryRecord(query_id, position, "failed", attempts=attempts, error=message)
+        return QueryRecord(
+            query_id,
+            position,
+            "failed",
+            tuple(ranking.doc_ids),
+            None if ranking.scores is None else tuple(ranking.scores),
+            ranking.latency,
+            ranking.attempts,
+            error=f"generator: {message}",
+        )
 
     async def retrieve(position: int, query_id: str, text: str) -> Ranking | QueryRecord:
         """The retriever's ranking, or the failed query's record."""
         began = time.perf_counter()
         try:
             ranking = await retriever.retrieve(query_id, text, k)
-        except RetrieverError as error:
-            return QueryRecord(
-                query_id, position, "failed", attempts=error.attempts, error=str(error)
-            )
+        except CallError as error:
+            return failed(position, query_id, error)
         except Exception as error:  # a retriever's own bug must not end the task
-            return QueryRecord(
-                query_id, position, "failed", error=f"{type(error).__name__}: {error}"
-            )
+            return failed(position, query_id, error)
         if ranking.latency is None:
             ranking = replace(ranking, latency=time.perf_counter() - began)
         return ranking
 
-    async def score(position: int, query_id: str, ranking: Ranking) -> QueryRecord:
-        """The record of a ranking scored against the query's judgements."""
+    async def generate(
+        generator: Generator, texts: Mapping[str, str], item: tuple[int, str, str], ranking: Ranking
+    ) -> Generation | QueryRecord:
+        """The generator's answer from the retrieved passages, or the failed query's record."""
+        position, query_id, text = item
+        chosen = ranking.doc_ids[: generator.max_passages]
+        unknown = [doc_id for doc_id in chosen if doc_id not in texts]
+        if unknown:
+            error = GeneratorError(
+                f"retrieved document {unknown[0]!r} is not in the dataset's corpus, so the "
+                "generator cannot be given its text"
+            )
+            return failed(position, query_id, error, ranking)
+        began = time.perf_counter()
+        try:
+            generation = await generator.generate(
+                query_id, text, chosen, [texts[doc_id] for doc_id in chosen]
+            )
+        except Exception as error:  # a generator's own bug must not end the task
+            return failed(position, query_id, error, ranking)
+        if generation.latency is None:
+            generation = replace(generation, latency=time.perf_counter() - began)
+        return generation
+
+    async def score(
+        position: int, query_id: str, ranking: Ranking, generation: Generation | None
+    ) -> QueryRecord:
+        """The record of a ranking (and answer) scored against the query's judgements (and
+        reference answers)."""
         metrics: dict[str, float] | None = None
+        answer_metrics: dict[str, float] | None = None
         failure: str | None = None
         seconds = 0.0
+        answer = None if generation is None else generation.answer
         try:
-            metrics, seconds = await loop.run_in_executor(
-                scoring_pool, scored, query_id, ranking.doc_ids, ranking.scores
+            metrics, answer_metrics, seconds = await loop.run_in_executor(
+                scoring_pool, scored, query_id, ranking, answer
             )
         except RankscopeError as error:
             failure = str(error)
@@ -160,15 +221,23 @@ async def run_queries(
             ranking.attempts,
             metrics,
             failure,
+            answer=answer,
+            answer_metrics=answer_metrics,
+            answer_latency=None if generation is None else generation.latency,
         )
 
     async def evaluate(position: int, query_id: str, text: str) -> QueryRecord:
         # The steps of one question, in order; each either passes its result on or ends the
-        # question with a failed record. A new step (after retrieval, before scoring) goes here.
+        # question with a failed record.
         ranking = await retrieve(position, query_id, text)
         if isinstance(ranking, QueryRecord):
             return ranking
-        return await score(position, query_id, ranking)
+        if generator is None:
+            return await score(position, query_id, ranking, None)
+        generation = await generate(generator, passages or {}, (position, query_id, text), ranking)
+        if isinstance(generation, QueryRecord):
+            return generation
+        return await score(position, query_id, ranking, generation)
 
     async def worker() -> None:
         while not halt.is_set():
@@ -185,12 +254,14 @@ async def run_queries(
             if progress is not None:
                 counters = writer.counters
                 succeeded = max(counters.succeeded, 1)
+                answered = max(counters.answered, 1)
                 progress(
                     Progress(
                         total,
                         counters.succeeded,
                         counters.failed,
                         {name: value / succeeded for name, value in counters.sums.items()},
+                        {name: value / answered for name, value in counters.answer_sums.items()},
                     )
                 )
 

@@ -1,4 +1,5 @@
-"""Per-query measures of a task: WeKnora's six, or rankscope measures under a trec profile.
+"""Per-query measures of a task: WeKnora's six, or rankscope measures under a trec profile;
+and, for a task with a generator, the measures of its answers.
 
 Each finished query is scored on its own, as a one-query `RankedBatch` run through the same
 kernels that `rankscope.evaluate` runs, so a task's per-query values equal
@@ -8,12 +9,20 @@ Under ``weknora`` the six values are WeKnora's `RetrievalMetrics` for
 ``MetricInput(retrieval_gt=[judged relevant documents], retrieval_ids=retrieved)``: WeKnora's
 EvaluationService puts one ground-truth list per question, for which `rankscope.metric` is
 the weknora profile's P, R, nDCG@3, nDCG@10, RR and AP of that one query.
+
+Answers are scored as `rankscope.evaluate_answers` scores them, question by question:
+WeKnora's `GenerationMetrics` fields (``bleu1``, ``bleu2``, ``bleu4``, ``rouge1``, ``rouge2``,
+``rougel``, its own tokenizer and quirks, one reference answer) and the standard answer
+measures (``BLEU``, ``ROUGE-1``, ``ROUGE-2``, ``ROUGE-L``, ``ExactMatch``, ``TokenF1`` and
+their parameters), which may be mixed in one task.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rankscope.engine import (
     FAMILIES,
@@ -25,7 +34,18 @@ from rankscope.engine import (
 from rankscope.engine.evaluate import evaluate_query
 from rankscope.errors import MeasureError, ProfileError
 
-__all__ = ["WEKNORA_MEASURES", "MeasureSet", "QueryScorer", "effective_scores"]
+if TYPE_CHECKING:
+    from rankscope.answers._scorers import Scorer
+
+__all__ = [
+    "WEKNORA_ANSWER_MEASURES",
+    "WEKNORA_MEASURES",
+    "AnswerMeasureSet",
+    "AnswerScorer",
+    "MeasureSet",
+    "QueryScorer",
+    "effective_scores",
+]
 
 WEKNORA_MEASURES: Mapping[str, str] = {
     "precision": "P",
@@ -38,6 +58,16 @@ WEKNORA_MEASURES: Mapping[str, str] = {
 """WeKnora's `RetrievalMetrics` fields and the weknora-profile measure each one is."""
 
 DEFAULT_TREC_MEASURES = ("nDCG@10", "AP", "RR", "P@10")
+
+WEKNORA_ANSWER_MEASURES: Mapping[str, str] = {
+    "bleu1": "BLEU(n=1)",
+    "bleu2": "BLEU(n=2)",
+    "bleu4": "BLEU(n=4)",
+    "rouge1": "ROUGE-1",
+    "rouge2": "ROUGE-2",
+    "rougel": "ROUGE-L",
+}
+"""WeKnora's `GenerationMetrics` fields and the weknora answer measure each one is."""
 
 
 @dataclass(frozen=True)
@@ -164,3 +194,120 @@ class QueryScorer:
             judged, ranking, self.measure_set.measures, self._conventions, query_id=query_id
         )
         return dict(zip(names, values, strict=True))
+
+
+@dataclass(frozen=True)
+class AnswerMeasureSet:
+    """The answer measures of a task with a generator, with the names its results use.
+
+    Attributes
+    ----------
+    names
+        WeKnora's `GenerationMetrics` field names (``bleu1`` ... ``rougel``) for its
+        measures, canonical answer measure names (``BLEU``, ``ROUGE-L(stem=True)``, ...) for
+        the standard ones.
+    measures
+        The answer measure computing each name.
+    profiles
+        ``"weknora"`` or ``"standard"``: how each one is computed.
+
+    Examples
+    --------
+    >>> AnswerMeasureSet.resolve(None, "weknora").names
+    ('bleu1', 'bleu2', 'bleu4', 'rouge1', 'rouge2', 'rougel')
+    >>> AnswerMeasureSet.resolve(["rougel", "ROUGE-L(stem=True)", "EM"], "trec").names
+    ('rougel', 'ROUGE-L(stem=True)', 'ExactMatch')
+    """
+
+    names: tuple[str, ...]
+    measures: tuple[Measure, ...]
+    profiles: tuple[str, ...]
+
+    @classmethod
+    def resolve(cls, names: Sequence[str] | None, retrieval_profile: str) -> AnswerMeasureSet:
+        """Check the names; None: WeKnora's six under the weknora profile, else the standard
+        defaults (`rankscope.answers.DEFAULT_MEASURES`)."""
+        from rankscope.answers._scorers import DEFAULT_MEASURES, check_answer_measures
+
+        if not names:
+            if resolve_profile(retrieval_profile).name == "weknora":
+                names = tuple(WEKNORA_ANSWER_MEASURES)
+            else:
+                names = DEFAULT_MEASURES["standard"]
+        resolved: list[tuple[str, Measure, str]] = []
+        for name in names:
+            if name in WEKNORA_ANSWER_MEASURES:
+                (measure,) = parse_measures([WEKNORA_ANSWER_MEASURES[name]])
+                resolved.append((name, measure, "weknora"))
+                continue
+            (measure,) = parse_measures([name])
+            if FAMILIES[measure.family].kind != "answer":
+                raise MeasureError(
+                    f"{measure.name} scores rankings, not answers; answer measures are "
+                    f"WeKnora's {', '.join(WEKNORA_ANSWER_MEASURES)} and "
+                    + ", ".join(f.name for f in FAMILIES.values() if f.kind == "answer")
+                )
+            check_answer_measures([measure], "standard")
+            resolved.append((measure.name, measure, "standard"))
+        chosen = tuple(name for name, _, _ in resolved)
+        if len(set(chosen)) != len(chosen):
+            raise MeasureError(f"an answer measure is named twice: {list(chosen)}")
+        return cls(
+            chosen,
+            tuple(measure for _, measure, _ in resolved),
+            tuple(profile for _, _, profile in resolved),
+        )
+
+    @property
+    def weknora(self) -> bool:
+        """Whether a measure is WeKnora's (they score one reference answer per question)."""
+        return "weknora" in self.profiles
+
+
+class AnswerScorer:
+    """Scores one question's generated answer against its reference answers.
+
+    Examples
+    --------
+    >>> scorer = AnswerScorer(AnswerMeasureSet.resolve(["ExactMatch", "TokenF1"], "trec"),
+    ...                       {"q1": ["The Eiffel Tower"]})
+    >>> scorer.score("q1", "eiffel tower!")
+    {'ExactMatch': 1.0, 'TokenF1': 1.0}
+    >>> scorer.score("q2", "no reference for this one") is None
+    True
+    """
+
+    def __init__(
+        self, measure_set: AnswerMeasureSet, references: Mapping[str, Sequence[str]]
+    ) -> None:
+        self.measure_set = measure_set
+        self._references = references
+        self._local = threading.local()
+        self._scorers()  # a scorer's missing package is named now
+
+    def _scorers(self) -> list[Scorer]:
+        """This thread's scorers: the ROUGE scorers keep the last question's values, so the
+        scoring threads must not share them."""
+        from rankscope.answers._scorers import scorers
+
+        built: list[Scorer] | None = getattr(self._local, "scorers", None)
+        if built is None:
+            pairs = list(zip(self.measure_set.measures, self.measure_set.profiles, strict=True))
+            by_profile: dict[str, Iterator[Scorer]] = {}
+            for profile in set(self.measure_set.profiles):
+                # One call per profile: the ROUGE measures of a question share their work.
+                chosen = [measure for measure, of in pairs if of == profile]
+                by_profile[profile] = iter(scorers(chosen, profile))
+            built = [next(by_profile[profile]) for _, profile in pairs]
+            self._local.scorers = built
+        return built
+
+    def score(self, query_id: str, answer: str) -> dict[str, float] | None:
+        """``{name: value}`` for one answer; None when the question has no reference."""
+        references = self._references.get(query_id)
+        if not references:
+            return None
+        return {
+            name: float(score(answer, list(references)))
+            for name, score in zip(self.measure_set.names, self._scorers(), strict=True)
+        }

@@ -2,9 +2,11 @@
 
 A task evaluates one retriever on one dataset: every judged question goes through the
 retriever, its ranking is scored against the judgements, and the result is committed to the
-store as soon as it is known. Its status moves ``pending -> running -> succeeded | failed |
-cancelled``; a task whose process died stays ``running`` with a stale owner until it is
-resumed (or marked failed by a server configured so).
+store as soon as it is known. A task may also name a generator: each question's retrieved
+passages then go to it, and its answer is scored against the question's reference answers and
+committed with the ranking, in the same transaction. Its status moves ``pending -> running ->
+succeeded | failed | cancelled``; a task whose process died stays ``running`` with a stale
+owner until it is resumed (or marked failed by a server configured so).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
 from rankscope.service._datasets import Dataset, load_dataset
 from rankscope.service._errors import TaskNotFoundError, TaskStateError
 from rankscope.service._export import EXPORT_FORMATS, write_export
+from rankscope.service._generators import Generator, build_generator, parse_generator_spec
 from rankscope.service._latency import exact_summary
 from rankscope.service._owners import new_owner, owner_alive
 from rankscope.service._retrievers import (
@@ -39,7 +42,13 @@ from rankscope.service._retrievers import (
     parse_retriever_spec,
 )
 from rankscope.service._runner import Control, Progress, RunStats, run_queries
-from rankscope.service._scoring import MeasureSet, QueryScorer, effective_scores
+from rankscope.service._scoring import (
+    AnswerMeasureSet,
+    AnswerScorer,
+    MeasureSet,
+    QueryScorer,
+    effective_scores,
+)
 from rankscope.service._store import QueryRecord, Store
 from rankscope.service._task_compare import compare_tasks, task_scores
 from rankscope.service._taskinfo import ACTIVE, STATUSES, TaskInfo, task_info
@@ -125,6 +134,7 @@ class EvaluationService:
         self._futures: dict[str, Future[TaskInfo]] = {}
         self._executor: ThreadPoolExecutor | None = None
         self._retrievers: dict[str, Retriever] = {}
+        self._generators: dict[str, Generator] = {}
         self._datasets: dict[str, Dataset] = {}
         self.last_stats: dict[str, RunStats] = {}
 
@@ -142,6 +152,9 @@ class EvaluationService:
         max_failures: int | None = None,
         name: str | None = None,
         http_options: Mapping[str, Any] | None = None,
+        generator: str | Mapping[str, Any] | Callable[..., Any] | Generator | None = None,
+        answer_measures: Sequence[str] | None = None,
+        generator_options: Mapping[str, Any] | None = None,
     ) -> TaskInfo:
         """Check everything and store a new pending task (nothing is retrieved yet).
 
@@ -166,6 +179,20 @@ class EvaluationService:
         max_failures
             The task fails once more than this many queries have failed; None never fails it
             for failed queries (they are counted and reported).
+        generator
+            Answers each question from its retrieved passages: ``"module:function"`` (a
+            function ``f(question, passages) -> answer``), an ``http(s)://`` URL (options in
+            ``generator_options``: ``body``, ``answer_path``, ``headers``, ``timeout``,
+            ``retries``, ``backoff``, ``max_passages``), a specification mapping, a Python
+            callable or a `Generator`. The dataset must have a corpus. Each answer is stored
+            and scored against the question's reference answers; questions without one keep
+            their answer unscored.
+        answer_measures
+            WeKnora's generation metrics (``bleu1``, ``bleu2``, ``bleu4``, ``rouge1``,
+            ``rouge2``, ``rougel``) and standard answer measures (``BLEU``, ``ROUGE-1``,
+            ``ROUGE-2``, ``ROUGE-L``, ``ExactMatch``, ``TokenF1``, with their parameters), in
+            any mix; default WeKnora's six under the weknora profile, the standard six
+            otherwise. Only with a generator.
         """
         data = self._dataset(dataset)
         measure_set = MeasureSet.resolve(measures, profile)
@@ -198,29 +225,82 @@ class EvaluationService:
                 "description": built.describe(),
             }
         )
+        answering = self._answering(
+            data, measure_set, generator, answer_measures, generator_options
+        )
         task_id = uuid.uuid4().hex[:12]
         judgements = [(q, d, int(g)) for q, d, g in data.qrels.frame.iter_rows()]
+        task_spec: dict[str, Any] = {
+            "profile": measure_set.profile,
+            "measures": list(measure_set.names),
+            "k": depth,
+            "concurrency": concurrency,
+            "max_failures": max_failures,
+            "retriever": spec,
+        }
+        if answering is not None:
+            built_generator, answer_set = answering
+            task_spec["generator"] = (
+                dict(built_generator.spec)
+                if built_generator.spec is not None
+                else {"type": "python", "description": built_generator.describe()}
+            )
+            task_spec["answer_measures"] = list(answer_set.names)
+            task_spec["references"] = len(data.references)
         self.store.create_task(
-            {
-                "id": task_id,
-                "name": name,
-                "spec": {
-                    "profile": measure_set.profile,
-                    "measures": list(measure_set.names),
-                    "k": depth,
-                    "concurrency": concurrency,
-                    "max_failures": max_failures,
-                    "retriever": spec,
-                },
-                "dataset": data.describe(),
-            },
+            {"id": task_id, "name": name, "spec": task_spec, "dataset": data.describe()},
             list(data.queries),
             judgements,
+            data.references if answering is not None else None,
         )
         with self._lock:
             self._retrievers[task_id] = built
             self._datasets[task_id] = data
+            if answering is not None:
+                self._generators[task_id] = answering[0]
         return self.get(task_id)
+
+    def _answering(
+        self,
+        data: Dataset,
+        measure_set: MeasureSet,
+        generator: str | Mapping[str, Any] | Callable[..., Any] | Generator | None,
+        answer_measures: Sequence[str] | None,
+        generator_options: Mapping[str, Any] | None,
+    ) -> tuple[Generator, AnswerMeasureSet] | None:
+        """The task's generator and answer measures, checked (None without a generator)."""
+        if generator is None:
+            if answer_measures or generator_options:
+                raise InputError(
+                    "answer measures and generator options go with a generator; name one too"
+                )
+            return None
+        answer_set = AnswerMeasureSet.resolve(answer_measures, measure_set.profile)
+        both = sorted(set(answer_set.names) & set(measure_set.names))
+        if both:
+            raise InputError(f"{both[0]!r} is named as a measure and as an answer measure")
+        if isinstance(generator, str | Mapping):
+            spec = parse_generator_spec(generator, generator_options)
+            check_allowed(spec, self.allowed_callables, self.allowed_urls, role="generator")
+            built = build_generator(spec)
+        else:
+            built = build_generator(generator)
+        if not data.has_corpus:
+            raise InputError(
+                f"dataset {data.name!r} has no corpus; the generator is given the text of the "
+                "retrieved passages"
+            )
+        data.corpus()  # read and checked now, before any retrieval
+        if answer_set.weknora:
+            several = sorted(q for q, texts in data.references.items() if len(texts) > 1)
+            if several:
+                raise InputError(
+                    f"WeKnora's generation metrics score one reference answer per question; "
+                    f"question {several[0]!r} of dataset {data.name!r} has "
+                    f"{len(data.references[several[0]])}"
+                )
+        AnswerScorer(answer_set, {})  # a scorer's missing package is named now, not later
+        return built, answer_set
 
     def _dataset(self, dataset: Dataset | str | Path | Mapping[str, Any]) -> Dataset:
         if isinstance(dataset, Dataset):
@@ -290,22 +370,29 @@ class EvaluationService:
         """A page of a task's recorded queries and how many match in all.
 
         ``sort`` is ``query_id``, ``position``, ``status``, ``latency``, ``attempts`` or one of
-        the task's measures, with ``-`` first for descending (default: dataset order);
-        ``search`` keeps the queries whose id contains it (any case).
+        the task's measures or answer measures, with ``-`` first for descending (default:
+        dataset order); ``search`` keeps the queries whose id contains it (any case).
         """
         info = self.get(task_id)
         key = (sort or "").lstrip("-")
+        measures = (*info.measures, *info.answer_measures)
         if (
             key
             and key not in ("query_id", "position", "status", "latency", "attempts")
-            and (key not in info.measures)
+            and (key not in measures)
         ):
             raise InputError(
                 f"cannot sort by {key!r}; expected query_id, position, status, latency, "
-                f"attempts or one of the task's measures: {', '.join(info.measures)}"
+                f"attempts or one of the task's measures: {', '.join(measures)}"
             )
         records = self.store.results(
-            task_id, status=status, limit=limit, offset=offset, sort=sort, search=search
+            task_id,
+            status=status,
+            limit=limit,
+            offset=offset,
+            sort=sort,
+            search=search,
+            answer_measures=info.answer_measures,
         )
         if search:
             total = self.store.count_results(task_id, status, search)
@@ -373,10 +460,12 @@ class EvaluationService:
         dataset: Dataset | str | Path | Mapping[str, Any] | None = None,
         progress: Callable[[Progress], None] | None = None,
         force: bool = False,
+        generator: str | Mapping[str, Any] | Callable[..., Any] | Generator | None = None,
     ) -> TaskInfo:
         """Run (or resume) a task in this thread until it is done, cancelled or stopped.
 
-        Queries already recorded are not run again. ``retriever`` (and, for the BM25 baseline,
+        Queries already recorded are not run again (nor their answers generated again).
+        ``retriever`` and ``generator`` (and, for the BM25 baseline or a generator's passages,
         ``dataset``) are needed only when the task's own specification cannot rebuild them
         (a Python object given to `submit` in another process). Returns the task's state.
 
@@ -388,7 +477,9 @@ class EvaluationService:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self._execute(task_id, retriever, dataset, progress, force))
+            return asyncio.run(
+                self._execute(task_id, retriever, dataset, progress, force, generator)
+            )
         # Called from inside an event loop (a notebook): run in a thread of our own.
         result: list[TaskInfo] = []
         errors: list[BaseException] = []
@@ -396,7 +487,9 @@ class EvaluationService:
         def target() -> None:
             try:
                 result.append(
-                    asyncio.run(self._execute(task_id, retriever, dataset, progress, force))
+                    asyncio.run(
+                        self._execute(task_id, retriever, dataset, progress, force, generator)
+                    )
                 )
             except BaseException as error:
                 errors.append(error)
@@ -520,8 +613,11 @@ class EvaluationService:
             if row["status"] == "running" and self._owner_alive(row):
                 continue
             try:
-                check_allowed(row["spec"]["retriever"], self.allowed_callables, self.allowed_urls)
-                check_allowed(row["spec"]["retriever"], allowed_callables, allowed_urls)
+                for role in ("retriever", "generator"):
+                    spec = row["spec"].get(role)
+                    if spec is not None:
+                        check_allowed(spec, self.allowed_callables, self.allowed_urls, role=role)
+                        check_allowed(spec, allowed_callables, allowed_urls, role=role)
             except InputError:
                 continue
             if mode == "resume":
@@ -623,6 +719,44 @@ class EvaluationService:
             data = self._dataset(dataset) if dataset is not None else self._reload_dataset(row)
         return build_retriever(spec, data) if spec.get("type") != "bm25" else self._bm25(spec, data)
 
+    def _generator_for(
+        self,
+        task_id: str,
+        row: Mapping[str, Any],
+        generator: str | Mapping[str, Any] | Callable[..., Any] | Generator | None,
+    ) -> Generator:
+        if generator is not None:
+            return build_generator(generator)
+        with self._lock:
+            kept = self._generators.get(task_id)
+        if kept is not None:
+            return kept
+        spec = row["spec"]["generator"]
+        if spec.get("type") == "python":
+            raise InputError(
+                f"task {task_id} ran a Python generator ({spec.get('description')}) that cannot "
+                "be rebuilt from its specification; pass the generator to resume it"
+            )
+        check_allowed(spec, self.allowed_callables, self.allowed_urls, role="generator")
+        return build_generator(spec)
+
+    def _passages(
+        self,
+        task_id: str,
+        row: Mapping[str, Any],
+        dataset: Dataset | str | Path | Mapping[str, Any] | None,
+    ) -> dict[str, str]:
+        """``{doc_id: text}`` of the task's corpus, for its generator."""
+        with self._lock:
+            kept = self._datasets.get(task_id)
+        if dataset is not None:
+            data = self._dataset(dataset)
+        elif kept is not None:
+            data = kept
+        else:
+            data = self._reload_dataset(row)
+        return dict(data.corpus())
+
     def _bm25(self, spec: Mapping[str, Any], data: Dataset | None) -> Retriever:
         from rankscope.service._bm25 import BM25Retriever
 
@@ -652,11 +786,13 @@ class EvaluationService:
         dataset: Dataset | str | Path | Mapping[str, Any] | None,
         progress: Callable[[Progress], None] | None,
         force: bool,
+        generator: str | Mapping[str, Any] | Callable[..., Any] | Generator | None = None,
     ) -> TaskInfo:
         owner = self._claim(task_id, force)
         with self._lock:
             control = self._controls.setdefault(task_id, Control())
         built: Retriever | None = None
+        answering: Generator | None = None
         try:
             row = self.store.task(task_id)
             spec = row["spec"]
@@ -665,10 +801,21 @@ class EvaluationService:
                 MeasureSet.resolve(spec["measures"], spec["profile"]),
                 self.store.judgements(task_id),
             )
+            answer_scorer: AnswerScorer | None = None
+            passages: dict[str, str] | None = None
+            if spec.get("generator") is not None:
+                answer_scorer = AnswerScorer(
+                    AnswerMeasureSet.resolve(spec["answer_measures"], spec["profile"]),
+                    self.store.references(task_id),
+                )
+                passages = self._passages(task_id, row, dataset)
+                answering = self._generator_for(task_id, row, generator)
             writer = self.store.writer(task_id, owner)
             done = self.store.finished_query_ids(task_id)
             pending = [item for item in self.store.queries(task_id) if item[1] not in done]
             await built.open(spec["concurrency"])
+            if answering is not None:
+                await answering.open(spec["concurrency"])
             stats = await run_queries(
                 writer=writer,
                 retriever=built,
@@ -681,6 +828,9 @@ class EvaluationService:
                 control=control,
                 status_of=lambda: self.store.status(task_id),
                 progress=progress,
+                generator=answering,
+                answer_scorer=answer_scorer,
+                passages=passages,
             )
             self.last_stats[task_id] = stats
             writer.heartbeat()
@@ -718,6 +868,8 @@ class EvaluationService:
         finally:
             if built is not None:
                 await built.aclose()
+            if answering is not None:
+                await answering.aclose()
             with self._lock:
                 self._controls.pop(task_id, None)
         info = self.get(task_id)
@@ -725,6 +877,7 @@ class EvaluationService:
             with self._lock:
                 # Nothing left to resume: let go of indexes and clients.
                 self._retrievers.pop(task_id, None)
+                self._generators.pop(task_id, None)
                 self._datasets.pop(task_id, None)
         return info
 
@@ -766,14 +919,22 @@ class EvaluationService:
         records = sorted(
             self.store.results(task_id, status="succeeded"), key=lambda record: record.query_id
         )
-        metrics = {
-            name: _core.aggregate([(r.metrics or {})[name] for r in records], "mean")
-            if records
-            else math.nan
-            for name in spec["measures"]
-        }
+        answered = [r.answer_metrics for r in records if r.answer_metrics is not None]
+
+        def mean(values: list[float]) -> float:
+            return _core.aggregate(values, "mean") if values else math.nan
+
         latencies = [r.latency for r in records if r.latency is not None]
-        return {"metrics": metrics, "latency_ms": exact_summary(latencies)}
+        return {
+            "metrics": {
+                name: mean([(r.metrics or {})[name] for r in records]) for name in spec["measures"]
+            },
+            "latency_ms": exact_summary(latencies),
+            "answer_metrics": {
+                name: mean([values[name] for values in answered])
+                for name in spec.get("answer_measures", ())
+            },
+        }
 
     # --- export and compare ---------------------------------------------------------------
 

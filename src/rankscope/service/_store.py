@@ -5,21 +5,27 @@ Tables
 ``tasks``
     One row per task: status, specification, the process that owns it while it runs and its
     heartbeat, the time it has run, the final summary, and its counters: succeeded and failed
-    queries, the sum of every measure and of the latencies, a histogram of the latencies. The
-    counters change in the same transaction as the result that changes them, so reading a task
-    never reads its results.
+    queries, the sum of every measure and of the latencies, a histogram of the latencies, and
+    for a task with a generator the number of scored answers and the sum of every answer
+    measure. The counters change in the same transaction as the result that changes them, so
+    reading a task never reads its results.
 ``task_queries``, ``task_qrels``
-    The task's questions and judgements, copied in when it is submitted, so a task can be shown,
-    exported, compared and resumed without its dataset files.
+    The task's questions (with their reference answers, for a task with a generator) and
+    judgements, copied in when it is submitted, so a task can be shown, exported, compared and
+    resumed without its dataset files.
 ``results``
     One row per finished query, keyed by ``(task_id, query_id)``: status, retrieved ids and
-    scores, latency, attempts, measure values, error. Written with an upsert, so recording a
-    query twice leaves one row.
+    scores, latency, attempts, measure values, error, and the generated answer with its
+    measure values and latency. Written with an upsert, so recording a query twice leaves one
+    row.
 
-Crash safety: each finished query's row is written in its own transaction, committed before the
-worker that ran it takes another query. With WAL and ``synchronous=NORMAL`` a committed transaction
-survives the death of the process (kill -9) at any point; ``synchronous=FULL`` also survives a
-power cut, at the cost of an fsync per query.
+Crash safety: each finished query's row (its answer included) is written in its own
+transaction, committed before the worker that ran it takes another query. With WAL and
+``synchronous=NORMAL`` a committed transaction survives the death of the process (kill -9) at
+any point; ``synchronous=FULL`` also survives a power cut, at the cost of an fsync per query.
+
+Versions: 1 had no latency histogram, 2 no answers; `Store` brings an older file up to date
+when it opens it (columns added, counters recomputed), keeping every task.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from rankscope.service._latency import add_latency, latency_bin
 
 __all__ = ["Counters", "QueryRecord", "Store", "TaskWriter", "json_safe"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,6 +69,8 @@ CREATE TABLE IF NOT EXISTS tasks (
     latency_bins TEXT NOT NULL DEFAULT '{}',
     latency_max REAL,
     active_seconds REAL NOT NULL DEFAULT 0,
+    answered INTEGER NOT NULL DEFAULT 0,
+    answer_sums TEXT NOT NULL DEFAULT '{}',
     error TEXT,
     spec TEXT NOT NULL,
     dataset TEXT NOT NULL,
@@ -74,6 +82,7 @@ CREATE TABLE IF NOT EXISTS task_queries (
     position INTEGER NOT NULL,
     query_id TEXT NOT NULL,
     text TEXT NOT NULL,
+    reference_answers TEXT,
     PRIMARY KEY (task_id, query_id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS task_qrels (
@@ -95,6 +104,9 @@ CREATE TABLE IF NOT EXISTS results (
     metrics TEXT,
     error TEXT,
     finished_at REAL NOT NULL,
+    answer TEXT,
+    answer_metrics TEXT,
+    answer_latency REAL,
     PRIMARY KEY (task_id, query_id)
 ) WITHOUT ROWID;
 """
@@ -102,9 +114,24 @@ CREATE TABLE IF NOT EXISTS results (
 _TASK_COLUMNS = (
     "id, name, status, created_at, started_at, finished_at, updated_at, owner, heartbeat, "
     "total, succeeded, failed, sums, latency_sum, latency_bins, latency_max, active_seconds, "
-    "error, spec, dataset, summary"
+    "answered, answer_sums, error, spec, dataset, summary"
 )
-_JSON_COLUMNS = ("sums", "latency_bins", "spec", "dataset", "summary")
+_JSON_COLUMNS = ("sums", "latency_bins", "answer_sums", "spec", "dataset", "summary")
+_ADDED_COLUMNS = {
+    2: [
+        ("tasks", "latency_bins", "TEXT NOT NULL DEFAULT '{}'"),
+        ("tasks", "latency_max", "REAL"),
+    ],
+    3: [
+        ("tasks", "answered", "INTEGER NOT NULL DEFAULT 0"),
+        ("tasks", "answer_sums", "TEXT NOT NULL DEFAULT '{}'"),
+        ("task_queries", "reference_answers", "TEXT"),
+        ("results", "answer", "TEXT"),
+        ("results", "answer_metrics", "TEXT"),
+        ("results", "answer_latency", "REAL"),
+    ],
+}
+"""The columns each schema version added, for migrating older files."""
 
 
 @dataclass
@@ -120,6 +147,9 @@ class Counters:
     latency_sum, latency_bins, latency_max
         Sum, histogram (see `rankscope.service._latency`) and largest of the latencies
         (seconds) of the succeeded queries.
+    answered, answer_sums
+        Succeeded queries whose answer was scored (they have a reference answer), and the
+        sum of every answer measure over them.
     """
 
     succeeded: int = 0
@@ -128,6 +158,8 @@ class Counters:
     latency_sum: float = 0.0
     latency_bins: dict[str, int] = field(default_factory=dict)
     latency_max: float | None = None
+    answered: int = 0
+    answer_sums: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Counters:
@@ -143,10 +175,17 @@ class Counters:
             float(row["latency_sum"]),
             decoded(row["latency_bins"]),
             row["latency_max"],
+            int(row["answered"]),
+            decoded(row["answer_sums"]),
         )
 
     def count(
-        self, status: str, metrics: Mapping[str, float] | None, latency: float | None, sign: int
+        self,
+        status: str,
+        metrics: Mapping[str, float] | None,
+        latency: float | None,
+        sign: int,
+        answer_metrics: Mapping[str, float] | None = None,
     ) -> None:
         """Add (``sign=1``) or take away (``-1``) one recorded query."""
         if status != "succeeded":
@@ -155,6 +194,10 @@ class Counters:
         self.succeeded += sign
         for name, value in (metrics or {}).items():
             self.sums[name] = self.sums.get(name, 0.0) + sign * value
+        if answer_metrics is not None:
+            self.answered += sign
+            for name, value in answer_metrics.items():
+                self.answer_sums[name] = self.answer_sums.get(name, 0.0) + sign * value
         if latency is not None:
             self.latency_sum += sign * latency
             add_latency(self.latency_bins, latency, sign)
@@ -170,6 +213,8 @@ class Counters:
             "latency_sum": self.latency_sum,
             "latency_bins": self.latency_bins,
             "latency_max": self.latency_max,
+            "answered": self.answered,
+            "answer_sums": self.answer_sums,
         }
 
 
@@ -210,6 +255,16 @@ class QueryRecord:
         Why a failed query failed.
     finished_at
         Unix time it was recorded.
+    answer
+        The generator's answer (None without a generator, or if it was never asked).
+    answer_metrics
+        ``{answer measure: value}`` of the answer; None if it was not scored (no reference
+        answer, no generator, a failed query).
+    answer_latency
+        Seconds of the generator call.
+    references
+        The question's reference answers, as the task keeps them (read, never written, with
+        the record); None if it has none.
     """
 
     query_id: str
@@ -222,6 +277,10 @@ class QueryRecord:
     metrics: Mapping[str, float] | None = None
     error: str | None = None
     finished_at: float = 0.0
+    answer: str | None = None
+    answer_metrics: Mapping[str, float] | None = None
+    answer_latency: float | None = None
+    references: tuple[str, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict (a value that is not finite as None)."""
@@ -237,14 +296,25 @@ class QueryRecord:
                 "metrics": None if self.metrics is None else dict(self.metrics),
                 "error": self.error,
                 "finished_at": self.finished_at,
+                "answer": self.answer,
+                "answer_metrics": None
+                if self.answer_metrics is None
+                else dict(self.answer_metrics),
+                "answer_latency": self.answer_latency,
+                "references": None if self.references is None else list(self.references),
             }
         )
         return shown
 
 
+def _decoded(value: str | None) -> Any:
+    return None if value is None else json.loads(value)
+
+
 def _record_from_row(row: sqlite3.Row) -> QueryRecord:
     scores = row["scores"]
     metrics = row["metrics"]
+    references = _decoded(row["reference_answers"])
     return QueryRecord(
         query_id=row["query_id"],
         position=row["position"],
@@ -256,22 +326,28 @@ def _record_from_row(row: sqlite3.Row) -> QueryRecord:
         metrics=None if metrics is None else json.loads(metrics),
         error=row["error"],
         finished_at=row["finished_at"],
+        answer=row["answer"],
+        answer_metrics=_decoded(row["answer_metrics"]),
+        answer_latency=row["answer_latency"],
+        references=None if references is None else tuple(references),
     )
 
 
 _SORT_COLUMNS = ("query_id", "position", "status", "latency", "attempts")
 
 
-def order_by(sort: str | None) -> tuple[str, list[Any]]:
-    """The ORDER BY clause of a sort key: a column of `_SORT_COLUMNS` or a measure name,
-    ``-`` first for descending; empty values (a failed query's measures) last, ties in dataset
-    order.
+def order_by(sort: str | None, answer_measures: Sequence[str] = ()) -> tuple[str, list[Any]]:
+    """The ORDER BY clause of a sort key: a column of `_SORT_COLUMNS`, a measure name or one of
+    ``answer_measures``, ``-`` first for descending; empty values (a failed query's measures,
+    an answer without a reference) last, ties in dataset order.
 
     >>> clause, parameters = order_by("-ndcg10")
     >>> clause
     'json_extract(metrics, ?) IS NULL, json_extract(metrics, ?) DESC, position'
     >>> parameters
     ['$."ndcg10"', '$."ndcg10"']
+    >>> order_by("rougel", ["rougel"])[0]
+    'json_extract(answer_metrics, ?) IS NULL, json_extract(answer_metrics, ?) ASC, position'
     """
     if not sort:
         return "position", []
@@ -281,44 +357,65 @@ def order_by(sort: str | None) -> tuple[str, list[Any]]:
     if key in _SORT_COLUMNS:
         return f"{key} IS NULL, {key} {direction}, position", []
     path = '$."' + key.replace('"', "") + '"'
+    column = "answer_metrics" if key in answer_measures else "metrics"
     return (
-        f"json_extract(metrics, ?) IS NULL, json_extract(metrics, ?) {direction}, position",
+        f"json_extract({column}, ?) IS NULL, json_extract({column}, ?) {direction}, position",
         [path, path],
     )
 
 
 def _filters(task_id: str, status: str | None, search: str | None) -> tuple[str, list[Any]]:
-    where = "task_id = ?"
+    where = "r.task_id = ?"
     params: list[Any] = [task_id]
     if status is not None:
-        where += " AND status = ?"
+        where += " AND r.status = ?"
         params.append(status)
     if search:
-        where += " AND instr(lower(query_id), lower(?)) > 0"
+        where += " AND instr(lower(r.query_id), lower(?)) > 0"
         params.append(search)
     return where, params
 
 
-def _migrate_from_1(db: sqlite3.Connection) -> None:
-    """Version 2 keeps a latency histogram and exact counters in each task's row."""
-    db.execute("ALTER TABLE tasks ADD COLUMN latency_bins TEXT NOT NULL DEFAULT '{}'")
-    db.execute("ALTER TABLE tasks ADD COLUMN latency_max REAL")
+def _migrate(db: sqlite3.Connection, version: int) -> None:
+    """Bring a store of an older schema ``version`` up to `SCHEMA_VERSION`: add the columns
+    later versions added (those not there yet), and recompute every task's counters from its
+    results."""
+    for added in range(version + 1, SCHEMA_VERSION + 1):
+        for table, column, declaration in _ADDED_COLUMNS[added]:
+            present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            if column not in present:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
     for (task_id,) in db.execute("SELECT id FROM tasks").fetchall():
         counters = Counters()
-        for status, metrics, latency in db.execute(
-            "SELECT status, metrics, latency FROM results WHERE task_id = ?", (task_id,)
+        for status, metrics, latency, answer_metrics in db.execute(
+            "SELECT status, metrics, latency, answer_metrics FROM results WHERE task_id = ?",
+            (task_id,),
         ):
-            counters.count(status, None if metrics is None else json.loads(metrics), latency, 1)
+            counters.count(status, _decoded(metrics), latency, 1, _decoded(answer_metrics))
         _write_counters(db, task_id, counters)
     db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
 
 
 def _write_counters(db: sqlite3.Connection, task_id: str, counters: Counters) -> None:
     values = counters.columns()
-    for column in ("sums", "latency_bins"):
+    for column in ("sums", "latency_bins", "answer_sums"):
         values[column] = json.dumps(values[column])
     sets = ", ".join(f"{column} = ?" for column in values)
     db.execute(f"UPDATE tasks SET {sets} WHERE id = ?", [*values.values(), task_id])
+
+
+def _add_to_sums(
+    column: str, values: Mapping[str, float], sign: int, sets: list[str], params: list[Any]
+) -> None:
+    """Add ``sign * value`` to each of the sums kept in the JSON ``column``."""
+    paths = [f'$."{name}"' for name in values]
+    sets.append(
+        f"{column} = json_set({column}, "
+        + ", ".join(f"?, COALESCE(json_extract({column}, ?), 0) + ?" for _ in paths)
+        + ")"
+    )
+    for path, value in zip(paths, values.values(), strict=True):
+        params.extend([path, path, sign * value])
 
 
 def _change_counters(
@@ -328,6 +425,7 @@ def _change_counters(
     metrics: Mapping[str, float] | None,
     latency: float | None,
     sign: int,
+    answer_metrics: Mapping[str, float] | None = None,
 ) -> None:
     """Add (``sign=1``) or take away (``-1``) a recorded query in the task's counters, in
     place: a single UPDATE, whatever the number of results."""
@@ -337,14 +435,12 @@ def _change_counters(
     sets = ["succeeded = succeeded + ?"]
     params: list[Any] = [sign]
     if metrics:
-        paths = [f'$."{name}"' for name in metrics]
-        sets.append(
-            "sums = json_set(sums, "
-            + ", ".join("?, COALESCE(json_extract(sums, ?), 0) + ?" for _ in paths)
-            + ")"
-        )
-        for path, value in zip(paths, metrics.values(), strict=True):
-            params.extend([path, path, sign * value])
+        _add_to_sums("sums", metrics, sign, sets, params)
+    if answer_metrics is not None:
+        sets.append("answered = answered + ?")
+        params.append(sign)
+        if answer_metrics:
+            _add_to_sums("answer_sums", answer_metrics, sign, sets, params)
     if latency is not None:
         path = f'$."{latency_bin(latency)}"'
         sets.append("latency_sum = latency_sum + ?")
@@ -409,8 +505,8 @@ class Store:
                     "INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
                     (str(SCHEMA_VERSION),),
                 )
-            elif int(row[0]) == 1:
-                _migrate_from_1(db)
+            elif int(row[0]) < SCHEMA_VERSION:
+                _migrate(db, int(row[0]))
             elif int(row[0]) != SCHEMA_VERSION:
                 raise InputError(
                     f"task database has schema version {row[0]}; this rankscope reads version "
@@ -466,8 +562,11 @@ class Store:
         task: Mapping[str, Any],
         queries: Sequence[tuple[str, str]],
         judgements: Sequence[tuple[str, str, int]],
+        references: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
-        """Insert a task with its questions and judgements, in one transaction."""
+        """Insert a task with its questions (and their reference answers) and judgements, in
+        one transaction."""
+        kept = references or {}
         now = time.time()
         with self.transaction() as db:
             db.execute(
@@ -484,8 +583,18 @@ class Store:
                 ),
             )
             db.executemany(
-                "INSERT INTO task_queries (task_id, position, query_id, text) VALUES (?, ?, ?, ?)",
-                [(task["id"], position, qid, text) for position, (qid, text) in enumerate(queries)],
+                "INSERT INTO task_queries (task_id, position, query_id, text, reference_answers) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [
+                    (
+                        task["id"],
+                        position,
+                        qid,
+                        text,
+                        json.dumps(list(kept[qid])) if qid in kept else None,
+                    )
+                    for position, (qid, text) in enumerate(queries)
+                ],
             )
             db.executemany(
                 "INSERT INTO task_qrels (task_id, query_id, doc_id, relevance) VALUES (?, ?, ?, ?)",
@@ -619,6 +728,19 @@ class Store:
             result.setdefault(query_id, []).append((doc_id, grade))
         return result
 
+    def references(self, task_id: str) -> dict[str, list[str]]:
+        """``{query_id: [reference answer, ...]}`` of the task's questions that have one."""
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT query_id, reference_answers FROM task_queries WHERE task_id = ? "
+                "AND reference_answers IS NOT NULL",
+                (task_id,),
+            )
+            .fetchall()
+        )
+        return {row[0]: json.loads(row[1]) for row in rows}
+
     # --- results --------------------------------------------------------------------------
 
     def finished_query_ids(self, task_id: str) -> set[str]:
@@ -639,15 +761,18 @@ class Store:
         offset: int = 0,
         sort: str | None = None,
         search: str | None = None,
+        answer_measures: Sequence[str] = (),
     ) -> list[QueryRecord]:
         """Recorded queries in dataset order, or sorted by ``sort`` (see `order_by`), of a
-        ``status``, whose id contains ``search``."""
+        ``status``, whose id contains ``search``, with their reference answers."""
         where, params = _filters(task_id, status, search)
         sql = (
             "SELECT query_id, position, status, doc_ids, scores, latency, attempts, metrics, "
-            f"error, finished_at FROM results WHERE {where}"
+            "error, finished_at, answer, answer_metrics, answer_latency, "
+            "(SELECT reference_answers FROM task_queries q WHERE q.task_id = r.task_id "
+            f"AND q.query_id = r.query_id) AS reference_answers FROM results r WHERE {where}"
         )
-        order, order_params = order_by(sort)
+        order, order_params = order_by(sort, answer_measures)
         sql += f" ORDER BY {order} LIMIT ? OFFSET ?"
         params.extend([*order_params, -1 if limit is None else limit, offset])
         rows = self._connection().execute(sql, params).fetchall()
@@ -658,7 +783,7 @@ class Store:
     ) -> int:
         """How many queries of the task are recorded (with that status, matching ``search``)."""
         where, params = _filters(task_id, status, search)
-        sql = f"SELECT COUNT(*) FROM results WHERE {where}"
+        sql = f"SELECT COUNT(*) FROM results r WHERE {where}"
         return int(self._connection().execute(sql, params).fetchone()[0])
 
     def latencies(self, task_id: str) -> list[float]:
@@ -715,29 +840,40 @@ class TaskWriter:
         try:
             with self.store.transaction() as db:
                 previous = db.execute(
-                    "SELECT status, metrics, latency FROM results "
+                    "SELECT status, metrics, latency, answer_metrics FROM results "
                     "WHERE task_id = ? AND query_id = ?",
                     (self.task_id, record.query_id),
                 ).fetchone()
                 if previous is not None:
-                    metrics = previous["metrics"]
                     replaced = (
                         previous["status"],
-                        None if metrics is None else json.loads(metrics),
+                        _decoded(previous["metrics"]),
                         previous["latency"],
+                        -1,
+                        _decoded(previous["answer_metrics"]),
                     )
-                    _change_counters(db, self.task_id, *replaced, -1)
-                    self.counters.count(*replaced, -1)
-                _change_counters(db, self.task_id, record.status, record.metrics, record.latency, 1)
+                    _change_counters(db, self.task_id, *replaced)
+                    self.counters.count(*replaced)
+                _change_counters(
+                    db,
+                    self.task_id,
+                    record.status,
+                    record.metrics,
+                    record.latency,
+                    1,
+                    record.answer_metrics,
+                )
                 db.execute(
                     "INSERT INTO results (task_id, query_id, position, status, doc_ids, scores, "
-                    "latency, attempts, metrics, error, finished_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                    "latency, attempts, metrics, error, finished_at, answer, answer_metrics, "
+                    "answer_latency) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT (task_id, query_id) DO UPDATE SET position = excluded.position, "
                     "status = excluded.status, doc_ids = excluded.doc_ids, "
                     "scores = excluded.scores, latency = excluded.latency, "
                     "attempts = excluded.attempts, metrics = excluded.metrics, "
-                    "error = excluded.error, finished_at = excluded.finished_at",
+                    "error = excluded.error, finished_at = excluded.finished_at, "
+                    "answer = excluded.answer, answer_metrics = excluded.answer_metrics, "
+                    "answer_latency = excluded.answer_latency",
                     (
                         self.task_id,
                         record.query_id,
@@ -750,11 +886,16 @@ class TaskWriter:
                         None if record.metrics is None else json.dumps(dict(record.metrics)),
                         record.error,
                         record.finished_at or time.time(),
+                        record.answer,
+                        None
+                        if record.answer_metrics is None
+                        else json.dumps(dict(record.answer_metrics)),
+                        record.answer_latency,
                     ),
                 )
         finally:
             self.seconds += time.perf_counter() - started
-        self.counters.count(record.status, record.metrics, record.latency, 1)
+        self.counters.count(record.status, record.metrics, record.latency, 1, record.answer_metrics)
 
     def heartbeat(self) -> None:
         """Mark the task as alive, and record its running time."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rankscope.service._latency import histogram_summary
@@ -53,6 +53,17 @@ class TaskInfo:
         Why it failed or was cancelled, if it did.
     created_at, started_at, finished_at, updated_at
         Unix times.
+    generator
+        The generator's description (header values hidden), or None for a retrieval-only task.
+    answer_measures
+        The measures of its answers (empty without a generator).
+    answer_metrics
+        Mean of every answer measure over the questions whose answer was scored: exact for a
+        finished task, a running mean while it runs.
+    answered
+        Succeeded questions whose answer was scored (those with a reference answer).
+    references
+        Questions of the task that have a reference answer (None without a generator).
     """
 
     id: str
@@ -77,11 +88,33 @@ class TaskInfo:
     started_at: float | None
     finished_at: float | None
     updated_at: float
+    generator: dict[str, Any] | None = None
+    answer_measures: tuple[str, ...] = ()
+    answer_metrics: dict[str, float] = field(default_factory=dict)
+    answered: int = 0
+    references: int | None = None
 
     @property
     def finished(self) -> int:
         """Queries recorded, succeeded or failed."""
         return self.succeeded + self.failed
+
+    @property
+    def answer_note(self) -> str | None:
+        """What a task with a generator cannot score, said plainly (None if nothing)."""
+        if self.generator is None or self.references is None:
+            return None
+        if self.references == 0:
+            return (
+                "the dataset has no reference answers: the answers are stored, and no answer "
+                "measure is computed"
+            )
+        if self.references < self.total:
+            return (
+                f"{self.total - self.references} of {self.total} questions have no reference "
+                "answer: their answers are stored, not scored"
+            )
+        return None
 
     @property
     def done(self) -> bool:
@@ -118,6 +151,16 @@ class TaskInfo:
                 "started_at": self.started_at,
                 "finished_at": self.finished_at,
                 "updated_at": self.updated_at,
+                "answers": None
+                if self.generator is None
+                else {
+                    "generator": self.generator,
+                    "measures": list(self.answer_measures),
+                    "metrics": self.answer_metrics,
+                    "scored": self.answered,
+                    "references": self.references,
+                    "note": self.answer_note,
+                },
             }
         )
         return shown
@@ -130,13 +173,20 @@ def task_info(row: Mapping[str, Any]) -> TaskInfo:
     counters = Counters.from_row(row)
     names = spec["measures"]
     succeeded = counters.succeeded
+    answer_names = spec.get("answer_measures", ())
     if summary is not None:
         metrics = dict(summary["metrics"])
         latency = summary.get("latency_ms")
+        answer_metrics = dict(summary.get("answer_metrics") or {})
     else:
         metrics = {
             name: counters.sums.get(name, 0.0) / succeeded if succeeded else math.nan
             for name in names
+        }
+        answered = counters.answered
+        answer_metrics = {
+            name: counters.answer_sums.get(name, 0.0) / answered if answered else math.nan
+            for name in answer_names
         }
         latency = histogram_summary(
             counters.latency_bins, counters.latency_sum, counters.latency_max
@@ -168,4 +218,9 @@ def task_info(row: Mapping[str, Any]) -> TaskInfo:
         started_at=row["started_at"],
         finished_at=row["finished_at"],
         updated_at=row["updated_at"],
+        generator=None if spec.get("generator") is None else _redacted(spec["generator"]),
+        answer_measures=tuple(answer_names),
+        answer_metrics={name: answer_metrics.get(name, math.nan) for name in answer_names},
+        answered=counters.answered,
+        references=spec.get("references"),
     )

@@ -90,6 +90,8 @@ function taskPage() {
   const id = root.dataset.task;
   const table = document.getElementById("queries");
   const measures = root.dataset.measures.split(" ").filter(Boolean);
+  const answerMeasures = root.dataset.answerMeasures.split(" ").filter(Boolean);
+  const answers = root.dataset.answers === "yes";
   const state = { sort: "", search: "", status: "", limit: 50, offset: 0, total: 0 };
 
   function showButtons(status) {
@@ -111,6 +113,9 @@ function taskPage() {
       `${task.progress.finished} of ${task.progress.total} questions (${percent} %)${failed}`;
     document.querySelectorAll("[data-metric]").forEach((cell) => {
       cell.textContent = metric(task.metrics[cell.dataset.metric]);
+    });
+    document.querySelectorAll("[data-answer-metric]").forEach((cell) => {
+      cell.textContent = metric(task.answers ? task.answers.metrics[cell.dataset.answerMetric] : null);
     });
     document.querySelectorAll("[data-latency]").forEach((cell) => {
       const value = task.latency_ms ? task.latency_ms[cell.dataset.latency] : null;
@@ -138,11 +143,20 @@ function taskPage() {
       const value = record.metrics ? record.metrics[name] : null;
       tr.append(element("td", metric(value), "num"));
     });
+    answerMeasures.forEach((name) => {
+      const value = record.answer_metrics ? record.answer_metrics[name] : null;
+      tr.append(element("td", metric(value), "num"));
+    });
     const latency = typeof record.latency === "number" ? (record.latency * 1000).toFixed(1) : "–";
     tr.append(element("td", latency, "num"));
     tr.append(element("td", String(record.attempts), "num"));
     const retrieved = record.status === "failed" ? record.error || "" : record.doc_ids.slice(0, 5).join(" ");
     tr.append(element("td", retrieved, record.status === "failed" ? "error-text" : ""));
+    if (answers) {
+      tr.append(element("td", record.answer === null ? "–" : record.answer, "answer"));
+      const references = record.references ? record.references.join(" | ") : "–";
+      tr.append(element("td", references, "answer reference"));
+    }
     return tr;
   }
 
@@ -251,6 +265,21 @@ function newTaskForm() {
   show();
 }
 
+function generatorChoice() {
+  const form = document.getElementById("new-task");
+  function show() {
+    const kind = (form.querySelector('input[name="generator"]:checked') || {}).value;
+    form.querySelectorAll(".generator").forEach((block) => {
+      block.hidden = !block.dataset.generator.split(" ").includes(kind);
+      block.querySelectorAll("input, textarea").forEach((input) => {
+        input.disabled = block.hidden;
+      });
+    });
+  }
+  form.addEventListener("change", show);
+  show();
+}
+
 // --- the comparison picker on the task list ---------------------------------------------------
 
 function compareSelection() {
@@ -270,6 +299,9 @@ const pages = {
     compareSelection();
   },
   task: taskPage,
-  new: newTaskForm,
+  new: () => {
+    newTaskForm();
+    generatorChoice();
+  },
 };
 (pages[document.body.dataset.page] || (() => {}))();
