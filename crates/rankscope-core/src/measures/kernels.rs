@@ -35,6 +35,13 @@ pub struct KernelArgs<'a> {
     pub conventions: &'a Conventions,
     /// The lowest grade that counts as relevant.
     pub level: i64,
+    // Diversity measures (measures/diversity.rs).
+    /// Redundancy intolerance of alpha-nDCG and NRBP (`alpha=`, 0.5 by default).
+    pub alpha: f64,
+    /// Patience of NRBP (`beta=`, 0.5 by default).
+    pub patience: f64,
+    /// Drop documents without any judgement from the ranking first (`judged_only=True`).
+    pub judged_only: bool,
 }
 
 /// A kernel: one value for one query.
