@@ -265,15 +265,19 @@ fn parse_params(family: &Family, text: Option<&str>, name: &str) -> Result<Vec<(
         params.push((key.to_string(), value));
     }
     // Values equal to their default are left out, so that both spellings print alike.
-    params.retain(|(key, value)| {
-        !family.params.iter().any(|&(k, kind)| {
-            k == key
-                && matches!(kind, ParamKind::Defaulted(inner, default)
-                    if canonical_value(*inner, k, default, family, name).as_deref() == Ok(value.as_str()))
-        })
-    });
+    params.retain(|(key, value)| default_value(family, key, name).as_ref() != Some(value));
     params.sort();
     Ok(params)
+}
+
+/// The default of parameter `key` in canonical form, if it has one.
+fn default_value(family: &Family, key: &str, name: &str) -> Option<String> {
+    family.params.iter().find_map(|&(k, kind)| match kind {
+        ParamKind::Defaulted(inner, default) if k == key => {
+            canonical_value(*inner, k, default, family, name).ok()
+        }
+        _ => None,
+    })
 }
 
 /// `value` of parameter `key` in canonical form, or the error naming what it must be.
