@@ -98,8 +98,9 @@ pub struct Qrels {
     /// The subtopics (TREC's second field, which diversity qrels use for the intent judged),
     /// interned; `subtopic[i]` is a code of this interner.
     pub subtopics: Interner,
-    /// The subtopic of each row; empty when none was given (every judgement is then of the
-    /// query as a whole).
+    /// The subtopic of each row; empty when the qrels name no subtopics (none given, or a
+    /// TREC file's second field with one value throughout): every judgement is then of the
+    /// query as a whole.
     pub subtopic: Vec<u32>,
 }
 

@@ -141,14 +141,20 @@ fn finish_qrels(parsed: ParseOutput<i64>, head: &[u8], source: &str) -> Result<P
             &skipped,
         ));
     }
+    // A second field with one value throughout (TREC's usual `0`) names no subtopics.
+    let (subtopics, subtopic) = if columns.labels.len() > 1 {
+        (columns.labels, columns.label)
+    } else {
+        (Interner::new(), Vec::new())
+    };
     let qrels = Qrels {
         source: source.to_string(),
         queries: columns.queries,
         query: columns.query,
         docs: columns.docs,
         grade: columns.values,
-        subtopics: columns.labels,
-        subtopic: columns.label,
+        subtopics,
+        subtopic,
     };
     Ok(Parsed {
         table: qrels,
