@@ -154,13 +154,19 @@ fn read_rows<V: Copy>(
     Ok(())
 }
 
-/// Judgements from an Arrow stream with query_id, doc_id and relevance.
+/// Judgements from an Arrow stream with query_id, doc_id and relevance (and subtopic, for
+/// diversity qrels).
 pub fn qrels_from_stream(table: &Bound<'_, PyAny>, source: &str) -> PyResult<Qrels> {
     let mut qrels = Qrels::new(source);
-    read_rows(table, "relevance", grades, |q, d, g, subtopic| match subtopic {
-        Some(s) => qrels.push_with_subtopic(q, s, d, g),
-        None => qrels.push(q, d, g),
-    })?;
+    read_rows(
+        table,
+        "relevance",
+        grades,
+        |q, d, g, subtopic| match subtopic {
+            Some(s) => qrels.push_with_subtopic(q, s, d, g),
+            None => qrels.push(q, d, g),
+        },
+    )?;
     qrels
         .check()
         .map_err(|e| crate::errors::to_py(table.py(), e))?;
