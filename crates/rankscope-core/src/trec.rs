@@ -487,26 +487,30 @@ impl<V> Columns<V> {
         self.values.reserve(rows);
     }
 
-    /// Append the rows of `other`, its query codes renumbered into this interner (so codes
-    /// still follow first appearance).
+    /// Append the rows of `other`, its query (and label) codes renumbered into this
+    /// interner (so codes still follow first appearance).
     fn append(&mut self, other: Columns<V>) {
-        let codes: Vec<u32> = other
-            .queries
-            .names()
-            .map(|n| self.queries.intern(n))
-            .collect();
-        self.query
-            .extend(other.query.iter().map(|&q| codes[q as usize]));
+        append_codes(
+            &mut self.queries,
+            &mut self.query,
+            &other.queries,
+            &other.query,
+        );
         self.docs.extend(&other.docs);
         self.values.extend(other.values);
-        let labels: Vec<u32> = other
-            .labels
-            .names()
-            .map(|n| self.labels.intern(n))
-            .collect();
-        self.label
-            .extend(other.label.iter().map(|&l| labels[l as usize]));
+        append_codes(
+            &mut self.labels,
+            &mut self.label,
+            &other.labels,
+            &other.label,
+        );
     }
+}
+
+/// Append `codes` of `names` to `into` (codes of `interner`), renumbered into `interner`.
+fn append_codes(interner: &mut Interner, into: &mut Vec<u32>, names: &Interner, codes: &[u32]) {
+    let renumbered: Vec<u32> = names.names().map(|n| interner.intern(n)).collect();
+    into.extend(codes.iter().map(|&c| renumbered[c as usize]));
 }
 
 /// A problem on a line, numbered within its piece (0-based) until the pieces are joined.

@@ -574,7 +574,7 @@ pub static FAMILIES: &[Family] = &[
         formula: "alpha-DCG@k / alpha-DCG@k of the greedy ideal; gain g_i = sum_{s rel} (1 - alpha)^{c_s}, c_s = documents relevant to s above i",
         citation: DIVERSITY_ALPHA_NDCG,
         cutoff: CutoffKind::Required,
-        params: &[ALPHA, DIVERSITY_REL, JUDGED_ONLY],
+        params: ALPHA_PARAMS,
         aggregate: Aggregate::Mean,
         bounded: true,
         aliases: &[],
@@ -587,7 +587,7 @@ pub static FAMILIES: &[Family] = &[
         formula: "sum_{i<=k} g_i / log2(i + 1) / sum_{i<=k} |S| (1 - alpha)^(i-1) / log2(i + 1)",
         citation: DIVERSITY_ALPHA_NDCG,
         cutoff: CutoffKind::Required,
-        params: &[ALPHA, DIVERSITY_REL, JUDGED_ONLY],
+        params: ALPHA_PARAMS,
         aggregate: Aggregate::Mean,
         bounded: false,
         aliases: &[],
@@ -600,7 +600,7 @@ pub static FAMILIES: &[Family] = &[
         formula: "sum_{i<=k} g_i / i / sum_{i<=k} |S| 0.5^(i-1) / i",
         citation: DIVERSITY_ERR_IA,
         cutoff: CutoffKind::Required,
-        params: &[DIVERSITY_REL, JUDGED_ONLY],
+        params: INTENT_PARAMS,
         aggregate: Aggregate::Mean,
         bounded: false,
         aliases: &[],
@@ -613,7 +613,7 @@ pub static FAMILIES: &[Family] = &[
         formula: "ERR-IA@k / ERR-IA@k of the greedy ideal",
         citation: DIVERSITY_ERR_IA,
         cutoff: CutoffKind::Required,
-        params: &[DIVERSITY_REL, JUDGED_ONLY],
+        params: INTENT_PARAMS,
         aggregate: Aggregate::Mean,
         bounded: true,
         aliases: &[],
@@ -626,7 +626,7 @@ pub static FAMILIES: &[Family] = &[
         formula: "(1 - (1 - alpha) beta) / |S| sum_i beta^(i-1) g_i",
         citation: DIVERSITY_NRBP,
         cutoff: CutoffKind::None,
-        params: &[ALPHA, ("beta", ParamKind::Defaulted(&ParamKind::Number, "0.5")), DIVERSITY_REL],
+        params: NRBP_PARAMS,
         aggregate: Aggregate::Mean,
         bounded: true,
         aliases: &[],
@@ -639,7 +639,7 @@ pub static FAMILIES: &[Family] = &[
         formula: "NRBP / NRBP of the greedy ideal",
         citation: DIVERSITY_NRBP,
         cutoff: CutoffKind::None,
-        params: &[ALPHA, ("beta", ParamKind::Defaulted(&ParamKind::Number, "0.5")), DIVERSITY_REL],
+        params: NRBP_PARAMS,
         aggregate: Aggregate::Mean,
         bounded: true,
         aliases: &[],
@@ -652,7 +652,7 @@ pub static FAMILIES: &[Family] = &[
         formula: "sum_{i<=k} |{s: rel_{i,s}}| / (k |S|)",
         citation: DIVERSITY_IA,
         cutoff: CutoffKind::Required,
-        params: &[DIVERSITY_REL, JUDGED_ONLY],
+        params: INTENT_PARAMS,
         aggregate: Aggregate::Mean,
         bounded: true,
         aliases: &[],
@@ -665,7 +665,7 @@ pub static FAMILIES: &[Family] = &[
         formula: "(1/|S|) sum_s sum_{i rel to s} P_s@i / R_s",
         citation: DIVERSITY_IA,
         cutoff: CutoffKind::None,
-        params: &[DIVERSITY_REL, JUDGED_ONLY],
+        params: INTENT_PARAMS,
         aggregate: Aggregate::Mean,
         bounded: true,
         aliases: &["map_ia"],
@@ -694,6 +694,13 @@ const JUDGED_ONLY: Param = (
     "judged_only",
     ParamKind::Defaulted(&ParamKind::Choice(&["True", "False"]), "False"),
 );
+const INTENT_PARAMS: &[Param] = &[DIVERSITY_REL, JUDGED_ONLY];
+const ALPHA_PARAMS: &[Param] = &[ALPHA, DIVERSITY_REL, JUDGED_ONLY];
+const NRBP_PARAMS: &[Param] = &[
+    ALPHA,
+    ("beta", ParamKind::Defaulted(&ParamKind::Number, "0.5")),
+    DIVERSITY_REL,
+];
 const DIVERSITY_ALPHA_NDCG: &str = "Clarke et al., Novelty and diversity in information retrieval \
     evaluation, SIGIR 2008; ndeval 4.5 (TREC Web track)";
 const DIVERSITY_ERR_IA: &str = "Chapelle et al., Expected reciprocal rank for graded relevance, \
