@@ -84,7 +84,9 @@ def generated(seed: int) -> tuple[list[ir_measures.Qrel], dict[str, dict[str, fl
     return qrels, run
 
 
-def reference(measures: list[Any], qrels: list[Any], run: dict[str, Any]) -> dict[str, dict]:
+def reference(
+    measures: list[Any], qrels: list[Any], run: dict[str, Any]
+) -> dict[str, dict[str, float]]:
     """``{measure: {query: value}}`` from ir_measures' pyndeval provider, one measure at a
     time (given measures needing different invocations of pyndeval at once, the provider
     hands the run to the first only: the others score 0 everywhere)."""
