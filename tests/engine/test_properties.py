@@ -73,6 +73,17 @@ MEASURES = [
     "INST(max_rel=2)",
     "INSQ(max_rel=3)",
     "BPM(max_rel=3)@5",
+    # Diversity measures (qrels without subtopics: one subtopic per query).
+    "alpha_nDCG@5",
+    "alpha_nDCG(alpha=0.2)@10",
+    "alpha_DCG@5",
+    "ERR_IA@5",
+    "nERR_IA@5",
+    "NRBP",
+    "nNRBP",
+    "P_IA@5",
+    "AP_IA",
+    "StRecall@5",
 ]
 # Unbounded measures that can be negative: utility (-1 per non-relevant document retrieved)
 # and yaap (a log-odds).

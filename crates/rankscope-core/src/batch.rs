@@ -8,6 +8,9 @@
 //!   sorted in descending order (the ideal ranking).
 //!
 //! Kernels see one query at a time through [`QueryView`].
+//!
+//! When diversity measures are evaluated the batch also holds [`SubtopicJudgements`]: each
+//! retrieved document's judgements per subtopic, and each query's judged documents with theirs.
 
 /// Grade of a retrieved document absent from the qrels (trec_eval's RELVALUE_NONPOOL).
 pub const UNJUDGED: i64 = -1;
@@ -32,6 +35,116 @@ pub struct RankedBatch {
     /// Per query, relevant documents counted once each when the qrels hold duplicates (only
     /// profiles that keep duplicate judgements, i.e. `weknora`; otherwise `None`).
     pub num_distinct_relevant: Option<Vec<u64>>,
+    /// Judgements per subtopic (only when a diversity measure is evaluated).
+    pub subtopics: Option<SubtopicJudgements>,
+}
+
+/// One judgement of a document for one subtopic of its query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Label {
+    /// The subtopic, numbered from 0 within the query.
+    pub subtopic: u32,
+    /// The grade.
+    pub grade: i64,
+}
+
+/// Lists of labels stored flat: list `i` is `labels[offsets[i]..offsets[i + 1]]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelLists {
+    /// One more offset than lists.
+    pub offsets: Vec<usize>,
+    /// The labels, list after list.
+    pub labels: Vec<Label>,
+}
+
+impl Default for LabelLists {
+    fn default() -> Self {
+        Self {
+            offsets: vec![0],
+            labels: Vec::new(),
+        }
+    }
+}
+
+impl LabelLists {
+    /// Append one list.
+    pub fn push(&mut self, labels: &[Label]) {
+        self.labels.extend_from_slice(labels);
+        self.offsets.push(self.labels.len());
+    }
+
+    /// Number of lists.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Whether there is no list.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Lists `start..end` as a view.
+    fn view(&self, start: usize, end: usize) -> LabelView<'_> {
+        LabelView {
+            offsets: &self.offsets[start..=end],
+            labels: &self.labels,
+        }
+    }
+}
+
+/// Some consecutive lists of a [`LabelLists`].
+#[derive(Debug, Clone, Copy)]
+pub struct LabelView<'a> {
+    offsets: &'a [usize],
+    labels: &'a [Label],
+}
+
+impl<'a> LabelView<'a> {
+    /// Number of lists.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Whether there is no list.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// List `i`.
+    pub fn get(&self, i: usize) -> &'a [Label] {
+        &self.labels[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// Every list, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &'a [Label]> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+}
+
+/// The judgements per subtopic of a batch's queries.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SubtopicJudgements {
+    /// Per query: its subtopics (labels number them from 0).
+    pub num_subtopics: Vec<u32>,
+    /// One list per retrieved document, aligned with `RankedBatch::grades`: its judgements by
+    /// subtopic (empty when not judged).
+    pub retrieved: LabelLists,
+    /// `Q + 1` offsets into the lists of `judged`.
+    pub judged_offsets: Vec<usize>,
+    /// Per query, one list per judged document, documents in descending order of their ids
+    /// (byte-wise; ndeval's ideal ranking breaks ties that way).
+    pub judged: LabelLists,
+}
+
+/// One query's judgements per subtopic.
+#[derive(Debug, Clone, Copy)]
+pub struct SubtopicView<'a> {
+    /// Subtopics of the query (labels number them from 0).
+    pub num_subtopics: usize,
+    /// The judgements of each retrieved document, in rank order.
+    pub retrieved: LabelView<'a>,
+    /// The judgements of each judged document (document ids descending).
+    pub judged: LabelView<'a>,
 }
 
 /// One query of a batch: what a kernel sees.
@@ -43,6 +156,8 @@ pub struct QueryView<'a> {
     pub judged: &'a [i64],
     /// Relevant documents counted once each (profiles keeping duplicate judgements only).
     pub num_distinct_relevant: Option<u64>,
+    /// Judgements per subtopic (only when a diversity measure is evaluated).
+    pub subtopics: Option<SubtopicView<'a>>,
 }
 
 impl RankedBatch {
@@ -57,6 +172,11 @@ impl RankedBatch {
             grades: &self.grades[self.offsets[q]..self.offsets[q + 1]],
             judged: &self.judged[self.judged_offsets[q]..self.judged_offsets[q + 1]],
             num_distinct_relevant: self.num_distinct_relevant.as_ref().map(|d| d[q]),
+            subtopics: self.subtopics.as_ref().map(|s| SubtopicView {
+                num_subtopics: s.num_subtopics[q] as usize,
+                retrieved: s.retrieved.view(self.offsets[q], self.offsets[q + 1]),
+                judged: s.judged.view(s.judged_offsets[q], s.judged_offsets[q + 1]),
+            }),
         }
     }
 
@@ -113,6 +233,7 @@ mod tests {
             judged_offsets: vec![0, 3, 3],
             judged: vec![2, 1, 0],
             num_distinct_relevant: None,
+            subtopics: None,
         };
         let a = batch.query(0);
         assert_eq!(

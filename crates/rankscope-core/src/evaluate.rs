@@ -59,6 +59,7 @@ impl EvalOptions {
             relevance_level: self.relevance_level,
             complete: self.complete,
             max_documents: self.max_documents,
+            subtopics: false,
         }
     }
 }
@@ -148,6 +149,18 @@ pub fn compute(
             return Err(Error::Measure(format!(
                 "nDCG with gain=exp needs grades up to {MAX_EXP_GRADE} (2**grade must fit a \
                  float); found a grade of {top}; use the linear gain"
+            )));
+        }
+    }
+    if batch.subtopics.is_none() {
+        if let Some(m) = measures
+            .iter()
+            .find(|m| crate::measures::diversity::reads_subtopics(m.family.name))
+        {
+            return Err(Error::Measure(format!(
+                "{} reads judgements per subtopic, which this batch was prepared without \
+                 (PrepareOptions::subtopics)",
+                m.name()
             )));
         }
     }
@@ -241,6 +254,9 @@ pub(crate) fn score(
 ) -> Result<(Prepared, Vec<Vec<f64>>)> {
     let prepare_options = PrepareOptions {
         complete,
+        subtopics: measures
+            .iter()
+            .any(|m| crate::measures::diversity::reads_subtopics(m.family.name)),
         ..options.prepare_options()
     };
     let prepared = prepare_listing(judgements, run, &prepare_options, list_missing)?;

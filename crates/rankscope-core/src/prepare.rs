@@ -7,11 +7,12 @@
 //! checked, not sorted.
 
 use std::hash::BuildHasher;
+use std::sync::OnceLock;
 
-use hashbrown::{DefaultHashBuilder, HashTable};
+use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use rayon::prelude::*;
 
-use crate::batch::{RankedBatch, POOLED_UNJUDGED, UNJUDGED};
+use crate::batch::{Label, RankedBatch, SubtopicJudgements, POOLED_UNJUDGED, UNJUDGED};
 use crate::error::{py_repr, Error, InputProblem, Result};
 use crate::intern::Interner;
 use crate::profile::{Conventions, DuplicatePolicy, Ordering, ScorePrecision, UnjudgedDocuments};
@@ -27,6 +28,8 @@ pub struct PrepareOptions {
     pub complete: bool,
     /// Keep only the first `max_documents` of each query's ranking (trec_eval `-M`).
     pub max_documents: Option<usize>,
+    /// Attach the judgements per subtopic (for diversity measures).
+    pub subtopics: bool,
 }
 
 impl Default for PrepareOptions {
@@ -35,6 +38,7 @@ impl Default for PrepareOptions {
             relevance_level: 1,
             complete: false,
             max_documents: None,
+            subtopics: false,
         }
     }
 }
@@ -54,6 +58,11 @@ pub struct Prepared {
 ///
 /// Each query has its own small open-addressing table from document to its first judgement,
 /// so looking up a query's documents stays within a few cache lines.
+///
+/// Qrels with subtopics (diversity qrels) may judge a document once per subtopic; measures
+/// that do not read subtopics see the document's highest grade (a document relevant to any
+/// subtopic is relevant to the query, as ndeval counts it for MAP). The judgements per
+/// subtopic are indexed on first use ([`SubtopicIndex`]).
 #[derive(Debug)]
 pub struct Judgements<'a> {
     qrels: &'a Qrels,
@@ -69,6 +78,33 @@ pub struct Judgements<'a> {
     ideal: Vec<i64>,
     /// Per qrels query: distinct relevant documents (profiles keeping duplicate judgements).
     distinct_relevant: Option<Vec<u64>>,
+    /// Of documents judged for several subtopics: first row -> highest grade.
+    topic_grades: HashMap<u32, i64>,
+    /// The judgements per subtopic, indexed when first needed.
+    subtopic_index: OnceLock<SubtopicIndex>,
+}
+
+/// One query's table filled: the earliest first row of a document judged twice (an error),
+/// the distinct relevant documents, and (diversity qrels) `(first row, later row)` of the
+/// documents judged again for another subtopic.
+type Filled = (Option<u32>, u64, Vec<(u32, u32)>);
+
+/// One query's subtopics: how many, `(first row, label)` of every judgement by first row,
+/// and its documents' first rows, document ids descending.
+type QuerySubtopics = (u32, Vec<(u32, Label)>, Vec<u32>);
+
+/// Diversity qrels indexed per query: each document's judgements by subtopic.
+#[derive(Debug)]
+struct SubtopicIndex {
+    /// Per qrels query: its subtopics.
+    num_subtopics: Vec<u32>,
+    /// Per qrels row that is a document's first judgement: the range of its labels.
+    doc_labels: Vec<(u32, u32)>,
+    labels: Vec<Label>,
+    /// Per qrels query: `judged_rows[judged_offsets[q]..judged_offsets[q + 1]]`, the first
+    /// rows of its documents, document ids descending (byte-wise).
+    judged_offsets: Vec<usize>,
+    judged_rows: Vec<u32>,
 }
 
 impl<'a> Judgements<'a> {
@@ -99,21 +135,28 @@ impl<'a> Judgements<'a> {
             ideal_offsets: Vec::new(),
             ideal: Vec::new(),
             distinct_relevant: None,
+            topic_grades: HashMap::new(),
+            subtopic_index: OnceLock::new(),
         };
+        // A document judged again for another subtopic is not a duplicate.
+        let by_subtopic = qrels.has_subtopics() && !conventions.keeps_duplicate_judgements();
         // Each query's table filled on its own, queries in parallel: the earliest first row
-        // of a repeated pair, and the distinct relevant documents.
+        // of a repeated pair, the distinct relevant documents, and (diversity qrels) the
+        // repeated rows with their documents' first rows.
         let mut slots = vec![(0, 0); size_total];
         let tables = split_by_offsets(&mut slots, &index.table_offsets);
-        let filled: Vec<(Option<u32>, u64)> = tables
+        let filled: Vec<Filled> = tables
             .into_par_iter()
             .enumerate()
             .map(|(q, table)| {
                 let mut duplicate: Option<u32> = None;
                 let mut distinct = 0;
+                let mut repeats = Vec::new();
                 for &row in &by_query[offsets[q]..offsets[q + 1]] {
                     let doc = qrels.docs.get_bytes(row as usize);
                     let hash = index.doc_hash(doc);
                     match probe(table, &qrels.docs, doc, hash) {
+                        Ok(first) if by_subtopic => repeats.push((first, row)),
                         Ok(first) => duplicate = Some(duplicate.map_or(first, |d| d.min(first))),
                         Err(slot) => {
                             table[slot] = ((hash >> 32) as u32, row + 1);
@@ -121,34 +164,70 @@ impl<'a> Judgements<'a> {
                         }
                     }
                 }
-                (duplicate, distinct)
+                if by_subtopic {
+                    duplicate = same_subtopic_repeat(qrels, &repeats);
+                }
+                (duplicate, distinct, repeats)
             })
             .collect();
         index.slots = slots;
-        let duplicate = filled.iter().filter_map(|(d, _)| *d).min();
+        let duplicate = filled.iter().filter_map(|(d, _, _)| *d).min();
         if let Some(row) = duplicate.filter(|_| !conventions.keeps_duplicate_judgements()) {
             let row = row as usize;
+            let (scope, once) = if by_subtopic {
+                let subtopic = qrels.subtopics.name(qrels.subtopic[row]);
+                (
+                    format!(" for subtopic {}", py_repr(subtopic)),
+                    "once per subtopic of a query",
+                )
+            } else {
+                (String::new(), "once per query")
+            };
             return Err(Error::DuplicateDocument(
                 InputProblem::new(format!(
-                    "document {} appears more than once in the qrels of query {}; each document \
-                     may be judged once per query",
+                    "document {} appears more than once in the qrels of query {}{scope}; each \
+                     document may be judged {once}",
                     py_repr(qrels.docs.get(row)),
                     py_repr(qrels.query_id(row))
                 ))
                 .in_source(&qrels.source),
             ));
         }
+        let mut repeated: Vec<u32> = Vec::new();
+        for &(first, row) in filled.iter().flat_map(|(_, _, r)| r) {
+            let best = index
+                .topic_grades
+                .entry(first)
+                .or_insert(qrels.grade[first as usize]);
+            *best = (*best).max(qrels.grade[row as usize]);
+            repeated.push(row);
+        }
+        repeated.sort_unstable();
 
-        // Each query's grades, sorted descending.
+        // Each query's grades (one per document), sorted descending.
+        let (offsets, by_query) = if repeated.is_empty() {
+            (offsets, by_query)
+        } else {
+            let kept: Vec<u32> = by_query
+                .into_iter()
+                .filter(|row| repeated.binary_search(row).is_err())
+                .collect();
+            let codes: Vec<u32> = kept.iter().map(|&r| qrels.query[r as usize]).collect();
+            let (starts, order) = rows_by_query(&codes, queries);
+            (
+                starts,
+                order.into_iter().map(|i| kept[i as usize]).collect(),
+            )
+        };
         let mut ideal: Vec<i64> = by_query
             .iter()
-            .map(|&row| index.grade(qrels.grade[row as usize]))
+            .map(|&row| index.grade(index.topic_grade(row)))
             .collect();
         split_by_offsets(&mut ideal, &offsets)
             .into_par_iter()
             .for_each(|grades| grades.sort_unstable_by(|a, b| b.cmp(a)));
         if conventions.keeps_duplicate_judgements() {
-            index.distinct_relevant = Some(filled.iter().map(|(_, d)| *d).collect());
+            index.distinct_relevant = Some(filled.iter().map(|(_, d, _)| *d).collect());
         }
         index.ideal_offsets = offsets;
         index.ideal = ideal;
@@ -181,17 +260,109 @@ impl<'a> Judgements<'a> {
         &self.slots[self.table_offsets[q]..self.table_offsets[q + 1]]
     }
 
+    /// The first judgement of `doc` in qrels query `query`, given the document's hash by
+    /// [`Judgements::doc_hash`].
+    #[inline]
+    fn lookup_row(&self, query: u32, doc: &[u8], doc_hash: u64) -> Option<u32> {
+        probe(self.table(query), &self.qrels.docs, doc, doc_hash).ok()
+    }
+
+    /// The grade of a document by its first judgement ([`UNJUDGED`] if it has none).
+    #[inline]
+    fn grade_of(&self, first_row: Option<u32>) -> i64 {
+        match first_row {
+            Some(row) => match self.grade(self.topic_grade(row)) {
+                grade if grade < 0 => POOLED_UNJUDGED,
+                grade => grade,
+            },
+            None => UNJUDGED,
+        }
+    }
+
+    /// The grade of a document by its first judgement: its highest over subtopics.
+    #[inline]
+    fn topic_grade(&self, first_row: u32) -> i64 {
+        if self.topic_grades.is_empty() {
+            return self.qrels.grade[first_row as usize];
+        }
+        match self.topic_grades.get(&first_row) {
+            Some(&grade) => grade,
+            None => self.qrels.grade[first_row as usize],
+        }
+    }
+
     /// The grade of `doc` in qrels query `query` ([`UNJUDGED`] if not judged), given the
     /// document's hash by [`Judgements::doc_hash`].
     #[inline]
     fn lookup(&self, query: u32, doc: &[u8], doc_hash: u64) -> i64 {
-        match probe(self.table(query), &self.qrels.docs, doc, doc_hash) {
-            Ok(row) => match self.grade(self.qrels.grade[row as usize]) {
-                grade if grade < 0 => POOLED_UNJUDGED,
-                grade => grade,
-            },
-            Err(_) => UNJUDGED,
+        self.grade_of(self.lookup_row(query, doc, doc_hash))
+    }
+
+    /// The judgements per subtopic, indexed on first use.
+    fn subtopic_index(&self) -> &SubtopicIndex {
+        self.subtopic_index.get_or_init(|| self.index_subtopics())
+    }
+
+    /// Group each query's judgements by document (first row), subtopics numbered per query
+    /// in order of appearance; qrels without subtopics have one subtopic per query.
+    fn index_subtopics(&self) -> SubtopicIndex {
+        let qrels = self.qrels;
+        let queries = qrels.queries.len();
+        let (offsets, by_query) = rows_by_query(&qrels.query, queries);
+        let per_query: Vec<QuerySubtopics> = (0..queries)
+            .into_par_iter()
+            .map(|q| {
+                let mut local: Vec<u32> = Vec::new();
+                let mut labelled: Vec<(u32, Label)> = Vec::new();
+                for &row in &by_query[offsets[q]..offsets[q + 1]] {
+                    let doc = qrels.docs.get_bytes(row as usize);
+                    let first = self
+                        .lookup_row(q as u32, doc, self.doc_hash(doc))
+                        .expect("every judged document is in its query's table");
+                    let code = qrels.subtopic.get(row as usize).copied().unwrap_or(0);
+                    let subtopic = match local.iter().position(|&c| c == code) {
+                        Some(i) => i,
+                        None => {
+                            local.push(code);
+                            local.len() - 1
+                        }
+                    } as u32;
+                    let grade = qrels.grade[row as usize];
+                    labelled.push((first, Label { subtopic, grade }));
+                }
+                labelled.sort_by_key(|&(first, label)| (first, label.subtopic));
+                let mut firsts: Vec<u32> = labelled.iter().map(|&(f, _)| f).collect();
+                firsts.dedup();
+                firsts.sort_unstable_by(|&a, &b| {
+                    qrels
+                        .docs
+                        .get_bytes(b as usize)
+                        .cmp(qrels.docs.get_bytes(a as usize))
+                });
+                (local.len() as u32, labelled, firsts)
+            })
+            .collect();
+        let mut index = SubtopicIndex {
+            num_subtopics: Vec::with_capacity(queries),
+            doc_labels: vec![(0, 0); qrels.len()],
+            labels: Vec::with_capacity(qrels.len()),
+            judged_offsets: vec![0],
+            judged_rows: Vec::new(),
+        };
+        for (subtopics, labelled, firsts) in per_query {
+            index.num_subtopics.push(subtopics);
+            for (i, &(first, label)) in labelled.iter().enumerate() {
+                if i == 0 || labelled[i - 1].0 != first {
+                    let start = index.labels.len() as u32;
+                    index.doc_labels[first as usize] = (start, start);
+                }
+                index.labels.push(label);
+                index.doc_labels[first as usize].1 += 1;
+            }
+            index.judged_rows.extend(firsts);
+            index.judged_offsets.push(index.judged_rows.len());
         }
+        index
     }
 
     #[inline]
@@ -222,6 +393,28 @@ fn rows_by_query(codes: &[u32], queries: usize) -> (Vec<usize>, Vec<u32>) {
         fill[q as usize] += 1;
     }
     (starts, rows)
+}
+
+/// Of a query's documents judged more than once (`(first row, later row)` pairs), the
+/// earliest row judging a document again for a subtopic it was already judged for, if any.
+fn same_subtopic_repeat(qrels: &Qrels, repeats: &[(u32, u32)]) -> Option<u32> {
+    let mut firsts: Vec<u32> = repeats.iter().map(|&(first, _)| first).collect();
+    firsts.sort_unstable();
+    firsts.dedup();
+    // (document, subtopic, row) of every judgement: each document's first once, then the rest.
+    let subtopic = |row: u32| qrels.subtopic[row as usize];
+    let mut judged: Vec<(u32, u32, u32)> = firsts.iter().map(|&f| (f, subtopic(f), f)).collect();
+    judged.extend(
+        repeats
+            .iter()
+            .map(|&(first, row)| (first, subtopic(row), row)),
+    );
+    judged.sort_unstable();
+    judged
+        .windows(2)
+        .filter(|pair| (pair[0].0, pair[0].1) == (pair[1].0, pair[1].1))
+        .map(|pair| pair[1].2)
+        .min()
 }
 
 /// In a query's table (slots `(upper half of the document's hash, row + 1)`, a power of two of
@@ -459,10 +652,10 @@ pub(crate) fn prepare_listing(
     missing.sort_unstable();
     entries.sort_unstable_by(|a, b| a.name.cmp(b.name));
 
-    let ranked: Vec<(Vec<i64>, Option<usize>)> = entries
+    let ranked: Vec<Ranked> = entries
         .par_iter()
         .map_init(Scratch::default, |scratch, entry| {
-            rank_query(judgements, run, entry, options.max_documents, scratch)
+            rank_query(judgements, run, entry, options, scratch)
         })
         .collect();
 
@@ -471,7 +664,7 @@ pub(crate) fn prepare_listing(
         let first = entries
             .iter()
             .zip(&ranked)
-            .filter_map(|(entry, (_, dup))| dup.map(|position| (entry, position)))
+            .filter_map(|(entry, ranked)| ranked.duplicate.map(|position| (entry, position)))
             .min_by_key(|(entry, _)| entry.run_code);
         if let Some((entry, row)) = first {
             return Err(Error::DuplicateDocument(
@@ -487,7 +680,7 @@ pub(crate) fn prepare_listing(
         }
     }
 
-    let total: usize = ranked.iter().map(|(g, _)| g.len()).sum();
+    let total: usize = ranked.iter().map(|r| r.grades.len()).sum();
     let mut batch = RankedBatch {
         query_ids: Vec::with_capacity(entries.len()),
         offsets: Vec::with_capacity(entries.len() + 1),
@@ -495,10 +688,14 @@ pub(crate) fn prepare_listing(
         judged_offsets: Vec::with_capacity(entries.len() + 1),
         judged: Vec::new(),
         num_distinct_relevant: judgements.distinct_relevant.as_ref().map(|_| Vec::new()),
+        subtopics: None,
     };
     batch.offsets.push(0);
     batch.judged_offsets.push(0);
-    for (entry, (grades, _)) in entries.iter().zip(ranked) {
+    if options.subtopics {
+        batch.subtopics = Some(subtopic_judgements(judgements, &entries, &ranked));
+    }
+    for (entry, Ranked { grades, .. }) in entries.iter().zip(ranked) {
         batch.query_ids.push(entry.name.to_string());
         batch.grades.extend_from_slice(&grades);
         batch.offsets.push(batch.grades.len());
@@ -529,18 +726,62 @@ struct Scratch {
     seen: HashTable<u32>,
 }
 
-/// One query in rank order, cut and de-duplicated: its grades, and (duplicates an error) the
-/// run row of the first document ranked twice.
+/// The judgements per subtopic of the queries prepared.
+fn subtopic_judgements(
+    judgements: &Judgements<'_>,
+    entries: &[Entry<'_>],
+    ranked: &[Ranked],
+) -> SubtopicJudgements {
+    let index = judgements.subtopic_index();
+    let labels_of = |row: u32| {
+        let (start, end) = index.doc_labels[row as usize];
+        &index.labels[start as usize..end as usize]
+    };
+    let mut out = SubtopicJudgements {
+        judged_offsets: vec![0],
+        ..SubtopicJudgements::default()
+    };
+    for (entry, ranked) in entries.iter().zip(ranked) {
+        let q = entry.qrels_code as usize;
+        out.num_subtopics.push(index.num_subtopics[q]);
+        for row in &ranked.judged_rows {
+            out.retrieved.push(row.map_or(&[], labels_of));
+        }
+        let judged = &index.judged_rows[index.judged_offsets[q]..index.judged_offsets[q + 1]];
+        for &row in judged {
+            out.judged.push(labels_of(row));
+        }
+        out.judged_offsets.push(out.judged.len());
+    }
+    out
+}
+
+/// One query prepared.
+struct Ranked {
+    /// The grades of its documents in rank order.
+    grades: Vec<i64>,
+    /// Duplicates an error: the run row of the first document ranked twice.
+    duplicate: Option<usize>,
+    /// With subtopics: the first qrels row of each document (aligned with `grades`).
+    judged_rows: Vec<Option<u32>>,
+}
+
+/// One query in rank order, cut and de-duplicated.
 fn rank_query(
     judgements: &Judgements<'_>,
     run: &Run,
     entry: &Entry<'_>,
-    max_documents: Option<usize>,
+    options: &PrepareOptions,
     scratch: &mut Scratch,
-) -> (Vec<i64>, Option<usize>) {
+) -> Ranked {
     let conventions = &judgements.conventions;
+    let max_documents = options.max_documents;
     if entry.rows.len() == 0 {
-        return (Vec::new(), None);
+        return Ranked {
+            grades: Vec::new(),
+            duplicate: None,
+            judged_rows: Vec::new(),
+        };
     }
     let Scratch {
         rows,
@@ -549,7 +790,8 @@ fn rank_query(
         seen,
     } = scratch;
     entry.rows.fill(rows);
-    if conventions.ordering == Ordering::ScoreThenDocidDesc {
+    if conventions.ordering != Ordering::AsGiven {
+        let ascending = conventions.ordering == Ordering::ScoreThenDocidAsc;
         keys.clear();
         keys.extend(rows.iter().map(|&r| {
             let score = run.score[r as usize];
@@ -559,14 +801,20 @@ fn rank_query(
             }
         }));
         let before = |a: usize, b: usize| -> std::cmp::Ordering {
-            // Score descending, then document id descending, byte-wise.
+            // Score descending, then document id descending (or ascending), byte-wise.
             keys[b]
                 .partial_cmp(&keys[a])
                 .expect("scores are finite")
                 .then_with(|| {
-                    run.docs
+                    let ids = run
+                        .docs
                         .get_bytes(rows[b] as usize)
-                        .cmp(run.docs.get_bytes(rows[a] as usize))
+                        .cmp(run.docs.get_bytes(rows[a] as usize));
+                    if ascending {
+                        ids.reverse()
+                    } else {
+                        ids
+                    }
                 })
         };
         let in_order = (1..rows.len()).all(|i| before(i - 1, i) != std::cmp::Ordering::Greater);
@@ -633,16 +881,39 @@ fn rank_query(
         }
         duplicate = first_repeat.map(|i| rows[i] as usize);
     }
-    let mut grades: Vec<i64> = rows
-        .iter()
-        .zip(hashes.iter())
-        .map(|(&r, &h)| judgements.lookup(entry.qrels_code, run.docs.get_bytes(r as usize), h))
-        .collect();
+    let mut judged_rows: Vec<Option<u32>> = Vec::new();
+    let mut grades: Vec<i64> = if options.subtopics {
+        judged_rows.extend(rows.iter().zip(hashes.iter()).map(|(&r, &h)| {
+            judgements.lookup_row(entry.qrels_code, run.docs.get_bytes(r as usize), h)
+        }));
+        judged_rows
+            .iter()
+            .map(|&row| judgements.grade_of(row))
+            .collect()
+    } else {
+        rows.iter()
+            .zip(hashes.iter())
+            .map(|(&r, &h)| judgements.lookup(entry.qrels_code, run.docs.get_bytes(r as usize), h))
+            .collect()
+    };
     if conventions.unjudged_documents == UnjudgedDocuments::Drop {
         // After the cut, as trec_eval -J with -M.
+        if options.subtopics {
+            let kept: Vec<Option<u32>> = judged_rows
+                .iter()
+                .zip(&grades)
+                .filter(|(_, &g)| g >= 0)
+                .map(|(&row, _)| row)
+                .collect();
+            judged_rows = kept;
+        }
         grades.retain(|&g| g >= 0);
     }
-    (grades, duplicate)
+    Ranked {
+        grades,
+        duplicate,
+        judged_rows,
+    }
 }
 
 /// A one-query batch from lists, for the single-question paths (WeKnora's metric API, the
@@ -668,10 +939,12 @@ pub fn prepare_query(
         // No judgement: the query is still evaluated (every measure 0).
         qrels.queries.intern(query_id);
     }
+    // One query: its judgements per subtopic (one subtopic) cost next to nothing.
     let options = PrepareOptions {
         relevance_level,
         complete: true,
         max_documents: None,
+        subtopics: true,
     };
     Ok(prepare(&qrels, &run, conventions, &options)?.batch)
 }

@@ -52,6 +52,9 @@ convention!(
         ScoreThenDocidDesc = "score_then_docid_desc",
         /// The order of the input.
         AsGiven = "as_given",
+        /// Score descending, ties by document id ascending, byte-wise (pyndeval, and so
+        /// ir_measures' diversity measures).
+        ScoreThenDocidAsc = "score_then_docid_asc",
     }
 );
 

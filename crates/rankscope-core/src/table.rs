@@ -95,6 +95,13 @@ pub struct Qrels {
     pub docs: StrColumn,
     /// The grade of each row.
     pub grade: Vec<i64>,
+    /// The subtopics (TREC's second field, which diversity qrels use for the intent judged),
+    /// interned; `subtopic[i]` is a code of this interner.
+    pub subtopics: Interner,
+    /// The subtopic of each row; empty when the qrels name no subtopics (none given, or a
+    /// TREC file's second field with one value throughout): every judgement is then of the
+    /// query as a whole.
+    pub subtopic: Vec<u32>,
 }
 
 impl Qrels {
@@ -112,6 +119,24 @@ impl Qrels {
         self.query.push(code);
         self.docs.push(doc_id);
         self.grade.push(grade);
+    }
+
+    /// Append one judgement of `doc_id` for subtopic `subtopic` of the query. Either every row
+    /// has a subtopic or none has.
+    pub fn push_with_subtopic(&mut self, query_id: &str, subtopic: &str, doc_id: &str, grade: i64) {
+        assert_eq!(
+            self.subtopic.len(),
+            self.len(),
+            "every judgement has a subtopic, or none has"
+        );
+        let code = self.subtopics.intern(subtopic);
+        self.subtopic.push(code);
+        self.push(query_id, doc_id, grade);
+    }
+
+    /// Whether the rows carry subtopics.
+    pub fn has_subtopics(&self) -> bool {
+        !self.subtopic.is_empty()
     }
 
     /// Number of judgements.

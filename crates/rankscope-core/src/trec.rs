@@ -4,7 +4,8 @@
 //! Fields are separated by any run of whitespace (spaces, tabs, `\r`, `\v`, `\f`: C's `isspace`
 //! without the newline, as trec_eval); lines that are blank or whose first non-blank character
 //! is `#` are skipped; a run line may carry more fields after the tag (trec_eval ignores them), a
-//! qrels line may not. The iteration, `Q0` and rank fields are read past and ignored.
+//! qrels line may not. A qrels line's second field (trec_eval's iteration, the subtopic of
+//! diversity qrels) is kept as the row's subtopic; a run's `Q0` and rank fields are read past.
 //!
 //! The buffer is cut at line boundaries into pieces parsed in parallel (rayon); each piece
 //! interns its query ids, and the pieces are joined in file order, so query codes still follow
@@ -140,12 +141,20 @@ fn finish_qrels(parsed: ParseOutput<i64>, head: &[u8], source: &str) -> Result<P
             &skipped,
         ));
     }
+    // A second field with one value throughout (TREC's usual `0`) names no subtopics.
+    let (subtopics, subtopic) = if columns.labels.len() > 1 {
+        (columns.labels, columns.label)
+    } else {
+        (Interner::new(), Vec::new())
+    };
     let qrels = Qrels {
         source: source.to_string(),
         queries: columns.queries,
         query: columns.query,
         docs: columns.docs,
         grade: columns.values,
+        subtopics,
+        subtopic,
     };
     Ok(Parsed {
         table: qrels,
@@ -258,6 +267,8 @@ trait LineKind {
     const VALUE_FIELD: usize;
     /// Which field names the file (a run's tag), if any.
     const TAG_FIELD: Option<usize>;
+    /// Which field is kept as a label of the row (the qrels' subtopic), if any.
+    const LABEL_FIELD: Option<usize>;
     /// The value of a field, or `None` when it is not valid.
     fn value(field: &[u8]) -> Option<Self::Value>;
     /// The message for a field that is not a valid value.
@@ -274,6 +285,7 @@ impl LineKind for RunLine {
     const AT_LEAST: bool = true;
     const VALUE_FIELD: usize = 4;
     const TAG_FIELD: Option<usize> = Some(5);
+    const LABEL_FIELD: Option<usize> = None;
 
     fn value(field: &[u8]) -> Option<f64> {
         parse_score(field)
@@ -294,6 +306,7 @@ impl LineKind for QrelsLine {
     const AT_LEAST: bool = false;
     const VALUE_FIELD: usize = 3;
     const TAG_FIELD: Option<usize> = None;
+    const LABEL_FIELD: Option<usize> = Some(1);
 
     fn value(field: &[u8]) -> Option<i64> {
         parse_grade(field)
@@ -451,6 +464,9 @@ struct Columns<V> {
     query: Vec<u32>,
     docs: StrColumn,
     values: Vec<V>,
+    /// The labels of the rows (qrels: the subtopic), interned; empty for runs.
+    labels: Interner,
+    label: Vec<u32>,
 }
 
 impl<V> Columns<V> {
@@ -460,6 +476,8 @@ impl<V> Columns<V> {
             query: Vec::with_capacity(rows),
             docs: StrColumn::with_capacity(rows, bytes),
             values: Vec::with_capacity(rows),
+            labels: Interner::new(),
+            label: Vec::new(),
         }
     }
 
@@ -469,19 +487,30 @@ impl<V> Columns<V> {
         self.values.reserve(rows);
     }
 
-    /// Append the rows of `other`, its query codes renumbered into this interner (so codes
-    /// still follow first appearance).
+    /// Append the rows of `other`, its query (and label) codes renumbered into this
+    /// interner (so codes still follow first appearance).
     fn append(&mut self, other: Columns<V>) {
-        let codes: Vec<u32> = other
-            .queries
-            .names()
-            .map(|n| self.queries.intern(n))
-            .collect();
-        self.query
-            .extend(other.query.iter().map(|&q| codes[q as usize]));
+        append_codes(
+            &mut self.queries,
+            &mut self.query,
+            &other.queries,
+            &other.query,
+        );
         self.docs.extend(&other.docs);
         self.values.extend(other.values);
+        append_codes(
+            &mut self.labels,
+            &mut self.label,
+            &other.labels,
+            &other.label,
+        );
     }
+}
+
+/// Append `codes` of `names` to `into` (codes of `interner`), renumbered into `interner`.
+fn append_codes(interner: &mut Interner, into: &mut Vec<u32>, names: &Interner, codes: &[u32]) {
+    let renumbered: Vec<u32> = names.names().map(|n| interner.intern(n)).collect();
+    into.extend(codes.iter().map(|&c| renumbered[c as usize]));
 }
 
 /// A problem on a line, numbered within its piece (0-based) until the pieces are joined.
@@ -595,6 +624,10 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
                     out.columns.query.push(code);
                     out.columns.docs.push(as_str(fields[2]));
                     out.columns.values.push(value);
+                    if let Some(label) = K::LABEL_FIELD {
+                        let code = out.columns.labels.intern(as_str(fields[label]));
+                        out.columns.label.push(code);
+                    }
                     if let Some(tag) = K::TAG_FIELD {
                         last_tag = Some(fields[tag]);
                     }
@@ -752,6 +785,31 @@ mod tests {
         parse_qrels(data, "qrels.txt", &ReadOptions::default())
             .unwrap_err()
             .to_string()
+    }
+
+    #[test]
+    fn qrels_keep_the_second_field_as_the_subtopic() {
+        let data = b"51 1 d1 1\n51 2 d1 0\n52 1 d2 1\n";
+        let qrels = parse_qrels(data, "qrels.txt", &ReadOptions::default())
+            .unwrap()
+            .table;
+        assert_eq!(qrels.subtopic, [0, 1, 0]);
+        assert_eq!(qrels.subtopics.name(1), "2");
+        // Pieces parsed apart intern their subtopics apart: joined, codes still match names.
+        let many: String = (0..20_000)
+            .map(|i| format!("q{} s{} d{i} 1\n", i % 7, i % 3))
+            .collect();
+        let options = ReadOptions::default();
+        let qrels = parse_qrels(many.as_bytes(), "qrels.txt", &options)
+            .unwrap()
+            .table;
+        let names: Vec<&str> = (0..qrels.len())
+            .map(|i| qrels.subtopics.name(qrels.subtopic[i]))
+            .collect();
+        assert!(names
+            .iter()
+            .enumerate()
+            .all(|(i, n)| *n == format!("s{}", i % 3)));
     }
 
     #[test]

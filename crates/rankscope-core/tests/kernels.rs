@@ -97,6 +97,13 @@ fn a_query_without_relevant_documents_scores_zero_everywhere() {
             "INST" => "INST(max_rel=3)",
             "INSQ" => "INSQ(max_rel=3)",
             "BPM" => "BPM(max_rel=3)@5",
+            // Diversity measures.
+            "alpha_nDCG" => "alpha_nDCG@5",
+            "alpha_DCG" => "alpha_DCG@5",
+            "ERR_IA" => "ERR_IA@5",
+            "nERR_IA" => "nERR_IA@5",
+            "P_IA" => "P_IA@5",
+            "StRecall" => "StRecall@5",
             other => other,
         };
         let got = value(&batch, &trec(), name);

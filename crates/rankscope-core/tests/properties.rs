@@ -2,7 +2,7 @@
 //! scores 1, shifting every score or reordering the lines changes nothing (`trec`), and
 //! streaming in any chunk size gives the values of reading whole.
 
-use rankscope_core::measures::FAMILIES;
+use rankscope_core::measures::{CutoffKind, FAMILIES};
 use rankscope_core::stream::{evaluate_stream, Grouping, StreamOptions};
 use rankscope_core::trec::{parse_qrels, parse_run, ReadOptions};
 use rankscope_core::{evaluate, parse_measures, Conventions, EvalOptions, Measure, Qrels};
@@ -37,6 +37,7 @@ fn all_measures() -> Vec<Measure> {
             "P" | "R" | "AP" | "RR" => vec![f.name.to_string(), format!("{}@4", f.name)],
             "SDCG" | "NERR8" | "NERR9" | "BPM" => vec![format!("{}(max_rel=3)@4", f.name)],
             "NERR10" | "NERR11" | "INST" | "INSQ" => vec![format!("{}(max_rel=2)", f.name)],
+            other if f.cutoff == CutoffKind::Required => vec![format!("{other}@5")],
             other => vec![other.to_string()],
         })
         .collect();

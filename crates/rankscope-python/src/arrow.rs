@@ -129,29 +129,44 @@ fn grades(array: &dyn Array, name: &str) -> PyResult<Vec<i64>> {
         .collect())
 }
 
-/// Rows `(query_id, doc_id, value)` of every batch, handed to `push`.
+/// Rows `(query_id, doc_id, value, subtopic)` of every batch, handed to `push` (the subtopic
+/// when the table has a `subtopic` column).
 fn read_rows<V: Copy>(
     table: &Bound<'_, PyAny>,
     value_column: &str,
     values_of: impl Fn(&dyn Array, &str) -> PyResult<Vec<V>>,
-    mut push: impl FnMut(&str, &str, V),
+    mut push: impl FnMut(&str, &str, V, Option<&str>),
 ) -> PyResult<()> {
     for batch in batches(table)? {
         let batch = batch.map_err(arrow_error)?;
         let values = values_of(column(&batch, value_column)?, value_column)?;
         let queries = Strings::of(column(&batch, "query_id")?, "query_id")?;
         let docs = Strings::of(column(&batch, "doc_id")?, "doc_id")?;
+        let subtopics = match batch.column_by_name("subtopic") {
+            Some(array) => Some(Strings::of(array.as_ref(), "subtopic")?),
+            None => None,
+        };
         for (row, &value) in values.iter().enumerate() {
-            push(queries.get(row), docs.get(row), value);
+            let subtopic = subtopics.as_ref().map(|s| s.get(row));
+            push(queries.get(row), docs.get(row), value, subtopic);
         }
     }
     Ok(())
 }
 
-/// Judgements from an Arrow stream with query_id, doc_id and relevance.
+/// Judgements from an Arrow stream with query_id, doc_id and relevance (and subtopic, for
+/// diversity qrels).
 pub fn qrels_from_stream(table: &Bound<'_, PyAny>, source: &str) -> PyResult<Qrels> {
     let mut qrels = Qrels::new(source);
-    read_rows(table, "relevance", grades, |q, d, g| qrels.push(q, d, g))?;
+    read_rows(
+        table,
+        "relevance",
+        grades,
+        |q, d, g, subtopic| match subtopic {
+            Some(s) => qrels.push_with_subtopic(q, s, d, g),
+            None => qrels.push(q, d, g),
+        },
+    )?;
     qrels
         .check()
         .map_err(|e| crate::errors::to_py(table.py(), e))?;
@@ -161,7 +176,7 @@ pub fn qrels_from_stream(table: &Bound<'_, PyAny>, source: &str) -> PyResult<Qre
 /// A run from an Arrow stream with query_id, doc_id and score.
 pub fn run_from_stream(table: &Bound<'_, PyAny>, name: &str, source: &str) -> PyResult<Run> {
     let mut run = Run::new(name, source);
-    read_rows(table, "score", numbers, |q, d, s| run.push(q, d, s))?;
+    read_rows(table, "score", numbers, |q, d, s, _| run.push(q, d, s))?;
     run.check()
         .map_err(|e| crate::errors::to_py(table.py(), e))?;
     Ok(run)

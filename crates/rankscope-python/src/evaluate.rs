@@ -164,7 +164,8 @@ fn run_from_dict(
 }
 
 /// Judgements from an object with `__arrow_c_stream__` holding the columns query_id, doc_id
-/// (strings) and relevance (integers), already validated (a `Qrels` frame).
+/// (strings) and relevance (integers), and subtopic (strings) for diversity qrels, already
+/// validated (a `Qrels` frame).
 #[pyfunction]
 #[pyo3(signature = (table, source="<qrels>"))]
 fn qrels_from_arrow(table: &Bound<'_, PyAny>, source: &str) -> PyResult<NativeQrels> {

@@ -14,7 +14,7 @@ from rankscope.errors import ProfileError
 
 __all__ = ["PROFILES", "Conventions", "resolve_profile"]
 
-Ordering = Literal["score_then_docid_desc", "as_given"]
+Ordering = Literal["score_then_docid_desc", "as_given", "score_then_docid_asc"]
 ScorePrecision = Literal["float64", "float32"]
 DuplicatePolicy = Literal["error", "keep_first", "keep_all"]
 Gain = Literal["linear", "exp"]
@@ -36,6 +36,8 @@ class Conventions:
     ordering
         ``"score_then_docid_desc"``: sort each query's documents by score descending, ties by
         document id descending, byte-wise (trec_eval). ``"as_given"``: the order of the input.
+        ``"score_then_docid_asc"``: ties by document id ascending (pyndeval, and so
+        ir_measures' diversity measures).
     score_precision
         ``"float32"`` rounds scores to 32-bit floats before sorting (trec_eval <= 9.0.8).
     duplicate_documents

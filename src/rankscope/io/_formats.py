@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 from rankscope.errors import InputError
-from rankscope.io._columns import DOC_ID, QUERY_ID, RELEVANCE, SCORE
+from rankscope.io._columns import DOC_ID, QUERY_ID, RELEVANCE, SCORE, SUBTOPIC
 
 __all__ = [
     "FORMATS",
@@ -58,6 +58,10 @@ _COLUMN_NAMES: dict[Kind, dict[str, tuple[str, ...]]] = {
         SCORE: ("score",),
     },
 }
+
+# Accepted names of the optional subtopic column of diversity qrels (ir_measures and
+# ir_datasets call TREC's second field `iteration`; pyndeval `subtopic_id`).
+SUBTOPIC_NAMES = ("subtopic", "subtopic_id", "iteration")
 
 _KNOWN_NAMES = frozenset(
     name.lower() for names in _COLUMN_NAMES.values() for group in names.values() for name in group
@@ -214,9 +218,38 @@ def resolve_columns(
     return resolved
 
 
+def find_subtopic(
+    found: Sequence[str], column_mapping: Mapping[str, str], *, what: str, source: str
+) -> str | None:
+    """The column (or key, or field) of ``found`` holding the subtopic of diversity qrels: the
+    one named ``subtopic=`` in ``column_mapping``, else the first of `SUBTOPIC_NAMES` present
+    (compared exactly, then ignoring case); None when there is none.
+
+    Examples
+    --------
+    >>> find_subtopic(["query_id", "iteration", "doc_id", "relevance"], {}, what="field",
+    ...               source="f")
+    'iteration'
+    """
+    if SUBTOPIC in column_mapping:
+        theirs = column_mapping[SUBTOPIC]
+        if theirs not in found:
+            listed = ", ".join(repr(name) for name in found)
+            raise InputError(
+                f"no {what} {theirs!r} (given as subtopic={theirs!r}); found {listed}",
+                source=source,
+            )
+        return theirs
+    match = next((name for name in SUBTOPIC_NAMES if name in found), None)
+    if match is None:
+        lowered = {name.lower(): name for name in reversed(found)}
+        match = next((lowered[name] for name in SUBTOPIC_NAMES if name in lowered), None)
+    return match
+
+
 def check_mapping(kind: Kind, column_mapping: Mapping[str, str], function: str) -> None:
     """Refuse keys of a column mapping that are not our column names."""
-    allowed = tuple(_COLUMN_NAMES[kind])
+    allowed = tuple(_COLUMN_NAMES[kind]) + ((SUBTOPIC,) if kind == "qrels" else ())
     for key, value in column_mapping.items():
         if key not in allowed:
             raise TypeError(

@@ -8,9 +8,12 @@ Accepted, besides `Qrels` / `Run` themselves and file paths:
   (``__arrow_c_stream__``, the Arrow PyCapsule interface). Columns are found by name, as in
   CSV files (query_id, qid, query-id; doc_id, docid, docno, corpus-id, pid; relevance, rel,
   grade, label, score), or named with ``query_id=``, ``doc_id=``, ``relevance=`` / ``score=``;
+  diversity qrels add the subtopic of each judgement in a column ``subtopic`` (also found as
+  ``subtopic_id`` or ``iteration``, TREC's second field, or named with ``subtopic=``);
 * iterables of records: named tuples such as ir_datasets' ``qrels_iter()`` /
   ``scoreddocs_iter()`` and ir_measures' ``Qrel`` / ``ScoredDoc``, dicts with those keys, or
-  plain ``(query_id, doc_id, value)`` triples.
+  plain ``(query_id, doc_id, value)`` triples; a qrels record's ``iteration`` (or
+  ``subtopic``) field or key is its subtopic, as ir_measures hands it to ndeval.
 
 No frame library is imported unless the object is one of its frames.
 """
@@ -25,13 +28,14 @@ from typing import Any
 import polars as pl
 
 from rankscope.errors import EmptyInputError, InputError
-from rankscope.io._formats import Kind, check_mapping, resolve_columns
+from rankscope.io._formats import Kind, check_mapping, find_subtopic, resolve_columns
 from rankscope.io._read import read_qrels, read_run
 from rankscope.io.tables import (
     DOC_ID,
     QUERY_ID,
     RELEVANCE,
     SCORE,
+    SUBTOPIC,
     Qrels,
     Run,
     id_value,
@@ -66,8 +70,13 @@ def frame_of(data: Any) -> pl.DataFrame | None:
 def select_columns(
     frame: pl.DataFrame, kind: Kind, column_mapping: Mapping[str, str], source: str
 ) -> pl.DataFrame:
-    """Our three columns of ``frame``, found by name or named in ``column_mapping``."""
+    """Our three columns of ``frame``, found by name or named in ``column_mapping`` (and the
+    subtopic of diversity qrels, when there is one)."""
     columns = resolve_columns(kind, frame.columns, column_mapping, what="column", source=source)
+    if kind == "qrels":
+        subtopic = find_subtopic(frame.columns, column_mapping, what="column", source=source)
+        if subtopic is not None:
+            columns[SUBTOPIC] = subtopic
     return frame.select([pl.col(theirs).alias(ours) for ours, theirs in columns.items()])
 
 
@@ -81,12 +90,19 @@ def _records_frame(
     first = next(iterator, None)
     if first is None:
         raise EmptyInputError(f"the {kind} iterable holds no records", source=source)
+    subtopic: str | None = None
     if hasattr(first, "_fields"):  # a named tuple
         names = resolve_columns(kind, first._fields, column_mapping, what="field", source=source)
         positions = [first._fields.index(names[column]) for column in (QUERY_ID, DOC_ID, value)]
+        if kind == "qrels":
+            subtopic = find_subtopic(first._fields, column_mapping, what="field", source=source)
+            if subtopic is not None:
+                positions.append(first._fields.index(subtopic))
     elif isinstance(first, Mapping):
         names = resolve_columns(kind, list(first), column_mapping, what="key", source=source)
         positions = []
+        if kind == "qrels":
+            subtopic = find_subtopic(list(first), column_mapping, what="key", source=source)
     elif isinstance(first, tuple | list) and len(first) == _POSITIONAL_FIELDS:
         positions = [0, 1, 2]
     else:
@@ -98,12 +114,17 @@ def _records_frame(
     query_ids: list[str] = []
     doc_ids: list[str] = []
     values: list[int | float] = []
+    subtopics: list[Any] = []
     for number, record in enumerate(itertools.chain([first], iterator), 1):
         try:
             if positions:
-                query, doc, raw = (record[i] for i in positions)
+                query, doc, raw = (record[i] for i in positions[:3])
+                if subtopic is not None:
+                    subtopics.append(record[positions[3]])
             else:
                 query, doc, raw = (record[names[c]] for c in (QUERY_ID, DOC_ID, value))
+                if subtopic is not None:
+                    subtopics.append(record[subtopic])
         except (KeyError, IndexError, TypeError):
             raise InputError(
                 f"record {number} is not shaped like the first ({first!r}); found {record!r}",
@@ -113,10 +134,16 @@ def _records_frame(
         doc_ids.append(id_value(doc, "document", source, query))
         values.append(number_value(raw, rule, query, doc, source))
     floats = any(isinstance(v, float) for v in values) or kind == "run"
-    return pl.DataFrame(
+    frame = pl.DataFrame(
         {QUERY_ID: query_ids, DOC_ID: doc_ids, value: values},
         schema={QUERY_ID: pl.String, DOC_ID: pl.String, value: pl.Float64 if floats else pl.Int64},
     )
+    if subtopic is not None:
+        ids = [
+            id_value(s, "subtopic", source, q) for s, q in zip(subtopics, query_ids, strict=True)
+        ]
+        frame = frame.with_columns(pl.Series(SUBTOPIC, ids, pl.String))
+    return frame
 
 
 def _is_path(data: Any) -> bool:

@@ -47,7 +47,16 @@ from rankscope.io._lines import (
     score_values,
     settle,
 )
-from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
+from rankscope.io.tables import (
+    DOC_ID,
+    QUERY_ID,
+    RELEVANCE,
+    SCORE,
+    SUBTOPIC,
+    Qrels,
+    Run,
+    drop_constant_subtopic,
+)
 
 __all__ = [
     "QRELS_FIELDS",
@@ -72,7 +81,8 @@ _RUN_PATTERN = (
     f"{_SPACE}+{_FIELD}{_SPACE}+(?P<score_text>{_FIELD}){_SPACE}+{_FIELD}"
 )
 _QRELS_PATTERN = (
-    f"^{_SPACE}*(?P<{QUERY_ID}>{_FIELD}){_SPACE}+{_FIELD}{_SPACE}+(?P<{DOC_ID}>{_FIELD})"
+    f"^{_SPACE}*(?P<{QUERY_ID}>{_FIELD}){_SPACE}+(?P<{SUBTOPIC}>{_FIELD}){_SPACE}+"
+    f"(?P<{DOC_ID}>{_FIELD})"
     f"{_SPACE}+(?P<grade_text>{_FIELD}){_SPACE}*$"
 )
 
@@ -354,20 +364,21 @@ def parse_run(
 def parse_qrels(
     opened: Input, *, lenient: bool = False, first_line: int = 1, fast_path: bool = True
 ) -> Parsed:
-    """Read a TREC qrels file into a table query_id, doc_id, relevance (file order kept).
+    """Read a TREC qrels file into a table query_id, doc_id, relevance (file order kept), and
+    subtopic (the second field) when it holds more than one value.
 
     ``first_line`` and ``fast_path`` as for `parse_run`.
     """
     schema = {
         QUERY_ID: pl.String,
-        "__iteration__": pl.String,
+        SUBTOPIC: pl.String,
         DOC_ID: pl.String,
         RELEVANCE: pl.Int64,
     }
-    keep = [QUERY_ID, DOC_ID, RELEVANCE]
+    keep = [QUERY_ID, DOC_ID, RELEVANCE, SUBTOPIC]
     fast = _fast_read(opened, opened.head(), [schema], keep, ragged=False) if fast_path else None
     if fast is not None:
-        return Parsed(fast, None, Skipped(), True)
+        return Parsed(drop_constant_subtopic(fast), None, Skipped(), True)
     grade = grade_values(pl.col("grade_text"))
     checks = [
         grade.alias(RELEVANCE),
@@ -385,13 +396,16 @@ def parse_qrels(
     skipped = skipped + more
     if frame.height == 0:
         raise empty_error(opened, f"TREC qrels lines ({QRELS_FIELDS})", skipped)
-    return Parsed(frame.select(QUERY_ID, DOC_ID, RELEVANCE), None, skipped, False)
+    frame = drop_constant_subtopic(frame.select(QUERY_ID, DOC_ID, RELEVANCE, SUBTOPIC))
+    return Parsed(frame, None, skipped, False)
 
 
 def _refuse_unwritable(frame: pl.DataFrame, target: str) -> None:
     """Ids the TREC format cannot hold: with whitespace, or a query id that starts a comment."""
     pattern = "[ \\t\\r\\n\\x0b\\x0c]"
-    for column in (QUERY_ID, DOC_ID):
+    for column in (QUERY_ID, DOC_ID, SUBTOPIC):
+        if column not in frame.columns:
+            continue
         bad = frame[column].str.contains(pattern)
         if bool(bad.any()):
             value = frame[column][int(bad.arg_max() or 0)]
@@ -433,10 +447,12 @@ def run_lines(run: Run, target: str) -> pl.DataFrame:
 
 
 def qrels_lines(qrels: Qrels, target: str) -> pl.DataFrame:
-    """The fields of ``query_id 0 doc_id relevance`` lines, for `write_lines`."""
+    """The fields of ``query_id 0 doc_id relevance`` lines (diversity qrels: the subtopic for
+    ``0``), for `write_lines`."""
     frame = qrels.frame
     _refuse_unwritable(frame, target)
-    return frame.select(QUERY_ID, pl.lit("0").alias("__iteration__"), DOC_ID, RELEVANCE)
+    iteration = pl.col(SUBTOPIC) if qrels.has_subtopics else pl.lit("0")
+    return frame.select(QUERY_ID, iteration.alias("__iteration__"), DOC_ID, RELEVANCE)
 
 
 def write_lines(fields: pl.DataFrame, file: IO[bytes]) -> None:

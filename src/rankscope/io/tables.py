@@ -2,7 +2,8 @@
 
 Both wrap a polars DataFrame with fixed column names and types:
 
-* ``Qrels.frame``: ``query_id`` (str), ``doc_id`` (str), ``relevance`` (Int64)
+* ``Qrels.frame``: ``query_id`` (str), ``doc_id`` (str), ``relevance`` (Int64), and for
+  diversity qrels ``subtopic`` (str): the subtopic (intent) judged, TREC's second field
 * ``Run.frame``: ``query_id`` (str), ``doc_id`` (str), ``score`` (Float64)
 
 Ids are always strings (integer ids are converted with ``str``), because trec_eval breaks score
@@ -21,9 +22,9 @@ import numpy as np
 import polars as pl
 
 from rankscope.errors import EmptyInputError, InputError
-from rankscope.io._columns import DOC_ID, QUERY_ID, RELEVANCE, SCORE
+from rankscope.io._columns import DOC_ID, QUERY_ID, RELEVANCE, SCORE, SUBTOPIC
 
-__all__ = ["DOC_ID", "QUERY_ID", "RELEVANCE", "SCORE", "Qrels", "Run"]
+__all__ = ["DOC_ID", "QUERY_ID", "RELEVANCE", "SCORE", "SUBTOPIC", "Qrels", "Run"]
 
 QRELS_SCHEMA = {QUERY_ID: pl.String, DOC_ID: pl.String, RELEVANCE: pl.Int64}
 RUN_SCHEMA = {QUERY_ID: pl.String, DOC_ID: pl.String, SCORE: pl.Float64}
@@ -43,6 +44,14 @@ def _id_column(values: pl.Series, name: str, source: str) -> pl.Series:
         row = int(bad.arg_max() or 0)
         raise InputError(f"column {name!r} is empty or null at row {row + 1}", source=source)
     return values.alias(name)
+
+
+def drop_constant_subtopic(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` without its subtopic column when that holds a single value (TREC's usual
+    ``0``), which says nothing: one subtopic per query is what qrels without one mean."""
+    if SUBTOPIC in frame.columns and frame[SUBTOPIC].n_unique() <= 1:
+        return frame.drop(SUBTOPIC)
+    return frame
 
 
 def _check_scores(scores: pl.Series, ids: pl.DataFrame, source: str) -> pl.Series:
@@ -181,7 +190,16 @@ class Qrels:
 
     @classmethod
     def from_frame(cls, frame: pl.DataFrame, source: str = "<qrels>") -> Qrels:
-        """Validate a frame that already has the columns query_id, doc_id, relevance."""
+        """Validate a frame that already has the columns query_id, doc_id, relevance (and
+        subtopic, for diversity qrels).
+
+        Examples
+        --------
+        >>> frame = pl.DataFrame({"query_id": ["q1"] * 2, "doc_id": ["d1"] * 2,
+        ...                       "relevance": [1, 0], "subtopic": [1, 2]})
+        >>> Qrels.from_frame(frame).frame.rows()
+        [('q1', 'd1', 1, '1'), ('q1', 'd1', 0, '2')]
+        """
         if frame.height == 0:
             raise EmptyInputError("qrels hold no judgements", source=source)
         ids = pl.DataFrame(
@@ -191,7 +209,15 @@ class Qrels:
             ]
         )
         grades = _check_grades(frame[RELEVANCE], ids, source)
-        return cls(ids.with_columns(grades), source)
+        checked = ids.with_columns(grades)
+        if SUBTOPIC in drop_constant_subtopic(frame).columns:
+            checked = checked.with_columns(_id_column(frame[SUBTOPIC], SUBTOPIC, source))
+        return cls(checked, source)
+
+    @property
+    def has_subtopics(self) -> bool:
+        """Whether the judgements name subtopics (diversity qrels)."""
+        return SUBTOPIC in self.frame.columns
 
     @classmethod
     def from_dict(cls, qrels: Mapping[Any, Mapping[Any, Any]], source: str = "<dict>") -> Qrels:
@@ -250,7 +276,7 @@ class Qrels:
     def to_dict(self) -> dict[str, dict[str, int]]:
         """``{query_id: {doc_id: grade}}`` (of duplicate judgements the first, as evaluated)."""
         result: dict[str, dict[str, int]] = {}
-        for query_id, doc_id, grade in self.frame.iter_rows():
+        for query_id, doc_id, grade in self.frame.select(QUERY_ID, DOC_ID, RELEVANCE).iter_rows():
             result.setdefault(query_id, {}).setdefault(doc_id, grade)
         return result
 

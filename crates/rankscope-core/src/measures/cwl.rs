@@ -236,6 +236,7 @@ mod tests {
             grades,
             judged: &[],
             num_distinct_relevant: None,
+            subtopics: None,
         };
         (measure.family.kernel)(&query, &measure.kernel_args(&conventions, 1))
     }

@@ -40,6 +40,13 @@ pub struct KernelArgs<'a> {
     pub grade_range: (i64, i64),
     /// The total gain the user wants (`T=`).
     pub target_gain: f64,
+    // Diversity measures (measures/diversity.rs).
+    /// Redundancy intolerance of alpha-nDCG and NRBP (`alpha=`, 0.5 by default).
+    pub alpha: f64,
+    /// Patience of NRBP (`beta=`, 0.5 by default).
+    pub patience: f64,
+    /// Drop documents without any judgement from the ranking first (`judged_only=True`).
+    pub judged_only: bool,
 }
 
 /// A kernel: one value for one query.

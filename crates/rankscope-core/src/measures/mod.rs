@@ -5,6 +5,7 @@
 //! Adding a measure is a kernel in [`kernels`] plus one [`Family`] entry in [`FAMILIES`].
 
 pub mod cwl;
+pub mod diversity;
 pub mod kernels;
 mod names;
 pub mod trec_extra;
@@ -106,6 +107,9 @@ pub enum ParamKind {
     // The C/W/L measures' grade range (`min_rel=0`).
     /// An integer of either sign, at most [`MAX_CUTOFF`] in size.
     Integer,
+    /// Values of the kind given, with a default: a value equal to the default is left out of
+    /// the measure's name (as ir_measures prints `alpha_nDCG@10` for `alpha=0.5`).
+    Defaulted(&'static ParamKind, &'static str),
 }
 
 impl ParamKind {
@@ -118,6 +122,9 @@ impl ParamKind {
             ParamKind::Numbers => "number;number;...".into(),
             ParamKind::Gains => "grade:gain;...".into(),
             ParamKind::Integer => "integer".into(),
+            ParamKind::Defaulted(kind, default) => {
+                format!("{} (default {default})", kind.describe())
+            }
         }
     }
 }
@@ -686,7 +693,147 @@ pub static FAMILIES: &[Family] = &[
         weknora: false,
         kernel: cwl::bpm,
     },
+    // Diversity measures from subtopic judgements (ndeval; ir_measures' names and parameters).
+    Family {
+        name: "alpha_nDCG",
+        summary: "alpha-nDCG: nDCG of novelty gains over subtopics, normalized by ndeval's greedy ideal ranking",
+        formula: "alpha-DCG@k / alpha-DCG@k of the greedy ideal; gain g_i = sum_{s rel} (1 - alpha)^{c_s}, c_s = documents relevant to s above i",
+        citation: DIVERSITY_ALPHA_NDCG,
+        cutoff: CutoffKind::Required,
+        params: ALPHA_PARAMS,
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: diversity::alpha_ndcg,
+    },
+    Family {
+        name: "alpha_DCG",
+        summary: "alpha-DCG, divided by ndeval's ideal ideal (every rank relevant to every subtopic; not at k = 1)",
+        formula: "sum_{i<=k} g_i / log2(i + 1) / sum_{i<=k} |S| (1 - alpha)^(i-1) / log2(i + 1)",
+        citation: DIVERSITY_ALPHA_NDCG,
+        cutoff: CutoffKind::Required,
+        params: ALPHA_PARAMS,
+        aggregate: Aggregate::Mean,
+        bounded: false,
+        aliases: &[],
+        weknora: false,
+        kernel: diversity::alpha_dcg,
+    },
+    Family {
+        name: "ERR_IA",
+        summary: "intent-aware ERR (alpha = 0.5), divided by ndeval's ideal ideal (not at k = 1)",
+        formula: "sum_{i<=k} g_i / i / sum_{i<=k} |S| 0.5^(i-1) / i",
+        citation: DIVERSITY_ERR_IA,
+        cutoff: CutoffKind::Required,
+        params: INTENT_PARAMS,
+        aggregate: Aggregate::Mean,
+        bounded: false,
+        aliases: &[],
+        weknora: false,
+        kernel: diversity::err_ia,
+    },
+    Family {
+        name: "nERR_IA",
+        summary: "intent-aware ERR normalized by ndeval's greedy ideal ranking",
+        formula: "ERR-IA@k / ERR-IA@k of the greedy ideal",
+        citation: DIVERSITY_ERR_IA,
+        cutoff: CutoffKind::Required,
+        params: INTENT_PARAMS,
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: diversity::nerr_ia,
+    },
+    Family {
+        name: "NRBP",
+        summary: "novelty- and rank-biased precision over the whole ranking (alpha, beta = 0.5)",
+        formula: "(1 - (1 - alpha) beta) / |S| sum_i beta^(i-1) g_i",
+        citation: DIVERSITY_NRBP,
+        cutoff: CutoffKind::None,
+        params: NRBP_PARAMS,
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: diversity::nrbp,
+    },
+    Family {
+        name: "nNRBP",
+        summary: "NRBP normalized by ndeval's greedy ideal ranking (0 without a relevant subtopic)",
+        formula: "NRBP / NRBP of the greedy ideal",
+        citation: DIVERSITY_NRBP,
+        cutoff: CutoffKind::None,
+        params: NRBP_PARAMS,
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: diversity::nnrbp,
+    },
+    Family {
+        name: "P_IA",
+        summary: "intent-aware precision: relevant (document, subtopic) pairs in the top k / (k |S|)",
+        formula: "sum_{i<=k} |{s: rel_{i,s}}| / (k |S|)",
+        citation: DIVERSITY_IA,
+        cutoff: CutoffKind::Required,
+        params: INTENT_PARAMS,
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: diversity::precision_ia,
+    },
+    Family {
+        name: "AP_IA",
+        summary: "intent-aware average precision: AP per subtopic, averaged over subtopics",
+        formula: "(1/|S|) sum_s sum_{i rel to s} P_s@i / R_s",
+        citation: DIVERSITY_IA,
+        cutoff: CutoffKind::None,
+        params: INTENT_PARAMS,
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["map_ia"],
+        weknora: false,
+        kernel: diversity::average_precision_ia,
+    },
+    Family {
+        name: "StRecall",
+        summary: "subtopic recall: subtopics with a relevant document in the top k / |S|",
+        formula: "|{s: exists i<=k, rel_{i,s}}| / |S|",
+        citation: "Zhai, Cohen & Lafferty, Beyond independent relevance, SIGIR 2003; ndeval's strec",
+        cutoff: CutoffKind::Required,
+        params: &[DIVERSITY_REL],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["strec"],
+        weknora: false,
+        kernel: diversity::subtopic_recall,
+    },
 ];
+
+// Diversity measures: parameters and citations.
+const ALPHA: Param = ("alpha", ParamKind::Defaulted(&ParamKind::Number, "0.5"));
+const DIVERSITY_REL: Param = ("rel", ParamKind::Defaulted(&ParamKind::Count, "1"));
+const JUDGED_ONLY: Param = (
+    "judged_only",
+    ParamKind::Defaulted(&ParamKind::Choice(&["True", "False"]), "False"),
+);
+const INTENT_PARAMS: &[Param] = &[DIVERSITY_REL, JUDGED_ONLY];
+const ALPHA_PARAMS: &[Param] = &[ALPHA, DIVERSITY_REL, JUDGED_ONLY];
+const NRBP_PARAMS: &[Param] = &[
+    ALPHA,
+    ("beta", ParamKind::Defaulted(&ParamKind::Number, "0.5")),
+    DIVERSITY_REL,
+];
+const DIVERSITY_ALPHA_NDCG: &str = "Clarke et al., Novelty and diversity in information retrieval \
+    evaluation, SIGIR 2008; ndeval 4.5 (TREC Web track)";
+const DIVERSITY_ERR_IA: &str = "Chapelle et al., Expected reciprocal rank for graded relevance, \
+    CIKM 2009; Agrawal et al., Diversifying search results, WSDM 2009; ndeval 4.5";
+const DIVERSITY_NRBP: &str = "Clarke, Kolla & Vechtomova, An effectiveness measure for ambiguous \
+    and underspecified queries, ICTIR 2009; ndeval 4.5";
+const DIVERSITY_IA: &str = "Agrawal et al., Diversifying search results, WSDM 2009; ndeval 4.5";
 
 /// The family of a canonical name or alias (case-insensitive).
 pub fn family(name: &str) -> Option<&'static Family> {
@@ -931,6 +1078,9 @@ impl Measure {
                 self.number("max_rel").map_or(1, |v| v as i64),
             ),
             target_gain: self.number("T").unwrap_or(1.0),
+            alpha: self.number("alpha").unwrap_or(0.5),
+            patience: self.number("beta").unwrap_or(0.5),
+            judged_only: self.param("judged_only") == Some("True"),
         }
     }
 }

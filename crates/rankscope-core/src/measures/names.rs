@@ -254,62 +254,7 @@ fn parse_params(family: &Family, text: Option<&str>, name: &str) -> Result<Vec<(
                 py_repr(name)
             )));
         };
-        let bad = |what: &str| {
-            Error::Measure(format!(
-                "parameter {key} of {} must be {what}; got {} in {}",
-                family.name,
-                py_repr(value),
-                py_repr(name)
-            ))
-        };
-        let value = match choices {
-            ParamKind::Count => match count(value) {
-                Some(v) => v.to_string(),
-                None => return Err(bad(&format!("an integer from 1 to {MAX_CUTOFF}"))),
-            },
-            ParamKind::Number => match number(value) {
-                Some(v) => crate::error::py_float_repr(v),
-                None => return Err(bad("a number")),
-            },
-            ParamKind::Numbers => match parse_numbers(value) {
-                Some(values) => values
-                    .iter()
-                    .map(|&v| crate::error::py_float_repr(v))
-                    .collect::<Vec<_>>()
-                    .join(";"),
-                None => return Err(bad("numbers separated by ';', each once")),
-            },
-            ParamKind::Gains => match parse_gains(value) {
-                Some(gains) => gains
-                    .iter()
-                    .map(|&(g, v)| format!("{g}:{}", crate::error::py_float_repr(v)))
-                    .collect::<Vec<_>>()
-                    .join(";"),
-                None => {
-                    return Err(bad(
-                        "grade:gain pairs separated by ';', each grade once (e.g. 1:3;2:9)",
-                    ))
-                }
-            },
-            ParamKind::Integer => match value.parse::<i64>() {
-                Ok(v) if v.unsigned_abs() <= MAX_CUTOFF => v.to_string(),
-                _ => {
-                    return Err(bad(&format!(
-                        "an integer from -{MAX_CUTOFF} to {MAX_CUTOFF}"
-                    )))
-                }
-            },
-            ParamKind::Choice(choices) if choices.contains(&value) => value.to_string(),
-            ParamKind::Choice(choices) => {
-                return Err(Error::Measure(format!(
-                    "parameter {key} of {} must be one of {}; got {} in {}",
-                    family.name,
-                    choices.join(", "),
-                    py_repr(value),
-                    py_repr(name)
-                )))
-            }
-        };
+        let value = canonical_value(choices, key, value, family, name)?;
         if params.iter().any(|(k, _)| k == key) {
             return Err(Error::Measure(format!(
                 "parameter {} given twice in {}",
@@ -319,8 +264,83 @@ fn parse_params(family: &Family, text: Option<&str>, name: &str) -> Result<Vec<(
         }
         params.push((key.to_string(), value));
     }
+    // Values equal to their default are left out, so that both spellings print alike.
+    params.retain(|(key, value)| default_value(family, key, name).as_ref() != Some(value));
     params.sort();
     Ok(params)
+}
+
+/// The default of parameter `key` in canonical form, if it has one.
+fn default_value(family: &Family, key: &str, name: &str) -> Option<String> {
+    family.params.iter().find_map(|&(k, kind)| match kind {
+        ParamKind::Defaulted(inner, default) if k == key => {
+            canonical_value(*inner, k, default, family, name).ok()
+        }
+        _ => None,
+    })
+}
+
+/// `value` of parameter `key` in canonical form, or the error naming what it must be.
+fn canonical_value(
+    kind: ParamKind,
+    key: &str,
+    value: &str,
+    family: &Family,
+    name: &str,
+) -> Result<String> {
+    let bad = |what: &str| {
+        Error::Measure(format!(
+            "parameter {key} of {} must be {what}; got {} in {}",
+            family.name,
+            py_repr(value),
+            py_repr(name)
+        ))
+    };
+    Ok(match kind {
+        ParamKind::Count => match count(value) {
+            Some(v) => v.to_string(),
+            None => return Err(bad(&format!("an integer from 1 to {MAX_CUTOFF}"))),
+        },
+        ParamKind::Number => match number(value) {
+            Some(v) => crate::error::py_float_repr(v),
+            None => return Err(bad("a number")),
+        },
+        ParamKind::Numbers => match parse_numbers(value) {
+            Some(values) => values
+                .iter()
+                .map(|&v| crate::error::py_float_repr(v))
+                .collect::<Vec<_>>()
+                .join(";"),
+            None => return Err(bad("numbers separated by ';', each once")),
+        },
+        ParamKind::Gains => match parse_gains(value) {
+            Some(gains) => gains
+                .iter()
+                .map(|&(g, v)| format!("{g}:{}", crate::error::py_float_repr(v)))
+                .collect::<Vec<_>>()
+                .join(";"),
+            None => {
+                return Err(bad(
+                    "grade:gain pairs separated by ';', each grade once (e.g. 1:3;2:9)",
+                ))
+            }
+        },
+        ParamKind::Integer => match value.parse::<i64>() {
+            Ok(v) if v.unsigned_abs() <= MAX_CUTOFF => v.to_string(),
+            _ => return Err(bad(&format!("an integer from -{MAX_CUTOFF} to {MAX_CUTOFF}"))),
+        },
+        ParamKind::Choice(choices) if choices.contains(&value) => value.to_string(),
+        ParamKind::Defaulted(inner, _) => return canonical_value(*inner, key, value, family, name),
+        ParamKind::Choice(choices) => {
+            return Err(Error::Measure(format!(
+                "parameter {key} of {} must be one of {}; got {} in {}",
+                family.name,
+                choices.join(", "),
+                py_repr(value),
+                py_repr(name)
+            )))
+        }
+    })
 }
 
 /// A finite number.
@@ -490,15 +510,16 @@ mod tests {
 
     #[test]
     fn bad_names_get_python_messages() {
+        let families: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
+        assert_eq!(
+            name("nDGC@10"),
+            format!(
+                "UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG, RnDCG, nDCGRel? \
+                 (known: {})",
+                families.join(", ")
+            )
+        );
         for (text, message) in [
-            (
-                "nDGC@10",
-                "UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG, RnDCG, nDCGRel? (known: nDCG, \
-                 AP, RR, P, R, Rprec, Success, Bpref, GM_AP, IPrec, NumRet, NumRel, NumRelRet, \
-                 NumQ, infAP, GM_Bpref, RprecMult, Utility, IPrecAvg, BinG, G, nDCGRel, RnDCG, \
-                 RelP, SetAP, F, NumNonRelJudgedRet, RBP, RBPResid, Unjudged, YAAP, SDCG, NERR8, \
-                 NERR9, NERR10, NERR11, INST, INSQ, BPM)",
-            ),
             ("Success", "MeasureError: measure Success needs a cutoff, as in Success@10; got 'Success'"),
             ("IPrec@2", "MeasureError: the recall level of IPrec must be a number in [0, 1]; got '2' in 'IPrec@2'"),
             ("P@0", "MeasureError: the cutoff of P must be an integer from 1 to 1000000000; got '0' in 'P@0'"),

@@ -357,3 +357,58 @@ fn one_query_from_lists() {
          duplicate_documents='keep_first') keeps the first, as ranked by score)"
     );
 }
+
+fn diversity_qrels(rows: &[(&str, &str, &str, i64)]) -> Qrels {
+    let mut qrels = Qrels::new("qrels.txt");
+    for &(q, s, d, g) in rows {
+        qrels.push_with_subtopic(q, s, d, g);
+    }
+    qrels
+}
+
+#[test]
+fn a_document_may_be_judged_once_per_subtopic() {
+    let q = diversity_qrels(&[
+        ("q1", "1", "a", 0),
+        ("q1", "2", "a", 2),
+        ("q1", "1", "b", 1),
+        ("q2", "1", "a", 1),
+    ]);
+    let r = run(&[("q1", "a", 2.0), ("q1", "b", 1.0), ("q1", "c", 0.5)]);
+    let options = PrepareOptions {
+        subtopics: true,
+        ..PrepareOptions::default()
+    };
+    let batch = prepared(&q, &r, &profile("trec"), options).batch;
+    // Measures without subtopics: a's highest grade; one ideal entry per document.
+    assert_eq!(batch.grades, [2, 1, UNJUDGED]);
+    assert_eq!(batch.judged, [2, 1]);
+    let subtopics = batch.subtopics.as_ref().unwrap();
+    assert_eq!(subtopics.num_subtopics, [2]);
+    let view = batch.query(0).subtopics.unwrap();
+    let label = |subtopic, grade| Label { subtopic, grade };
+    assert_eq!(view.retrieved.get(0), [label(0, 0), label(1, 2)]);
+    assert_eq!(view.retrieved.get(1), [label(0, 1)]);
+    assert!(view.retrieved.get(2).is_empty());
+    // Judged documents by descending id: b, then a.
+    assert_eq!(view.judged.get(0), [label(0, 1)]);
+    assert_eq!(view.judged.get(1).len(), 2);
+    // Without the option, no subtopics are attached.
+    let plain = prepared(&q, &r, &profile("trec"), PrepareOptions::default()).batch;
+    assert!(plain.subtopics.is_none() && plain.grades == batch.grades);
+}
+
+#[test]
+fn a_document_judged_twice_for_one_subtopic_is_an_error() {
+    let q = diversity_qrels(&[
+        ("q1", "1", "a", 1),
+        ("q1", "2", "a", 1),
+        ("q1", "2", "a", 0),
+    ]);
+    let r = run(&[("q1", "a", 1.0)]);
+    assert_eq!(
+        error(&q, &r, &profile("trec"), PrepareOptions::default()).to_string(),
+        "qrels.txt: document 'a' appears more than once in the qrels of query 'q1' for \
+         subtopic '2'; each document may be judged once per subtopic of a query"
+    );
+}
