@@ -327,7 +327,11 @@ fn canonical_value(
         },
         ParamKind::Integer => match value.parse::<i64>() {
             Ok(v) if v.unsigned_abs() <= MAX_CUTOFF => v.to_string(),
-            _ => return Err(bad(&format!("an integer from -{MAX_CUTOFF} to {MAX_CUTOFF}"))),
+            _ => {
+                return Err(bad(&format!(
+                    "an integer from -{MAX_CUTOFF} to {MAX_CUTOFF}"
+                )))
+            }
         },
         ParamKind::Choice(choices) if choices.contains(&value) => value.to_string(),
         ParamKind::Defaulted(inner, _) => return canonical_value(*inner, key, value, family, name),
