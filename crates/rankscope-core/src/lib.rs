@@ -14,6 +14,7 @@ pub mod evaluate;
 pub mod fuse;
 pub mod intern;
 pub mod measures;
+pub mod prefs;
 pub mod prepare;
 pub mod profile;
 pub mod stream;

@@ -15,7 +15,7 @@ from typing import Any
 
 from rankscope import _core
 from rankscope.cli import COMMANDS
-from rankscope.cli._common import load_judgements, load_ranking
+from rankscope.cli._common import load_judgements, load_ranking, reading
 from rankscope.engine import evaluate
 from rankscope.engine.evaluate import relevance_strings
 from rankscope.engine.measures import FAMILIES, Measure, measure
@@ -30,6 +30,7 @@ from rankscope.errors import (
 from rankscope.report.results import write_text
 from rankscope.report.trec_eval import (
     JUDGEMENT_GROUP_MEASURES,
+    PREFERENCE_MEASURES,
     WITHOUT_JUDGEMENTS,
     TrecMeasure,
     format_trec_eval,
@@ -40,12 +41,18 @@ from rankscope.report.trec_eval import (
 # trec_eval's version this command reproduces.
 TREC_EVAL_VERSION = "10.0"
 
-# -R formats: what each reads; only qrels is read so far.
+# -R formats, and the kind of judgements each holds.
 _REL_INFO_FORMATS = {
-    "qrels": None,
-    "prefs": "preference judgements",
-    "qrels_prefs": "preferences derived from qrels",
-    "qrels_jg": None,
+    "qrels": "qrels",
+    "prefs": "prefs",
+    "qrels_prefs": "prefs",
+    "qrels_jg": "qrels_jg",
+}
+# The -R options a kind of measure needs.
+_NEEDS = {
+    "qrels": "-R qrels (the default)",
+    "qrels_jg": "-R qrels_jg",
+    "prefs": "-R prefs or -R qrels_prefs",
 }
 
 
@@ -53,15 +60,10 @@ class _Choice(argparse.Action):
     """An option whose value must be one of trec_eval's; refused with exit code 2."""
 
     def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
-        allowed: dict[str, str | None] = self.const
+        allowed: dict[str, str] = self.const
         if values not in allowed:
             raise OptionError(
                 f"{option} {values!r}: trec_eval has no such format (it knows {', '.join(allowed)})"
-            )
-        if allowed[values] is not None:
-            raise OptionError(
-                f"{option} {values}: reading {allowed[values]} is not implemented by rankscope "
-                "trec-eval yet"
             )
         setattr(namespace, self.dest, values)
 
@@ -106,8 +108,8 @@ def add_parser(subparsers: Any) -> None:
         dest="measures",
         action="append",
         metavar="MEASURE[.PARAMS]",
-        help="a measure or nickname (official, all_trec, set, qrels_jg) with parameters such "
-        "as P.5,10",
+        help="a measure or nickname (official, all_trec, set, qrels_jg, all_prefs, prefs) with "
+        "parameters such as P.5,10",
     )
     parser.add_argument(
         "-c",
@@ -160,15 +162,16 @@ def add_parser(subparsers: Any) -> None:
         const=_REL_INFO_FORMATS,
         default="qrels",
         metavar="FORMAT",
-        help="format of trec_rel_file: qrels, or qrels_jg (the second column names a "
-        "judgement group)",
+        help="format of trec_rel_file: qrels; qrels_jg (the second column names a judgement "
+        "group); prefs (query_id group subgroup doc_id level: preference judgements); "
+        "qrels_prefs (qrels read as preferences, the second column naming the group)",
     )
     parser.add_argument(
         "-T",
         "--Results_format",
         dest="results_format",
         action=_Choice,
-        const={"trec_results": None},
+        const={"trec_results": "trec_results"},
         default="trec_results",
         metavar="FORMAT",
         help="format of trec_top_file: trec_results",
@@ -306,27 +309,59 @@ def _debug_query(text: str | None) -> str | None:
     return query or None
 
 
+def _kind(printed: str) -> str:
+    """The kind of judgements a measure line needs."""
+    if printed.startswith(PREFERENCE_MEASURES):
+        return "prefs"
+    if printed.startswith(JUDGEMENT_GROUP_MEASURES):
+        return "qrels_jg"
+    return "qrels"
+
+
+def _preference_results(
+    path: str, rel_info_format: str, ranking: Any, measures: list[Measure], options: dict[str, Any]
+) -> Results:
+    """The preference measures of the run against the preference judgements at ``path``."""
+    with reading(path):
+        values, unjudged, missing = _core.evaluate_prefs(
+            path,
+            path,
+            rel_info_format,
+            ranking,
+            [m.name for m in measures],
+            options["complete"],
+            options["max_documents"],
+        )
+    return Results(
+        tuple(measures),
+        values=values,
+        run_name=ranking.name,
+        unjudged_queries=tuple(unjudged),
+        missing_queries=tuple(missing),
+        complete=options["complete"],
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     only_query = _debug_query(args.debug_level)
     lines = trec_eval_measures(args.measures or [], args.collection_size)
     measures = [line.measure for line in lines if line.measure is not None]
+    kind = _REL_INFO_FORMATS[args.rel_info_format]
     # Under -c, trec_eval sums num_rel over every line of the qrels with a grade above 0,
     # whatever -l says.
     complete_num_rel = measure("NumRel(rel=1)")
-    extra = [complete_num_rel] if args.all_queries else []
+    counts_num_rel = args.all_queries and kind != "prefs"
+    extra = [complete_num_rel] if counts_num_rel else []
     # runid alone still needs one measure to evaluate the run's queries.
     extra += [] if measures else [measure("NumQ")]
     profile = resolve_profile(args.profile)
     if args.judged_only:
         profile = profile.with_options(unjudged_documents="drop")
     zscores = read_zscores(args.zscores) if args.zscores is not None else None
-    groups = args.rel_info_format == "qrels_jg"
     for line in lines:
-        if line.printed in WITHOUT_JUDGEMENTS:
-            continue
-        if groups != line.printed.startswith(JUDGEMENT_GROUP_MEASURES):
-            needs = "-R qrels_jg" if not groups else "-R qrels (the default)"
-            raise OptionError(f"-m {line.printed}: trec_eval computes it only with {needs}")
+        needs = _kind(line.printed)
+        if line.printed not in WITHOUT_JUDGEMENTS and needs != kind:
+            raise OptionError(f"-m {line.printed}: trec_eval computes it only with {_NEEDS[needs]}")
     ranking = load_ranking(args.run, "trec", lenient=False)
     options: dict[str, Any] = {
         "profile": profile,
@@ -334,7 +369,11 @@ def run(args: argparse.Namespace) -> int:
         "relevance_level": args.level_for_rel,
         "max_documents": args.max_retrieved_per_topic,
     }
-    if groups:
+    if kind == "prefs":
+        results = _preference_results(
+            args.qrels, args.rel_info_format, ranking, [*measures, *extra], options
+        )
+    elif kind == "qrels_jg":
         results = _judgement_group_results(args.qrels, ranking, [*measures, *extra], options)
     else:
         _check_integer_grades(args.qrels)
@@ -342,12 +381,12 @@ def run(args: argparse.Namespace) -> int:
         results = evaluate(qrels, ranking, [*measures, *extra], **options)
     relstring = next((line.relstring for line in lines if line.relstring is not None), None)
     strings = None
-    if relstring is not None and args.query and not groups:
+    if relstring is not None and args.query and kind == "qrels":
         strings = relevance_strings(qrels, ranking, relstring, **options)
     if only_query is not None:
         results = results.only_queries([only_query])
     summary_from: dict[str, TrecMeasure] = {}
-    if args.all_queries:
+    if counts_num_rel:
         summary_from = {"num_rel": TrecMeasure("num_rel", complete_num_rel)}
     text = format_trec_eval(
         results,
