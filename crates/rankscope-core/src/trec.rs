@@ -719,7 +719,13 @@ fn join<V>(mut parsed: Vec<Piece<V>>) -> Columns<V> {
 }
 
 /// The error for a file that yielded no rows: empty, only comments, or only bad lines.
-pub(crate) fn empty_error(data: &[u8], source: &str, what: &str, fields: &str, skipped: &Skipped) -> Error {
+pub(crate) fn empty_error(
+    data: &[u8],
+    source: &str,
+    what: &str,
+    fields: &str,
+    skipped: &Skipped,
+) -> Error {
     let message = if skipped.count > 0 {
         let plural = if skipped.count == 1 { "" } else { "s" };
         format!(

@@ -13,9 +13,12 @@ use crate::errors::IntoPyResult;
 use crate::evaluate::NativeRun;
 use crate::results::PerQuery;
 
+/// Per-query values, the unjudged and missing queries, and the warning about unjudged ones.
+type Evaluated = (PerQuery, Vec<String>, Vec<String>, Option<String>);
+
 /// Per-query values of the preference `measures` (canonical names) of `run` against the
-/// judgements in the file at `path` (`format`: "prefs" or "qrels_prefs"), and the unjudged and
-/// missing queries.
+/// judgements in the file at `path` (`format`: "prefs" or "qrels_prefs"), the unjudged and
+/// missing queries, and the warning about unjudged queries (if any).
 #[pyfunction]
 #[pyo3(signature = (path, source, format, run, measures, complete=false, max_documents=None))]
 #[allow(clippy::too_many_arguments)]
@@ -28,7 +31,7 @@ fn evaluate_prefs(
     measures: Vec<String>,
     complete: bool,
     max_documents: Option<usize>,
-) -> PyResult<(PerQuery, Vec<String>, Vec<String>)> {
+) -> PyResult<Evaluated> {
     let format = PrefsFormat::parse(format).or_raise(py)?;
     let parsed = rankscope_core::parse_measures(&measures).or_raise(py)?;
     let conventions = Conventions::profile("trec").or_raise(py)?;
@@ -44,16 +47,23 @@ fn evaluate_prefs(
             core_evaluate_prefs(&prefs, &run, &parsed, &options)
         })
         .or_raise(py)?;
+    let warning = evaluation.unjudged_warning();
     let aggregates = evaluation
         .measures
         .iter()
         .map(|m| m.family.aggregate)
         .collect();
-    let values = PerQuery::new(evaluation.query_ids, measures, aggregates, evaluation.values);
+    let values = PerQuery::new(
+        evaluation.query_ids,
+        measures,
+        aggregates,
+        evaluation.values,
+    );
     Ok((
         values,
         evaluation.unjudged_queries,
         evaluation.missing_queries,
+        warning,
     ))
 }
 

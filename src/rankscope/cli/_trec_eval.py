@@ -323,7 +323,7 @@ def _preference_results(
 ) -> Results:
     """The preference measures of the run against the preference judgements at ``path``."""
     with reading(path):
-        values, unjudged, missing = _core.evaluate_prefs(
+        values, unjudged, missing, warning = _core.evaluate_prefs(
             path,
             path,
             rel_info_format,
@@ -332,6 +332,8 @@ def _preference_results(
             options["complete"],
             options["max_documents"],
         )
+    if warning is not None:
+        warnings.warn(warning, RankscopeWarning, stacklevel=2)
     return Results(
         tuple(measures),
         values=values,

@@ -488,7 +488,10 @@ mod tests {
                 "UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG, RnDCG, nDCGRel? (known: nDCG, \
                  AP, RR, P, R, Rprec, Success, Bpref, GM_AP, IPrec, NumRet, NumRel, NumRelRet, \
                  NumQ, infAP, GM_Bpref, RprecMult, Utility, IPrecAvg, BinG, G, nDCGRel, RnDCG, \
-                 RelP, SetAP, F, NumNonRelJudgedRet, RBP, RBPResid, Unjudged, YAAP)",
+                 RelP, SetAP, F, NumNonRelJudgedRet, RBP, RBPResid, Unjudged, YAAP, \
+                 NumPrefsPoss, NumPrefsFul, NumPrefsFulRet, PrefsSimp, PrefsPair, PrefsAvgJG, \
+                 PrefsAvgJGRNonRel, PrefsSimpRet, PrefsPairRet, PrefsAvgJGRet, \
+                 PrefsAvgJGRNonRelRet, PrefsSimpImp, PrefsPairImp, PrefsAvgJGImp)",
             ),
             ("Success", "MeasureError: measure Success needs a cutoff, as in Success@10; got 'Success'"),
             ("IPrec@2", "MeasureError: the recall level of IPrec must be a number in [0, 1]; got '2' in 'IPrec@2'"),

@@ -758,18 +758,43 @@ pub fn average_groups_rnonrel_ret(p: &PrefCounts) -> f64 {
 pub static MEASURES: &[(&str, &str, CountsMeasure, bool)] = &[
     ("NumPrefsPoss", "prefs_num_prefs_poss", num_possible, false),
     ("NumPrefsFul", "prefs_num_prefs_ful", num_fulfilled, false),
-    ("NumPrefsFulRet", "prefs_num_prefs_ful_ret", num_fulfilled_ret, false),
+    (
+        "NumPrefsFulRet",
+        "prefs_num_prefs_ful_ret",
+        num_fulfilled_ret,
+        false,
+    ),
     ("PrefsSimp", "prefs_simp", simple, false),
     ("PrefsPair", "prefs_pair", pair, true),
     ("PrefsAvgJG", "prefs_avgjg", average_groups, false),
-    ("PrefsAvgJGRNonRel", "prefs_avgjg_Rnonrel", average_groups_rnonrel, false),
+    (
+        "PrefsAvgJGRNonRel",
+        "prefs_avgjg_Rnonrel",
+        average_groups_rnonrel,
+        false,
+    ),
     ("PrefsSimpRet", "prefs_simp_ret", simple_ret, false),
     ("PrefsPairRet", "prefs_pair_ret", pair_ret, true),
-    ("PrefsAvgJGRet", "prefs_avgjg_ret", average_groups_ret, false),
-    ("PrefsAvgJGRNonRelRet", "prefs_avgjg_Rnonrel_ret", average_groups_rnonrel_ret, false),
+    (
+        "PrefsAvgJGRet",
+        "prefs_avgjg_ret",
+        average_groups_ret,
+        false,
+    ),
+    (
+        "PrefsAvgJGRNonRelRet",
+        "prefs_avgjg_Rnonrel_ret",
+        average_groups_rnonrel_ret,
+        false,
+    ),
     ("PrefsSimpImp", "prefs_simp_imp", simple_imp, false),
     ("PrefsPairImp", "prefs_pair_imp", pair_imp, true),
-    ("PrefsAvgJGImp", "prefs_avgjg_imp", average_groups_imp, false),
+    (
+        "PrefsAvgJGImp",
+        "prefs_avgjg_imp",
+        average_groups_imp,
+        false,
+    ),
 ];
 
 /// The measure over counts of a preference family, and whether it needs the per-pair counts.
@@ -857,11 +882,19 @@ mod tests {
         assert_eq!((p.num_judged, p.num_judged_ret), (6, 3));
         let c = &p.groups[0].counts;
         assert_eq!(
-            (c.fulfilled_ret, c.possible_ret, c.fulfilled_imp, c.possible_imp),
+            (
+                c.fulfilled_ret,
+                c.possible_ret,
+                c.fulfilled_imp,
+                c.possible_imp
+            ),
             (3, 3, 6, 8)
         );
         assert_eq!(c.possible_notoccur, 2);
-        assert_eq!((c.num_rel, c.num_rel_ret, c.num_nonrel, c.num_nonrel_ret), (4, 2, 2, 1));
+        assert_eq!(
+            (c.num_rel, c.num_rel_ret, c.num_nonrel, c.num_nonrel_ret),
+            (4, 2, 2, 1)
+        );
         assert_eq!(num_possible(&p), 13.0);
         assert_eq!(num_fulfilled(&p), 9.0);
         assert_eq!(num_fulfilled_ret(&p), 3.0);
@@ -897,7 +930,12 @@ mod tests {
         let p = counts(&lines, &["d4", "d2", "d1"]);
         let c = &p.groups[0].counts;
         assert_eq!(
-            (c.fulfilled_ret, c.possible_ret, c.fulfilled_imp, c.possible_imp),
+            (
+                c.fulfilled_ret,
+                c.possible_ret,
+                c.fulfilled_imp,
+                c.possible_imp
+            ),
             (0, 3, 2, 2)
         );
         assert_eq!(num_possible(&p), 5.0);
@@ -947,7 +985,11 @@ mod tests {
 
     #[test]
     fn contradictions_are_refused() {
-        let two_levels = [("u", "s", "a", 2.0), ("u", "s", "a", 1.0), ("u", "s", "b", 0.0)];
+        let two_levels = [
+            ("u", "s", "a", 2.0),
+            ("u", "s", "a", 1.0),
+            ("u", "s", "b", 0.0),
+        ];
         assert!(matches!(
             PrefCounts::new(&judgements(&two_levels), &[], false),
             Err(Conflict::TwoLevels { .. })
