@@ -64,6 +64,20 @@ MEASURES = [
     "RBPResid",
     "Unjudged@5",
     "YAAP",
+    "NumPrefsPoss",
+    "NumPrefsFul",
+    "NumPrefsFulRet",
+    "PrefsSimp",
+    "PrefsPair",
+    "PrefsAvgJG",
+    "PrefsAvgJGRNonRel",
+    "PrefsSimpRet",
+    "PrefsPairRet",
+    "PrefsAvgJGRet",
+    "PrefsAvgJGRNonRelRet",
+    "PrefsSimpImp",
+    "PrefsPairImp",
+    "PrefsAvgJGImp",
 ]
 # Unbounded measures that can be negative: utility (-1 per non-relevant document retrieved)
 # and yaap (a log-odds).
