@@ -107,7 +107,7 @@ def relevance_strings(
     length: int,
 ) -> list[tuple[str, str]]: ...
 
-# --- Preference judgements (crates/rankscope-python/src/prefs.rs) -------------------------------
+# --- Preferences and judgement groups (crates/rankscope-python/src/prefs.rs) ---------------------
 
 def evaluate_prefs(
     path: str,
@@ -117,6 +117,16 @@ def evaluate_prefs(
     measures: list[str],
     complete: bool = False,
     max_documents: int | None = None,
+) -> tuple[PerQuery, list[str], list[str], str | None]: ...
+def evaluate_judgement_groups(
+    path: str,
+    source: str,
+    run: Run,
+    measures: list[str],
+    conventions: list[tuple[str, str]],
+    relevance_level: int,
+    complete: bool,
+    max_documents: int | None,
 ) -> tuple[PerQuery, list[str], list[str], str | None]: ...
 
 # --- Rank fusion (crates/rankscope-python/src/fuse.rs) ------------------------------------------

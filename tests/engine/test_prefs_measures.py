@@ -99,7 +99,9 @@ def test_by_hand() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.dictionaries(st.sampled_from([f"d{i}" for i in range(10)]), st.integers(0, 3), min_size=2))
+@given(
+    st.dictionaries(st.sampled_from([f"d{i}" for i in range(10)]), st.integers(0, 3), min_size=2)
+)
 def test_a_perfect_ranking_scores_one_and_its_reverse_zero(judgements: dict[str, int]) -> None:
     if len(set(judgements.values())) < 2:
         return  # no preference
@@ -164,7 +166,9 @@ def test_trec_eval_prefs_options(tmp_path: Path, capsys: pytest.CaptureFixture[s
     # missing from the run with an empty ranking.
     prefs = write(tmp_path, "prefs", "q1 g s a 2\nq1 g s b 1\nq1 g s c 0\nq2 g s a 1\nq2 g s b 0\n")
     run = write(tmp_path, "run", "q1 Q0 c 1 5 t\nq1 Q0 b 2 5 t\nq1 Q0 a 3 1 t\n")
-    code = main(["trec-eval", "-q", "-c", "-M2", "-m", "prefs_num_prefs_ful", "-R", "prefs", prefs, run])
+    code = main(
+        ["trec-eval", "-q", "-c", "-M2", "-m", "prefs_num_prefs_ful", "-R", "prefs", prefs, run]
+    )
     assert code == 0
     # q1 ranks b, c (a cut by -M): b>c fulfilled; a>b, a>c fail. q2: nothing retrieved.
     assert capsys.readouterr().out == (

@@ -12,6 +12,7 @@ pub mod batch;
 pub mod error;
 pub mod evaluate;
 pub mod fuse;
+pub mod groups;
 pub mod intern;
 pub mod measures;
 pub mod prefs;

@@ -376,7 +376,7 @@ fn split_sign(field: &[u8]) -> Option<(bool, &[u8])> {
     })
 }
 
-fn parse_integer(field: &[u8]) -> Option<i64> {
+pub(crate) fn parse_integer(field: &[u8]) -> Option<i64> {
     let (negative, digits) = split_sign(field)?;
     if digits.is_empty() || digits.len() > 19 {
         return None;

@@ -17,12 +17,11 @@ from rankscope import _core
 from rankscope.cli import COMMANDS
 from rankscope.cli._common import load_judgements, load_ranking, reading
 from rankscope.engine import evaluate
-from rankscope.engine.evaluate import relevance_strings
-from rankscope.engine.measures import FAMILIES, Measure, measure
+from rankscope.engine.evaluate import _conventions_fields, relevance_strings
+from rankscope.engine.measures import Measure, measure
 from rankscope.engine.profiles import resolve_profile
 from rankscope.engine.results import Results
 from rankscope.errors import (
-    NoCommonQueriesError,
     OptionError,
     ParseError,
     RankscopeWarning,
@@ -232,73 +231,6 @@ def _check_integer_grades(path: str) -> None:
     )
 
 
-def _read_judgement_groups(path: str) -> dict[str, dict[str, dict[str, int]]]:
-    """trec_eval's qrels_jg: qrels lines whose second column names a judgement group, as
-    ``{group: {query: {doc: grade}}}``, groups in byte-wise order."""
-    groups: dict[str, dict[str, dict[str, int]]] = {}
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            fields = line.split()
-            if not fields or fields[0].startswith("#"):
-                continue
-            problem = None
-            if len(fields) != 4:
-                problem = (
-                    f"expected 4 fields (query_id group doc_id relevance); found {len(fields)}"
-                )
-            elif not re.fullmatch(r"[+-]?\d+", fields[3]):
-                problem = f"relevance must be an integer grade; found {fields[3]!r}"
-            else:
-                query, group, doc, grade = fields
-                judged = groups.setdefault(group, {}).setdefault(query, {})
-                if doc in judged:
-                    problem = (
-                        f"document {doc!r} is judged twice in group {group!r} of query {query!r}"
-                    )
-                judged[doc] = int(grade)
-            if problem:
-                raise ParseError(problem, source=path, line=number, text=line.rstrip("\r\n"))
-    return dict(sorted(groups.items(), key=lambda item: item[0].encode()))
-
-
-def _judgement_group_results(
-    path: str, ranking: Any, measures: list[Measure], options: dict[str, Any]
-) -> Results:
-    """Each measure for each judgement group, averaged over the groups judging the query (in
-    byte-wise group order, as trec_eval adds them)."""
-    per_group = []
-    with warnings.catch_warnings():
-        # Every group leaves out the queries it does not judge.
-        warnings.simplefilter("ignore", RankscopeWarning)
-        for qrels in _read_judgement_groups(path).values():
-            try:
-                per_group.append(evaluate(qrels, ranking, measures, **options))
-            except NoCommonQueriesError:
-                continue  # no query of the run in this group
-    if not per_group:
-        raise NoCommonQueriesError(f"no query of the run is judged in {path}", source=path)
-    rows = [
-        dict(zip(r.query_ids, zip(*(r.score_list(m) for m in measures), strict=True), strict=True))
-        for r in per_group
-    ]
-    query_ids = sorted({q for row in rows for q in row}, key=str.encode)
-    columns: list[list[float]] = [[] for _ in measures]
-    for query_id in query_ids:
-        values = [row[query_id] for row in rows if query_id in row]
-        for index, column in enumerate(columns):
-            total = 0.0
-            for value in values:
-                total += value[index]
-            column.append(total / len(values))
-    table = _core.PerQuery(
-        query_ids,
-        [m.name for m in measures],
-        [FAMILIES[m.family].aggregate for m in measures],
-        columns,
-    )
-    return Results(tuple(measures), run_name=per_group[0].run_name, values=table)
-
-
 def _debug_query(text: str | None) -> str | None:
     """The query of ``-D N.QID``, if any."""
     if text is None:
@@ -318,12 +250,33 @@ def _kind(printed: str) -> str:
     return "qrels"
 
 
+def _results(
+    evaluated: tuple[_core.PerQuery, list[str], list[str], str | None],
+    measures: list[Measure],
+    run_name: str,
+    complete: bool,
+) -> Results:
+    """Results of the core's evaluation of other judgements than qrels, warning of the run's
+    unjudged queries as ``evaluate`` does."""
+    values, unjudged, missing, warning = evaluated
+    if warning is not None:
+        warnings.warn(warning, RankscopeWarning, stacklevel=2)
+    return Results(
+        tuple(measures),
+        values=values,
+        run_name=run_name,
+        unjudged_queries=tuple(unjudged),
+        missing_queries=tuple(missing),
+        complete=complete,
+    )
+
+
 def _preference_results(
     path: str, rel_info_format: str, ranking: Any, measures: list[Measure], options: dict[str, Any]
 ) -> Results:
     """The preference measures of the run against the preference judgements at ``path``."""
     with reading(path):
-        values, unjudged, missing, warning = _core.evaluate_prefs(
+        evaluated = _core.evaluate_prefs(
             path,
             path,
             rel_info_format,
@@ -332,16 +285,26 @@ def _preference_results(
             options["complete"],
             options["max_documents"],
         )
-    if warning is not None:
-        warnings.warn(warning, RankscopeWarning, stacklevel=2)
-    return Results(
-        tuple(measures),
-        values=values,
-        run_name=ranking.name,
-        unjudged_queries=tuple(unjudged),
-        missing_queries=tuple(missing),
-        complete=options["complete"],
-    )
+    return _results(evaluated, measures, ranking.name, options["complete"])
+
+
+def _judgement_group_results(
+    path: str, ranking: Any, measures: list[Measure], options: dict[str, Any]
+) -> Results:
+    """Each measure for each judgement group of the qrels at ``path``, averaged over the groups
+    judging the query (trec_eval's -R qrels_jg)."""
+    with reading(path):
+        evaluated = _core.evaluate_judgement_groups(
+            path,
+            path,
+            ranking,
+            [m.name for m in measures],
+            _conventions_fields(options["profile"]),
+            options["relevance_level"],
+            options["complete"],
+            options["max_documents"],
+        )
+    return _results(evaluated, measures, ranking.name, options["complete"])
 
 
 def run(args: argparse.Namespace) -> int:
