@@ -107,6 +107,28 @@ def relevance_strings(
     length: int,
 ) -> list[tuple[str, str]]: ...
 
+# --- Preferences and judgement groups (crates/rankscope-python/src/prefs.rs) ---------------------
+
+def evaluate_prefs(
+    path: str,
+    source: str,
+    format: str,
+    run: Run,
+    measures: list[str],
+    complete: bool = False,
+    max_documents: int | None = None,
+) -> tuple[PerQuery, list[str], list[str], str | None]: ...
+def evaluate_judgement_groups(
+    path: str,
+    source: str,
+    run: Run,
+    measures: list[str],
+    conventions: list[tuple[str, str]],
+    relevance_level: int,
+    complete: bool,
+    max_documents: int | None,
+) -> tuple[PerQuery, list[str], list[str], str | None]: ...
+
 # --- Rank fusion (crates/rankscope-python/src/fuse.rs) ------------------------------------------
 
 _Rows = tuple[bytes, bytes, bytes]

@@ -50,16 +50,18 @@ COMMANDS = [
         "out.test.qrels_jg",
         ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.comments.123", "results.test"],
     ),
-]
-# The quicktest's commands for preference judgements: not
-# implemented yet, refused with a message that says so (exit code 2, nothing printed).
-NOT_YET = [
-    (["-m", "all_prefs", "-q", "-R", "prefs", "prefs.test", "prefs.results.test"], "-R prefs"),
     (
-        ["-m", "all_prefs", "-q", "-R", "prefs", "prefs.comment.test", "prefs.results.test"],
-        "-R prefs",
+        "out.test.prefs",
+        ["-m", "all_prefs", "-q", "-R", "prefs", "prefs.test", "prefs.results.test"],
     ),
-    (["-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.test", "results.test"], "-R qrels_p"),
+    (
+        "out.test.prefs",
+        ["-m", "all_prefs", "-q", "-R", "prefs", "prefs.comment.test", "prefs.results.test"],
+    ),
+    (
+        "out.test.qrels_prefs",
+        ["-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.test", "results.test"],
+    ),
 ]
 
 
@@ -78,25 +80,9 @@ def test_quicktest_command_prints_what_trec_eval_prints(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(conformance_dir)
-    code, out, err = trec_eval(arguments, capsys)
+    code, out, _ = trec_eval(arguments, capsys)
     assert code == 0
     assert out == (conformance_dir / expected).read_text()
-    assert "not implemented" not in err
-
-
-@pytest.mark.parametrize(("arguments", "what"), NOT_YET)
-def test_quicktest_commands_not_implemented_yet_are_refused_clearly(
-    conformance_dir: Path,
-    arguments: list[str],
-    what: str,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.chdir(conformance_dir)
-    code, out, err = trec_eval(arguments, capsys)
-    assert (code, out) == (2, "")
-    assert what in err
-    assert "not implemented by rankscope trec-eval yet" in err
 
 
 def write(folder: Path, name: str, lines: list[str]) -> str:
@@ -176,7 +162,8 @@ def test_a_grade_trec_eval_would_read_otherwise_is_refused_with_file_and_line(
         (["-D", "x"], "expected a debug level"),
         (["-m", "map_avgjg"], "-m map_avgjg: trec_eval computes it only with -R qrels_jg"),
         (["-R", "qrels_jg", "-m", "map"], "-m map: trec_eval computes it only with -R qrels ("),
-        (["-m", "prefs_simp"], "preference measures (-R prefs, -R qrels_prefs) are not"),
+        (["-m", "prefs_simp"], "-m prefs_simp: trec_eval computes it only with -R prefs or -R"),
+        (["-R", "qrels_prefs", "-m", "P.5"], "-m P_5: trec_eval computes it only with -R qrels ("),
     ],
 )
 def test_inputs_trec_eval_refuses_are_refused_clearly(

@@ -84,6 +84,20 @@ MEASURES = [
     "P_IA@5",
     "AP_IA",
     "StRecall@5",
+    "NumPrefsPoss",
+    "NumPrefsFul",
+    "NumPrefsFulRet",
+    "PrefsSimp",
+    "PrefsPair",
+    "PrefsAvgJG",
+    "PrefsAvgJGRNonRel",
+    "PrefsSimpRet",
+    "PrefsPairRet",
+    "PrefsAvgJGRet",
+    "PrefsAvgJGRNonRelRet",
+    "PrefsSimpImp",
+    "PrefsPairImp",
+    "PrefsAvgJGImp",
 ]
 # Unbounded measures that can be negative: utility (-1 per non-relevant document retrieved)
 # and yaap (a log-odds).

@@ -389,7 +389,7 @@ fn split_sign(field: &[u8]) -> Option<(bool, &[u8])> {
     })
 }
 
-fn parse_integer(field: &[u8]) -> Option<i64> {
+pub(crate) fn parse_integer(field: &[u8]) -> Option<i64> {
     let (negative, digits) = split_sign(field)?;
     if digits.is_empty() || digits.len() > 19 {
         return None;
@@ -417,7 +417,7 @@ fn is_space(b: u8) -> bool {
 
 /// Up to `N` fields of a line, and how many fields it has in all.
 #[inline]
-fn split_fields<const N: usize>(line: &[u8]) -> ([&[u8]; N], usize) {
+pub(crate) fn split_fields<const N: usize>(line: &[u8]) -> ([&[u8]; N], usize) {
     let mut fields: [&[u8]; N] = [&[]; N];
     let mut count = 0;
     let mut i = 0;
@@ -536,7 +536,7 @@ struct Piece<V> {
 }
 
 /// Why a line is not text, and the line as shown (Python's `python_lines`).
-fn byte_problem(raw: &[u8]) -> Option<(String, String)> {
+pub(crate) fn byte_problem(raw: &[u8]) -> Option<(String, String)> {
     let shown = || String::from_utf8_lossy(raw).replace('\0', "\\x00");
     if memchr::memchr(0, raw).is_some() {
         return Some((
@@ -752,7 +752,13 @@ fn join<V>(mut parsed: Vec<Piece<V>>) -> Columns<V> {
 }
 
 /// The error for a file that yielded no rows: empty, only comments, or only bad lines.
-fn empty_error(data: &[u8], source: &str, what: &str, fields: &str, skipped: &Skipped) -> Error {
+pub(crate) fn empty_error(
+    data: &[u8],
+    source: &str,
+    what: &str,
+    fields: &str,
+    skipped: &Skipped,
+) -> Error {
     let message = if skipped.count > 0 {
         let plural = if skipped.count == 1 { "" } else { "s" };
         format!(

@@ -191,7 +191,7 @@ fn conventions(fields: &[(String, String)]) -> rankscope_core::Result<Convention
 }
 
 /// The options of an evaluation from the arguments Python passes.
-fn eval_options(
+pub(crate) fn eval_options(
     py: Python<'_>,
     conventions: &[(String, String)],
     relevance_level: i64,

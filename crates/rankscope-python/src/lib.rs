@@ -9,6 +9,7 @@ mod errors;
 mod evaluate;
 mod fuse;
 mod measures;
+mod prefs;
 mod results;
 
 #[pymodule]
@@ -18,5 +19,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     results::register(m)?;
     fuse::register(m)?;
     measures::register(m)?;
+    prefs::register(m)?;
     Ok(())
 }

@@ -15,14 +15,13 @@ from typing import Any
 
 from rankscope import _core
 from rankscope.cli import COMMANDS
-from rankscope.cli._common import load_judgements, load_ranking
+from rankscope.cli._common import load_judgements, load_ranking, reading
 from rankscope.engine import evaluate
-from rankscope.engine.evaluate import relevance_strings
-from rankscope.engine.measures import FAMILIES, Measure, measure
+from rankscope.engine.evaluate import _conventions_fields, relevance_strings
+from rankscope.engine.measures import Measure, measure
 from rankscope.engine.profiles import resolve_profile
 from rankscope.engine.results import Results
 from rankscope.errors import (
-    NoCommonQueriesError,
     OptionError,
     ParseError,
     RankscopeWarning,
@@ -30,6 +29,7 @@ from rankscope.errors import (
 from rankscope.report.results import write_text
 from rankscope.report.trec_eval import (
     JUDGEMENT_GROUP_MEASURES,
+    PREFERENCE_MEASURES,
     WITHOUT_JUDGEMENTS,
     TrecMeasure,
     format_trec_eval,
@@ -40,12 +40,18 @@ from rankscope.report.trec_eval import (
 # trec_eval's version this command reproduces.
 TREC_EVAL_VERSION = "10.0"
 
-# -R formats: what each reads; only qrels is read so far.
+# -R formats, and the kind of judgements each holds.
 _REL_INFO_FORMATS = {
-    "qrels": None,
-    "prefs": "preference judgements",
-    "qrels_prefs": "preferences derived from qrels",
-    "qrels_jg": None,
+    "qrels": "qrels",
+    "prefs": "prefs",
+    "qrels_prefs": "prefs",
+    "qrels_jg": "qrels_jg",
+}
+# The -R options a kind of measure needs.
+_NEEDS = {
+    "qrels": "-R qrels (the default)",
+    "qrels_jg": "-R qrels_jg",
+    "prefs": "-R prefs or -R qrels_prefs",
 }
 
 
@@ -53,15 +59,10 @@ class _Choice(argparse.Action):
     """An option whose value must be one of trec_eval's; refused with exit code 2."""
 
     def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
-        allowed: dict[str, str | None] = self.const
+        allowed: dict[str, str] = self.const
         if values not in allowed:
             raise OptionError(
                 f"{option} {values!r}: trec_eval has no such format (it knows {', '.join(allowed)})"
-            )
-        if allowed[values] is not None:
-            raise OptionError(
-                f"{option} {values}: reading {allowed[values]} is not implemented by rankscope "
-                "trec-eval yet"
             )
         setattr(namespace, self.dest, values)
 
@@ -106,8 +107,8 @@ def add_parser(subparsers: Any) -> None:
         dest="measures",
         action="append",
         metavar="MEASURE[.PARAMS]",
-        help="a measure or nickname (official, all_trec, set, qrels_jg) with parameters such "
-        "as P.5,10",
+        help="a measure or nickname (official, all_trec, set, qrels_jg, all_prefs, prefs) with "
+        "parameters such as P.5,10",
     )
     parser.add_argument(
         "-c",
@@ -160,15 +161,16 @@ def add_parser(subparsers: Any) -> None:
         const=_REL_INFO_FORMATS,
         default="qrels",
         metavar="FORMAT",
-        help="format of trec_rel_file: qrels, or qrels_jg (the second column names a "
-        "judgement group)",
+        help="format of trec_rel_file: qrels; qrels_jg (the second column names a judgement "
+        "group); prefs (query_id group subgroup doc_id level: preference judgements); "
+        "qrels_prefs (qrels read as preferences, the second column naming the group)",
     )
     parser.add_argument(
         "-T",
         "--Results_format",
         dest="results_format",
         action=_Choice,
-        const={"trec_results": None},
+        const={"trec_results": "trec_results"},
         default="trec_results",
         metavar="FORMAT",
         help="format of trec_top_file: trec_results",
@@ -229,73 +231,6 @@ def _check_integer_grades(path: str) -> None:
     )
 
 
-def _read_judgement_groups(path: str) -> dict[str, dict[str, dict[str, int]]]:
-    """trec_eval's qrels_jg: qrels lines whose second column names a judgement group, as
-    ``{group: {query: {doc: grade}}}``, groups in byte-wise order."""
-    groups: dict[str, dict[str, dict[str, int]]] = {}
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            fields = line.split()
-            if not fields or fields[0].startswith("#"):
-                continue
-            problem = None
-            if len(fields) != 4:
-                problem = (
-                    f"expected 4 fields (query_id group doc_id relevance); found {len(fields)}"
-                )
-            elif not re.fullmatch(r"[+-]?\d+", fields[3]):
-                problem = f"relevance must be an integer grade; found {fields[3]!r}"
-            else:
-                query, group, doc, grade = fields
-                judged = groups.setdefault(group, {}).setdefault(query, {})
-                if doc in judged:
-                    problem = (
-                        f"document {doc!r} is judged twice in group {group!r} of query {query!r}"
-                    )
-                judged[doc] = int(grade)
-            if problem:
-                raise ParseError(problem, source=path, line=number, text=line.rstrip("\r\n"))
-    return dict(sorted(groups.items(), key=lambda item: item[0].encode()))
-
-
-def _judgement_group_results(
-    path: str, ranking: Any, measures: list[Measure], options: dict[str, Any]
-) -> Results:
-    """Each measure for each judgement group, averaged over the groups judging the query (in
-    byte-wise group order, as trec_eval adds them)."""
-    per_group = []
-    with warnings.catch_warnings():
-        # Every group leaves out the queries it does not judge.
-        warnings.simplefilter("ignore", RankscopeWarning)
-        for qrels in _read_judgement_groups(path).values():
-            try:
-                per_group.append(evaluate(qrels, ranking, measures, **options))
-            except NoCommonQueriesError:
-                continue  # no query of the run in this group
-    if not per_group:
-        raise NoCommonQueriesError(f"no query of the run is judged in {path}", source=path)
-    rows = [
-        dict(zip(r.query_ids, zip(*(r.score_list(m) for m in measures), strict=True), strict=True))
-        for r in per_group
-    ]
-    query_ids = sorted({q for row in rows for q in row}, key=str.encode)
-    columns: list[list[float]] = [[] for _ in measures]
-    for query_id in query_ids:
-        values = [row[query_id] for row in rows if query_id in row]
-        for index, column in enumerate(columns):
-            total = 0.0
-            for value in values:
-                total += value[index]
-            column.append(total / len(values))
-    table = _core.PerQuery(
-        query_ids,
-        [m.name for m in measures],
-        [FAMILIES[m.family].aggregate for m in measures],
-        columns,
-    )
-    return Results(tuple(measures), run_name=per_group[0].run_name, values=table)
-
-
 def _debug_query(text: str | None) -> str | None:
     """The query of ``-D N.QID``, if any."""
     if text is None:
@@ -306,27 +241,92 @@ def _debug_query(text: str | None) -> str | None:
     return query or None
 
 
+def _kind(printed: str) -> str:
+    """The kind of judgements a measure line needs."""
+    if printed.startswith(PREFERENCE_MEASURES):
+        return "prefs"
+    if printed.startswith(JUDGEMENT_GROUP_MEASURES):
+        return "qrels_jg"
+    return "qrels"
+
+
+def _results(
+    evaluated: tuple[_core.PerQuery, list[str], list[str], str | None],
+    measures: list[Measure],
+    run_name: str,
+    complete: bool,
+) -> Results:
+    """Results of the core's evaluation of other judgements than qrels, warning of the run's
+    unjudged queries as ``evaluate`` does."""
+    values, unjudged, missing, warning = evaluated
+    if warning is not None:
+        warnings.warn(warning, RankscopeWarning, stacklevel=2)
+    return Results(
+        tuple(measures),
+        values=values,
+        run_name=run_name,
+        unjudged_queries=tuple(unjudged),
+        missing_queries=tuple(missing),
+        complete=complete,
+    )
+
+
+def _preference_results(
+    path: str, rel_info_format: str, ranking: Any, measures: list[Measure], options: dict[str, Any]
+) -> Results:
+    """The preference measures of the run against the preference judgements at ``path``."""
+    with reading(path):
+        evaluated = _core.evaluate_prefs(
+            path,
+            path,
+            rel_info_format,
+            ranking,
+            [m.name for m in measures],
+            options["complete"],
+            options["max_documents"],
+        )
+    return _results(evaluated, measures, ranking.name, options["complete"])
+
+
+def _judgement_group_results(
+    path: str, ranking: Any, measures: list[Measure], options: dict[str, Any]
+) -> Results:
+    """Each measure for each judgement group of the qrels at ``path``, averaged over the groups
+    judging the query (trec_eval's -R qrels_jg)."""
+    with reading(path):
+        evaluated = _core.evaluate_judgement_groups(
+            path,
+            path,
+            ranking,
+            [m.name for m in measures],
+            _conventions_fields(options["profile"]),
+            options["relevance_level"],
+            options["complete"],
+            options["max_documents"],
+        )
+    return _results(evaluated, measures, ranking.name, options["complete"])
+
+
 def run(args: argparse.Namespace) -> int:
     only_query = _debug_query(args.debug_level)
     lines = trec_eval_measures(args.measures or [], args.collection_size)
     measures = [line.measure for line in lines if line.measure is not None]
+    kind = _REL_INFO_FORMATS[args.rel_info_format]
     # Under -c, trec_eval sums num_rel over every line of the qrels with a grade above 0,
     # whatever -l says.
     complete_num_rel = measure("NumRel(rel=1)")
-    extra = [complete_num_rel] if args.all_queries else []
+    counts_num_rel = args.all_queries and kind != "prefs"
+    extra = [complete_num_rel] if counts_num_rel else []
     # runid alone still needs one measure to evaluate the run's queries.
     extra += [] if measures else [measure("NumQ")]
     profile = resolve_profile(args.profile)
     if args.judged_only:
         profile = profile.with_options(unjudged_documents="drop")
     zscores = read_zscores(args.zscores) if args.zscores is not None else None
-    groups = args.rel_info_format == "qrels_jg"
     for line in lines:
-        if line.printed in WITHOUT_JUDGEMENTS:
-            continue
-        if groups != line.printed.startswith(JUDGEMENT_GROUP_MEASURES):
-            needs = "-R qrels_jg" if not groups else "-R qrels (the default)"
-            raise OptionError(f"-m {line.printed}: trec_eval computes it only with {needs}")
+        needs = _kind(line.printed)
+        if line.printed not in WITHOUT_JUDGEMENTS and needs != kind:
+            raise OptionError(f"-m {line.printed}: trec_eval computes it only with {_NEEDS[needs]}")
     ranking = load_ranking(args.run, "trec", lenient=False)
     options: dict[str, Any] = {
         "profile": profile,
@@ -334,7 +334,11 @@ def run(args: argparse.Namespace) -> int:
         "relevance_level": args.level_for_rel,
         "max_documents": args.max_retrieved_per_topic,
     }
-    if groups:
+    if kind == "prefs":
+        results = _preference_results(
+            args.qrels, args.rel_info_format, ranking, [*measures, *extra], options
+        )
+    elif kind == "qrels_jg":
         results = _judgement_group_results(args.qrels, ranking, [*measures, *extra], options)
     else:
         _check_integer_grades(args.qrels)
@@ -342,12 +346,12 @@ def run(args: argparse.Namespace) -> int:
         results = evaluate(qrels, ranking, [*measures, *extra], **options)
     relstring = next((line.relstring for line in lines if line.relstring is not None), None)
     strings = None
-    if relstring is not None and args.query and not groups:
+    if relstring is not None and args.query and kind == "qrels":
         strings = relevance_strings(qrels, ranking, relstring, **options)
     if only_query is not None:
         results = results.only_queries([only_query])
     summary_from: dict[str, TrecMeasure] = {}
-    if args.all_queries:
+    if counts_num_rel:
         summary_from = {"num_rel": TrecMeasure("num_rel", complete_num_rel)}
     text = format_trec_eval(
         results,

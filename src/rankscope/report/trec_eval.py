@@ -45,7 +45,7 @@ ParamStyle = Literal[
 
 @dataclass(frozen=True)
 class _Family:
-    ours: str | None  # the rankscope family; None for runid and what is not implemented
+    ours: str | None  # the rankscope family; None for runid
     style: ParamStyle = "none"
     defaults: tuple[float, ...] = ()
 
@@ -86,6 +86,20 @@ _TABLE: dict[str, _Family] = {
     "set_map": _Family("SetAP"),
     "set_F": _Family("F", "number", (1.0,)),
     "num_nonrel_judged_ret": _Family("NumNonRelJudgedRet"),
+    "prefs_num_prefs_poss": _Family("NumPrefsPoss"),
+    "prefs_num_prefs_ful": _Family("NumPrefsFul"),
+    "prefs_num_prefs_ful_ret": _Family("NumPrefsFulRet"),
+    "prefs_simp": _Family("PrefsSimp"),
+    "prefs_pair": _Family("PrefsPair"),
+    "prefs_avgjg": _Family("PrefsAvgJG"),
+    "prefs_avgjg_Rnonrel": _Family("PrefsAvgJGRNonRel"),
+    "prefs_simp_ret": _Family("PrefsSimpRet"),
+    "prefs_pair_ret": _Family("PrefsPairRet"),
+    "prefs_avgjg_ret": _Family("PrefsAvgJGRet"),
+    "prefs_avgjg_Rnonrel_ret": _Family("PrefsAvgJGRNonRelRet"),
+    "prefs_simp_imp": _Family("PrefsSimpImp"),
+    "prefs_pair_imp": _Family("PrefsPairImp"),
+    "prefs_avgjg_imp": _Family("PrefsAvgJGImp"),
     "map_avgjg": _Family("AP"),
     "P_avgjg": _Family("P", "cutoffs", _CUTS),
     "Rprec_mult_avgjg": _Family("RprecMult", "factors", _RPREC_FACTORS),
@@ -111,18 +125,24 @@ _NICKNAMES: dict[str, tuple[str, ...]] = {
         "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
         "set_recall", "set_relative_P", "set_map", "set_F",
     ),
+    "all_prefs": (
+        "runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+        "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
+        "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+        "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
+    ),
+    "prefs": (
+        "runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+        "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
+    ),
     "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }  # fmt: skip
 # The judgement-group measures (-R qrels_jg): the measure of each group, averaged per query.
 JUDGEMENT_GROUP_MEASURES = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
 # Measures that need no judgements (any -R).
 WITHOUT_JUDGEMENTS = ("runid", "num_q")
-# Measures trec_eval 10 has that rankscope does not compute yet: preference judgements need
-# the reader of -R prefs and qrels_prefs.
-_NOT_IMPLEMENTED_NICKNAMES = {
-    "all_prefs": "preference measures (-R prefs, -R qrels_prefs)",
-    "prefs": "preference measures (-R prefs, -R qrels_prefs)",
-}
+# The preference measures (-R prefs, -R qrels_prefs).
+PREFERENCE_MEASURES = tuple(name for name in _TABLE if name.startswith("prefs_"))
 ALL_TREC = _NICKNAMES["all_trec"]
 OFFICIAL = _NICKNAMES["official"]
 # trec_eval prints these only in the summary (runid too).
@@ -272,20 +292,10 @@ def trec_eval_measures(specs: list[str], collection_size: int = 0) -> list[TrecM
     wanted: dict[str, tuple[str, str | None]] = {}
     for spec in specs or ["official"]:
         family, sep, text = spec.partition(".")
-        if family in _NOT_IMPLEMENTED_NICKNAMES:
-            raise MeasureError(
-                f"-m {family}: the {_NOT_IMPLEMENTED_NICKNAMES[family]} are not implemented "
-                "by rankscope trec-eval yet"
-            )
         if family in _NICKNAMES:
             for name in _NICKNAMES[family]:
                 wanted.setdefault(name, (name, None))
             continue
-        if family.startswith("prefs_"):
-            raise MeasureError(
-                f"-m {spec}: the preference measures (-R prefs, -R qrels_prefs) are not "
-                "implemented by rankscope trec-eval yet"
-            )
         if family not in _TABLE:
             known = ", ".join([*_NICKNAMES, *_TABLE])
             raise MeasureError(

@@ -8,6 +8,7 @@ pub mod cwl;
 pub mod diversity;
 pub mod kernels;
 mod names;
+pub mod prefs;
 pub mod trec_extra;
 
 use std::fmt;
@@ -163,6 +164,8 @@ pub struct Family {
 }
 
 const TREC_EVAL: &str = "trec_eval 10 (NIST), https://github.com/usnistgov/trec_eval";
+const PREFS_CITATION: &str = "Buckley, trec_eval's preference measures (form_prefs_counts.c, \
+                              m_prefs_*.c), trec_eval 10 (NIST), https://github.com/usnistgov/trec_eval";
 
 // The C/W/L measures' parameters and citations.
 const MAX_REL: Param = ("max_rel", ParamKind::Integer);
@@ -811,6 +814,191 @@ pub static FAMILIES: &[Family] = &[
         weknora: false,
         kernel: diversity::subtopic_recall,
     },
+    // trec_eval's preference measures (-m all_prefs). With qrels, the query's grades are one
+    // judgement group of one subgroup (trec_eval's -R qrels_prefs of qrels whose second column
+    // is constant), negative grades unjudged; preference files go through crate::prefs.
+    Family {
+        name: "NumPrefsPoss",
+        summary: "number of preferences judged, whether their documents were retrieved or not (summed over queries)",
+        formula: "sum_g (possible_ret + possible_imp + possible_notoccur)",
+        citation: PREFS_CITATION,
+        cutoff: CutoffKind::None,
+        params: &[],
+        aggregate: Aggregate::Sum,
+        bounded: false,
+        aliases: &["prefs_num_prefs_poss"],
+        weknora: false,
+        kernel: prefs::num_possible_kernel,
+    },
+    Family {
+        name: "NumPrefsFul",
+        summary: "number of preferences A > B fulfilled: A ranked above B, or A retrieved and B not (summed over queries)",
+        formula: "sum_g (fulfilled_ret + fulfilled_imp)",
+        citation: PREFS_CITATION,
+        cutoff: CutoffKind::None,
+        params: &[],
+        aggregate: Aggregate::Sum,
+        bounded: false,
+        aliases: &["prefs_num_prefs_ful"],
+        weknora: false,
+        kernel: prefs::num_fulfilled_kernel,
+    },
+    Family {
+        name: "NumPrefsFulRet",
+        summary: "number of preferences fulfilled with both documents retrieved (summed over queries)",
+        formula: "sum_g fulfilled_ret",
+        citation: PREFS_CITATION,
+        cutoff: CutoffKind::None,
+        params: &[],
+        aggregate: Aggregate::Sum,
+        bounded: false,
+        aliases: &["prefs_num_prefs_ful_ret"],
+        weknora: false,
+        kernel: prefs::num_fulfilled_ret_kernel,
+    },
+    Family {
+        name: "PrefsSimp",
+        summary: "preferences fulfilled / preferences judged (neither document retrieved: a failure)",
+        formula: "sum_g (fulfilled_ret + fulfilled_imp) / sum_g (possible_ret + possible_imp + possible_notoccur)",
+        citation: PREFS_CITATION,
+        cutoff: CutoffKind::None,
+        params: &[],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["prefs_simp"],
+        weknora: false,
+        kernel: prefs::simple_kernel,
+    },
+    Family {
+        name: "PrefsPair",
+        summary: "mean over document pairs of the share of groups whose preference the ranking fulfils",
+        formula: "mean_{pairs A,B judged} c(A>B) / (c(A>B) + c(B>A)), A ranked above B (0 when neither is retrieved); c counts groups",
+        citation: PREFS_CITATION,
+        cutoff: CutoffKind::None,
+        params: &[],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["prefs_pair"],
+        weknora: false,
+        kernel: prefs::pair_kernel,
+    },
+    Family {
+        name: "PrefsAvgJG",
+        summary: "preferences fulfilled / judged within each judgement group, averaged over groups",
+        formula: "(1/|G|) sum_g (fulfilled_ret + fulfilled_imp)_g / (possible_ret + possible_imp + possible_notoccur)_g",
+        citation: PREFS_CITATION,
+        cutoff: CutoffKind::None,
+        params: &[],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["prefs_avgjg"],
+        weknora: false,
+        kernel: prefs::average_groups_kernel,
+    },
+    Family {
+        name: "PrefsAvgJGRNonRel",
+        summary: "PrefsAvgJG with as many non-relevant documents (level 0) per group as relevant ones (R)",
+        formula: "N <= R: R - N fulfilled non-relevant added below each relevant document; N > R: the first R non-relevant kept, preferences recounted",
+        citation: PREFS_CITATION,
+        cutoff: CutoffKind::None,
+        params: &[],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["prefs_avgjg_Rnonrel"],
+        weknora: false,
+        kernel: prefs::average_groups_rnonrel_kernel,
+    },
+    Family {
+        name: "PrefsSimpRet",
+        summary: "PrefsSimp over preferences whose two documents are retrieved",
+        formula: "sum_g fulfilled_ret / sum_g possible_ret",
+        citation: PREFS_CITATION,
+        cutoff: CutoffKind::None,
+        params: &[],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["prefs_simp_ret"],
+        weknora: false,
+        kernel: prefs::simple_ret_kernel,
+    },
+    Family {
+        name: "PrefsPairRet",
+        summary: "PrefsPair over pairs whose two documents are retrieved",
+        formula: "mean_{pairs A,B retrieved} c(A>B) / (c(A>B) + c(B>A)), A ranked above B",
+        citation: PREFS_CITATION,
+        cutoff: CutoffKind::None,
+        params: &[],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["prefs_pair_ret"],
+        weknora: false,
+        kernel: prefs::pair_ret_kernel,
+    },
+    Family {
+        name: "PrefsAvgJGRet",
+        summary: "PrefsAvgJG over preferences whose two documents are retrieved",
+        formula: "(1/|G|) sum_g fulfilled_ret_g / possible_ret_g",
+        citation: PREFS_CITATION,
+        cutoff: CutoffKind::None,
+        params: &[],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["prefs_avgjg_ret"],
+        weknora: false,
+        kernel: prefs::average_groups_ret_kernel,
+    },
+    Family {
+        name: "PrefsAvgJGRNonRelRet",
+        summary: "PrefsAvgJGRNonRel over retrieved documents (R and N: relevant and non-relevant retrieved)",
+        formula: "as PrefsAvgJGRNonRel, counting preferences between retrieved documents only",
+        citation: PREFS_CITATION,
+        cutoff: CutoffKind::None,
+        params: &[],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["prefs_avgjg_Rnonrel_ret"],
+        weknora: false,
+        kernel: prefs::average_groups_rnonrel_ret_kernel,
+    },
+    Family {
+        name: "PrefsSimpImp",
+        summary: "PrefsSimp over preferences with at least one document retrieved",
+        formula: "sum_g (fulfilled_ret + fulfilled_imp) / sum_g (possible_ret + possible_imp)",
+        citation: PREFS_CITATION,
+        cutoff: CutoffKind::None,
+        params: &[],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["prefs_simp_imp"],
+        weknora: false,
+        kernel: prefs::simple_imp_kernel,
+    },
+    Family {
+        name: "PrefsPairImp",
+        summary: "PrefsPair over pairs with at least one document retrieved",
+        formula: "mean_{pairs A,B, one retrieved} c(A>B) / (c(A>B) + c(B>A)), A ranked above B",
+        citation: PREFS_CITATION,
+        cutoff: CutoffKind::None,
+        params: &[],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["prefs_pair_imp"],
+        weknora: false,
+        kernel: prefs::pair_imp_kernel,
+    },
+    Family {
+        name: "PrefsAvgJGImp",
+        summary: "PrefsAvgJG over preferences with at least one document retrieved",
+        formula: "(1/|G|) sum_g (fulfilled_ret + fulfilled_imp)_g / (possible_ret + possible_imp)_g",
+        citation: PREFS_CITATION,
+        cutoff: CutoffKind::None,
+        params: &[],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &["prefs_avgjg_imp"],
+        weknora: false,
+        kernel: prefs::average_groups_imp_kernel,
+    },
 ];
 
 // Diversity measures: parameters and citations.
@@ -988,6 +1176,9 @@ impl Measure {
         let family = self.family.name;
         match self.cutoff {
             None => {
+                if let Some(name) = prefs::trec_name(family) {
+                    return Some(name.to_string());
+                }
                 let plain = match family {
                     "AP" => "map",
                     "RR" => "recip_rank",
