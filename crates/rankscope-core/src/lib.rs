@@ -14,6 +14,7 @@ pub mod evaluate;
 pub mod fuse;
 pub mod intern;
 pub mod measures;
+mod parallel;
 pub mod prepare;
 pub mod profile;
 pub mod stream;

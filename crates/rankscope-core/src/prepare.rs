@@ -9,11 +9,11 @@
 use std::hash::BuildHasher;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
-use rayon::prelude::*;
 
 use crate::batch::{RankedBatch, POOLED_UNJUDGED, UNJUDGED};
 use crate::error::{py_repr, Error, InputProblem, Result};
 use crate::intern::Interner;
+use crate::parallel::{self, PARALLEL_MIN_ROWS};
 use crate::profile::{Conventions, DuplicatePolicy, Ordering, ScorePrecision, UnjudgedDocuments};
 use crate::table::{Qrels, Run, StrColumn};
 
@@ -104,26 +104,24 @@ impl<'a> Judgements<'a> {
         // of a repeated pair, and the distinct relevant documents.
         let mut slots = vec![(0, 0); size_total];
         let tables = split_by_offsets(&mut slots, &index.table_offsets);
-        let filled: Vec<(Option<u32>, u64)> = tables
-            .into_par_iter()
-            .enumerate()
-            .map(|(q, table)| {
-                let mut duplicate: Option<u32> = None;
-                let mut distinct = 0;
-                for &row in &by_query[offsets[q]..offsets[q + 1]] {
-                    let doc = qrels.docs.get_bytes(row as usize);
-                    let hash = index.doc_hash(doc);
-                    match probe(table, &qrels.docs, doc, hash) {
-                        Ok(first) => duplicate = Some(duplicate.map_or(first, |d| d.min(first))),
-                        Err(slot) => {
-                            table[slot] = ((hash >> 32) as u32, row + 1);
-                            distinct += u64::from(index.grade(qrels.grade[row as usize]) >= 1);
-                        }
+        let parallel = qrels.len() >= PARALLEL_MIN_ROWS;
+        let numbered: Vec<_> = tables.into_iter().enumerate().collect();
+        let filled: Vec<(Option<u32>, u64)> = parallel::map(numbered, parallel, |(q, table)| {
+            let mut duplicate: Option<u32> = None;
+            let mut distinct = 0;
+            for &row in &by_query[offsets[q]..offsets[q + 1]] {
+                let doc = qrels.docs.get_bytes(row as usize);
+                let hash = index.doc_hash(doc);
+                match probe(table, &qrels.docs, doc, hash) {
+                    Ok(first) => duplicate = Some(duplicate.map_or(first, |d| d.min(first))),
+                    Err(slot) => {
+                        table[slot] = ((hash >> 32) as u32, row + 1);
+                        distinct += u64::from(index.grade(qrels.grade[row as usize]) >= 1);
                     }
                 }
-                (duplicate, distinct)
-            })
-            .collect();
+            }
+            (duplicate, distinct)
+        });
         index.slots = slots;
         let duplicate = filled.iter().filter_map(|(d, _)| *d).min();
         if let Some(row) = duplicate.filter(|_| !conventions.keeps_duplicate_judgements()) {
@@ -144,9 +142,9 @@ impl<'a> Judgements<'a> {
             .iter()
             .map(|&row| index.grade(qrels.grade[row as usize]))
             .collect();
-        split_by_offsets(&mut ideal, &offsets)
-            .into_par_iter()
-            .for_each(|grades| grades.sort_unstable_by(|a, b| b.cmp(a)));
+        parallel::map(split_by_offsets(&mut ideal, &offsets), parallel, |grades| {
+            grades.sort_unstable_by(|a, b| b.cmp(a))
+        });
         if conventions.keeps_duplicate_judgements() {
             index.distinct_relevant = Some(filled.iter().map(|(_, d)| *d).collect());
         }
@@ -459,12 +457,12 @@ pub(crate) fn prepare_listing(
     missing.sort_unstable();
     entries.sort_unstable_by(|a, b| a.name.cmp(b.name));
 
-    let ranked: Vec<(Vec<i64>, Option<usize>)> = entries
-        .par_iter()
-        .map_init(Scratch::default, |scratch, entry| {
-            rank_query(judgements, run, entry, options.max_documents, scratch)
-        })
-        .collect();
+    let ranked: Vec<(Vec<i64>, Option<usize>)> = parallel::map_with_scratch(
+        &entries,
+        run.len() >= PARALLEL_MIN_ROWS,
+        Scratch::default,
+        |scratch, entry| rank_query(judgements, run, entry, options.max_documents, scratch),
+    );
 
     if conventions.duplicate_documents == DuplicatePolicy::Error {
         // The query named is the first of the run that has one, as the run is read.
