@@ -10,8 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankscope.errors import ParseError
-from rankscope.io import read_qrels, read_run
+from rankscope import _core
+from rankscope.errors import ParseError, RankscopeWarning
+from rankscope.io import read_qrels, read_run, read_run_batches
 from rankscope.io._files import Input, open_input
 from rankscope.io._trec import parse_qrels, parse_run
 
@@ -101,6 +102,44 @@ def test_ids_keep_leading_zeros_and_unicode(tmp_path: Path) -> None:
 def test_name_argument_overrides_the_tag(tmp_path: Path) -> None:
     path = _run_file(tmp_path, b"q1 Q0 d1 1 2.5 tag\n")
     assert read_run(path, name="mine").name == "mine"
+
+
+@pytest.mark.parametrize(
+    ("content", "name"),
+    [
+        pytest.param(b"q1 Q0 d1 1 2.5 first\nq2 Q0 d2 1 1 last\n# end\n\n", "last", id="fast"),
+        pytest.param(b"q1 Q0 d1 1 2.5 first\nq2 Q0 d2 1  1 last\n", "last", id="general"),
+        pytest.param(b"q1 Q0 d1 1 2.5 first\nq2 Q0 d2 1 1 last x\r\n", "last", id="trailing"),
+        pytest.param(
+            b"".join(b"q%d Q0 d 1 1 t%d\n" % (i, i) for i in range(5000)) + b"#" * 70_000,
+            "t4999",
+            id="long-tail-comment",
+        ),
+        pytest.param(
+            b"q1 Q0 d1 1 2.5 first\n" + b"q1 Q0 d2 1 1 " + b"x" * 70_000 + b"\n",
+            "x" * 70_000,
+            id="last-line-longer-than-the-tail",
+        ),
+    ],
+)
+def test_a_run_is_named_by_its_last_line_as_trec_eval_and_the_core_name_it(
+    tmp_path: Path, content: bytes, name: str
+) -> None:
+    path = _run_file(tmp_path, content)
+    assert read_run(path).name == name
+    assert parse_run(open_input(path), fast_path=False).tag == name
+    assert _core.read_trec_run(str(path), path=str(path))[0].name == name
+    assert {chunk.name for chunk in read_run_batches(path, chunk_bytes=64)} == {name}
+
+
+def test_a_lenient_run_is_named_by_its_last_valid_line(tmp_path: Path) -> None:
+    content = b"q1 Q0 d1 1 2.5 good\nq1 Q0 d2 2 nan bad\n# q1 Q0 d3 3 1.5 comment\nq1 Q0 d4\n"
+    path = _run_file(tmp_path, content)
+    with pytest.warns(RankscopeWarning):
+        assert read_run(path, lenient=True).name == "good"
+    with pytest.warns(RankscopeWarning):
+        assert [chunk.name for chunk in read_run_batches(path, lenient=True)] == ["good"]
+    assert _core.read_trec_run(str(path), path=str(path), lenient=True)[0].name == "good"
 
 
 def test_qrels_accept_whole_float_grades_and_signs(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ use crate::batch::RankedBatch;
 use crate::error::{py_repr, Error, Result};
 use crate::measures::trec_extra::relevance_string;
 use crate::measures::{check_profile_support, Measure};
+use crate::parallel::PARALLEL_MIN_ROWS;
 use crate::prepare::{no_common_queries, prepare_listing, Judgements, PrepareOptions, Prepared};
 use crate::profile::{Conventions, Gain};
 use crate::table::{Qrels, Run};
@@ -167,16 +168,19 @@ pub fn compute(
     let width = measures.len();
     let queries = batch.num_queries();
     let mut flat = vec![0.0; width * queries];
-    if width > 0 {
+    let score = |(q, row): (usize, &mut [f64])| {
+        let query = batch.query(q);
+        for ((value, measure), args) in row.iter_mut().zip(measures).zip(&args) {
+            *value = (measure.family.kernel)(&query, args);
+        }
+    };
+    if width > 0 && batch.grades.len() >= PARALLEL_MIN_ROWS {
         flat.par_chunks_mut(width)
             .with_min_len(64)
             .enumerate()
-            .for_each(|(q, row)| {
-                let query = batch.query(q);
-                for ((value, measure), args) in row.iter_mut().zip(measures).zip(&args) {
-                    *value = (measure.family.kernel)(&query, args);
-                }
-            });
+            .for_each(score);
+    } else if width > 0 {
+        flat.chunks_mut(width).enumerate().for_each(score);
     }
     Ok((0..width)
         .map(|m| (0..queries).map(|q| flat[q * width + m]).collect())

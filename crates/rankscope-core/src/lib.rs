@@ -15,6 +15,7 @@ pub mod fuse;
 pub mod groups;
 pub mod intern;
 pub mod measures;
+mod parallel;
 pub mod prefs;
 pub mod prepare;
 pub mod profile;

@@ -10,11 +10,11 @@ use std::hash::BuildHasher;
 use std::sync::OnceLock;
 
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
-use rayon::prelude::*;
 
 use crate::batch::{Label, RankedBatch, SubtopicJudgements, POOLED_UNJUDGED, UNJUDGED};
 use crate::error::{py_repr, Error, InputProblem, Result};
 use crate::intern::Interner;
+use crate::parallel::{self, PARALLEL_MIN_ROWS};
 use crate::profile::{Conventions, DuplicatePolicy, Ordering, ScorePrecision, UnjudgedDocuments};
 use crate::table::{Qrels, Run, StrColumn};
 
@@ -145,31 +145,29 @@ impl<'a> Judgements<'a> {
         // repeated rows with their documents' first rows.
         let mut slots = vec![(0, 0); size_total];
         let tables = split_by_offsets(&mut slots, &index.table_offsets);
-        let filled: Vec<Filled> = tables
-            .into_par_iter()
-            .enumerate()
-            .map(|(q, table)| {
-                let mut duplicate: Option<u32> = None;
-                let mut distinct = 0;
-                let mut repeats = Vec::new();
-                for &row in &by_query[offsets[q]..offsets[q + 1]] {
-                    let doc = qrels.docs.get_bytes(row as usize);
-                    let hash = index.doc_hash(doc);
-                    match probe(table, &qrels.docs, doc, hash) {
-                        Ok(first) if by_subtopic => repeats.push((first, row)),
-                        Ok(first) => duplicate = Some(duplicate.map_or(first, |d| d.min(first))),
-                        Err(slot) => {
-                            table[slot] = ((hash >> 32) as u32, row + 1);
-                            distinct += u64::from(index.grade(qrels.grade[row as usize]) >= 1);
-                        }
+        let parallel = qrels.len() >= PARALLEL_MIN_ROWS;
+        let numbered: Vec<_> = tables.into_iter().enumerate().collect();
+        let filled: Vec<Filled> = parallel::map(numbered, parallel, |(q, table)| {
+            let mut duplicate: Option<u32> = None;
+            let mut distinct = 0;
+            let mut repeats = Vec::new();
+            for &row in &by_query[offsets[q]..offsets[q + 1]] {
+                let doc = qrels.docs.get_bytes(row as usize);
+                let hash = index.doc_hash(doc);
+                match probe(table, &qrels.docs, doc, hash) {
+                    Ok(first) if by_subtopic => repeats.push((first, row)),
+                    Ok(first) => duplicate = Some(duplicate.map_or(first, |d| d.min(first))),
+                    Err(slot) => {
+                        table[slot] = ((hash >> 32) as u32, row + 1);
+                        distinct += u64::from(index.grade(qrels.grade[row as usize]) >= 1);
                     }
                 }
-                if by_subtopic {
-                    duplicate = same_subtopic_repeat(qrels, &repeats);
-                }
-                (duplicate, distinct, repeats)
-            })
-            .collect();
+            }
+            if by_subtopic {
+                duplicate = same_subtopic_repeat(qrels, &repeats);
+            }
+            (duplicate, distinct, repeats)
+        });
         index.slots = slots;
         let duplicate = filled.iter().filter_map(|(d, _, _)| *d).min();
         if let Some(row) = duplicate.filter(|_| !conventions.keeps_duplicate_judgements()) {
@@ -223,9 +221,9 @@ impl<'a> Judgements<'a> {
             .iter()
             .map(|&row| index.grade(index.topic_grade(row)))
             .collect();
-        split_by_offsets(&mut ideal, &offsets)
-            .into_par_iter()
-            .for_each(|grades| grades.sort_unstable_by(|a, b| b.cmp(a)));
+        parallel::map(split_by_offsets(&mut ideal, &offsets), parallel, |grades| {
+            grades.sort_unstable_by(|a, b| b.cmp(a))
+        });
         if conventions.keeps_duplicate_judgements() {
             index.distinct_relevant = Some(filled.iter().map(|(_, d, _)| *d).collect());
         }
@@ -309,9 +307,9 @@ impl<'a> Judgements<'a> {
         let qrels = self.qrels;
         let queries = qrels.queries.len();
         let (offsets, by_query) = rows_by_query(&qrels.query, queries);
-        let per_query: Vec<QuerySubtopics> = (0..queries)
-            .into_par_iter()
-            .map(|q| {
+        let numbered: Vec<usize> = (0..queries).collect();
+        let per_query: Vec<QuerySubtopics> =
+            parallel::map(numbered, qrels.len() >= PARALLEL_MIN_ROWS, |q| {
                 let mut local: Vec<u32> = Vec::new();
                 let mut labelled: Vec<(u32, Label)> = Vec::new();
                 for &row in &by_query[offsets[q]..offsets[q + 1]] {
@@ -340,8 +338,7 @@ impl<'a> Judgements<'a> {
                         .cmp(qrels.docs.get_bytes(a as usize))
                 });
                 (local.len() as u32, labelled, firsts)
-            })
-            .collect();
+            });
         let mut index = SubtopicIndex {
             num_subtopics: Vec::with_capacity(queries),
             doc_labels: vec![(0, 0); qrels.len()],
@@ -652,12 +649,12 @@ pub(crate) fn prepare_listing(
     missing.sort_unstable();
     entries.sort_unstable_by(|a, b| a.name.cmp(b.name));
 
-    let ranked: Vec<Ranked> = entries
-        .par_iter()
-        .map_init(Scratch::default, |scratch, entry| {
-            rank_query(judgements, run, entry, options, scratch)
-        })
-        .collect();
+    let ranked: Vec<Ranked> = parallel::map_with_scratch(
+        &entries,
+        run.len() >= PARALLEL_MIN_ROWS,
+        Scratch::default,
+        |scratch, entry| rank_query(judgements, run, entry, options, scratch),
+    );
 
     if conventions.duplicate_documents == DuplicatePolicy::Error {
         // The query named is the first of the run that has one, as the run is read.

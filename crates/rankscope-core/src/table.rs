@@ -41,6 +41,7 @@ impl StrColumn {
     }
 
     /// Append one item.
+    #[inline]
     pub fn push(&mut self, item: &str) {
         self.bytes.extend_from_slice(item.as_bytes());
         self.offsets.push(self.bytes.len());
@@ -116,7 +117,15 @@ impl Qrels {
     /// Append one judgement.
     pub fn push(&mut self, query_id: &str, doc_id: &str, grade: i64) {
         let code = self.queries.intern(query_id);
-        self.query.push(code);
+        self.push_coded(code, doc_id, grade);
+    }
+
+    /// Append one judgement of the query `self.queries` gave `query` as its code (for callers
+    /// that intern a query once for all its judgements).
+    #[inline]
+    pub fn push_coded(&mut self, query: u32, doc_id: &str, grade: i64) {
+        debug_assert!((query as usize) < self.queries.len());
+        self.query.push(query);
         self.docs.push(doc_id);
         self.grade.push(grade);
     }
@@ -137,6 +146,13 @@ impl Qrels {
     /// Whether the rows carry subtopics.
     pub fn has_subtopics(&self) -> bool {
         !self.subtopic.is_empty()
+    }
+
+    /// Room for `rows` more judgements of `bytes` more document id bytes.
+    pub fn reserve(&mut self, rows: usize, bytes: usize) {
+        self.query.reserve(rows);
+        self.docs.reserve(rows, bytes);
+        self.grade.reserve(rows);
     }
 
     /// Number of judgements.
@@ -195,9 +211,24 @@ impl Run {
     /// Append one result.
     pub fn push(&mut self, query_id: &str, doc_id: &str, score: f64) {
         let code = self.queries.intern(query_id);
-        self.query.push(code);
+        self.push_coded(code, doc_id, score);
+    }
+
+    /// Append one result of the query `self.queries` gave `query` as its code (for callers
+    /// that intern a query once for all its results).
+    #[inline]
+    pub fn push_coded(&mut self, query: u32, doc_id: &str, score: f64) {
+        debug_assert!((query as usize) < self.queries.len());
+        self.query.push(query);
         self.docs.push(doc_id);
         self.score.push(score);
+    }
+
+    /// Room for `rows` more results of `bytes` more document id bytes.
+    pub fn reserve(&mut self, rows: usize, bytes: usize) {
+        self.query.reserve(rows);
+        self.docs.reserve(rows, bytes);
+        self.score.reserve(rows);
     }
 
     /// Number of results.
@@ -250,8 +281,11 @@ fn check_ids(queries: &Interner, query: &[u32], docs: &StrColumn, source: &str) 
             .in_source(source),
         ))
     };
-    if let Some(row) = query.iter().position(|&q| queries.name(q).is_empty()) {
-        return empty("query_id", row);
+    // The empty id is looked for among the distinct ids (once), then its first row.
+    if let Some(code) = queries.names().position(str::is_empty) {
+        if let Some(row) = query.iter().position(|&q| q as usize == code) {
+            return empty("query_id", row);
+        }
     }
     if let Some(row) = (0..docs.len()).find(|&i| docs.get_bytes(i).is_empty()) {
         return empty("doc_id", row);

@@ -7,18 +7,18 @@
 //! qrels line may not. A qrels line's second field (trec_eval's iteration, the subtopic of
 //! diversity qrels) is kept as the row's subtopic; a run's `Q0` and rank fields are read past.
 //!
-//! The buffer is cut at line boundaries into pieces parsed in parallel (rayon); each piece
-//! interns its query ids, and the pieces are joined in file order, so query codes still follow
-//! first appearance. Errors name the file, the 1-based line and the line's text, with the
-//! messages of Python's readers; in lenient mode bad lines are skipped and counted.
+//! A buffer of a few MiB or more is cut at line boundaries into pieces parsed in parallel
+//! (rayon); each piece interns its query ids, and the pieces are joined in file order, so query
+//! codes still follow first appearance. Errors name the file, the 1-based line and the line's
+//! text, with the messages of Python's readers; in lenient mode bad lines are skipped and
+//! counted.
 
 use std::io::Read;
 use std::path::Path;
 
-use rayon::prelude::*;
-
 use crate::error::{py_repr, Error, InputProblem, Result, Skipped};
 use crate::intern::Interner;
+use crate::parallel::{self, PARALLEL_MIN_BYTES};
 use crate::table::{Qrels, Run, StrColumn};
 
 /// The fields of a run line, as messages name them.
@@ -598,13 +598,10 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
             continue; // strict: only a line that is not text can still come first
         }
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let first = line.iter().position(|&b| !is_space(b));
-        match first {
-            None => continue,
-            Some(i) if line[i] == b'#' => continue,
-            _ => {}
-        }
         let (fields, count) = split_fields::<6>(line);
+        if count == 0 || fields[0][0] == b'#' {
+            continue; // blank, or a comment
+        }
         let text = || String::from_utf8_lossy(line).into_owned();
         let message = if count < K::COUNT || (!K::AT_LEAST && count > K::COUNT) {
             let expected = if K::AT_LEAST {
@@ -695,11 +692,15 @@ where
     } else {
         data
     };
-    let parts = pieces(data, rayon::current_num_threads() * 2);
-    let parsed: Vec<Piece<K::Value>> = parts
-        .par_iter()
-        .map(|piece| parse_piece::<K>(piece, options.lenient))
-        .collect();
+    let parallel = data.len() >= PARALLEL_MIN_BYTES;
+    let parts = if parallel {
+        pieces(data, rayon::current_num_threads() * 2)
+    } else {
+        vec![data]
+    };
+    let parsed: Vec<Piece<K::Value>> = parallel::map(parts, parallel, |piece| {
+        parse_piece::<K>(piece, options.lenient)
+    });
 
     // Line numbers: each piece's lines come after those of the pieces before it.
     let mut first_line = options.first_line;

@@ -175,42 +175,81 @@ fn is_mapping(value: &Bound<'_, PyAny>) -> PyResult<bool> {
     value.is_instance(&mapping)
 }
 
-/// Walks `{query_id: {doc_id: number}}`, calling `push` for each entry in order.
-fn walk_nested<'py>(
+/// The tables a walk fills: each query is interned once, for all its rows.
+trait Rows {
+    fn intern(&mut self, query: &str) -> u32;
+    fn reserve(&mut self, rows: usize, bytes: usize);
+}
+
+impl Rows for Qrels {
+    fn intern(&mut self, query: &str) -> u32 {
+        self.queries.intern(query)
+    }
+    fn reserve(&mut self, rows: usize, bytes: usize) {
+        Qrels::reserve(self, rows, bytes);
+    }
+}
+
+impl Rows for Run {
+    fn intern(&mut self, query: &str) -> u32 {
+        self.queries.intern(query)
+    }
+    fn reserve(&mut self, rows: usize, bytes: usize) {
+        Run::reserve(self, rows, bytes);
+    }
+}
+
+/// Walks `{query_id: {doc_id: number}}` into `table`, calling `push` with the query's code for
+/// each entry in order. After the first query, room is reserved for as many rows and document
+/// bytes per query for every query (capacity never touched costs no memory).
+fn walk_nested<'py, T: Rows>(
     nested: &Bound<'py, PyAny>,
     what: &str,
     expected: &str,
     rule: &str,
     source: &str,
-    mut push: impl FnMut(&str, &str, Number, &Bound<'py, PyAny>, &Bound<'py, PyAny>) -> PyResult<()>,
+    table: &mut T,
+    mut push: impl FnMut(&mut T, u32, &str, Number) -> PyResult<()>,
 ) -> PyResult<()> {
     let py = nested.py();
     let values = Values::new(py)?;
-    for (query_id, docs) in items(nested)? {
-        if !is_mapping(&docs)? {
+    let pairs = items(nested)?;
+    let mut first_query = true;
+    for (query_id, docs) in &pairs {
+        if !is_mapping(docs)? {
             return Err(input_error(
                 py,
                 format!(
                     "{what} of query {} must be {expected}; found {}",
-                    repr(&query_id)?,
-                    type_name(&docs)?
+                    repr(query_id)?,
+                    type_name(docs)?
                 ),
                 source,
             ));
         }
-        let query = values.id(&query_id, "query", source, None)?;
+        let query = values.id(query_id, "query", source, None)?;
+        let mut code = None; // interned with the query's first row
+        let (mut rows, mut bytes) = (0usize, 0usize);
+        let mut entry = |table: &mut T, doc_id: &Bound<'py, PyAny>, value: &Bound<'py, PyAny>| {
+            let doc = values.id(doc_id, "document", source, Some(query_id))?;
+            let number = values.number(value, rule, query_id, doc_id, source)?;
+            let code = *code.get_or_insert_with(|| table.intern(&query));
+            rows += 1;
+            bytes += doc.len();
+            push(table, code, &doc, number)
+        };
         if let Ok(dict) = docs.cast::<PyDict>() {
             for (doc_id, value) in dict.iter() {
-                let doc = values.id(&doc_id, "document", source, Some(&query_id))?;
-                let number = values.number(&value, rule, &query_id, &doc_id, source)?;
-                push(&query, &doc, number, &query_id, &doc_id)?;
+                entry(table, &doc_id, &value)?;
             }
         } else {
-            for (doc_id, value) in items(&docs)? {
-                let doc = values.id(&doc_id, "document", source, Some(&query_id))?;
-                let number = values.number(&value, rule, &query_id, &doc_id, source)?;
-                push(&query, &doc, number, &query_id, &doc_id)?;
+            for (doc_id, value) in items(docs)? {
+                entry(table, &doc_id, &value)?;
             }
+        }
+        if std::mem::take(&mut first_query) {
+            let more = pairs.len() - 1;
+            table.reserve(rows.saturating_mul(more), bytes.saturating_mul(more));
         }
     }
     Ok(())
@@ -229,7 +268,8 @@ pub fn qrels_from_mapping(qrels: &Bound<'_, PyAny>, source: &str) -> PyResult<Qr
         "a mapping doc_id -> grade",
         "relevance must be an integer grade",
         source,
-        |query, doc, number, _, _| {
+        &mut table,
+        |table, query, doc, number| {
             let grade = match number {
                 Number::Integer(grade) => grade,
                 Number::Float(value) => {
@@ -240,7 +280,7 @@ pub fn qrels_from_mapping(qrels: &Bound<'_, PyAny>, source: &str) -> PyResult<Qr
                     value as i64
                 }
             };
-            table.push(query, doc, grade);
+            table.push_coded(query, doc, grade);
             Ok(())
         },
     )?;
@@ -271,12 +311,13 @@ pub fn run_from_mapping(run: &Bound<'_, PyAny>, name: &str, source: &str) -> PyR
         "a mapping doc_id -> score (use Run.from_lists for ranked lists)",
         "score must be a finite number",
         source,
-        |query, doc, number, _, _| {
+        &mut table,
+        |table, query, doc, number| {
             let score = match number {
                 Number::Integer(score) => score as f64,
                 Number::Float(score) => score,
             };
-            table.push(query, doc, score);
+            table.push_coded(query, doc, score);
             Ok(())
         },
     )?;
@@ -324,8 +365,11 @@ pub fn run_from_lists(run: &Bound<'_, PyAny>, name: &str, source: &str) -> PyRes
         }
         let query = values.id(&query_id, "query", source, None)?;
         let count = doc_ids.len();
-        for (i, doc) in doc_ids.iter().enumerate() {
-            table.push(&query, doc, (count - i) as f64);
+        if count > 0 {
+            let code = table.queries.intern(&query);
+            for (i, doc) in doc_ids.iter().enumerate() {
+                table.push_coded(code, doc, (count - i) as f64);
+            }
         }
     }
     table

@@ -133,6 +133,20 @@ class Input:
             head = file.read(_HEAD_BYTES)
         return head[len(_BOM) :] if head.startswith(_BOM) else head
 
+    def tail(self, size: int) -> tuple[bytes, bool]:
+        """The last ``size`` bytes, and whether they are the whole content (else the tail may
+        begin in the middle of a line)."""
+        if self.data is not None:
+            return self.data[-size:], len(self.data) <= size
+        if self.path is None:
+            return b"", True
+        with self.path.open("rb") as file:
+            total = file.seek(0, os.SEEK_END)
+            file.seek(max(0, total - size))
+            tail = file.read()
+        whole = total <= size
+        return (tail[len(_BOM) :] if whole and tail.startswith(_BOM) else tail), whole
+
     def contains_any(self, needles: tuple[bytes, ...]) -> bool:
         """Whether any of the bytes (single bytes) occurs in the content."""
         return bool(self.present(needles))

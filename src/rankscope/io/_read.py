@@ -146,8 +146,9 @@ def read_run(
         Skip malformed lines, and report how many in one `RankscopeWarning`, instead of
         raising `ParseError` at the first.
     name
-        The run's name. By default the tag of the first line of a TREC file (the name in a ranx
-        hub file's metadata), else the file name without its extensions.
+        The run's name. By default the tag of the last line of a TREC file (as trec_eval names
+        a run; the name in a ranx hub file's metadata), else the file name without its
+        extensions.
     list_key
         JSON Lines with a ranked list per query: the key of the list (``"retrieved"``,
         ``"ctxs"``, ...). By default the first of `rankscope.io._jsonl.RUN_LIST_KEYS` found in

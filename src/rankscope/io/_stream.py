@@ -18,10 +18,10 @@ from typing import IO
 import polars as pl
 
 from rankscope.errors import EmptyInputError, InputError
-from rankscope.io._files import Input, open_stream
+from rankscope.io._files import Input, open_plain, open_stream
 from rankscope.io._lines import Skipped
 from rankscope.io._native import DEFAULT_CHUNK_BYTES, is_trec_run_file
-from rankscope.io._trec import RUN_FIELDS, parse_run
+from rankscope.io._trec import RUN_FIELDS, last_run_tag, parse_run
 from rankscope.io.tables import QUERY_ID, Run
 
 __all__ = [
@@ -71,7 +71,9 @@ def read_run_batches(
     lenient
         Skip malformed lines (counted in one warning at the end) instead of raising.
     name
-        The run's name; by default the tag of its first line.
+        The run's name; by default the tag of its last line, as trec_eval names a run (of a
+        compressed file or standard input, which cannot be read from the end first: of the
+        last line of its first chunk).
 
     Examples
     --------
@@ -85,6 +87,9 @@ def read_run_batches(
         raise InputError(f"chunk_bytes must be at least 1; got {chunk_bytes}")
     skipped = Skipped()
     found_rows = False
+    if name is None:
+        plain = open_plain(path)
+        name = last_run_tag(plain) if plain is not None else None
     with ExitStack() as stack:
         stream = open_stream(path, stack)
         source, stem = stream.source, stream.stem

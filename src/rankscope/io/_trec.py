@@ -62,6 +62,7 @@ __all__ = [
     "QRELS_FIELDS",
     "RUN_FIELDS",
     "Parsed",
+    "last_run_tag",
     "parse_qrels",
     "parse_run",
     "qrels_lines",
@@ -318,11 +319,38 @@ _RUN_SCHEMA = {
 _RUN_SCHEMAS = [_RUN_SCHEMA, {**_RUN_SCHEMA, "__rank__": pl.String}]
 
 
-def _run_tag(head: bytes) -> str | None:
-    """The tag of the first run line, which names the run (None: no complete first line)."""
+def _fast_path_applies(head: bytes) -> bool:
+    """Whether the first line has a run line's six fields (split on the fast path's
+    separator): only then is the fast path tried."""
     first = _first_line(head)
-    fields = first.split(_separator(first))
-    return fields[5] if len(fields) >= 6 else None
+    return len(first.split(_separator(first))) >= 6
+
+
+def last_run_tag(opened: Input) -> str | None:
+    """The tag of the last valid run line (six fields or more, a finite score), which names the
+    run as trec_eval and the core name it; None when there is none. The file is read from its
+    end, 64 KiB first."""
+    size = 1 << 16
+    while True:
+        tail, whole = opened.tail(size)
+        lines = tail.split(b"\n")
+        for raw in reversed(lines if whole else lines[1:]):  # a partial first line is not one
+            fields = _fields(raw.decode("utf-8", errors="replace"))
+            if fields[0].startswith("#"):
+                continue  # a comment
+            if len(fields) >= 6 and _is_score(fields[4]) and b"\0" not in raw:
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    continue
+                return fields[5]
+        if whole:
+            return None
+        size *= 4
+
+
+def _is_score(text: str) -> bool:
+    return pl.select(score_values(pl.lit(text))).item() is not None
 
 
 def parse_run(
@@ -334,12 +362,13 @@ def parse_run(
     ``fast_path=False`` forces the general path (both give the same table).
     """
     head = opened.head()
-    tag = _run_tag(head)
     fast = (
         _fast_read(opened, head, _RUN_SCHEMAS, [QUERY_ID, DOC_ID, SCORE], ragged=True)
-        if fast_path and tag is not None
+        if fast_path and _fast_path_applies(head)
         else None
     )
+    # The fast path read every line as a run line: the last one names the run.
+    tag = last_run_tag(opened) if fast is not None else None
     if fast is not None and tag is not None:
         return Parsed(fast, tag, Skipped(), True)
     score = score_values(pl.col("score_text"))
@@ -357,7 +386,7 @@ def parse_run(
     skipped = skipped + more
     if frame.height == 0:
         raise empty_error(opened, f"TREC run lines ({RUN_FIELDS})", skipped)
-    tag = _fields(frame[LINE][0])[5]
+    tag = _fields(frame[LINE][-1])[5]  # the last valid line's, as trec_eval names a run
     return Parsed(frame.select(QUERY_ID, DOC_ID, SCORE), tag, skipped, False)
 
 
