@@ -2,7 +2,7 @@
 
 use rayon::prelude::*;
 
-use crate::batch::RankedBatch;
+use crate::batch::{QueryView, RankedBatch};
 use crate::error::{py_repr, Error, Result};
 use crate::measures::trec_extra::relevance_string;
 use crate::measures::{check_profile_support, Measure};
@@ -151,6 +151,7 @@ pub fn compute(
             )));
         }
     }
+    crate::measures::ir_measures::check_grades(batch, measures)?;
     let width = measures.len();
     let queries = batch.num_queries();
     let mut flat = vec![0.0; width * queries];
@@ -161,7 +162,18 @@ pub fn compute(
             .for_each(|(q, row)| {
                 let query = batch.query(q);
                 for ((value, measure), args) in row.iter_mut().zip(measures).zip(&args) {
-                    *value = (measure.family.kernel)(&query, args);
+                    *value = if args.judged_only {
+                        let grades = crate::measures::ir_measures::judged_grades(query.grades);
+                        (measure.family.kernel)(
+                            &QueryView {
+                                grades: &grades,
+                                ..query
+                            },
+                            args,
+                        )
+                    } else {
+                        (measure.family.kernel)(&query, args)
+                    };
                 }
             });
     }

@@ -35,6 +35,15 @@ pub struct KernelArgs<'a> {
     pub conventions: &'a Conventions,
     /// The lowest grade that counts as relevant.
     pub level: i64,
+    // ir_measures' parameters.
+    /// Unjudged documents leave the ranking before the kernel sees it (`judged_only=True`).
+    pub judged_only: bool,
+    /// SetP over the best precision possible (`relative=True`).
+    pub relative: bool,
+    /// Compat divided by the ideal ranking's own (`normalize=True`).
+    pub normalize: bool,
+    /// The measure's own `rel=`: RBP is binary at this level, graded without it.
+    pub binary_level: Option<i64>,
 }
 
 /// A kernel: one value for one query.
