@@ -151,15 +151,18 @@ pub fn compat(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
     // The ideal ranking: each entry the rank of a retrieved document, or None.
     let mut ideal: Vec<Option<usize>> = Vec::new();
     let positive = &query.judged[..query.judged.partition_point(|&g| g > 0)];
-    for level in positive.chunk_by(|a, b| a == b) {
-        let grade = level[0];
+    let mut start = 0;
+    while start < positive.len() {
+        let grade = positive[start];
+        let judged = positive[start..]
+            .iter()
+            .take_while(|&&g| g == grade)
+            .count();
         let before = ideal.len();
         ideal.extend((0..grades.len()).filter(|&r| grades[r] == grade).map(Some));
         let retrieved = ideal.len() - before;
-        ideal.extend(std::iter::repeat_n(
-            None,
-            level.len().saturating_sub(retrieved),
-        ));
+        ideal.resize(ideal.len() + judged.saturating_sub(retrieved), None);
+        start += judged;
     }
     let mut ideal_position = vec![usize::MAX; grades.len()];
     for (position, entry) in ideal.iter().enumerate() {
@@ -174,7 +177,7 @@ pub fn compat(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
     for i in 0..depth {
         // Documents now in both prefixes: the one ranked at i, if the ideal has it by i, and
         // the ideal's document at i, if ranked before i.
-        if i < grades.len() && ideal_position[i] <= i {
+        if ideal_position.get(i).is_some_and(|&position| position <= i) {
             overlap += 1;
         }
         if let Some(Some(rank)) = ideal.get(i) {
