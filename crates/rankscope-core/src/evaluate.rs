@@ -127,7 +127,9 @@ impl Evaluation {
 /// Every measure's per-query values on a prepared batch: `values[m][q]`. Queries are scored
 /// in parallel, every measure of a query on the same thread.
 ///
-/// Errors: an exponential gain (`2^grade - 1`) meeting a grade above [`MAX_EXP_GRADE`].
+/// Errors: an exponential gain (`2^grade - 1`) meeting a grade above [`MAX_EXP_GRADE`]; ERR
+/// meeting a grade above gdeval's 4. A measure with `judged_only=True` sees the ranking
+/// without its unjudged documents.
 pub fn compute(
     batch: &RankedBatch,
     measures: &[Measure],

@@ -6,7 +6,7 @@
 //!
 //! Notation as in [`super::kernels`]; `n` is the number of documents retrieved.
 
-use super::kernels::{precision, KernelArgs};
+use super::kernels::{precision, top, KernelArgs};
 use super::trec_extra::relative_precision;
 use super::{Family, Measure};
 use crate::batch::{QueryView, RankedBatch, UNJUDGED};
@@ -60,14 +60,6 @@ pub fn check_grades(batch: &RankedBatch, measures: &[Measure]) -> Result<()> {
 /// `-J`): documents absent from the qrels or judged with a negative grade leave the ranking.
 pub fn judged_grades(grades: &[i64]) -> Vec<i64> {
     grades.iter().copied().filter(|&g| g >= 0).collect()
-}
-
-/// The first `cutoff` grades (all without one).
-fn top<'a>(query: &QueryView<'a>, cutoff: Option<usize>) -> &'a [i64] {
-    match cutoff {
-        Some(k) => &query.grades[..k.min(query.grades.len())],
-        None => query.grades,
-    }
 }
 
 /// Judged@k = judged documents in the top k / min(k, n) (0 when nothing was retrieved).

@@ -61,7 +61,7 @@ fn divide(numerator: f64, denominator: f64) -> f64 {
 }
 
 /// The first `cutoff` grades (all without one).
-fn top<'a>(query: &QueryView<'a>, cutoff: Option<usize>) -> &'a [i64] {
+pub(super) fn top<'a>(query: &QueryView<'a>, cutoff: Option<usize>) -> &'a [i64] {
     match cutoff {
         Some(k) => &query.grades[..k.min(query.grades.len())],
         None => query.grades,

@@ -124,21 +124,14 @@ impl ParamKind {
             ParamKind::Number => "number".into(),
             ParamKind::Numbers => "number;number;...".into(),
             ParamKind::Gains => "grade:gain;...".into(),
-            ParamKind::Flag(default) => {
-                let (first, second) = if default {
-                    ("True", "False")
-                } else {
-                    ("False", "True")
-                };
-                format!("{first}|{second}")
+            // The default in brackets.
+            ParamKind::Flag(default) => format!("True|False [{}]", names::py_bool(default)),
+            ParamKind::Quoted(words) => {
+                let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+                format!("{} [{}]", quoted.join("|"), quoted[0])
             }
-            ParamKind::Quoted(words) => words
-                .iter()
-                .map(|w| format!("'{w}'"))
-                .collect::<Vec<_>>()
-                .join("|"),
-            ParamKind::Persistence(default) => format!("number in (0, 1), default {default}"),
-            ParamKind::NumberOr(default) => format!("number, default {default}"),
+            ParamKind::Persistence(default) => format!("number in 0..1 [{default}]"),
+            ParamKind::NumberOr(default) => format!("number [{default}]"),
         }
     }
 
@@ -560,8 +553,8 @@ pub static FAMILIES: &[Family] = &[
     },
     Family {
         name: "TrecRBP",
-        summary: "rank-biased precision as trec_eval's rbp: p = 0.9 by default, gains scaled to \
-                  [0, 1] (RBP is ir_measures')",
+        summary: "rank-biased precision as trec_eval's rbp (rankscope trec-eval -m rbp): p = 0.9 \
+                  by default, gains scaled to [0, 1]; RBP is ir_measures' measure",
         formula: "(1 - p) sum_i gain_i p^(i-1)",
         citation: "Moffat & Zobel, Rank-biased precision for measurement of retrieval effectiveness, ACM TOIS 27(1), 2008",
         cutoff: CutoffKind::None,
@@ -574,8 +567,8 @@ pub static FAMILIES: &[Family] = &[
     },
     Family {
         name: "TrecRBPResid",
-        summary: "the residual of trec_eval's rbp (rbp_resid): the most unjudged and unretrieved \
-                  documents could add",
+        summary: "the residual of trec_eval's rbp (trec-eval -m rbp_resid): the most unjudged \
+                  and unretrieved documents could add",
         formula: "p^n + (1 - p) sum_{unjudged at i} p^(i-1) (0 if none is unjudged)",
         citation: "Moffat & Zobel, ACM TOIS 27(1), 2008",
         cutoff: CutoffKind::None,
@@ -762,7 +755,7 @@ pub struct Measure {
     pub family: &'static Family,
     /// Its cutoff, if any.
     pub cutoff: Option<Cutoff>,
-    /// Its parameters, sorted by name, values in canonical form.
+    /// Its parameters in the family's order, values in canonical form, defaults left out.
     pub params: Vec<(String, String)>,
 }
 
