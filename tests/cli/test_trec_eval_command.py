@@ -362,16 +362,20 @@ def test_every_trec_eval_measure_has_a_rankscope_name(
         "relative_P_5": "RelP@5",
         "set_relative_P": "RelP",
         "set_map": "SetAP",
-        "set_F": "F",
+        "set_F": "SetF",
         "num_nonrel_judged_ret": "NumNonRelJudgedRet",
-        "rbp": "RBP",
-        "rbp_resid": "RBPResid",
+        "rbp": "TrecRBP",
+        "rbp_resid": "TrecRBPResid",
         "unj_5": "Unjudged@5",
         "yaap": "YAAP",
     }
     for trec_name, ours in names.items():
-        assert rankscope.measure(trec_name).name == ours
+        if not trec_name.startswith("rbp"):
+            assert rankscope.measure(trec_name).name == ours
         assert rankscope.measure(ours).trec_name == trec_name
+    # Outside the trec-eval command, RBP is ir_measures' measure (p = 0.8, grades as gains).
+    assert rankscope.measure("rbp").name == "RBP"
+    assert rankscope.measure("RBP").trec_name is None
     results = rankscope.evaluate(
         conformance_dir / "qrels.test", conformance_dir / "results.test", list(names.values())
     )

@@ -33,11 +33,15 @@ def expected_values(path: Path) -> dict[tuple[str, str], str]:
     return values
 
 
+# trec_eval names that mean another measure elsewhere: rankscope's RBP is ir_measures'.
+TREC_EVAL_ONLY = {"rbp": "TrecRBP", "rbp_resid": "TrecRBPResid"}
+
+
 def implemented(names: set[str]) -> dict[str, rankscope.Measure]:
     found = {}
     for name in names:
         try:
-            found[name] = rankscope.measure(name)
+            found[name] = rankscope.measure(TREC_EVAL_ONLY.get(name, name))
         except rankscope.MeasureError:
             continue
     return found

@@ -56,12 +56,12 @@ MEASURES = [
     "RelP",
     "RelP@5",
     "SetAP",
-    "F",
-    "F(beta=0.5)",
+    "SetF",
+    "SetF(beta=0.5)",
     "NumNonRelJudgedRet",
-    "RBP",
-    "RBP(p=0.5)",
-    "RBPResid",
+    "TrecRBP",
+    "TrecRBP(p=0.5)",
+    "TrecRBPResid",
     "Unjudged@5",
     "YAAP",
     # The C/W/L measures.
@@ -98,12 +98,36 @@ MEASURES = [
     "PrefsSimpImp",
     "PrefsPairImp",
     "PrefsAvgJGImp",
+    # ir_measures' measures
+    "Judged",
+    "Judged@5",
+    "ERR@5",
+    "ERR",
+    "RBP",
+    "RBP(p=0.5,rel=2)@5",
+    "RBPResid",
+    "RBPResid(rel=1)@5",
+    "Compat",
+    "Compat(p=0.8,normalize=False)",
+    "SetP",
+    "SetRelP",
+    "SetP(judged_only=True)",
+    "SetR",
+    "nDCG(dcg='exp-log2')@5",
+    "nDCG(judged_only=True)@5",
 ]
 # Unbounded measures that can be negative: utility (-1 per non-relevant document retrieved)
 # and yaap (a log-odds).
 SIGNED = {"Utility", "YAAP"}
 # Measures of unjudged or non-relevant documents: not 0 when nothing is relevant.
-ABOUT_THE_REST = {"Utility", "NumNonRelJudgedRet", "RBPResid", "Unjudged"}
+ABOUT_THE_REST = {
+    "Utility",
+    "NumNonRelJudgedRet",
+    "TrecRBPResid",
+    "Unjudged",
+    "Judged",
+    "RBPResid",
+}
 
 
 def test_every_family_is_covered() -> None:
@@ -178,6 +202,8 @@ def test_a_perfect_ranking_scores_one(judgements: dict[str, int]) -> None:
         assert means[name] == pytest.approx(1.0, abs=1e-12), name
     for name in ["Bpref", "GM_AP", "IPrec@0.0", "IPrec@0.5", "IPrec@1.0", "Success@1", "P@1"]:
         assert means[name] == pytest.approx(1.0, abs=1e-12), name
+    for name in ["Compat", "SetR", "SetP(relative=True)", "nDCG(judged_only=True)@5"]:
+        assert means[name] == pytest.approx(1.0, abs=1e-12), name
     # AP@k still divides by all R relevant documents (trec_eval's map_cut).
     assert means["AP@5"] == pytest.approx(min(5, len(relevant)) / len(relevant))
     if len(relevant) >= 5:
@@ -206,6 +232,13 @@ def test_complete_adds_missing_queries_as_zeros(inputs: Any) -> None:
     assert complete.query_ids == [*partial.query_ids, "zz-missing"]
     row = complete.to_dict()["zz-missing"]
     assert row["NumRel"] == 1.0
-    # yaap of an empty ranking is ln(1 / (1 + R)), as trec_eval computes it.
+    # yaap of an empty ranking is ln(1 / (1 + R)), as trec_eval computes it; RBP's residual
+    # is all the weight (to k) that an empty ranking leaves unknown.
     assert row["YAAP"] == pytest.approx(np.log(1 / 2))
-    assert all(v == 0.0 for name, v in row.items() if name not in {"NumRel", "NumQ", "YAAP"})
+    assert row["RBPResid"] == 1.0
+    assert row["RBPResid(rel=1)@5"] == pytest.approx(1 - 0.8**5)
+    assert all(
+        v == 0.0
+        for name, v in row.items()
+        if name not in {"NumRel", "NumQ", "YAAP"} and not name.startswith("RBPResid")
+    )

@@ -2,8 +2,9 @@
 
 use rayon::prelude::*;
 
-use crate::batch::RankedBatch;
+use crate::batch::{QueryView, RankedBatch};
 use crate::error::{py_repr, Error, Result};
+use crate::measures::diversity::reads_subtopics;
 use crate::measures::trec_extra::relevance_string;
 use crate::measures::{check_profile_support, Measure};
 use crate::parallel::PARALLEL_MIN_ROWS;
@@ -129,7 +130,9 @@ impl Evaluation {
 /// Every measure's per-query values on a prepared batch: `values[m][q]`. Queries are scored
 /// in parallel, every measure of a query on the same thread.
 ///
-/// Errors: an exponential gain (`2^grade - 1`) meeting a grade above [`MAX_EXP_GRADE`].
+/// Errors: an exponential gain (`2^grade - 1`) meeting a grade above [`MAX_EXP_GRADE`]; ERR
+/// meeting a grade above gdeval's 4. A measure with `judged_only=True` sees the ranking
+/// without its unjudged documents.
 pub fn compute(
     batch: &RankedBatch,
     measures: &[Measure],
@@ -154,10 +157,7 @@ pub fn compute(
         }
     }
     if batch.subtopics.is_none() {
-        if let Some(m) = measures
-            .iter()
-            .find(|m| crate::measures::diversity::reads_subtopics(m.family.name))
-        {
+        if let Some(m) = measures.iter().find(|m| reads_subtopics(m.family.name)) {
             return Err(Error::Measure(format!(
                 "{} reads judgements per subtopic, which this batch was prepared without \
                  (PrepareOptions::subtopics)",
@@ -165,13 +165,26 @@ pub fn compute(
             )));
         }
     }
+    crate::measures::ir_measures::check_grades(batch, measures)?;
     let width = measures.len();
     let queries = batch.num_queries();
     let mut flat = vec![0.0; width * queries];
     let score = |(q, row): (usize, &mut [f64])| {
         let query = batch.query(q);
         for ((value, measure), args) in row.iter_mut().zip(measures).zip(&args) {
-            *value = (measure.family.kernel)(&query, args);
+            // The diversity kernels drop unjudged documents themselves, with their subtopics.
+            *value = if args.judged_only && !reads_subtopics(measure.family.name) {
+                let grades = crate::measures::ir_measures::judged_grades(query.grades);
+                (measure.family.kernel)(
+                    &QueryView {
+                        grades: &grades,
+                        ..query
+                    },
+                    args,
+                )
+            } else {
+                (measure.family.kernel)(&query, args)
+            };
         }
     };
     if width > 0 && batch.grades.len() >= PARALLEL_MIN_ROWS {
@@ -258,9 +271,7 @@ pub(crate) fn score(
 ) -> Result<(Prepared, Vec<Vec<f64>>)> {
     let prepare_options = PrepareOptions {
         complete,
-        subtopics: measures
-            .iter()
-            .any(|m| crate::measures::diversity::reads_subtopics(m.family.name)),
+        subtopics: measures.iter().any(|m| reads_subtopics(m.family.name)),
         ..options.prepare_options()
     };
     let prepared = prepare_listing(judgements, run, &prepare_options, list_missing)?;

@@ -152,7 +152,13 @@ fn every_value_matches_trec_eval() {
             if measures.iter().any(|(n, _)| *n == name) {
                 continue;
             }
-            if let Ok(measure) = parse_measure(&name) {
+            // `RBP` is ir_measures' measure; trec_eval's rbp is TrecRBP.
+            let ours = match name.as_str() {
+                "rbp" => "TrecRBP",
+                "rbp_resid" => "TrecRBPResid",
+                other => other,
+            };
+            if let Ok(measure) = parse_measure(ours) {
                 measures.push((name, measure));
             }
         }

@@ -108,13 +108,15 @@ fn a_query_without_relevant_documents_scores_zero_everywhere() {
         };
         let got = value(&batch, &trec(), name);
         // b is unjudged: utility -1 for each non-relevant document retrieved, rbp_resid the
-        // weight of rank 2 and beyond, unj@5 one in five.
+        // weight of rank 2 and beyond, unj@5 one in five, Judged one in two.
         let expected = match family.name {
             "NumRet" => 2.0,
             "NumQ" | "NumNonRelJudgedRet" => 1.0,
             "Utility" => -2.0,
-            "RBPResid" => 0.9 * 0.9 + 0.1 * 0.9,
+            "TrecRBPResid" => 0.9 * 0.9 + 0.1 * 0.9,
+            "RBPResid" => (1.0 - 0.8) * 0.8 + 0.8 * 0.8,
             "Unjudged" => 0.2,
+            "Judged" => 0.5,
             _ => 0.0,
         };
         assert_eq!(got, expected, "{name}");
@@ -249,13 +251,16 @@ fn trec_eval_extra_kernels_on_the_worked_example() {
         ("RelP@10", 2.0 / 3.0),
         ("RelP", 2.0 / 3.0),
         ("SetAP", 4.0 / 15.0),
-        ("F", 0.5),
+        ("SetF", 0.5),
         ("F(beta=0.5)", 1.5 * 0.4 * (2.0 / 3.0) / (0.2 + 2.0 / 3.0)),
         ("NumNonRelJudgedRet", 1.0),
         // grades 0..2 scaled by 1/2: a gains 1 at rank 1, b 0.5 at rank 4.
-        ("RBP", 0.1 * (1.0 + 0.5 * 0.9f64.powi(3))),
-        ("RBP(p=0.5)", 0.5 * (1.0 + 0.5 * 0.5f64.powi(3))),
-        ("RBPResid", 0.9f64.powi(5) + 0.1 * (0.9 + 0.9f64.powi(4))),
+        ("TrecRBP", 0.1 * (1.0 + 0.5 * 0.9f64.powi(3))),
+        ("TrecRBP(p=0.5)", 0.5 * (1.0 + 0.5 * 0.5f64.powi(3))),
+        (
+            "TrecRBPResid",
+            0.9f64.powi(5) + 0.1 * (0.9 + 0.9f64.powi(4)),
+        ),
         ("Unjudged@2", 0.5),
         ("Unjudged@10", 0.2),
         ("YAAP", (2.5f64 / 2.5).ln()),

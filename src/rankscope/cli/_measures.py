@@ -15,7 +15,8 @@ def add_parser(subparsers: Any) -> None:
         help=COMMANDS["measures"][1],
         description=(
             "List every measure family: its syntax and parameters, aliases (trec_eval's names "
-            "among them), definition, formula and where it is defined."
+            "among them), definition, formula and where it is defined. A value in brackets is "
+            "a parameter's default, which names leave out (RBP(p=0.8) is RBP)."
         ),
     )
     parser.set_defaults(handler=run)

@@ -84,7 +84,7 @@ _TABLE: dict[str, _Family] = {
     "set_relative_P": _Family("RelP"),
     "set_recall": _Family("R"),
     "set_map": _Family("SetAP"),
-    "set_F": _Family("F", "number", (1.0,)),
+    "set_F": _Family("SetF", "number", (1.0,)),
     "num_nonrel_judged_ret": _Family("NumNonRelJudgedRet"),
     "prefs_num_prefs_poss": _Family("NumPrefsPoss"),
     "prefs_num_prefs_ful": _Family("NumPrefsFul"),
@@ -104,8 +104,8 @@ _TABLE: dict[str, _Family] = {
     "P_avgjg": _Family("P", "cutoffs", _CUTS),
     "Rprec_mult_avgjg": _Family("RprecMult", "factors", _RPREC_FACTORS),
     "yaap": _Family("YAAP"),
-    "rbp": _Family("RBP", "pairs"),
-    "rbp_resid": _Family("RBPResid", "pairs"),
+    "rbp": _Family("TrecRBP", "pairs"),
+    "rbp_resid": _Family("TrecRBPResid", "pairs"),
     "unj": _Family("Unjudged", "cutoffs", (5, 10, 20)),
 }
 # trec_eval's nicknames (measures.c), in their own order; the output follows _TABLE's.
@@ -242,9 +242,9 @@ def _lines_of(family: str, spec: str, text: str | None, collection_size: int) ->
         pairs = _pairs(family, spec, text) if given and text else {}
         gains = {k: v for k, v in pairs.items() if k.lstrip("+-").isdigit()}
         params = []
-        if gains and ours != "RBPResid":
+        if gains and ours != "TrecRBPResid":
             params.append("gains=" + ";".join(f"{int(k)}:{v!r}" for k, v in sorted(gains.items())))
-        if "p" in pairs and ours in ("RBP", "RBPResid"):
+        if "p" in pairs and ours in ("TrecRBP", "TrecRBPResid"):
             params.append(f"p={pairs['p']!r}")
         name = f"{ours}({','.join(params)})" if params else ours
         return [TrecMeasure(printed, measure(name))]

@@ -45,8 +45,15 @@ pub struct KernelArgs<'a> {
     pub alpha: f64,
     /// Patience of NRBP (`beta=`, 0.5 by default).
     pub patience: f64,
-    /// Drop documents without any judgement from the ranking first (`judged_only=True`).
+    // ir_measures' parameters.
+    /// Unjudged documents leave the ranking before the kernel sees it (`judged_only=True`).
     pub judged_only: bool,
+    /// SetP over the best precision possible (`relative=True`).
+    pub relative: bool,
+    /// Compat divided by the ideal ranking's own (`normalize=True`).
+    pub normalize: bool,
+    /// The measure's own `rel=`: RBP is binary at this level, graded without it.
+    pub binary_level: Option<i64>,
 }
 
 /// A kernel: one value for one query.
@@ -64,7 +71,7 @@ fn divide(numerator: f64, denominator: f64) -> f64 {
 }
 
 /// The first `cutoff` grades (all without one).
-fn top<'a>(query: &QueryView<'a>, cutoff: Option<usize>) -> &'a [i64] {
+pub(super) fn top<'a>(query: &QueryView<'a>, cutoff: Option<usize>) -> &'a [i64] {
     match cutoff {
         Some(k) => &query.grades[..k.min(query.grades.len())],
         None => query.grades,

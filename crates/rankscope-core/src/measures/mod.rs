@@ -6,6 +6,7 @@
 
 pub mod cwl;
 pub mod diversity;
+pub mod ir_measures;
 pub mod kernels;
 mod names;
 pub mod prefs;
@@ -111,6 +112,16 @@ pub enum ParamKind {
     /// Values of the kind given, with a default: a value equal to the default is left out of
     /// the measure's name (as ir_measures prints `alpha_nDCG@10` for `alpha=0.5`).
     Defaulted(&'static ParamKind, &'static str),
+    // ir_measures' parameter kinds: written as Python writes the values, the default left
+    // out of names as ir_measures leaves it out (`RBP(p=0.8)` is `RBP`).
+    /// `True` or `False`; the value given is the default.
+    Flag(bool),
+    /// One of the words listed, written in quotes (`dcg='exp-log2'`); the first is the default.
+    Quoted(&'static [&'static str]),
+    /// A number strictly between 0 and 1, with its default as Python prints it.
+    Persistence(&'static str),
+    /// A finite number, with its default as Python prints it.
+    NumberOr(&'static str),
 }
 
 impl ParamKind {
@@ -124,8 +135,28 @@ impl ParamKind {
             ParamKind::Gains => "grade:gain;...".into(),
             ParamKind::Integer => "integer".into(),
             ParamKind::Defaulted(kind, default) => {
-                format!("{} (default {default})", kind.describe())
+                format!("{} [{default}]", kind.describe())
             }
+            // The default in brackets.
+            ParamKind::Flag(default) => format!("True|False [{}]", names::py_bool(default)),
+            ParamKind::Quoted(words) => {
+                let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+                format!("{} [{}]", quoted.join("|"), quoted[0])
+            }
+            ParamKind::Persistence(default) => format!("number in 0..1 [{default}]"),
+            ParamKind::NumberOr(default) => format!("number [{default}]"),
+        }
+    }
+
+    /// The default value in canonical form, for the kinds that have one.
+    pub fn default_value(self) -> Option<String> {
+        match self {
+            ParamKind::Flag(default) => Some(names::py_bool(default).to_string()),
+            ParamKind::Quoted(words) => Some(format!("'{}'", words[0])),
+            ParamKind::Persistence(default)
+            | ParamKind::NumberOr(default)
+            | ParamKind::Defaulted(_, default) => Some(default.to_string()),
+            _ => None,
         }
     }
 }
@@ -134,6 +165,7 @@ impl ParamKind {
 pub type Param = (&'static str, ParamKind);
 
 const REL: &[Param] = &[("rel", ParamKind::Count)];
+const JUDGED_ONLY: Param = ("judged_only", ParamKind::Flag(false));
 const GAINS: (&str, ParamKind) = ("gains", ParamKind::Gains);
 
 /// A family of measures sharing one kernel: `P` covers `P@5`, `P(rel=2)@10`, ...
@@ -177,18 +209,29 @@ const SDCG_CITATION: &str =
 const NERR: &str = "Azzopardi, Mackenzie & Moffat, ERR is not C/W/L: Exploring the \
                     Relationship Between Expected Reciprocal Rank and Other Metrics, ICTIR \
                     2021; as computed by cwl_eval";
+const IR_MEASURES: &str = "MacAvaney, Macdonald & Ounis, Streamlining evaluation with \
+                           ir-measures, ECIR 2022";
+const PERSISTENCE_08: Param = ("p", ParamKind::Persistence("0.8"));
 
 /// Every family, in the order `rankscope measures` lists them.
 pub static FAMILIES: &[Family] = &[
     Family {
         name: "nDCG",
-        summary: "normalized discounted cumulative gain; gain = grade (gain=exp: 2^grade-1)",
+        summary: "normalized discounted cumulative gain; gain = grade (gain=exp or ir_measures' \
+                  dcg='exp-log2': 2^grade-1); judged_only=True: unjudged documents leave the \
+                  ranking first (trec_eval -J)",
         formula: "DCG@k / IDCG@k, DCG@k = sum_{i<=k} gain(g_i) / log2(i + 1); gains=1:3;2:9 \
-                  sets the gain of each grade (trec_eval's ndcg.1=3,2=9)",
+                  sets the gain of each grade (trec_eval's ndcg.1=3,2=9); dcg='log2' (the \
+                  default) is the profile's gain",
         citation: "Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, \
                    ACM TOIS 20(4), 2002",
         cutoff: CutoffKind::Optional,
-        params: &[("gain", ParamKind::Choice(&["linear", "exp"])), GAINS],
+        params: &[
+            ("dcg", ParamKind::Quoted(&["log2", "exp-log2"])),
+            ("gain", ParamKind::Choice(&["linear", "exp"])),
+            GAINS,
+            JUDGED_ONLY,
+        ],
         aggregate: Aggregate::Mean,
         bounded: true,
         aliases: &["ndcg", "ndcg_cut"],
@@ -501,7 +544,7 @@ pub static FAMILIES: &[Family] = &[
         formula: "relret^2 / (ret R)",
         citation: TREC_EVAL,
         cutoff: CutoffKind::None,
-        params: REL,
+        params: &[("rel", ParamKind::Count), JUDGED_ONLY],
         aggregate: Aggregate::Mean,
         bounded: true,
         aliases: &["set_map"],
@@ -509,15 +552,15 @@ pub static FAMILIES: &[Family] = &[
         kernel: trec_extra::set_map,
     },
     Family {
-        name: "F",
+        name: "SetF",
         summary: "F measure of the retrieved set (beta=1 by default; trec_eval's beta weighs P unsquared)",
         formula: "(beta + 1) P R / (beta P + R), P = relret / ret, R = relret / R",
         citation: "van Rijsbergen, Information Retrieval, 1979; trec_eval's set_F",
         cutoff: CutoffKind::None,
-        params: &[("beta", ParamKind::Number), ("rel", ParamKind::Count)],
+        params: &[("rel", ParamKind::Count), ("beta", ParamKind::NumberOr("1.0")), JUDGED_ONLY],
         aggregate: Aggregate::Mean,
         bounded: true,
-        aliases: &["set_f"],
+        aliases: &["set_f", "F"],
         weknora: false,
         kernel: trec_extra::set_f,
     },
@@ -535,28 +578,30 @@ pub static FAMILIES: &[Family] = &[
         kernel: trec_extra::num_nonrel_judged_ret,
     },
     Family {
-        name: "RBP",
-        summary: "rank-biased precision, p = 0.9 by default as trec_eval (gains scaled to [0, 1])",
+        name: "TrecRBP",
+        summary: "rank-biased precision as trec_eval's rbp (rankscope trec-eval -m rbp): p = 0.9 \
+                  by default, gains scaled to [0, 1]; RBP is ir_measures' measure",
         formula: "(1 - p) sum_i gain_i p^(i-1)",
         citation: "Moffat & Zobel, Rank-biased precision for measurement of retrieval effectiveness, ACM TOIS 27(1), 2008",
         cutoff: CutoffKind::None,
-        params: &[("p", ParamKind::Number), GAINS],
+        params: &[GAINS, ("p", ParamKind::Number)],
         aggregate: Aggregate::Mean,
         bounded: true,
-        aliases: &["rbp"],
+        aliases: &[],
         weknora: false,
         kernel: trec_extra::rbp,
     },
     Family {
-        name: "RBPResid",
-        summary: "the residual of RBP: the most unjudged and unretrieved documents could add",
+        name: "TrecRBPResid",
+        summary: "the residual of trec_eval's rbp (trec-eval -m rbp_resid): the most unjudged \
+                  and unretrieved documents could add",
         formula: "p^n + (1 - p) sum_{unjudged at i} p^(i-1) (0 if none is unjudged)",
         citation: "Moffat & Zobel, ACM TOIS 27(1), 2008",
         cutoff: CutoffKind::None,
         params: &[("p", ParamKind::Number)],
         aggregate: Aggregate::Mean,
         bounded: true,
-        aliases: &["rbp_resid"],
+        aliases: &[],
         weknora: false,
         kernel: trec_extra::rbp_resid,
     },
@@ -999,15 +1044,123 @@ pub static FAMILIES: &[Family] = &[
         weknora: false,
         kernel: prefs::average_groups_imp_kernel,
     },
+    // ir_measures' measures under its names and parameters (gdeval's ERR, Judged, RBP with
+    // its residual, Compat, the set measures); `nDCG(dcg=..., judged_only=...)` is nDCG above.
+    Family {
+        name: "Judged",
+        summary: "fraction of the top k that is judged (any grade, negative ones too); divides by \
+                  the number retrieved when fewer than k",
+        formula: "(1 / min(k, n)) sum_{i<=k} [d_i in the qrels]",
+        citation: IR_MEASURES,
+        cutoff: CutoffKind::Optional,
+        params: &[],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: ir_measures::judged,
+    },
+    Family {
+        name: "ERR",
+        summary: "expected reciprocal rank for graded relevance, as gdeval computes it (grades up \
+                  to 4)",
+        formula: "sum_{i<=k} (r_i / i) prod_{j<i} (1 - r_j), r_i = (2^g_i - 1) / 2^4",
+        citation: "Chapelle, Metzler, Zhang & Grinspan, Expected reciprocal rank for graded \
+                   relevance, CIKM 2009; gdeval.pl of the TREC 2010 Web track",
+        cutoff: CutoffKind::Optional,
+        params: &[],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: ir_measures::err,
+    },
+    Family {
+        name: "RBP",
+        summary: "rank-biased precision as ir_measures: p = 0.8 by default, gain = grade \
+                  (trectools), or 1 for grades >= rel with rel= (cwl_eval); trec_eval's rbp is \
+                  TrecRBP",
+        formula: "(1 - p) sum_{i<=k} gain_i p^(i-1), gain_i = max(g_i, 0), or [g_i >= rel]",
+        citation: "Moffat & Zobel, Rank-biased precision for measurement of retrieval \
+                   effectiveness, ACM TOIS 27(1), 2008",
+        cutoff: CutoffKind::Optional,
+        params: &[PERSISTENCE_08, ("rel", ParamKind::Count)],
+        aggregate: Aggregate::Mean,
+        bounded: false,
+        aliases: &[],
+        weknora: false,
+        kernel: ir_measures::rbp,
+    },
+    Family {
+        name: "RBPResid",
+        summary: "the residual of RBP: the most unjudged documents and the positions beyond the \
+                  ranking (to k) could add, each at the highest gain",
+        formula: "G ((1 - p) sum_{i<=k, d_i unjudged} p^(i-1) + p^min(n,k) - p^k), G = 1 with \
+                  rel=, else max(1, highest grade judged); p^k = 0 without k",
+        citation: "Moffat & Zobel, ACM TOIS 27(1), 2008",
+        cutoff: CutoffKind::Optional,
+        params: &[PERSISTENCE_08, ("rel", ParamKind::Count)],
+        aggregate: Aggregate::Mean,
+        bounded: false,
+        aliases: &[],
+        weknora: false,
+        kernel: ir_measures::rbp_residual,
+    },
+    Family {
+        name: "Compat",
+        summary: "compatibility: rank-biased overlap of the ranking with an ideal ranking \
+                  (by grade, ties in the run's order), normalized by the ideal's own",
+        formula: "RBO(run, ideal) / RBO(ideal, ideal) (normalize=False: RBO(run, ideal)), \
+                  RBO = sum_{i<=D} p^(i-1) |run_i & ideal_i| / i / sum_{i<=D} p^(i-1), \
+                  D = max(n, number judged relevant)",
+        citation: "Clarke, Vtyurina & Smucker, Assessing top-k preferences, ACM TOIS 39(3), 2021",
+        cutoff: CutoffKind::None,
+        params: &[
+            ("p", ParamKind::Persistence("0.95")),
+            ("normalize", ParamKind::Flag(true)),
+        ],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: ir_measures::compat,
+    },
+    Family {
+        name: "SetP",
+        summary: "precision of the retrieved set (relative=True, or SetRelP: over the best \
+                  possible, trec_eval's set_relative_P)",
+        formula: "relret / ret; relative: relret / min(ret, R)",
+        citation: TREC_EVAL,
+        cutoff: CutoffKind::None,
+        params: &[
+            ("rel", ParamKind::Count),
+            ("relative", ParamKind::Flag(false)),
+            JUDGED_ONLY,
+        ],
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: ir_measures::set_precision,
+    },
+    Family {
+        name: "SetR",
+        summary: "recall of the retrieved set",
+        formula: "relret / R",
+        citation: TREC_EVAL,
+        cutoff: CutoffKind::None,
+        params: REL,
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: kernels::recall,
+    },
 ];
 
 // Diversity measures: parameters and citations.
 const ALPHA: Param = ("alpha", ParamKind::Defaulted(&ParamKind::Number, "0.5"));
 const DIVERSITY_REL: Param = ("rel", ParamKind::Defaulted(&ParamKind::Count, "1"));
-const JUDGED_ONLY: Param = (
-    "judged_only",
-    ParamKind::Defaulted(&ParamKind::Choice(&["True", "False"]), "False"),
-);
 const INTENT_PARAMS: &[Param] = &[DIVERSITY_REL, JUDGED_ONLY];
 const ALPHA_PARAMS: &[Param] = &[ALPHA, DIVERSITY_REL, JUDGED_ONLY];
 const NRBP_PARAMS: &[Param] = &[
@@ -1059,7 +1212,7 @@ pub struct Measure {
     pub family: &'static Family,
     /// Its cutoff, if any.
     pub cutoff: Option<Cutoff>,
-    /// Its parameters, sorted by name, values in canonical form.
+    /// Its parameters in the family's order, values in canonical form, defaults left out.
     pub params: Vec<(String, String)>,
 }
 
@@ -1170,6 +1323,9 @@ impl Measure {
     /// The name trec_eval prints for this measure, or `None` when trec_eval has no such one
     /// (a measure with its own `rel=` has none: trec_eval sets the level for all at once).
     pub fn trec_name(&self) -> Option<String> {
+        if self.family.name == "SetP" && self.params == [("relative".into(), "True".into())] {
+            return Some("set_relative_P".into());
+        }
         if !self.params.is_empty() {
             return None;
         }
@@ -1202,10 +1358,12 @@ impl Measure {
                     "RnDCG" => "Rndcg",
                     "RelP" => "set_relative_P",
                     "SetAP" => "set_map",
-                    "F" => "set_F",
+                    "SetF" => "set_F",
+                    "SetP" => "set_P",
+                    "SetR" => "set_recall",
                     "NumNonRelJudgedRet" => "num_nonrel_judged_ret",
-                    "RBP" => "rbp",
-                    "RBPResid" => "rbp_resid",
+                    "TrecRBP" => "rbp",
+                    "TrecRBPResid" => "rbp_resid",
                     "YAAP" => "yaap",
                     _ => return None,
                 };
@@ -1249,11 +1407,14 @@ impl Measure {
                 Some(Cutoff::Level(level)) => Some(level),
                 _ => None,
             },
-            gain: self.gain().unwrap_or(conventions.gain),
+            gain: match self.param("dcg") {
+                Some("'exp-log2'") => Gain::Exp,
+                _ => self.gain().unwrap_or(conventions.gain),
+            },
             gains: self.gains(),
             levels: self.levels(),
-            p: self.number("p").unwrap_or(0.9),
-            beta: self.number("beta").unwrap_or(1.0),
+            p: self.number_or_default("p").unwrap_or(0.9),
+            beta: self.number_or_default("beta").unwrap_or(1.0),
             coefficients: [
                 self.number("a").unwrap_or(1.0),
                 self.number("b").unwrap_or(-1.0),
@@ -1271,7 +1432,31 @@ impl Measure {
             target_gain: self.number("T").unwrap_or(1.0),
             alpha: self.number("alpha").unwrap_or(0.5),
             patience: self.number("beta").unwrap_or(0.5),
-            judged_only: self.param("judged_only") == Some("True"),
+            // ir_measures' parameters.
+            judged_only: self.flag("judged_only"),
+            relative: self.flag("relative"),
+            normalize: self.flag("normalize"),
+            binary_level: self.relevance_level(),
+        }
+    }
+
+    /// The number parameter `key`, or its family's default for it.
+    pub fn number_or_default(&self, key: &str) -> Option<f64> {
+        self.number(key).or_else(|| {
+            let (_, kind) = self.family.params.iter().find(|(k, _)| *k == key)?;
+            kind.default_value()?.parse().ok()
+        })
+    }
+
+    /// The boolean parameter `key` (`True`/`False`), or its family's default for it.
+    pub fn flag(&self, key: &str) -> bool {
+        match self.param(key) {
+            Some(value) => value == "True",
+            None => self
+                .family
+                .params
+                .iter()
+                .any(|(k, kind)| *k == key && matches!(kind, ParamKind::Flag(true))),
         }
     }
 }

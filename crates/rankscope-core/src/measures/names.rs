@@ -2,7 +2,7 @@
 //! `ndcg_cut_10`, `P_5`, `iprec_at_recall_0.10`. Parsed by hand (no regular expressions), with
 //! Python's messages; an unknown name suggests close ones as `difflib.get_close_matches` does.
 
-use super::{family, Cutoff, CutoffKind, Family, Measure, ParamKind, FAMILIES};
+use super::{family, ir_measures, Cutoff, CutoffKind, Family, Measure, ParamKind, FAMILIES};
 use crate::error::{py_repr, Error, Result};
 
 /// The largest cutoff (and integer parameter) accepted.
@@ -15,7 +15,7 @@ const SET_ALIASES: [&str; 3] = ["set_p", "set_recall", "set_relative_p"];
 pub fn parse_measure(name: &str) -> Result<Measure> {
     let text = name.trim();
     if let Some((family_text, params, cutoff)) = split_canonical(text) {
-        if params.is_some() || cutoff.is_some() {
+        if params.is_some() || cutoff.is_some() || ir_measures::preset(family_text).is_some() {
             return build(family_text, params, cutoff, text);
         }
     }
@@ -71,6 +71,13 @@ pub(super) fn build(
     cutoff: Option<&str>,
     name: &str,
 ) -> Result<Measure> {
+    if let Some((target, preset)) = ir_measures::preset(family_text) {
+        let params = match params.map(str::trim) {
+            Some(given) if !given.is_empty() => format!("{preset},{given}"),
+            _ => preset.to_string(),
+        };
+        return build(target, Some(&params), cutoff, name);
+    }
     let family = family_of(family_text)?;
     if SET_ALIASES.contains(&family_text.to_lowercase().as_str()) && cutoff.is_some() {
         return Err(Error::Measure(format!(
@@ -80,6 +87,7 @@ pub(super) fn build(
     }
     let cutoff = parse_cutoff(family, cutoff, name)?;
     let params = super::cwl::settle_params(family, parse_params(family, params, name)?, name)?;
+    ir_measures::check_params(family, &params, name)?;
     Ok(Measure {
         family,
         cutoff,
@@ -229,6 +237,7 @@ fn parse_params(family: &Family, text: Option<&str>, name: &str) -> Result<Vec<(
         return Ok(vec![]);
     };
     let mut params: Vec<(String, String)> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
     for item in text.split(',') {
         let (key, value) = match item.split_once('=') {
             Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => (k.trim(), v.trim()),
@@ -255,29 +264,33 @@ fn parse_params(family: &Family, text: Option<&str>, name: &str) -> Result<Vec<(
             )));
         };
         let value = canonical_value(choices, key, value, family, name)?;
-        if params.iter().any(|(k, _)| k == key) {
+        if seen.contains(&key) {
             return Err(Error::Measure(format!(
                 "parameter {} given twice in {}",
                 py_repr(key),
                 py_repr(name)
             )));
         }
-        params.push((key.to_string(), value));
+        seen.push(key);
+        // A default is left out, so that `RBP(p=0.8)` is `RBP` and `alpha_nDCG(alpha=0.5)@10`
+        // is `alpha_nDCG@10`, as in ir_measures.
+        if default_value(choices, key, family, name).as_ref() != Some(&value) {
+            params.push((key.to_string(), value));
+        }
     }
-    // Values equal to their default are left out, so that both spellings print alike.
-    params.retain(|(key, value)| default_value(family, key, name).as_ref() != Some(value));
-    params.sort();
+    // In the family's order (ir_measures prints parameters in the order they are declared).
+    params.sort_by_key(|(key, _)| family.params.iter().position(|(k, _)| k == key));
     Ok(params)
 }
 
 /// The default of parameter `key` in canonical form, if it has one.
-fn default_value(family: &Family, key: &str, name: &str) -> Option<String> {
-    family.params.iter().find_map(|&(k, kind)| match kind {
-        ParamKind::Defaulted(inner, default) if k == key => {
-            canonical_value(*inner, k, default, family, name).ok()
+fn default_value(kind: ParamKind, key: &str, family: &Family, name: &str) -> Option<String> {
+    match kind {
+        ParamKind::Defaulted(inner, default) => {
+            canonical_value(*inner, key, default, family, name).ok()
         }
-        _ => None,
-    })
+        other => other.default_value(),
+    }
 }
 
 /// `value` of parameter `key` in canonical form, or the error naming what it must be.
@@ -333,6 +346,26 @@ fn canonical_value(
                 )))
             }
         },
+        ParamKind::Flag(_) => match value {
+            "True" | "true" => py_bool(true).to_string(),
+            "False" | "false" => py_bool(false).to_string(),
+            _ => return Err(bad("True or False")),
+        },
+        ParamKind::Quoted(words) => match unquote(value) {
+            Some(word) if words.contains(&word) => format!("'{word}'"),
+            _ => {
+                let listed: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+                return Err(bad(&format!("one of {}", listed.join(", "))));
+            }
+        },
+        ParamKind::Persistence(_) => match number(value) {
+            Some(v) if v > 0.0 && v < 1.0 => crate::error::py_float_repr(v),
+            _ => return Err(bad("a number strictly between 0 and 1")),
+        },
+        ParamKind::NumberOr(_) => match number(value) {
+            Some(v) => crate::error::py_float_repr(v),
+            None => return Err(bad("a number")),
+        },
         ParamKind::Choice(choices) if choices.contains(&value) => value.to_string(),
         ParamKind::Defaulted(inner, _) => return canonical_value(*inner, key, value, family, name),
         ParamKind::Choice(choices) => {
@@ -345,6 +378,25 @@ fn canonical_value(
             )))
         }
     })
+}
+
+/// How Python writes a boolean.
+pub(super) fn py_bool(value: bool) -> &'static str {
+    if value {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+/// A word in matching single or double quotes, or bare.
+fn unquote(text: &str) -> Option<&str> {
+    for quote in ['\'', '"'] {
+        if let Some(inner) = text.strip_prefix(quote) {
+            return inner.strip_suffix(quote);
+        }
+    }
+    Some(text)
 }
 
 /// A finite number.
@@ -514,15 +566,16 @@ mod tests {
 
     #[test]
     fn bad_names_get_python_messages() {
-        let families: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
+        let known: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
         assert_eq!(
             name("nDGC@10"),
             format!(
-                "UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG, RnDCG, nDCGRel? \
-                 (known: {})",
-                families.join(", ")
+                "UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG, RnDCG, \
+                 nDCGRel? (known: {})",
+                known.join(", ")
             )
         );
+        assert_eq!(&known[..5], ["nDCG", "AP", "RR", "P", "R"]);
         for (text, message) in [
             ("Success", "MeasureError: measure Success needs a cutoff, as in Success@10; got 'Success'"),
             ("IPrec@2", "MeasureError: the recall level of IPrec must be a number in [0, 1]; got '2' in 'IPrec@2'"),
@@ -532,7 +585,8 @@ mod tests {
             ("P(rel)@5", "MeasureError: parameters are written key=value; got 'rel' in 'P(rel)@5'"),
             (
                 "nDCG(rel=2)",
-                "MeasureError: measure nDCG has no parameter 'rel' (parameters: gain, gains); got \
+                "MeasureError: measure nDCG has no parameter 'rel' (parameters: dcg, gain, gains, \
+                 judged_only); got \
                  'nDCG(rel=2)'",
             ),
             (

@@ -1,7 +1,8 @@
 """Measure values and their names: ``nDCG@10``, ``P(rel=2)@5``, ``nDCG(gain=exp)@10``.
 
 A name is ``Family[(param=value, ...)][@cutoff]``. It parses without ``eval`` and prints back
-canonically: the family's canonical spelling, parameters sorted by name, the cutoff last.
+canonically: the family's canonical spelling, parameters in the family's order
+(ir_measures' order; defaults left out), the cutoff last.
 trec_eval names (``ndcg_cut.10``, ``ndcg_cut_10``, ``P_5``, ``map``, ``recip_rank``, ...) are
 accepted as aliases; :attr:`Measure.trec_name` gives a measure's trec_eval output name.
 """

@@ -1,0 +1,454 @@
+//! ir_measures' measures that trec_eval lacks, each as the ir_measures provider that computes
+//! it does: Judged (its judged provider), ERR@k (gdeval), RBP (trectools for graded
+//! relevance, cwl_eval with `rel=`) and its residual, Compat (its compat provider), and SetP
+//! with `relative=`. Also what ir_measures' names need around them: `SetRelP` standing for
+//! `SetP(relative=True)`, `judged_only=True` applied to any measure, gdeval's grade limit.
+//!
+//! Notation as in [`super::kernels`]; `n` is the number of documents retrieved.
+
+use super::kernels::{precision, top, KernelArgs};
+use super::trec_extra::relative_precision;
+use super::{Family, Measure};
+use crate::batch::{QueryView, RankedBatch, UNJUDGED};
+use crate::error::{py_repr, Error, Result};
+
+/// gdeval's MAX_JUDGMENT: ERR's probabilities are `(2^g - 1) / 2^4`.
+pub const ERR_MAX_GRADE: i64 = 4;
+
+/// Names that stand for a family with a parameter set, as ir_measures registers them
+/// (`SetRelP` is `SetP(relative=True)` and prints so).
+const PRESETS: &[(&str, &str, &str)] = &[("setrelp", "SetP", "relative=True")];
+
+/// The family and parameter a preset name stands for.
+pub(super) fn preset(name: &str) -> Option<(&'static str, &'static str)> {
+    let lower = name.to_lowercase();
+    PRESETS
+        .iter()
+        .find(|(alias, _, _)| *alias == lower)
+        .map(|&(_, family, params)| (family, params))
+}
+
+/// Refuse parameters that contradict each other: nDCG's gain given both as `gain=` and as
+/// ir_measures' `dcg=`.
+pub(super) fn check_params(family: &Family, params: &[(String, String)], name: &str) -> Result<()> {
+    let has = |key: &str| params.iter().any(|(k, _)| k == key);
+    if family.name == "nDCG" && has("gain") && has("dcg") {
+        return Err(Error::Measure(format!(
+            "nDCG's gain is given by gain= or by dcg=, not both; got {}",
+            py_repr(name)
+        )));
+    }
+    Ok(())
+}
+
+/// Refuse grades a measure is not defined for: ERR takes gdeval's grades, up to 4.
+pub fn check_grades(batch: &RankedBatch, measures: &[Measure]) -> Result<()> {
+    if let Some(m) = measures.iter().find(|m| m.family.name == "ERR") {
+        let top = batch.max_judged_grade();
+        if top > ERR_MAX_GRADE {
+            return Err(Error::Measure(format!(
+                "{} takes grades up to {ERR_MAX_GRADE}, as gdeval (r = (2^g - 1) / 2^4); found \
+                 a grade of {top}",
+                m.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The grades of the judged documents only, in rank order (`judged_only=True`, trec_eval's
+/// `-J`): documents absent from the qrels or judged with a negative grade leave the ranking.
+pub fn judged_grades(grades: &[i64]) -> Vec<i64> {
+    grades.iter().copied().filter(|&g| g >= 0).collect()
+}
+
+/// Judged@k = judged documents in the top k / min(k, n) (0 when nothing was retrieved).
+///
+/// A document is judged when the qrels hold it, whatever its grade (negative ones too), as
+/// ir_measures' judged provider counts.
+pub fn judged(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
+    let top = top(query, args.cutoff);
+    if top.is_empty() {
+        return 0.0;
+    }
+    let judged = top.iter().filter(|&&g| g != UNJUDGED).count();
+    judged as f64 / top.len() as f64
+}
+
+/// ERR@k = Σ_{i<=k} (r_i / i) Π_{j<i} (1 − r_j), r_i = (2^g_i − 1) / 2^4, negative grades
+/// counting 0 (Chapelle et al., CIKM 2009, with gdeval's scale of grades 0 to 4).
+pub fn err(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
+    let scale = (ERR_MAX_GRADE as f64).exp2();
+    let mut not_stopped = 1.0;
+    let mut total = 0.0;
+    for (i, &grade) in top(query, args.cutoff).iter().enumerate() {
+        let r = ((grade.max(0) as f64).exp2() - 1.0) / scale;
+        total += r * not_stopped / (i as f64 + 1.0);
+        not_stopped *= 1.0 - r;
+    }
+    total
+}
+
+/// RBP@k = (1 − p) Σ_{i<=k} gain_i p^(i−1): the gain is the grade (negative ones 0), as
+/// trectools computes ir_measures' graded RBP, or 1 for grades >= `rel=` and else 0, as
+/// cwl_eval computes `RBP(rel=...)` (Moffat & Zobel, ACM TOIS 27(1), 2008).
+pub fn rbp(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
+    let mut weight = 1.0 - args.p;
+    let mut total = 0.0;
+    for &grade in top(query, args.cutoff) {
+        let gain = match args.binary_level {
+            Some(level) => f64::from(u8::from(grade >= level)),
+            None => grade.max(0) as f64,
+        };
+        total += gain * weight;
+        weight *= args.p;
+    }
+    total
+}
+
+/// RBPResid@k = G ((1 − p) Σ_{i<=k, unjudged} p^(i−1) + p^min(n,k) − p^k): what RBP could
+/// gain if every unjudged document in the top k, and every position between the end of the
+/// ranking and k (all of them without k), had the highest gain G: 1 with `rel=`, else the
+/// highest grade judged for the query (at least 1).
+pub fn rbp_residual(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
+    let highest = match args.binary_level {
+        Some(_) => 1.0,
+        None => query.judged.first().copied().unwrap_or(0).max(1) as f64,
+    };
+    let p = args.p;
+    let mut weight = 1.0;
+    let mut unjudged = 0.0;
+    for &grade in top(query, args.cutoff) {
+        if grade < 0 {
+            unjudged += weight;
+        }
+        weight *= p;
+    }
+    // `weight` is now p^min(n, k): the mass of every position after the ranking.
+    let beyond_cutoff = args.cutoff.map_or(0.0, |k| p.powf(k as f64));
+    highest * ((1.0 - p) * unjudged + weight - beyond_cutoff)
+}
+
+/// Compat = RBO(ranking, ideal) / RBO(ideal, ideal) (normalize=False: the RBO alone), with
+/// RBO = Σ_{i<=D} p^(i−1) |ranking_i ∩ ideal_i| / i / Σ_{i<=D} p^(i−1) over the prefixes of
+/// length i, D = max(n, R+), R+ the documents judged with a positive grade (Clarke,
+/// Vtyurina & Smucker, Assessing top-k preferences, ACM TOIS 39(3), 2021).
+///
+/// The ideal ranking puts the positive grades in descending order; within a grade, the
+/// retrieved documents come first in the ranking's order, then the unretrieved ones (ties in
+/// the ideal are broken in the run's favour, as ir_measures' compat provider does for runs
+/// with positive scores).
+pub fn compat(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
+    let grades = query.grades;
+    // The ideal ranking: each entry the rank of a retrieved document, or None.
+    let mut ideal: Vec<Option<usize>> = Vec::new();
+    let positive = &query.judged[..query.judged.partition_point(|&g| g > 0)];
+    let mut start = 0;
+    while start < positive.len() {
+        let grade = positive[start];
+        let judged = positive[start..]
+            .iter()
+            .take_while(|&&g| g == grade)
+            .count();
+        let before = ideal.len();
+        ideal.extend((0..grades.len()).filter(|&r| grades[r] == grade).map(Some));
+        let retrieved = ideal.len() - before;
+        ideal.resize(ideal.len() + judged.saturating_sub(retrieved), None);
+        start += judged;
+    }
+    let mut ideal_position = vec![usize::MAX; grades.len()];
+    for (position, entry) in ideal.iter().enumerate() {
+        if let Some(rank) = *entry {
+            ideal_position[rank] = position;
+        }
+    }
+    let depth = grades.len().max(ideal.len());
+    let (mut score, mut best, mut normalizer) = (0.0, 0.0, 0.0);
+    let mut weight = 1.0;
+    let mut overlap = 0usize;
+    for i in 0..depth {
+        // Documents now in both prefixes: the one ranked at i, if the ideal has it by i, and
+        // the ideal's document at i, if ranked before i.
+        if ideal_position.get(i).is_some_and(|&position| position <= i) {
+            overlap += 1;
+        }
+        if let Some(Some(rank)) = ideal.get(i) {
+            if *rank < i {
+                overlap += 1;
+            }
+        }
+        let seen = (i + 1) as f64;
+        score += weight * overlap as f64 / seen;
+        best += weight * (i + 1).min(ideal.len()) as f64 / seen;
+        normalizer += weight;
+        weight *= args.p;
+    }
+    if depth == 0 {
+        0.0
+    } else if args.normalize && best > 0.0 {
+        score / best
+    } else {
+        score / normalizer
+    }
+}
+
+/// SetP = relevant retrieved / retrieved; with `relative=True`, relevant retrieved /
+/// min(retrieved, R) (trec_eval's set_P and set_relative_P).
+pub fn set_precision(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
+    if args.relative {
+        relative_precision(query, args)
+    } else {
+        precision(query, args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{compute, parse_measure, prepare_query, Conventions};
+
+    /// One query: ranked a (3), u (unjudged), n (0), b (1), x (judged -1); judged also c (3)
+    /// and e (1), never retrieved.
+    fn example() -> RankedBatch {
+        let judged = [("a", 3), ("b", 1), ("c", 3), ("e", 1), ("n", 0), ("x", -1)];
+        let ranking = [("a", 5.0), ("u", 4.0), ("n", 3.0), ("b", 2.0), ("x", 1.0)];
+        let trec = Conventions::profile("trec").unwrap();
+        prepare_query(&judged, &ranking, &trec, 1, "q").unwrap()
+    }
+
+    fn value(batch: &RankedBatch, name: &str) -> f64 {
+        let trec = Conventions::profile("trec").unwrap();
+        compute(batch, &[parse_measure(name).unwrap()], &trec, 1).unwrap()[0][0]
+    }
+
+    fn close(got: f64, expected: f64, what: &str) {
+        assert!(
+            (got - expected).abs() < 1e-12,
+            "{what}: got {got}, expected {expected}"
+        );
+    }
+
+    #[test]
+    fn judged_counts_any_grade_and_divides_by_what_was_retrieved() {
+        let batch = example();
+        close(value(&batch, "Judged@1"), 1.0, "Judged@1");
+        close(value(&batch, "Judged@2"), 0.5, "Judged@2");
+        close(value(&batch, "Judged@10"), 4.0 / 5.0, "Judged@10");
+        close(value(&batch, "Judged"), 4.0 / 5.0, "Judged");
+    }
+
+    #[test]
+    fn err_cascades_with_gdeval_probabilities() {
+        let batch = example();
+        let (ra, rb) = (7.0 / 16.0, 1.0 / 16.0);
+        close(value(&batch, "ERR@1"), ra, "ERR@1");
+        close(value(&batch, "ERR@3"), ra, "ERR@3");
+        let full = ra + (1.0 - ra) * rb / 4.0;
+        close(value(&batch, "ERR@4"), full, "ERR@4");
+        close(value(&batch, "ERR"), full, "ERR");
+    }
+
+    #[test]
+    fn rbp_is_graded_or_binary_with_rel() {
+        let batch = example();
+        let p: f64 = 0.8;
+        close(value(&batch, "RBP"), 0.2 * (3.0 + p.powi(3)), "RBP");
+        close(value(&batch, "RBP(p=0.5)@2"), 0.5 * 3.0, "RBP(p=0.5)@2");
+        close(
+            value(&batch, "RBP(rel=1)"),
+            0.2 * (1.0 + p.powi(3)),
+            "RBP(rel=1)",
+        );
+        close(value(&batch, "RBP(rel=3)"), 0.2, "RBP(rel=3)");
+    }
+
+    #[test]
+    fn rbp_residual_counts_unjudged_ranks_and_the_tail() {
+        let batch = example();
+        let p: f64 = 0.8;
+        // u at rank 2 and x (judged -1, unjudged) at rank 5; the tail after rank 5.
+        let unjudged = 0.2 * (p + p.powi(4));
+        close(
+            value(&batch, "RBPResid(rel=1)"),
+            unjudged + p.powi(5),
+            "RBPResid(rel=1)",
+        );
+        close(
+            value(&batch, "RBPResid"),
+            3.0 * (unjudged + p.powi(5)),
+            "RBPResid",
+        );
+        close(
+            value(&batch, "RBPResid(rel=1)@3"),
+            0.2 * p + p.powi(3) - p.powi(3),
+            "RBPResid(rel=1)@3",
+        );
+        close(
+            value(&batch, "RBPResid(rel=1)@7"),
+            unjudged + p.powi(5) - p.powi(7),
+            "RBPResid(rel=1)@7",
+        );
+    }
+
+    #[test]
+    fn compat_overlaps_prefixes_with_the_ideal() {
+        // Ranking a b c, a and c relevant (grade 1), d relevant and not retrieved: the ideal
+        // is a c d (retrieved ones first, in the ranking's order).
+        let trec = Conventions::profile("trec").unwrap();
+        let batch = prepare_query(
+            &[("a", 1), ("c", 1), ("d", 1)],
+            &[("a", 3.0), ("b", 2.0), ("c", 1.0)],
+            &trec,
+            1,
+            "q",
+        )
+        .unwrap();
+        let p: f64 = 0.5;
+        // Overlaps at depths 1, 2, 3: {a}, {a}, {a, c}.
+        let score = 1.0 + p * 1.0 / 2.0 + p * p * 2.0 / 3.0;
+        let normalizer = 1.0 + p + p * p;
+        let best = 1.0 + p + p * p;
+        close(
+            value(&batch, "Compat(p=0.5)"),
+            score / best,
+            "Compat(p=0.5)",
+        );
+        close(
+            value(&batch, "Compat(p=0.5,normalize=False)"),
+            score / normalizer,
+            "Compat(p=0.5,normalize=False)",
+        );
+        // A perfect ranking is 1; with nothing relevant, 0.
+        let perfect = prepare_query(
+            &[("a", 2), ("b", 1)],
+            &[("a", 2.0), ("b", 1.0)],
+            &trec,
+            1,
+            "q",
+        )
+        .unwrap();
+        close(value(&perfect, "Compat"), 1.0, "perfect Compat");
+        let none = prepare_query(&[("a", 0)], &[("a", 2.0)], &trec, 1, "q").unwrap();
+        close(value(&none, "Compat"), 0.0, "Compat without relevant");
+    }
+
+    #[test]
+    fn set_measures_and_judged_only() {
+        let batch = example();
+        close(value(&batch, "SetP"), 2.0 / 5.0, "SetP");
+        close(value(&batch, "SetRelP"), 2.0 / 4.0, "SetRelP");
+        close(value(&batch, "SetR"), 2.0 / 4.0, "SetR");
+        // judged_only: u and x leave the ranking (a n b remain).
+        close(
+            value(&batch, "SetP(judged_only=True)"),
+            2.0 / 3.0,
+            "SetP judged_only",
+        );
+        let log2 = |x: f64| x.log2();
+        let ideal = 3.0 + 3.0 / log2(3.0) + 1.0 / log2(4.0) + 1.0 / log2(5.0);
+        close(
+            value(&batch, "nDCG(judged_only=True)"),
+            (3.0 + 1.0 / log2(4.0)) / ideal,
+            "nDCG(judged_only=True)",
+        );
+        close(
+            value(&batch, "nDCG"),
+            (3.0 + 1.0 / log2(5.0)) / ideal,
+            "nDCG",
+        );
+        let exp_ideal = 7.0 + 7.0 / log2(3.0) + 1.0 / log2(4.0) + 1.0 / log2(5.0);
+        close(
+            value(&batch, "nDCG(dcg='exp-log2')@10"),
+            (7.0 + 1.0 / log2(5.0)) / exp_ideal,
+            "nDCG(dcg='exp-log2')@10",
+        );
+    }
+
+    #[test]
+    fn names_print_as_ir_measures_prints_them() {
+        for (text, printed) in [
+            ("RBP(p=0.8)", "RBP"),
+            ("RBP(p=0.9, rel=2)@10", "RBP(p=0.9,rel=2)@10"),
+            ("RBP(rel=2,p=0.9)", "RBP(p=0.9,rel=2)"),
+            ("nDCG(dcg='log2')@10", "nDCG@10"),
+            ("nDCG(dcg=\"exp-log2\")@10", "nDCG(dcg='exp-log2')@10"),
+            ("nDCG(judged_only=True)@10", "nDCG(judged_only=True)@10"),
+            ("nDCG(judged_only=False)", "nDCG"),
+            ("SetRelP", "SetP(relative=True)"),
+            ("SetP(relative=False)", "SetP"),
+            ("SetF(beta=1.0)", "SetF"),
+            ("SetF(beta=0.5)", "SetF(beta=0.5)"),
+            ("set_F", "SetF"),
+            (
+                "Compat(normalize=False,p=0.8)",
+                "Compat(p=0.8,normalize=False)",
+            ),
+            ("Compat(p=0.95,normalize=True)", "Compat"),
+            ("Judged@10", "Judged@10"),
+            ("ERR@20", "ERR@20"),
+        ] {
+            assert_eq!(parse_measure(text).unwrap().name(), printed, "{text}");
+        }
+        assert_eq!(
+            parse_measure("SetRelP").unwrap().trec_name().as_deref(),
+            Some("set_relative_P")
+        );
+        assert_eq!(
+            parse_measure("TrecRBP").unwrap().trec_name().as_deref(),
+            Some("rbp")
+        );
+        assert_eq!(parse_measure("RBP").unwrap().trec_name(), None);
+    }
+
+    #[test]
+    fn bad_parameters_say_what_was_expected() {
+        for (text, message) in [
+            (
+                "RBP(p=1.5)",
+                "parameter p of RBP must be a number strictly between 0 and 1; got '1.5' in \
+                 'RBP(p=1.5)'",
+            ),
+            (
+                "nDCG(dcg='exp')",
+                "parameter dcg of nDCG must be one of 'log2', 'exp-log2'; got \"'exp'\" in \
+                 \"nDCG(dcg='exp')\"",
+            ),
+            (
+                "SetP(judged_only=yes)",
+                "parameter judged_only of SetP must be True or False; got 'yes' in \
+                 'SetP(judged_only=yes)'",
+            ),
+            (
+                "nDCG(gain=exp,dcg='exp-log2')",
+                "nDCG's gain is given by gain= or by dcg=, not both; got \
+                 \"nDCG(gain=exp,dcg='exp-log2')\"",
+            ),
+            (
+                "SetRelP(relative=False)",
+                "parameter 'relative' given twice in 'SetRelP(relative=False)'",
+            ),
+            (
+                "RBP(p=0.8,p=0.8)",
+                "parameter 'p' given twice in 'RBP(p=0.8,p=0.8)'",
+            ),
+        ] {
+            assert_eq!(
+                parse_measure(text).unwrap_err().to_string(),
+                message,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn err_refuses_grades_above_four() {
+        let trec = Conventions::profile("trec").unwrap();
+        let batch = prepare_query(&[("a", 5)], &[("a", 1.0)], &trec, 1, "q").unwrap();
+        let measure = parse_measure("ERR@10").unwrap();
+        let error = compute(&batch, &[measure], &trec, 1).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "ERR@10 takes grades up to 4, as gdeval (r = (2^g - 1) / 2^4); found a grade of 5"
+        );
+    }
+}
