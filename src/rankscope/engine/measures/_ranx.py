@@ -33,8 +33,9 @@ RANX_NAMES: dict[str, tuple[str, str]] = {
     "dcg_burges@k": ("dcg_burges@k", "ranx's: DCG, not normalized, gain 2^grade - 1"),
     "bpref": (
         "Bpref",
-        "trec_eval's bpref, which ranx's equals except where ranx gives NaN (a query without "
-        "judged non-relevant documents) and for negative grades (ranx: judged non-relevant; "
-        "trec_eval: unjudged)",
+        "trec_eval's bpref, which ranx's equals where ranx defines it: ranx divides by zero "
+        "for a query without relevant documents (in its parallel loop, that query and the "
+        "following ones get 0), gives NaN for one without judged non-relevant documents, and "
+        "counts negative grades as judged non-relevant (trec_eval: unjudged)",
     ),
 }
