@@ -48,7 +48,7 @@ from rankscope.engine.evaluate import _conventions_fields
 from rankscope.engine.profiles import PROFILES
 from rankscope.errors import EmptyInputError, OptionError, ParseError
 from rankscope.io._native import native_qrels, native_run
-from rankscope.report.trec_eval import trec_eval_measures
+from rankscope.report.trec_eval import OFFICIAL, trec_eval_measures
 
 __all__ = [
     "RelevanceEvaluator",
@@ -98,24 +98,8 @@ supported_measures: frozenset[str] = frozenset(
         "utility",
     }
 )
-_OFFICIAL = frozenset(
-    {
-        "runid",
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "map",
-        "gm_map",
-        "Rprec",
-        "bpref",
-        "recip_rank",
-        "iprec_at_recall",
-        "P",
-    }
-)
 supported_nicknames: dict[str, frozenset[str]] = {
-    "official": _OFFICIAL,
+    "official": frozenset(OFFICIAL),
     "set": frozenset(
         {
             "runid",
