@@ -115,6 +115,15 @@ MEASURES = [
     "SetR",
     "nDCG(dcg='exp-log2')@5",
     "nDCG(judged_only=True)@5",
+    # ranx's own
+    "hits",
+    "hits@5",
+    "f1",
+    "f1@5",
+    "dcg@5",
+    "dcg_burges",
+    "ndcg_burges",
+    "ndcg_burges@5",
 ]
 # Unbounded measures that can be negative: utility (-1 per non-relevant document retrieved)
 # and yaap (a log-odds).
@@ -204,6 +213,9 @@ def test_a_perfect_ranking_scores_one(judgements: dict[str, int]) -> None:
         assert means[name] == pytest.approx(1.0, abs=1e-12), name
     for name in ["Compat", "SetR", "SetP(relative=True)", "nDCG(judged_only=True)@5"]:
         assert means[name] == pytest.approx(1.0, abs=1e-12), name
+    for name in ["ndcg_burges", "ndcg_burges@5"]:
+        assert means[name] == pytest.approx(1.0, abs=1e-12), name
+    assert means["hits"] == len(relevant)
     # AP@k still divides by all R relevant documents (trec_eval's map_cut).
     assert means["AP@5"] == pytest.approx(min(5, len(relevant)) / len(relevant))
     if len(relevant) >= 5:

@@ -140,15 +140,34 @@ impl PerQuery {
         })
     }
 
-    /// `{query_id: {measure name: value}}`, built directly.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let names: Vec<Bound<'py, PyString>> =
-            self.names.iter().map(|n| PyString::new(py, n)).collect();
+    /// `{query_id: {measure name: value}}`, built directly. With `keys`, a list of `(key,
+    /// column index)` pairs, each query's dict holds those keys in that order instead (a
+    /// column may appear under several keys, or under none).
+    #[pyo3(signature = (keys=None))]
+    fn to_dict<'py>(
+        &self,
+        py: Python<'py>,
+        keys: Option<Vec<(String, usize)>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let keys = match keys {
+            Some(keys) => keys,
+            None => self.names.iter().cloned().zip(0..).collect(),
+        };
+        if let Some((key, index)) = keys.iter().find(|(_, i)| *i >= self.columns.len()) {
+            return Err(PyIndexError::new_err(format!(
+                "key {key:?} names column {index} of {} measures",
+                self.columns.len()
+            )));
+        }
+        let keys: Vec<(Bound<'py, PyString>, &[f64])> = keys
+            .iter()
+            .map(|(key, index)| (PyString::new(py, key), &*self.columns[*index]))
+            .collect();
         let result = PyDict::new(py);
         for (row, query_id) in self.query_ids.iter().enumerate() {
             let values = PyDict::new(py);
-            for (name, column) in names.iter().zip(&self.columns) {
-                values.set_item(name, column[row])?;
+            for (key, column) in &keys {
+                values.set_item(key, column[row])?;
             }
             result.set_item(query_id, values)?;
         }

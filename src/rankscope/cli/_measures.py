@@ -7,6 +7,7 @@ from typing import Any
 
 from rankscope.cli import COMMANDS
 from rankscope.engine.measures import FAMILIES
+from rankscope.engine.measures._ranx import RANX_NAMES
 
 
 def add_parser(subparsers: Any) -> None:
@@ -58,4 +59,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"{syntax:<{widths[0]}}  {aliases:<{widths[1]}}  {summary}")
         print(f"{indent}formula: {family.formula}")
         print(f"{indent}source:  {family.citation}")
+    print()
+    print("ranx's names (any k; ties: rankscope orders equal scores by document id, descending):")
+    width = max(len(name) for name in RANX_NAMES)
+    for name, (ours, how) in RANX_NAMES.items():
+        print(f"{indent}{name:<{width}}  = {ours}: {how}")
     return 0

@@ -10,6 +10,7 @@ pub mod ir_measures;
 pub mod kernels;
 mod names;
 pub mod prefs;
+pub mod ranx;
 pub mod trec_extra;
 
 use std::fmt;
@@ -299,7 +300,7 @@ pub static FAMILIES: &[Family] = &[
         params: REL,
         aggregate: Aggregate::Mean,
         bounded: true,
-        aliases: &["r_prec", "r-prec"],
+        aliases: &["r_prec", "r-prec", "r-precision"],
         weknora: false,
         kernel: kernels::r_precision,
     },
@@ -312,7 +313,7 @@ pub static FAMILIES: &[Family] = &[
         params: REL,
         aggregate: Aggregate::Mean,
         bounded: true,
-        aliases: &["success"],
+        aliases: &["success", "hit_rate"],
         weknora: false,
         kernel: kernels::success,
     },
@@ -1155,6 +1156,72 @@ pub static FAMILIES: &[Family] = &[
         aliases: &[],
         weknora: false,
         kernel: kernels::recall,
+    },
+    // ranx's measures that no trec_eval family gives (its other names are aliases above).
+    Family {
+        name: "hits",
+        summary: "ranx's hits: the number of relevant documents in the top k (whole ranking without k)",
+        formula: "sum_{i<=k} rel_i",
+        citation: ranx::CITATION,
+        cutoff: CutoffKind::Optional,
+        params: REL,
+        aggregate: Aggregate::Mean,
+        bounded: false,
+        aliases: &[],
+        weknora: false,
+        kernel: ranx::hits,
+    },
+    Family {
+        name: "f1",
+        summary: "ranx's F1 at k: harmonic mean of P@k and R@k (no k: of the whole ranking)",
+        formula: "2 P R / (P + R), P = hits@k / k, R = hits@k / R (0 if P + R = 0)",
+        citation: ranx::CITATION,
+        cutoff: CutoffKind::Optional,
+        params: REL,
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: ranx::f1,
+    },
+    Family {
+        name: "dcg",
+        summary: "ranx's DCG (not normalized), gain = grade for grades >= rel",
+        formula: "sum_{i<=k, g_i >= rel} g_i / log2(i + 1); 0 without relevant documents",
+        citation: "Järvelin & Kekäläinen, ACM TOIS 20(4), 2002; as ranx computes it",
+        cutoff: CutoffKind::Optional,
+        params: REL,
+        aggregate: Aggregate::Mean,
+        bounded: false,
+        aliases: &[],
+        weknora: false,
+        kernel: ranx::dcg,
+    },
+    Family {
+        name: "dcg_burges",
+        summary: "ranx's DCG (not normalized), gain = 2^grade - 1 for grades >= rel",
+        formula: "sum_{i<=k, g_i >= rel} (2^g_i - 1) / log2(i + 1); 0 without relevant documents",
+        citation: "Burges et al., Learning to rank using gradient descent, ICML 2005; as ranx computes it",
+        cutoff: CutoffKind::Optional,
+        params: REL,
+        aggregate: Aggregate::Mean,
+        bounded: false,
+        aliases: &[],
+        weknora: false,
+        kernel: ranx::dcg_burges,
+    },
+    Family {
+        name: "ndcg_burges",
+        summary: "ranx's nDCG with gain 2^grade - 1 for grades >= rel (nDCG(gain=exp) at rel=1)",
+        formula: "dcg_burges@k / the same over the judged documents ordered by grade (0 if that is 0)",
+        citation: "Burges et al., Learning to rank using gradient descent, ICML 2005; as ranx computes it",
+        cutoff: CutoffKind::Optional,
+        params: REL,
+        aggregate: Aggregate::Mean,
+        bounded: true,
+        aliases: &[],
+        weknora: false,
+        kernel: ranx::ndcg_burges,
     },
 ];
 

@@ -565,6 +565,20 @@ mod tests {
     }
 
     #[test]
+    fn unknown_names_list_every_family() {
+        let known: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
+        assert_eq!(
+            name("nDGC@10"),
+            format!(
+                "UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG, RnDCG, nDCGRel? \
+                 (known: {})",
+                known.join(", ")
+            )
+        );
+        assert!(known.starts_with(&["nDCG", "AP", "RR", "P", "R", "Rprec", "Success"]));
+    }
+
+    #[test]
     fn bad_names_get_python_messages() {
         let known: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
         assert_eq!(

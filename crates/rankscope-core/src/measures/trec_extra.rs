@@ -129,10 +129,10 @@ pub fn utility(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
 }
 
 /// 11pt_avg = mean of interpolated precision over the recall levels (default 0.0, 0.1, ...,
-/// 1.0).
+/// 1.0), added from the last level to the first, as trec_eval adds them.
 pub fn eleven_point_average(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
     let levels = &args.levels;
-    let total = levels.iter().fold(0.0, |sum, &level| {
+    let total = levels.iter().rev().fold(0.0, |sum, &level| {
         sum + interpolated_precision_at(query, args, level)
     });
     divide(total, levels.len() as f64)
