@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rankscope.cli import main
+from rankscope.cli import EXIT_INPUT, EXIT_OK, main
 
 # Every command of trec_eval's quicktest (tests/data/trec_eval/README.md): expected output and
 # arguments.
@@ -391,3 +391,19 @@ def test_every_trec_eval_measure_has_a_rankscope_name(
             continue
         got = results.mean()[ours]
         assert math.isclose(got, expected[trec_name], abs_tol=5e-5), trec_name
+
+
+def test_a_document_judged_under_two_iterations_is_a_duplicate_as_in_trec_eval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """trec_eval ignores the qrels' second field, so it refuses such qrels ("duplicate docs");
+    `rankscope evaluate` reads the field as a subtopic instead."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 d1 1\n1 1 d1 0\n")
+    run = tmp_path / "run"
+    run.write_text("1 Q0 d1 1 1.0 r\n")
+    assert main(["trec-eval", "-m", "num_rel", str(qrels), str(run)]) == EXIT_INPUT
+    assert "document 'd1' appears more than once in the qrels of query '1'" in (
+        capsys.readouterr().err
+    )
+    assert main(["evaluate", str(qrels), str(run), "-m", "P@1", "-f", "json"]) == EXIT_OK

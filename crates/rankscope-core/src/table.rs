@@ -148,6 +148,16 @@ impl Qrels {
         !self.subtopic.is_empty()
     }
 
+    /// The same judgements read as trec_eval reads qrels: the second field ignored, so that a
+    /// document judged under two subtopics is a document judged twice.
+    pub fn without_subtopics(&self) -> Qrels {
+        Qrels {
+            subtopics: Interner::default(),
+            subtopic: Vec::new(),
+            ..self.clone()
+        }
+    }
+
     /// Room for `rows` more judgements of `bytes` more document id bytes.
     pub fn reserve(&mut self, rows: usize, bytes: usize) {
         self.query.reserve(rows);

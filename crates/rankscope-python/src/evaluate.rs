@@ -38,6 +38,19 @@ impl NativeQrels {
     fn source(&self) -> &str {
         &self.table.source
     }
+
+    /// The same judgements without subtopics (trec_eval's reading of qrels).
+    fn without_subtopics(&self) -> NativeQrels {
+        if self.table.has_subtopics() {
+            NativeQrels {
+                table: Arc::new(self.table.without_subtopics()),
+            }
+        } else {
+            NativeQrels {
+                table: Arc::clone(&self.table),
+            }
+        }
+    }
 }
 
 /// A run held by the core.

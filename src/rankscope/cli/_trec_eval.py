@@ -342,7 +342,8 @@ def run(args: argparse.Namespace) -> int:
         results = _judgement_group_results(args.qrels, ranking, [*measures, *extra], options)
     else:
         _check_integer_grades(args.qrels)
-        qrels = load_judgements(args.qrels, "trec", lenient=False)
+        # trec_eval ignores the second field: a document judged under two is judged twice.
+        qrels = load_judgements(args.qrels, "trec", lenient=False).without_subtopics()
         results = evaluate(qrels, ranking, [*measures, *extra], **options)
     relstring = next((line.relstring for line in lines if line.relstring is not None), None)
     strings = None
