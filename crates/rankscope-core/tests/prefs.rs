@@ -7,27 +7,8 @@ use rankscope_core::prefs::{evaluate_prefs, parse_prefs, Prefs, PrefsFormat};
 use rankscope_core::trec::{parse_qrels, parse_run, ReadOptions};
 use rankscope_core::{evaluate, parse_measures, Conventions, EvalOptions, Measure, Run};
 
-/// xorshift64: deterministic cases without a dependency.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, self.below(i as u64 + 1) as usize);
-        }
-    }
-}
+mod common;
+use common::Random;
 
 fn prefs_measures() -> Vec<Measure> {
     let names: Vec<&str> = MEASURES.iter().map(|entry| entry.0).collect();

@@ -7,21 +7,8 @@ use rankscope_core::stream::{evaluate_stream, Grouping, StreamOptions};
 use rankscope_core::trec::{parse_qrels, parse_run, ReadOptions};
 use rankscope_core::{evaluate, parse_measures, Conventions, EvalOptions, Measure, Qrels};
 
-/// xorshift64: deterministic cases without a dependency.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+mod common;
+use common::Random;
 
 /// Every family, with a cutoff where one is needed.
 fn all_measures() -> Vec<Measure> {

@@ -8,7 +8,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rankscope_core::error::{Error, InputProblem};
-use rankscope_core::evaluate::{compute, evaluate as core_evaluate, EvalOptions};
+use rankscope_core::evaluate::{compute, evaluate as core_evaluate, EvalOptions, Evaluation};
 use rankscope_core::measures::Aggregate;
 use rankscope_core::prepare::prepare_query;
 use rankscope_core::profile::Conventions;
@@ -239,6 +239,15 @@ fn evaluate(
     let evaluation = py
         .detach(|| core_evaluate(&qrels, &run, &parsed, &options))
         .or_raise(py)?;
+    Ok(per_query(evaluation, measures))
+}
+
+/// An evaluation's per-query values (under the caller's `measures` names), its unjudged
+/// queries and its missing queries.
+pub(crate) fn per_query(
+    evaluation: Evaluation,
+    measures: Vec<String>,
+) -> (PerQuery, Vec<String>, Vec<String>) {
     let aggregates = evaluation
         .measures
         .iter()
@@ -250,11 +259,11 @@ fn evaluate(
         aggregates,
         evaluation.values,
     );
-    Ok((
+    (
         values,
         evaluation.unjudged_queries,
         evaluation.missing_queries,
-    ))
+    )
 }
 
 /// Every measure's value for one query given as lists (`(doc_id, grade)` judgements,

@@ -12,7 +12,7 @@ use rankscope_core::prefs::{evaluate_prefs as core_evaluate_prefs, read_prefs_fi
 use rankscope_core::profile::Conventions;
 
 use crate::errors::IntoPyResult;
-use crate::evaluate::{eval_options, NativeRun};
+use crate::evaluate::{eval_options, per_query, NativeRun};
 use crate::results::PerQuery;
 
 /// Per-query values, the unjudged and missing queries, and the warning about unjudged ones.
@@ -20,23 +20,8 @@ type Evaluated = (PerQuery, Vec<String>, Vec<String>, Option<String>);
 
 fn evaluated(evaluation: Evaluation, measures: Vec<String>) -> Evaluated {
     let warning = evaluation.unjudged_warning();
-    let aggregates = evaluation
-        .measures
-        .iter()
-        .map(|m| m.family.aggregate)
-        .collect();
-    let values = PerQuery::new(
-        evaluation.query_ids,
-        measures,
-        aggregates,
-        evaluation.values,
-    );
-    (
-        values,
-        evaluation.unjudged_queries,
-        evaluation.missing_queries,
-        warning,
-    )
+    let (values, unjudged, missing) = per_query(evaluation, measures);
+    (values, unjudged, missing, warning)
 }
 
 /// Per-query values of the preference `measures` (canonical names) of `run` against the
