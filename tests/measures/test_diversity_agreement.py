@@ -208,7 +208,7 @@ def test_rankscope_measures_lists_them_with_formula_and_citation(
     for name in ("alpha_nDCG", "ERR_IA", "nERR_IA", "P_IA", "AP_IA", "StRecall", "NRBP"):
         family = FAMILIES[name]
         assert "ndeval" in family.citation and family.formula in listed, name
-    assert "alpha_nDCG(alpha=number (default 0.5)" in listed
+    assert "alpha_nDCG(alpha=number [0.5]" in listed
 
 
 def test_the_generated_data_holds_every_case() -> None:
