@@ -189,7 +189,7 @@ def test_names_print_as_ir_measures_prints_them(name: str) -> None:
 
 # rankscope's spelling, ir_measures' spelling of the same measure, the name both print.
 # ir_measures keeps parameters in the order written (and tells INSQ(max_rel=3,T=2.0) from
-# INSQ(T=2.0,max_rel=3)); rankscope sorts them, which is the order its names print in.
+# INSQ(T=2.0,max_rel=3)); rankscope prints them in the order the family declares them.
 @pytest.mark.parametrize(
     ("written", "ir_written", "canonical"),
     [

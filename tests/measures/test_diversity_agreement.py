@@ -183,15 +183,17 @@ def test_other_measures_see_a_document_s_highest_grade_over_subtopics() -> None:
     [
         ("alpha_nDCG(alpha=0.5)@20", "alpha_nDCG@20"),
         ("alpha_nDCG(alpha=0.3,judged_only=True)@5", "alpha_nDCG(alpha=0.3,judged_only=True)@5"),
-        ("NRBP(beta=0.5,rel=1)", "NRBP"),
+        ("NRBP(beta=0.5,rel=2)", "NRBP(rel=2)"),
         ("P_IA(judged_only=False)@10", "P_IA@10"),
         ("MAP_IA", "AP_IA"),
         ("strec@10", "StRecall@10"),
+        # Without rel=, the evaluation's relevance level applies: an explicit rel=1 is kept.
+        ("NRBP(beta=0.5,rel=1)", "NRBP(rel=1)"),
     ],
 )
 def test_names_print_as_ir_measures_prints_them(given: str, printed: str) -> None:
     assert rankscope.measure(given).name == printed
-    if given not in ("strec@10",):
+    if given not in ("strec@10", "NRBP(beta=0.5,rel=1)"):
         assert str(ir_measures.parse_measure(given)) == printed
 
 

@@ -187,6 +187,10 @@ impl Qrels {
                 InputProblem::new("qrels hold no judgements").in_source(&self.source),
             ));
         }
+        assert!(
+            self.subtopic.is_empty() || self.subtopic.len() == self.len(),
+            "every judgement has a subtopic, or none has"
+        );
         check_ids(&self.queries, &self.query, &self.docs, &self.source)
     }
 }

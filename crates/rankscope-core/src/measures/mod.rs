@@ -1227,7 +1227,9 @@ pub static FAMILIES: &[Family] = &[
 
 // Diversity measures: parameters and citations.
 const ALPHA: Param = ("alpha", ParamKind::Defaulted(&ParamKind::Number, "0.5"));
-const DIVERSITY_REL: Param = ("rel", ParamKind::Defaulted(&ParamKind::Count, "1"));
+// Without `rel=` a judgement counts at the evaluation's relevance level (1 unless asked), as for
+// every family; so `rel=1` stays in names (ir_measures leaves it out).
+const DIVERSITY_REL: Param = ("rel", ParamKind::Count);
 const INTENT_PARAMS: &[Param] = &[DIVERSITY_REL, JUDGED_ONLY];
 const ALPHA_PARAMS: &[Param] = &[ALPHA, DIVERSITY_REL, JUDGED_ONLY];
 const NRBP_PARAMS: &[Param] = &[
