@@ -41,15 +41,12 @@ impl NativeQrels {
 
     /// The same judgements without subtopics (trec_eval's reading of qrels).
     fn without_subtopics(&self) -> NativeQrels {
-        if self.table.has_subtopics() {
-            NativeQrels {
-                table: Arc::new(self.table.without_subtopics()),
-            }
+        let table = if self.table.has_subtopics() {
+            Arc::new(self.table.without_subtopics())
         } else {
-            NativeQrels {
-                table: Arc::clone(&self.table),
-            }
-        }
+            Arc::clone(&self.table)
+        };
+        NativeQrels { table }
     }
 }
 
