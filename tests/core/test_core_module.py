@@ -144,3 +144,34 @@ def test_import_rankscope_loads_neither_numpy_nor_polars(tmp_path: Path) -> None
     code, loaded = json.loads(last)
     assert code == 0 and "bm25,0.5" in printed
     assert loaded == {"import": [], "evaluate": []}
+
+
+# Modules that cost a small evaluation's start-up more than its reading: dataclasses (through
+# inspect), the compression codecs (shutil loads them too), datetime, trec_eval's tables.
+START_UP_HEAVY = (
+    "dataclasses",
+    "inspect",
+    "shutil",
+    "bz2",
+    "lzma",
+    "gzip",
+    "datetime",
+    "rankscope.report.trec_eval",
+)
+
+
+@pytest.mark.parametrize("output", ["json", "table"])
+def test_evaluating_a_trec_file_loads_only_what_it_uses(tmp_path: Path, output: str) -> None:
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    run.write_text("q1 Q0 d2 1 2.0 bm25\nq1 Q0 d1 2 1.0 bm25\n")
+    probe = (
+        "import json, sys\n"
+        "from rankscope.cli import main\n"
+        f"code = main(['evaluate', {str(qrels)!r}, {str(run)!r}, '-m', 'RR', '-f', {output!r}])\n"
+        f"print(json.dumps([code, [m for m in {START_UP_HEAVY!r} if m in sys.modules]]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    *printed, last = done.stdout.splitlines()
+    assert "0.5" in "".join(printed)
+    assert json.loads(last) == [0, []]

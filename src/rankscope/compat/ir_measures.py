@@ -50,7 +50,7 @@ class Metric(NamedTuple):
 
 def _measures(measures: Iterable[Any]) -> list[tuple[Any, Measure]]:
     """Each measure as given, with rankscope's reading of its name (repeats dropped)."""
-    if isinstance(measures, str) or not isinstance(measures, Iterable):
+    if isinstance(measures, str | Measure) or not isinstance(measures, Iterable):
         measures = [measures]
     pairs: dict[Any, Measure] = {}
     for given in measures:

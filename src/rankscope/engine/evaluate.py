@@ -110,7 +110,7 @@ def _stream(
 
 def _conventions_fields(conventions: Conventions) -> list[tuple[str, str]]:
     """Every field of the conventions as text, as the core takes them."""
-    return [(name, str(value)) for name, value in vars(conventions).items()]
+    return [(name, str(value)) for name, value in conventions._asdict().items()]
 
 
 def _check_profile_support(measures: list[Measure], conventions: Conventions) -> None:

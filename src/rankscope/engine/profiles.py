@@ -7,8 +7,7 @@ A profile is one value of it. ``trec`` reproduces trec_eval 10, ``trec9`` trec_e
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
-from typing import Literal, get_args, get_type_hints
+from typing import Literal, NamedTuple, get_args, get_type_hints
 
 from rankscope.errors import ProfileError
 
@@ -25,9 +24,11 @@ RecallLevelRounding = Literal["nearest", "add_0.9_truncate"]
 UnjudgedDocuments = Literal["keep", "drop"]
 
 
-@dataclass(frozen=True)
-class Conventions:
+class Conventions(NamedTuple):
     """How a ranking is formed and how measures treat the contested cases.
+
+    Values are checked where conventions are used (`resolve_profile`, `with_options`, and so
+    every evaluation): a `ProfileError` names the field and the values it allows.
 
     Attributes
     ----------
@@ -78,14 +79,15 @@ class Conventions:
     recall_level_rounding: RecallLevelRounding = "nearest"
     unjudged_documents: UnjudgedDocuments = "keep"
 
-    def __post_init__(self) -> None:
+    def checked(self) -> Conventions:
+        """These conventions, once every field holds a value its type allows."""
         hints = get_type_hints(Conventions)
-        for f in fields(self):
-            allowed = get_args(hints[f.name])
-            value = getattr(self, f.name)
+        for field, value in zip(self._fields, self, strict=True):
+            allowed = get_args(hints[field])
             if allowed and value not in allowed:
                 choices = ", ".join(repr(a) for a in allowed)
-                raise ProfileError(f"{f.name} must be one of {choices}; got {value!r}")
+                raise ProfileError(f"{field} must be one of {choices}; got {value!r}")
+        return self
 
     @property
     def keeps_duplicate_judgements(self) -> bool:
@@ -95,13 +97,12 @@ class Conventions:
 
     def with_options(self, **changes: object) -> Conventions:
         """A copy with some conventions changed (validated)."""
-        unknown = set(changes) - set(self.__dataclass_fields__)
+        unknown = set(changes) - set(self._fields)
         if unknown:
             raise ProfileError(
-                f"unknown convention(s) {sorted(unknown)}; "
-                f"expected some of {sorted(self.__dataclass_fields__)}"
+                f"unknown convention(s) {sorted(unknown)}; expected some of {sorted(self._fields)}"
             )
-        return replace(self, **changes)  # type: ignore[arg-type]
+        return self._replace(**changes).checked()  # type: ignore[arg-type]
 
 
 PROFILES: dict[str, Conventions] = {
@@ -135,7 +136,7 @@ def resolve_profile(profile: str | Conventions) -> Conventions:
     rankscope.errors.ProfileError: unknown profile 'trac'; expected one of 'trec', ...
     """
     if isinstance(profile, Conventions):
-        return profile
+        return profile.checked()
     try:
         return PROFILES[profile]
     except (KeyError, TypeError):

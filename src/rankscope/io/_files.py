@@ -7,20 +7,19 @@ file itself, with no copy through Python), or its decompressed bytes otherwise (
 
 from __future__ import annotations
 
-import bz2
-import gzip
+import importlib
 import io
-import lzma
 import os
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, NamedTuple, cast
 
 from rankscope.errors import InputError, MissingDependencyError
+
+if TYPE_CHECKING:
+    import threading
 
 __all__ = ["STDIN", "Input", "Stream", "open_input", "open_output", "open_plain", "open_stream"]
 
@@ -58,6 +57,16 @@ def _sniff_compression(head: bytes) -> str | None:
     return None
 
 
+_CODECS = {"gzip": "gzip", "bz2": "bz2", "xz": "lzma"}
+"""The standard library's module for each compression but zstd."""
+
+
+def _codec(compression: str) -> Any:
+    """The standard library's module for a compression other than zstd (its ``open`` reads
+    and writes), imported when first needed: most inputs are plain."""
+    return importlib.import_module(_CODECS[compression])
+
+
 def _zstandard() -> Any:
     try:
         import zstandard
@@ -83,8 +92,7 @@ def _split_name(name: str) -> tuple[str, str, str | None]:
     return path.stem, path.suffix.lower(), compression
 
 
-@dataclass(frozen=True)
-class Input:
+class Input(NamedTuple):
     """One input file, read or mapped, ready for a polars reader.
 
     Attributes
@@ -279,23 +287,16 @@ def open_output(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     if compression is None:
         with open(path, "wb") as plain:
             yield plain
-    elif compression == "gzip":
-        with gzip.open(path, "wb") as gzipped:
-            yield cast(IO[bytes], gzipped)
-    elif compression == "bz2":
-        with bz2.open(path, "wb") as bzipped:
-            yield bzipped
-    elif compression == "xz":
-        with lzma.open(path, "wb") as xzipped:
-            yield xzipped
+    elif compression != "zstd":
+        with _codec(compression).open(path, "wb") as compressed:
+            yield cast(IO[bytes], compressed)
     else:
         compressor = _zstandard().ZstdCompressor()
         with open(path, "wb") as raw, compressor.stream_writer(raw) as zstd_file:
             yield zstd_file
 
 
-@dataclass(frozen=True)
-class Stream:
+class Stream(NamedTuple):
     """A file opened for reading in pieces, decompressed on the fly (see `open_stream`)."""
 
     file: IO[bytes]
@@ -325,14 +326,10 @@ class _CheckedReader:
 
 def _decompressing(raw: IO[bytes], compression: str, source: str, stack: ExitStack) -> IO[bytes]:
     reader: Any
-    if compression == "gzip":
-        reader = gzip.GzipFile(fileobj=raw)
-    elif compression == "bz2":
-        reader = bz2.BZ2File(raw)
-    elif compression == "xz":
-        reader = lzma.LZMAFile(raw)  # noqa: SIM115 (closed by the exit stack)
-    else:
+    if compression == "zstd":
         reader = _zstandard().ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+    else:
+        reader = _codec(compression).open(raw, "rb")
     return cast(IO[bytes], _CheckedReader(stack.enter_context(reader), compression, source))
 
 

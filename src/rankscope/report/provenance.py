@@ -3,10 +3,10 @@ that a table pasted into a paper or a page shared with a colleague says where it
 
 from __future__ import annotations
 
-import datetime
 import shlex
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["Provenance", "command_line"]
 
@@ -22,8 +22,7 @@ def command_line(argv: Sequence[str]) -> str:
     return shlex.join(["rankscope", *argv])
 
 
-@dataclass(frozen=True)
-class Provenance:
+class Provenance(NamedTuple):
     """Where a report came from.
 
     Attributes
@@ -65,7 +64,6 @@ class Provenance:
         """A provenance stamped with this version of rankscope and the current time."""
         from rankscope import __version__
 
-        created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
         return cls(
             qrels=qrels,
             runs=tuple(runs),
@@ -73,7 +71,7 @@ class Provenance:
             measures=tuple(measures),
             command=command,
             version=__version__,
-            created=created.isoformat().replace("+00:00", "Z"),
+            created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         )
 
     def lines(self) -> list[str]:

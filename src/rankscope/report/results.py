@@ -6,7 +6,6 @@ maps names to renderers, so the command line offers exactly what is here.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -18,11 +17,11 @@ from typing import TYPE_CHECKING
 from rankscope.engine.measures import FAMILIES, Measure
 from rankscope.engine.results import Results
 from rankscope.errors import InputError
-from rankscope.report.provenance import Provenance
-from rankscope.report.trec_eval import TrecMeasure, format_trec_eval
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from rankscope.report.provenance import Provenance
 
 __all__ = [
     "FORMATS",
@@ -137,6 +136,8 @@ def render_jsonl(runs: list[Results], per_query: bool, provenance: Provenance | 
 def render_csv(runs: list[Results], per_query: bool, provenance: Provenance | None = None) -> str:
     """One header line, then one line per run (or per run and query, then its mean), every
     value to full precision."""
+    import csv
+
     header, rows = table_rows(runs, per_query, exact=True)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -177,6 +178,8 @@ def render_text(runs: list[Results], per_query: bool, provenance: Provenance | N
 
 def render_trec(runs: list[Results], per_query: bool, provenance: Provenance | None = None) -> str:
     """trec_eval's format for the measures asked, one block per run."""
+    from rankscope.report.trec_eval import TrecMeasure, format_trec_eval
+
     blocks = []
     for results in runs:
         lines = [TrecMeasure(m.trec_name or m.name, m) for m in results.measures]

@@ -9,7 +9,7 @@ accepted as aliases; :attr:`Measure.trec_name` gives a measure's trec_eval outpu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["Measure", "format_cutoff"]
 
@@ -21,11 +21,12 @@ def format_cutoff(cutoff: int | float) -> str:
     return str(cutoff)
 
 
-@dataclass(frozen=True, order=True)
-class Measure:
+class Measure(NamedTuple):
     """One measure with its parameters, e.g. ``Measure("nDCG", 10)`` for ``nDCG@10``.
 
-    Build measures with :func:`rankscope.measure` (which validates) rather than directly.
+    Build measures with :func:`rankscope.measure` (which validates) rather than directly. A
+    measure is a named tuple ``(family, cutoff, params)``: it compares, orders and hashes as
+    that tuple.
 
     Examples
     --------

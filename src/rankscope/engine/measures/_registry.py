@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Literal, NamedTuple, cast
 
 from rankscope import _core
 from rankscope.engine.measures._names import Measure
@@ -26,8 +25,7 @@ CutoffKind = Literal["none", "optional", "required", "recall_level", "factor"]
 Kind = Literal["ranking", "answer"]
 
 
-@dataclass(frozen=True)
-class Family:
+class Family(NamedTuple):
     """A family of measures sharing one kernel: ``P`` covers ``P@5``, ``P(rel=2)@10``, ...
 
     Attributes
