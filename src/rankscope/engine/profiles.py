@@ -5,7 +5,8 @@ A profile is one value of it. ``trec`` reproduces trec_eval 10, ``trec9`` trec_e
 (and so pytrec_eval and published BEIR numbers), ``weknora`` WeKnora's metric package.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` in this module: typing.NamedTuple compiles each
+# string annotation into a ForwardRef when the class is made, milliseconds of every start-up.
 
 from typing import Literal, NamedTuple, get_args, get_type_hints
 
@@ -79,7 +80,7 @@ class Conventions(NamedTuple):
     recall_level_rounding: RecallLevelRounding = "nearest"
     unjudged_documents: UnjudgedDocuments = "keep"
 
-    def checked(self) -> Conventions:
+    def checked(self) -> "Conventions":
         """These conventions, once every field holds a value its type allows."""
         hints = get_type_hints(Conventions)
         for field, value in zip(self._fields, self, strict=True):
@@ -95,7 +96,7 @@ class Conventions(NamedTuple):
         countGt). Only with binary relevance; otherwise a duplicate judgement is an error."""
         return self.duplicate_documents == "keep_all" and self.binary_relevance
 
-    def with_options(self, **changes: object) -> Conventions:
+    def with_options(self, **changes: object) -> "Conventions":
         """A copy with some conventions changed (validated)."""
         unknown = set(changes) - set(self._fields)
         if unknown:

@@ -5,7 +5,8 @@ file itself, with no copy through Python), or its decompressed bytes otherwise (
 ``.gz``, ``.bz2``, ``.xz``, ``.zst``).
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` in this module: typing.NamedTuple compiles each
+# string annotation into a ForwardRef when the class is made, milliseconds of every start-up.
 
 import importlib
 import io
@@ -160,7 +161,7 @@ class Input(NamedTuple):
         return bool(self.present(needles))
 
     def present(
-        self, needles: tuple[bytes, ...], stop: threading.Event | None = None
+        self, needles: tuple[bytes, ...], stop: "threading.Event | None" = None
     ) -> frozenset[bytes]:
         """Which of the bytes (single bytes) occur in the content: one pass at memchr speed.
 

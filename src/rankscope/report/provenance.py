@@ -1,7 +1,8 @@
 """Provenance: what produced a report (inputs, profile, measures, command, version, date), so
 that a table pasted into a paper or a page shared with a colleague says where it came from."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` in this module: typing.NamedTuple compiles each
+# string annotation into a ForwardRef when the class is made, milliseconds of every start-up.
 
 import shlex
 import time
@@ -60,7 +61,7 @@ class Provenance(NamedTuple):
         profile: str,
         measures: Sequence[str],
         command: str,
-    ) -> Provenance:
+    ) -> "Provenance":
         """A provenance stamped with this version of rankscope and the current time."""
         from rankscope import __version__
 

@@ -7,7 +7,8 @@ trec_eval names (``ndcg_cut.10``, ``ndcg_cut_10``, ``P_5``, ``map``, ``recip_ran
 accepted as aliases; :attr:`Measure.trec_name` gives a measure's trec_eval output name.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` in this module: typing.NamedTuple compiles each
+# string annotation into a ForwardRef when the class is made, milliseconds of every start-up.
 
 from typing import NamedTuple
 
