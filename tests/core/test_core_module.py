@@ -147,10 +147,12 @@ def test_import_rankscope_loads_neither_numpy_nor_polars(tmp_path: Path) -> None
 
 
 # Modules that cost a small evaluation's start-up more than its reading: dataclasses (through
-# inspect), the compression codecs (shutil loads them too), datetime, trec_eval's tables.
+# inspect), pathlib (through urllib), the compression codecs (shutil loads them too), datetime,
+# trec_eval's tables.
 START_UP_HEAVY = (
     "dataclasses",
     "inspect",
+    "pathlib",
     "shutil",
     "bz2",
     "lzma",

@@ -6,7 +6,6 @@ import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from rankscope import _core
@@ -56,10 +55,9 @@ def _reading(run: Any, stream: bool | None) -> str:
     if not isinstance(run, str | os.PathLike) or stream is False:
         return "whole"
     if stream is None:
-        path = Path(run)
-        if str(run) == STDIN or not path.is_file():
+        if str(run) == STDIN or not os.path.isfile(run):
             return "whole"  # standard input or a pipe can be read only once
-        size = path.stat().st_size
+        size = os.stat(run).st_size
         if size < CHUNKED_MIN_BYTES or not is_trec_run_file(run):
             return "whole"
         return "stream" if size >= STREAM_THRESHOLD_BYTES else "chunks"
@@ -260,7 +258,7 @@ def evaluate(
     if scored is not None:
         values, unjudged, missing, run_name = scored
         if not run_name:
-            run_name = Path(str(run)).stem
+            run_name = os.path.splitext(os.path.basename(str(run)))[0]
     else:
         judged = native_qrels(qrels, lenient)
         ranking = native_run(run, lenient)

@@ -14,7 +14,6 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple, cast
 
 from rankscope.errors import InputError, MissingDependencyError
@@ -86,11 +85,11 @@ def _decompress(data: bytes, compression: str, source: str) -> bytes:
 def _split_name(name: str) -> tuple[str, str, str | None]:
     """``(stem, format extension, compression)`` of a file name: 'bm25.trec.gz' gives
     ('bm25', '.trec', 'gzip')."""
-    path = Path(name)
-    compression = COMPRESSIONS.get(path.suffix.lower())
+    stem, suffix = os.path.splitext(os.path.basename(name))
+    compression = COMPRESSIONS.get(suffix.lower())
     if compression is not None:
-        path = path.with_suffix("")
-    return path.stem, path.suffix.lower(), compression
+        stem, suffix = os.path.splitext(stem)
+    return stem, suffix.lower(), compression
 
 
 class Input(NamedTuple):
@@ -113,11 +112,11 @@ class Input(NamedTuple):
     source: str
     stem: str
     extension: str
-    path: Path | None = None
+    path: str | None = None
     data: bytes | None = None
 
     @property
-    def polars_source(self) -> Path | bytes:
+    def polars_source(self) -> str | bytes:
         """What to hand to a polars reader: the path of a plain file, or the bytes."""
         if self.path is not None:
             return self.path
@@ -129,7 +128,8 @@ class Input(NamedTuple):
             return self.data
         if self.path is None:
             return b""
-        data = self.path.read_bytes()
+        with open(self.path, "rb") as file:
+            data = file.read()
         return data[len(_BOM) :] if data.startswith(_BOM) else data
 
     def head(self) -> bytes:
@@ -138,7 +138,7 @@ class Input(NamedTuple):
             return self.data[:_HEAD_BYTES]
         if self.path is None:
             return b""
-        with self.path.open("rb") as file:
+        with open(self.path, "rb") as file:
             head = file.read(_HEAD_BYTES)
         return head[len(_BOM) :] if head.startswith(_BOM) else head
 
@@ -149,7 +149,7 @@ class Input(NamedTuple):
             return self.data[-size:], len(self.data) <= size
         if self.path is None:
             return b"", True
-        with self.path.open("rb") as file:
+        with open(self.path, "rb") as file:
             total = file.seek(0, os.SEEK_END)
             file.seek(max(0, total - size))
             tail = file.read()
@@ -179,7 +179,7 @@ class Input(NamedTuple):
         found: set[bytes] = set()
         wanted = set(needles)
         buffer = bytearray(_SCAN_BLOCK)
-        with self.path.open("rb", buffering=0) as file:
+        with open(self.path, "rb", buffering=0) as file:
             while wanted and not (stop and stop.is_set()) and (size := file.readinto(buffer)):
                 block = buffer if size == len(buffer) else buffer[:size]
                 hits = {needle for needle in wanted if block.find(needle) >= 0}
@@ -196,12 +196,13 @@ def _read_stdin() -> bytes:
     return bytes(data)
 
 
-def existing_file(path: str | os.PathLike[str]) -> tuple[Path, str]:
-    """The path, and its name for messages; an `InputError` if it is missing or a folder."""
-    file, source = Path(path), str(path)
-    if not file.exists():
+def existing_file(path: str | os.PathLike[str]) -> tuple[str, str]:
+    """The path as text, and its name for messages (the same text); an `InputError` if it is
+    missing or a folder."""
+    file = source = os.fspath(path)
+    if not os.path.exists(file):
         raise InputError("no such file", source=source)
-    if file.is_dir():
+    if os.path.isdir(file):
         raise InputError("expected a file; found a directory", source=source)
     return file, source
 
@@ -232,8 +233,9 @@ def open_input(path: str | os.PathLike[str]) -> Input:
         return Input("<stdin>", "", "", data=_strip_bom(data))
     # A pipe or device (e.g. bash's <(...)), read only once; or a compressed or BOM-led file.
     file, source = existing_file(path)
-    stem, extension, compression = _split_name(file.name)
-    data = file.read_bytes()
+    stem, extension, compression = _split_name(file)
+    with open(file, "rb") as handle:
+        data = handle.read()
     compression = compression or _sniff_compression(data[:16])
     if compression is not None:
         data = _decompress(data, compression, source)
@@ -247,10 +249,10 @@ def open_plain(path: str | os.PathLike[str]) -> Input | None:
     if isinstance(path, str) and path == STDIN:
         return None
     file, source = existing_file(path)
-    stem, extension, compression = _split_name(file.name)
-    if compression is not None or not file.is_file():
+    stem, extension, compression = _split_name(file)
+    if compression is not None or not os.path.isfile(file):
         return None
-    with file.open("rb") as handle:
+    with open(file, "rb") as handle:
         start = handle.read(16)
     if _sniff_compression(start) is not None or start.startswith(_BOM):
         return None
@@ -284,7 +286,7 @@ def open_output(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
         finally:
             stream.flush()
         return
-    compression = COMPRESSIONS.get(Path(path).suffix.lower())
+    compression = COMPRESSIONS.get(os.path.splitext(path)[1].lower())
     if compression is None:
         with open(path, "wb") as plain:
             yield plain
@@ -356,9 +358,9 @@ def open_stream(path: str | os.PathLike[str], stack: ExitStack) -> Stream:
             raw = _decompressing(raw, compression, "<stdin>", stack)
         return Stream(raw, "<stdin>", "", "")
     file, source = existing_file(path)
-    stem, extension, compression = _split_name(file.name)
-    raw = stack.enter_context(file.open("rb"))
-    if compression is None and file.is_file():
+    stem, extension, compression = _split_name(file)
+    raw = stack.enter_context(open(file, "rb"))  # noqa: SIM115 (closed by the exit stack)
+    if compression is None and os.path.isfile(file):
         compression = _sniff_compression(raw.read(16))
         raw.seek(0)
     if compression is not None:

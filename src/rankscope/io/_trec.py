@@ -23,6 +23,7 @@ queries (``read_run_batches``) can reuse them, passing the line number its chunk
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -202,7 +203,7 @@ def _fast_read(
         scan = _checked_scan(opened, separator, schema, keep, comment=comment, ragged=ragged)
         return _polars_read(scan)
 
-    if opened.path is not None and opened.path.stat().st_size >= _SCAN_BESIDE_BYTES:
+    if opened.path is not None and os.stat(opened.path).st_size >= _SCAN_BESIDE_BYTES:
         with ThreadPoolExecutor(1) as scanning:
             scan = scanning.submit(opened.present, needles)
             frame = read(schemas[0], None)

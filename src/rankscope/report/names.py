@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 
 __all__ = ["distinct_names"]
 
@@ -24,7 +24,7 @@ def distinct_names(names: Sequence[str], sources: Sequence[str]) -> list[str]:
     """
     counts = Counter(names)
     chosen = [
-        name if counts[name] == 1 else Path(source).name or name
+        name if counts[name] == 1 else os.path.basename(source) or name
         for name, source in zip(names, sources, strict=True)
     ]
     repeated = Counter(chosen)

@@ -11,7 +11,6 @@ import json
 import math
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rankscope.engine.measures import FAMILIES, Measure
@@ -225,7 +224,8 @@ def write_text(text: str, target: str | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        Path(target).write_text(text, encoding="utf-8")
+        with open(target, "w", encoding="utf-8") as file:
+            file.write(text)
 
 
 def render(
