@@ -2,8 +2,9 @@
 
 Usage: ``python compute_only.py TOOL QRELS RUN REPEATS`` with TOOL one of
 
-* ``rankscope``: its import (start-up) and the core's reading of both files timed once, then
-  the core's evaluation (prepare and the six measures) timed on the tables read;
+* ``rankscope``: start-up as processes (the interpreter alone, and the interpreter importing
+  what ``rankscope evaluate`` imports), the core's reading of both files timed once, then the
+  core's evaluation (prepare and the six measures) timed on the tables read;
 * ``rankscope-dicts`` / ``pytrec_eval-dicts``: pytrec_eval's ``parse_qrel``/``parse_run``
   output (dicts of dicts) built once, then ``rankscope.evaluate(qrels, run, measures)`` /
   ``RelevanceEvaluator(qrels, measures).evaluate(run)`` timed, means included;
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -39,11 +41,32 @@ def _timed(call: Callable[[], Any], repeats: int) -> tuple[float, list[float], A
     return first, times, result
 
 
-def rankscope_compute(qrels_path: str, run_path: str, repeats: int) -> dict[str, Any]:
-    start = time.perf_counter()
-    import rankscope.cli._evaluate  # noqa: F401  (what the command line imports, timed)
+# What `rankscope evaluate QRELS RUN --format json` imports (its subcommand's modules are
+# imported when it runs).
+COMMAND_MODULES = (
+    "rankscope.cli",
+    "rankscope.cli._evaluate",
+    "rankscope.engine",
+    "rankscope.report.names",
+    "rankscope.report.provenance",
+    "rankscope.report.results",
+    "json",
+)
 
-    startup = time.perf_counter() - start
+
+def _process_seconds(code: str, repeats: int = 7) -> float:
+    """The median wall time of a Python process running ``code``."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def rankscope_compute(qrels_path: str, run_path: str, repeats: int) -> dict[str, Any]:
+    interpreter = _process_seconds("pass")
+    startup = _process_seconds("import " + ", ".join(COMMAND_MODULES)) - interpreter
     from rankscope import _core
 
     start = time.perf_counter()
@@ -61,6 +84,7 @@ def rankscope_compute(qrels_path: str, run_path: str, repeats: int) -> dict[str,
         "times": times,
         "first": first,
         "setup": read,
+        "interpreter": interpreter,
         "startup": startup,
         "read": read,
         "means": dict(zip(names, values.aggregates(), strict=True)),
