@@ -404,9 +404,7 @@ impl<'a, K: LineKind> Reader<'a, K> {
 
     /// The columns, the tag of the last valid line, the lines skipped; and the text's head.
     fn finish(self) -> (ParseOutput<K::Value>, Vec<u8>) {
-        let columns = self
-            .columns
-            .unwrap_or_else(|| Columns::with_capacity(0, 0));
+        let columns = self.columns.unwrap_or_else(|| Columns::with_capacity(0, 0));
         ((columns, self.tag, self.skipped), self.head)
     }
 }
@@ -439,7 +437,11 @@ trait LineKind {
     const AT_LEAST: bool;
     /// How far fields need counting: for a kind that allows more, enough to know there are
     /// enough.
-    const COUNT_LIMIT: usize = if Self::AT_LEAST { Self::COUNT } else { usize::MAX };
+    const COUNT_LIMIT: usize = if Self::AT_LEAST {
+        Self::COUNT
+    } else {
+        usize::MAX
+    };
     /// Which field holds the value.
     const VALUE_FIELD: usize;
     /// Which field names the file (a run's tag), if any.
@@ -979,6 +981,9 @@ pub(crate) fn empty_error(
 }
 
 #[cfg(test)]
+mod window_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -1232,8 +1237,16 @@ mod tests {
         let whole = parse_run(text.as_bytes(), "run.txt", &ReadOptions::default())
             .unwrap()
             .table;
-        let (parsed, head) =
-            read_windows::<RunLine>(&path, "run.txt", &ReadOptions::default(), &Windows { bytes: 100, map: true }).unwrap();
+        let (parsed, head) = read_windows::<RunLine>(
+            &path,
+            "run.txt",
+            &ReadOptions::default(),
+            &Windows {
+                bytes: 100,
+                map: true,
+            },
+        )
+        .unwrap();
         let blocks = finish_run(parsed, &head, "run.txt").unwrap().table;
         assert_eq!(blocks.name, "tag1");
         assert_eq!(blocks.query, whole.query);
@@ -1250,7 +1263,16 @@ mod tests {
 
         text.push_str("q1 Q0 late 1 x tag\n");
         std::fs::write(&path, &text).unwrap();
-        let error = read_windows::<RunLine>(&path, "run.txt", &ReadOptions::default(), &Windows { bytes: 100, map: true }).err();
+        let error = read_windows::<RunLine>(
+            &path,
+            "run.txt",
+            &ReadOptions::default(),
+            &Windows {
+                bytes: 100,
+                map: true,
+            },
+        )
+        .err();
         assert_eq!(error.unwrap().input_problem().unwrap().line, Some(502));
         let whole_file = read_run_file(&path, "run.txt", &ReadOptions::default()).unwrap_err();
         assert_eq!(whole_file.input_problem().unwrap().line, Some(502));
@@ -1374,99 +1396,6 @@ mod tests {
         ];
         for (text, expected) in grades {
             assert_eq!(parse_grade(text.as_bytes()), expected, "{text}");
-        }
-    }
-}
-
-#[cfg(test)]
-mod speed_probe {
-    use super::*;
-
-    fn simple_split<const N: usize>(line: &[u8]) -> ([&[u8]; N], usize) {
-        let mut fields: [&[u8]; N] = [&[]; N];
-        let mut count = 0;
-        let mut i = 0;
-        let n = line.len();
-        loop {
-            while i < n && is_space(line[i]) {
-                i += 1;
-            }
-            if i == n {
-                break;
-            }
-            let start = i;
-            while i < n && !is_space(line[i]) {
-                i += 1;
-            }
-            if count < N {
-                fields[count] = &line[start..i];
-            }
-            count += 1;
-        }
-        (fields, count)
-    }
-
-    static TABLE: [bool; 256] = {
-        let mut t = [false; 256];
-        t[b' ' as usize] = true;
-        t[b'\t' as usize] = true;
-        t[b'\r' as usize] = true;
-        t[0x0b] = true;
-        t[0x0c] = true;
-        t
-    };
-
-    fn table_split<const N: usize>(line: &[u8]) -> ([&[u8]; N], usize) {
-        let mut fields: [&[u8]; N] = [&[]; N];
-        let mut count = 0;
-        let mut i = 0;
-        let n = line.len();
-        loop {
-            while i < n && TABLE[line[i] as usize] {
-                i += 1;
-            }
-            if i == n {
-                break;
-            }
-            let start = i;
-            while i < n && !TABLE[line[i] as usize] {
-                i += 1;
-            }
-            if count < N {
-                fields[count] = &line[start..i];
-            }
-            count += 1;
-        }
-        (fields, count)
-    }
-
-    #[test]
-    #[ignore]
-    fn split_speed() {
-        let data = std::fs::read("/work/main/benchmarks/data/medium.run").unwrap();
-        for round in 0..12 {
-            let mut best = [f64::MAX; 3];
-            for (k, slot) in best.iter_mut().enumerate() {
-                let t = std::time::Instant::now();
-                let mut total = 0usize;
-                let mut start = 0;
-                while start < data.len() {
-                    let (f, c, end) = match k {
-                        0 => {
-                            let end = memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |i| start + i);
-                            let (f, c) = simple_split::<6>(&data[start..end]);
-                            (f, c, end)
-                        }
-                        1 => split_line::<6>(&data, start, 6),
-                        _ => split_line::<6>(&data, start, 6),
-                    };
-                    total += c + f[2].len() + f[5].len();
-                    start = end + 1;
-                }
-                std::hint::black_box(total);
-                *slot = slot.min(t.elapsed().as_secs_f64() * 1e3);
-            }
-            println!("round {round}: simple {:.1} swar {:.1} mask {:.1}", best[0], best[1], best[2]);
         }
     }
 }
