@@ -93,10 +93,7 @@ impl StrColumn {
 
     /// Append every item of `other`.
     pub fn extend(&mut self, other: &StrColumn) {
-        let base = self.bytes.len();
-        self.bytes.extend_from_slice(&other.bytes);
-        self.offsets
-            .extend(other.offsets[1..].iter().map(|end| end + base));
+        self.extend_from_parts(&[other], false);
     }
 }
 

@@ -7,11 +7,12 @@
 //! qrels line may not. A qrels line's second field (trec_eval's iteration, the subtopic of
 //! diversity qrels) is kept as the row's subtopic; a run's `Q0` and rank fields are read past.
 //!
-//! A buffer of a few MiB or more is cut at line boundaries into pieces parsed in parallel
-//! (rayon); each piece interns its query ids, and the pieces are joined in file order, so query
-//! codes still follow first appearance. Errors name the file, the 1-based line and the line's
-//! text, with the messages of Python's readers; in lenient mode bad lines are skipped and
-//! counted.
+//! A plain file is mapped (or read, where it cannot be) a window of whole lines at a time. A
+//! window of a few MiB or more is cut at line boundaries into pieces parsed in parallel (rayon);
+//! each piece interns its query ids, and the pieces are appended to the text's first piece in
+//! file order (the copying shared out over the threads too), so query codes still follow first
+//! appearance. Errors name the file, the 1-based line and the line's text, with the messages of
+//! Python's readers; in lenient mode bad lines are skipped and counted.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -191,9 +192,9 @@ impl Default for Windows {
 /// the kernel's copy and the zeroing of a fresh buffer go away, and the pages are touched
 /// inside the parallel parse instead of before it. The price, which polars and ripgrep pay
 /// too: if another process truncates the file while it is mapped, reading the lost pages kills
-/// the process (SIGBUS) where a read would have seen a short file. Only the bytes present at
-/// the start are read. Anything that cannot be mapped (a pipe, standard input, a failed
-/// `mmap`) is read instead, from where the mapping stopped.
+/// the process (SIGBUS) where a read would have seen a short file. A mapped file is read up to
+/// the size it had when opened. Anything that cannot be mapped (a pipe, standard input, a
+/// failed `mmap`) is read instead, from where the mapping stopped.
 fn read_windows<K: LineKind>(
     path: &Path,
     source: &str,
@@ -392,11 +393,10 @@ impl<'a, K: LineKind> Reader<'a, K> {
             pieces.push(piece.columns);
         }
         let mut pieces = pieces.into_iter();
-        let columns = match self.columns.take() {
+        let mut columns = match self.columns.take() {
             Some(columns) => columns,
             None => pieces.next().expect("a window has a piece"),
         };
-        let mut columns = columns;
         columns.append(&pieces.collect::<Vec<_>>(), parallel);
         self.columns = Some(columns);
         Ok(())
