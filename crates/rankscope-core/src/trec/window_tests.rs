@@ -137,15 +137,15 @@ fn qrels_texts() -> Vec<Vec<u8>> {
     ]
 }
 
-/// Strict and lenient reading; lenient only for a text with a field problem (`parse` of the
-/// text before it fails) before its first line that is not text: strict reading reports the
-/// first problem of the first window holding one (a line that is not text first within a
-/// window), so there the window size decides which is reported.
-fn both_modes(text: &[u8], parse: impl Fn(&[u8]) -> Result<()>) -> Vec<ReadOptions> {
+/// Strict and lenient reading; lenient only for a text with a field problem before its first
+/// line that is not text: strict reading reports the first problem of the first window holding
+/// one (a line that is not text first within a window), so there the window size decides which
+/// is reported. `whole` describes a text read at once.
+fn both_modes(text: &[u8], whole: &impl Fn(&[u8], &ReadOptions) -> String) -> Vec<ReadOptions> {
     let mut start = 0;
     for line in text.split(|&b| b == b'\n') {
         if byte_problem(line).is_some() {
-            if matches!(parse(&text[..start]), Err(Error::Parse(_))) {
+            if whole(&text[..start], &STRICT).starts_with("ParseError") {
                 return vec![LENIENT];
             }
             break;
@@ -155,37 +155,46 @@ fn both_modes(text: &[u8], parse: impl Fn(&[u8]) -> Result<()>) -> Vec<ReadOptio
     vec![STRICT, LENIENT]
 }
 
+/// Every window size from one byte to past the end, mapped and read, gives what the whole text
+/// gives (`whole`: the text described; `windowed`: the file at `path` read in windows).
+fn assert_windows_agree(
+    path: &Path,
+    text: &[u8],
+    whole: impl Fn(&[u8], &ReadOptions) -> String,
+    windowed: impl Fn(&Path, &ReadOptions, &Windows) -> String,
+) {
+    std::fs::write(path, text).unwrap();
+    for options in both_modes(text, &whole) {
+        let expected = whole(text, &options);
+        for bytes in 1..=text.len() + 1 {
+            for map in [true, false] {
+                let windows = Windows { bytes, map };
+                let got = windowed(path, &options, &windows);
+                assert_eq!(got, expected, "{path:?}, {windows:?}, {options:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn every_window_size_mapped_or_read_gives_what_the_whole_text_gives() {
     let folder = Folder::new("windows");
     for (t, text) in run_texts().iter().enumerate() {
-        let path = folder.file(&format!("run{t}"), text);
-        for options in both_modes(text, |t| parse_run(t, "f", &STRICT).map(drop)) {
-            let whole = describe_run(parse_run(text, "f", &options));
-            for bytes in 1..=text.len() + 1 {
-                for map in [true, false] {
-                    let windows = Windows { bytes, map };
-                    let windowed = windowed_run(&path, &options, &windows);
-                    assert_eq!(windowed, whole, "text {t}, {windows:?}, {options:?}");
-                }
-            }
-            let by_default = describe_run(read_run_file(&path, "f", &options));
-            assert_eq!(by_default, whole, "text {t}");
-        }
+        let path = folder.0.join(format!("run{t}"));
+        let whole =
+            |text: &[u8], options: &ReadOptions| describe_run(parse_run(text, "f", options));
+        assert_windows_agree(&path, text, whole, windowed_run);
+        let by_default = describe_run(read_run_file(&path, "f", &STRICT));
+        assert_eq!(by_default, whole(text, &STRICT), "text {t}");
     }
     for (t, text) in qrels_texts().iter().enumerate() {
-        let path = folder.file(&format!("qrels{t}"), text);
-        for options in both_modes(text, |t| parse_qrels(t, "f", &STRICT).map(drop)) {
-            let whole = describe_qrels(parse_qrels(text, "f", &options));
-            for bytes in 1..=text.len() + 1 {
-                for map in [true, false] {
-                    let windows = Windows { bytes, map };
-                    let windowed = windowed_qrels(&path, &options, &windows);
-                    assert_eq!(windowed, whole, "text {t}, {windows:?}, {options:?}");
-                }
-            }
-        }
+        let path = folder.0.join(format!("qrels{t}"));
+        let whole =
+            |text: &[u8], options: &ReadOptions| describe_qrels(parse_qrels(text, "f", options));
+        assert_windows_agree(&path, text, whole, windowed_qrels);
     }
+    let missing = read_qrels_file(&folder.0.join("nothing"), "nothing", &STRICT);
+    assert_eq!(missing.unwrap_err().to_string(), "nothing: no such file");
 }
 
 #[test]
