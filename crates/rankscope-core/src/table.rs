@@ -6,6 +6,7 @@
 
 use crate::error::{py_float_repr, py_repr, Error, InputProblem, Result};
 use crate::intern::Interner;
+use crate::parallel;
 
 /// Strings stored back to back: item `i` is `bytes[offsets[i]..offsets[i + 1]]`.
 #[derive(Debug, Clone)]
@@ -74,12 +75,25 @@ impl StrColumn {
         self.bytes.len()
     }
 
+    /// Append every item of each of `parts` in turn (over rayon's threads with `parallel`).
+    pub(crate) fn extend_from_parts(&mut self, parts: &[&StrColumn], parallel: bool) {
+        let mut bases = Vec::with_capacity(parts.len());
+        let mut base = self.bytes.len();
+        for part in parts {
+            bases.push(base);
+            base += part.bytes.len();
+        }
+        let bytes: Vec<&[u8]> = parts.iter().map(|part| &part.bytes[..]).collect();
+        parallel::extend_from_parts(&mut self.bytes, &bytes, parallel, |_, &b| b);
+        let ends: Vec<&[usize]> = parts.iter().map(|part| &part.offsets[1..]).collect();
+        parallel::extend_from_parts(&mut self.offsets, &ends, parallel, |part, &end| {
+            end + bases[part]
+        });
+    }
+
     /// Append every item of `other`.
     pub fn extend(&mut self, other: &StrColumn) {
-        let base = self.bytes.len();
-        self.bytes.extend_from_slice(&other.bytes);
-        self.offsets
-            .extend(other.offsets[1..].iter().map(|end| end + base));
+        self.extend_from_parts(&[other], false);
     }
 }
 

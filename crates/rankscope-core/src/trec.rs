@@ -7,13 +7,14 @@
 //! qrels line may not. A qrels line's second field (trec_eval's iteration, the subtopic of
 //! diversity qrels) is kept as the row's subtopic; a run's `Q0` and rank fields are read past.
 //!
-//! A buffer of a few MiB or more is cut at line boundaries into pieces parsed in parallel
-//! (rayon); each piece interns its query ids, and the pieces are joined in file order, so query
-//! codes still follow first appearance. Errors name the file, the 1-based line and the line's
-//! text, with the messages of Python's readers; in lenient mode bad lines are skipped and
-//! counted.
+//! A plain file is mapped (or read, where it cannot be) a window of whole lines at a time. A
+//! window of a few MiB or more is cut at line boundaries into pieces parsed in parallel (rayon);
+//! each piece interns its query ids, and the pieces are appended to the text's first piece in
+//! file order (the copying shared out over the threads too), so query codes still follow first
+//! appearance. Errors name the file, the 1-based line and the line's text, with the messages of
+//! Python's readers; in lenient mode bad lines are skipped and counted.
 
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use crate::error::{py_repr, Error, InputProblem, Result, Skipped};
@@ -29,6 +30,8 @@ pub const QRELS_FIELDS: &str = "query_id iteration doc_id relevance";
 const BOM: &[u8] = b"\xef\xbb\xbf";
 /// How much of a file's start decides "empty" against "only comments" (as Python's `head()`).
 const HEAD_BYTES: usize = 1 << 16;
+/// How much of a piece's start estimates its lines per byte.
+const DENSITY_SAMPLE_BYTES: usize = 1 << 16;
 /// Pieces smaller than this are not worth a thread.
 const MIN_PIECE_BYTES: usize = 1 << 20;
 
@@ -86,17 +89,18 @@ pub fn parse_qrels(data: &[u8], source: &str, options: &ReadOptions) -> Result<P
 
 /// Read a plain (uncompressed) TREC run file; `source` names it in messages.
 ///
-/// The file is read and parsed in blocks of whole lines, so memory holds the columns and one
-/// block, not the whole text. (A line that is not text is reported before other problems of
-/// its block, as the Python readers do for a whole file.)
+/// The file is parsed in windows of whole lines, so memory holds the columns and one window,
+/// not the whole text. (A line that is not text is reported before other problems of its
+/// window, as the Python readers do for a whole file.) See [`read_windows`] for how a file is
+/// mapped rather than read, and what that asks of it.
 pub fn read_run_file(path: &Path, source: &str, options: &ReadOptions) -> Result<Parsed<Run>> {
-    let (parsed, head) = read_blocks::<RunLine>(path, source, options, FILE_BLOCK_BYTES)?;
+    let (parsed, head) = read_windows::<RunLine>(path, source, options, &Windows::default())?;
     finish_run(parsed, &head, source)
 }
 
-/// Read a plain (uncompressed) TREC qrels file in blocks; `source` names it in messages.
+/// Read a plain (uncompressed) TREC qrels file in windows; `source` names it in messages.
 pub fn read_qrels_file(path: &Path, source: &str, options: &ReadOptions) -> Result<Parsed<Qrels>> {
-    let (parsed, head) = read_blocks::<QrelsLine>(path, source, options, FILE_BLOCK_BYTES)?;
+    let (parsed, head) = read_windows::<QrelsLine>(path, source, options, &Windows::default())?;
     finish_qrels(parsed, &head, source)
 }
 
@@ -162,26 +166,108 @@ fn finish_qrels(parsed: ParseOutput<i64>, head: &[u8], source: &str) -> Result<P
     })
 }
 
-/// How much of a file is parsed at a time.
-const FILE_BLOCK_BYTES: usize = 64 << 20;
+/// How a file is taken in: its windows' size, and whether it may be mapped.
+#[derive(Debug, Clone, Copy)]
+struct Windows {
+    /// Bytes parsed at a time (a line longer than this widens its window).
+    bytes: usize,
+    /// Map the file where it can be mapped (else read it, as for a pipe).
+    map: bool,
+}
 
-/// A file parsed block by block (each block ends after a complete line), the blocks' columns
-/// appended; and the file's first bytes (after a byte order mark), for the empty-file message.
-fn read_blocks<K: LineKind>(
+impl Default for Windows {
+    fn default() -> Self {
+        Self {
+            bytes: 64 << 20,
+            map: true,
+        }
+    }
+}
+
+/// A file parsed window by window (each window ends after a complete line), the windows'
+/// columns appended; and the file's first bytes (after a byte order mark), for the empty-file
+/// message.
+///
+/// A regular file is mapped into memory one window at a time rather than copied into a buffer:
+/// the kernel's copy and the zeroing of a fresh buffer go away, and the pages are touched
+/// inside the parallel parse instead of before it. The price, which polars and ripgrep pay
+/// too: if another process truncates the file while it is mapped, reading the lost pages kills
+/// the process (SIGBUS) where a read would have seen a short file. A mapped file is read up to
+/// the size it had when opened. Anything that cannot be mapped (a pipe, standard input, a
+/// failed `mmap`) is read instead, from where the mapping stopped.
+fn read_windows<K: LineKind>(
     path: &Path,
     source: &str,
     options: &ReadOptions,
-    block_bytes: usize,
+    windows: &Windows,
 ) -> Result<(ParseOutput<K::Value>, Vec<u8>)> {
     let mut file = std::fs::File::open(path).map_err(|e| io_error(&e, source))?;
-    let size = file.metadata().map_or(0, |m| m.len() as usize);
-    let mut buffer: Vec<u8> = Vec::with_capacity(block_bytes.min(size + 1));
+    let metadata = file.metadata().ok();
+    let size = metadata.as_ref().map_or(0, |m| m.len());
+    let mut reader = Reader::<K>::new(source, options, usize::try_from(size).unwrap_or(0));
+    let mut offset = 0;
+    if windows.map && metadata.is_some_and(|m| m.is_file()) {
+        offset = map_windows(&file, size, windows.bytes, &mut reader)?;
+    }
+    if offset < size || size == 0 {
+        if offset > 0 {
+            file.seek(SeekFrom::Start(offset))
+                .map_err(|e| io_error(&e, source))?;
+        }
+        read_blocks(file, windows.bytes, &mut reader)?;
+    }
+    Ok(reader.finish())
+}
+
+/// Parse the first `size` bytes of `file` mapped a window at a time; the offset reached (short
+/// of `size` if a window could not be mapped).
+fn map_windows<K: LineKind>(
+    file: &std::fs::File,
+    size: u64,
+    window_bytes: usize,
+    reader: &mut Reader<'_, K>,
+) -> Result<u64> {
+    let mut offset = 0;
+    let mut window = window_bytes as u64;
+    while offset < size {
+        let len = window.min(size - offset);
+        // SAFETY: the mapping is only read, and dropped before the next one is made. Another
+        // process truncating the file meanwhile is the risk `read_windows` names.
+        let mapped = unsafe {
+            memmap2::MmapOptions::new()
+                .offset(offset)
+                .len(len as usize)
+                .map(file)
+        };
+        let Ok(mapped) = mapped else {
+            break; // read the rest instead
+        };
+        let cut = if offset + len == size {
+            mapped.len()
+        } else {
+            match memchr::memrchr(b'\n', &mapped) {
+                Some(i) => i + 1,
+                None => {
+                    window *= 2; // a line longer than the window
+                    continue;
+                }
+            }
+        };
+        reader.feed(&mapped[..cut])?;
+        offset += cut as u64;
+        window = window_bytes as u64;
+    }
+    Ok(offset)
+}
+
+/// Parse what is left of `file` read a block at a time.
+fn read_blocks<K: LineKind>(
+    mut file: std::fs::File,
+    block_bytes: usize,
+    reader: &mut Reader<'_, K>,
+) -> Result<()> {
+    let mut buffer: Vec<u8> = Vec::with_capacity(block_bytes.min(reader.expected_bytes + 1));
     let mut filled = 0;
-    let mut line = options.first_line;
-    let mut head: Option<Vec<u8>> = None;
-    let mut all: Option<Columns<K::Value>> = None;
-    let mut tag = None;
-    let mut skipped = Skipped::default();
     let mut at_end = false;
     while !at_end {
         // Appended to what is left of the last block, without zero-filling the buffer first.
@@ -190,16 +276,8 @@ fn read_blocks<K: LineKind>(
         let read = (&mut file)
             .take(block_bytes as u64)
             .read_to_end(&mut buffer);
-        filled += read.map_err(|e| io_error(&e, source))?;
+        filled += read.map_err(|e| io_error(&e, reader.source))?;
         at_end = filled - before < block_bytes;
-        if head.is_none() {
-            let text = if line == 1 {
-                strip_bom(&buffer[..filled])
-            } else {
-                &buffer[..filled]
-            };
-            head = Some(text[..text.len().min(HEAD_BYTES)].to_vec());
-        }
         let cut = if at_end {
             filled
         } else {
@@ -208,33 +286,127 @@ fn read_blocks<K: LineKind>(
                 None => continue, // a line longer than the block: read on
             }
         };
-        let block_options = ReadOptions {
-            lenient: options.lenient,
-            first_line: line,
-        };
-        let (columns, block_tag, block_skipped) =
-            parse::<K>(&buffer[..cut], source, &block_options)?;
-        line += memchr::memchr_iter(b'\n', &buffer[..cut]).count() as u64;
-        tag = block_tag.or(tag);
-        skipped = skipped.merge(block_skipped);
-        match &mut all {
-            None => {
-                // Room for the whole file at the first block's density: the columns then grow
-                // without moving (capacity that is never touched costs no memory).
-                let mut first = columns;
-                if cut < size {
-                    let rows = first.query.len() * (size / cut.max(1) + 1);
-                    first.reserve(rows, first.docs.byte_len() * (size / cut.max(1) + 1));
-                }
-                all = Some(first);
-            }
-            Some(all) => all.append(columns),
-        }
+        reader.feed(&buffer[..cut])?;
         buffer.copy_within(cut..filled, 0);
         filled -= cut;
     }
-    let columns = all.unwrap_or_else(|| Columns::with_capacity(0, 0));
-    Ok(((columns, tag, skipped), head.unwrap_or_default()))
+    Ok(())
+}
+
+/// A text parsed in consecutive windows of whole lines: the columns so far, and where the next
+/// window starts.
+struct Reader<'a, K: LineKind> {
+    source: &'a str,
+    lenient: bool,
+    /// The line number of the next window's first line.
+    line: u64,
+    /// Whether no window was fed yet (the first starts after a byte order mark).
+    at_start: bool,
+    /// The text's first bytes, for the message about a text without rows.
+    head: Vec<u8>,
+    /// The size of the whole text, if known (0 if not), for reserving the columns once.
+    expected_bytes: usize,
+    /// The bytes fed so far.
+    fed_bytes: usize,
+    columns: Option<Columns<K::Value>>,
+    tag: Option<String>,
+    skipped: Skipped,
+}
+
+impl<'a, K: LineKind> Reader<'a, K> {
+    fn new(source: &'a str, options: &ReadOptions, expected_bytes: usize) -> Self {
+        Self {
+            source,
+            lenient: options.lenient,
+            line: options.first_line,
+            at_start: true,
+            head: Vec::new(),
+            expected_bytes,
+            fed_bytes: 0,
+            columns: None,
+            tag: None,
+            skipped: Skipped::default(),
+        }
+    }
+
+    /// Parse the next window (in pieces, in parallel when it is large) and append its rows.
+    fn feed(&mut self, window: &[u8]) -> Result<()> {
+        let mut window = window;
+        if self.at_start {
+            if self.line == 1 {
+                window = strip_bom(window);
+            }
+            self.head = window[..window.len().min(HEAD_BYTES)].to_vec();
+            self.at_start = false;
+        }
+        let parallel = window.len() >= PARALLEL_MIN_BYTES;
+        let parts = if parallel {
+            pieces(window, rayon::current_num_threads() * 2)
+        } else {
+            vec![window]
+        };
+        // The text's first piece holds the columns of all the others: room for the whole text
+        // at its density, so that they grow without moving.
+        let first_room = if self.columns.is_none() {
+            self.expected_bytes.saturating_sub(self.fed_bytes)
+        } else {
+            0
+        };
+        self.fed_bytes += window.len();
+        let numbered: Vec<(usize, &[u8])> = parts.into_iter().enumerate().collect();
+        let lenient = self.lenient;
+        let parsed: Vec<Piece<K::Value>> = parallel::map(numbered, parallel, |(i, piece)| {
+            let room = if i == 0 { first_room } else { 0 };
+            parse_piece::<K>(piece, lenient, room)
+        });
+
+        // Line numbers: each piece's lines come after those of the pieces before it.
+        let mut starts = Vec::with_capacity(parsed.len());
+        for piece in &parsed {
+            starts.push(self.line);
+            self.line += piece.lines;
+        }
+        let located = |problem: &LineProblem, start: u64| {
+            InputProblem::new(problem.message.clone())
+                .in_source(self.source)
+                .at_line(start + problem.line, problem.text.clone())
+        };
+        // A line that is not text is reported first, wherever it is (as the Python readers do).
+        for (piece, &start) in parsed.iter().zip(&starts) {
+            if let Some(problem) = &piece.bad_bytes {
+                return Err(Error::Parse(located(problem, start)));
+            }
+        }
+        for (piece, &start) in parsed.iter().zip(&starts) {
+            if let Some(problem) = &piece.problem {
+                return Err(Error::Parse(located(problem, start)));
+            }
+        }
+        let mut pieces = Vec::with_capacity(parsed.len());
+        for (piece, start) in parsed.into_iter().zip(starts) {
+            if piece.skipped.count > 0 {
+                let mut local = piece.skipped;
+                local.first_line += start;
+                self.skipped = std::mem::take(&mut self.skipped).merge(local);
+            }
+            self.tag = piece.tag.or(self.tag.take());
+            pieces.push(piece.columns);
+        }
+        let mut pieces = pieces.into_iter();
+        let mut columns = match self.columns.take() {
+            Some(columns) => columns,
+            None => pieces.next().expect("a window has a piece"),
+        };
+        columns.append(&pieces.collect::<Vec<_>>(), parallel);
+        self.columns = Some(columns);
+        Ok(())
+    }
+
+    /// The columns, the tag of the last valid line, the lines skipped; and the text's head.
+    fn finish(self) -> (ParseOutput<K::Value>, Vec<u8>) {
+        let columns = self.columns.unwrap_or_else(|| Columns::with_capacity(0, 0));
+        ((columns, self.tag, self.skipped), self.head)
+    }
 }
 
 /// An input error for a failed read, worded as Python's readers word them.
@@ -254,7 +426,7 @@ pub fn strip_bom(data: &[u8]) -> &[u8] {
 
 /// What differs between a run line and a qrels line.
 trait LineKind {
-    type Value: Copy + Send;
+    type Value: Copy + Send + Sync;
     /// The fields, for messages.
     const FIELDS: &'static str;
     /// What the file holds, for the empty-file message.
@@ -263,6 +435,13 @@ trait LineKind {
     const COUNT: usize;
     /// Whether more fields are allowed.
     const AT_LEAST: bool;
+    /// How far fields need counting: for a kind that allows more, enough to know there are
+    /// enough.
+    const COUNT_LIMIT: usize = if Self::AT_LEAST {
+        Self::COUNT
+    } else {
+        usize::MAX
+    };
     /// Which field holds the value.
     const VALUE_FIELD: usize;
     /// Which field names the file (a run's tag), if any.
@@ -415,30 +594,99 @@ fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)
 }
 
+/// Where a field ends: a separator, or the newline that ends its line.
+#[inline]
+fn ends_field(b: u8) -> bool {
+    is_space(b) || b == b'\n'
+}
+
 /// Up to `N` fields of a line, and how many fields it has in all.
 #[inline]
 pub(crate) fn split_fields<const N: usize>(line: &[u8]) -> ([&[u8]; N], usize) {
+    let (fields, count, _) = split_line(line, 0, usize::MAX);
+    (fields, count)
+}
+
+/// Up to `N` fields of the line that starts at `start` in `text`, how many fields it has (the
+/// count stops at `limit`, and the rest of the line is then not split), and where the line
+/// ends (its newline, or the end of the text).
+#[inline]
+fn split_line<const N: usize>(
+    text: &[u8],
+    start: usize,
+    limit: usize,
+) -> ([&[u8]; N], usize, usize) {
     let mut fields: [&[u8]; N] = [&[]; N];
     let mut count = 0;
-    let mut i = 0;
-    let n = line.len();
+    let mut i = start;
+    let n = text.len();
     loop {
-        while i < n && is_space(line[i]) {
+        while i < n && is_space(text[i]) {
             i += 1;
         }
-        if i == n {
-            break;
+        if i == n || text[i] == b'\n' {
+            return (fields, count, i);
         }
-        let start = i;
-        while i < n && !is_space(line[i]) {
-            i += 1;
+        if count == limit {
+            let end = memchr::memchr(b'\n', &text[i..]).map_or(n, |j| i + j);
+            return (fields, count, end);
         }
+        let field_start = i;
+        i = field_end(text, i);
         if count < N {
-            fields[count] = &line[start..i];
+            fields[count] = &text[field_start..i];
         }
         count += 1;
     }
-    (fields, count)
+}
+
+const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+const HIGH_BITS: u64 = u64::from_ne_bytes([0x80; 8]);
+
+/// Where the field starting at `start` ends: the first separator or newline after it, or the
+/// end of the text.
+///
+/// Eight bytes at a time: separators and the newline are all below 0x21, and
+/// `(word - 0x21 * ONES) & !word` sets the high bit of every byte below 0x21 (other control
+/// bytes too, and the borrow may also flag a `!` right after one), so each flagged byte is then
+/// checked exactly; a byte that does not end the field stays part of it.
+#[inline]
+fn field_end(text: &[u8], start: usize) -> usize {
+    let n = text.len();
+    let mut at = start;
+    while at + 8 <= n {
+        let word = u64::from_le_bytes(text[at..at + 8].try_into().expect("eight bytes"));
+        if let Some(end) = first_field_end(text, at, word) {
+            return end;
+        }
+        at += 8;
+    }
+    if at < n && n >= 8 {
+        // The last eight bytes, shifted so that byte `at` comes first: the zeros shifted in lie
+        // past the end, where the field ends anyway.
+        let last = u64::from_le_bytes(text[n - 8..].try_into().expect("eight bytes"));
+        let word = last >> (8 * (at + 8 - n));
+        return first_field_end(text, at, word).map_or(n, |end| end.min(n));
+    }
+    while at < n && !ends_field(text[at]) {
+        at += 1;
+    }
+    at
+}
+
+/// The first byte of `word` (little-endian; its first byte is `text[at]`) that ends a field;
+/// a flagged byte past the end of the text is returned as it is.
+#[inline]
+fn first_field_end(text: &[u8], at: usize, word: u64) -> Option<usize> {
+    let mut flagged = word.wrapping_sub(ONES * 0x21) & !word & HIGH_BITS;
+    while flagged != 0 {
+        let i = at + (flagged.trailing_zeros() / 8) as usize;
+        if i >= text.len() || ends_field(text[i]) {
+            return Some(i);
+        }
+        flagged &= flagged - 1;
+    }
+    None
 }
 
 /// A hint for a line of the wrong field count that is a line of the other kind of file: the
@@ -481,36 +729,39 @@ impl<V> Columns<V> {
         }
     }
 
-    fn reserve(&mut self, rows: usize, bytes: usize) {
-        self.query.reserve(rows);
-        self.docs.reserve(rows, bytes);
-        self.values.reserve(rows);
-    }
-
-    /// Append the rows of `other`, its query (and label) codes renumbered into this
-    /// interner (so codes still follow first appearance).
-    fn append(&mut self, other: Columns<V>) {
-        append_codes(
-            &mut self.queries,
-            &mut self.query,
-            &other.queries,
-            &other.query,
-        );
-        self.docs.extend(&other.docs);
-        self.values.extend(other.values);
-        append_codes(
-            &mut self.labels,
-            &mut self.label,
-            &other.labels,
-            &other.label,
-        );
+    /// Append the rows of `others` in turn, their query (and label) codes renumbered into
+    /// this interner (so codes still follow first appearance); over rayon's threads with
+    /// `parallel`.
+    fn append(&mut self, others: &[Columns<V>], parallel: bool)
+    where
+        V: Copy + Send + Sync,
+    {
+        let queries = renumbering(&mut self.queries, others.iter().map(|o| &o.queries));
+        let labels = renumbering(&mut self.labels, others.iter().map(|o| &o.labels));
+        let query: Vec<&[u32]> = others.iter().map(|o| &o.query[..]).collect();
+        parallel::extend_from_parts(&mut self.query, &query, parallel, |part, &code| {
+            queries[part][code as usize]
+        });
+        let label: Vec<&[u32]> = others.iter().map(|o| &o.label[..]).collect();
+        parallel::extend_from_parts(&mut self.label, &label, parallel, |part, &code| {
+            labels[part][code as usize]
+        });
+        let docs: Vec<&StrColumn> = others.iter().map(|o| &o.docs).collect();
+        self.docs.extend_from_parts(&docs, parallel);
+        let values: Vec<&[V]> = others.iter().map(|o| &o.values[..]).collect();
+        parallel::extend_from_parts(&mut self.values, &values, parallel, |_, &v| v);
     }
 }
 
-/// Append `codes` of `names` to `into` (codes of `interner`), renumbered into `interner`.
-fn append_codes(interner: &mut Interner, into: &mut Vec<u32>, names: &Interner, codes: &[u32]) {
-    let renumbered: Vec<u32> = names.names().map(|n| interner.intern(n)).collect();
-    into.extend(codes.iter().map(|&c| renumbered[c as usize]));
+/// For each of `parts` in turn, the code in `interner` of each of its codes (its names
+/// interned there, in code order).
+fn renumbering<'a>(
+    interner: &mut Interner,
+    parts: impl Iterator<Item = &'a Interner>,
+) -> Vec<Vec<u32>> {
+    parts
+        .map(|names| names.names().map(|n| interner.intern(n)).collect())
+        .collect()
 }
 
 /// A problem on a line, numbered within its piece (0-based) until the pieces are joined.
@@ -556,12 +807,18 @@ pub(crate) fn byte_problem(raw: &[u8]) -> Option<(String, String)> {
     }
 }
 
-fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
-    // At most one row per line, and fewer document bytes than the piece holds: reserved
-    // once, so the columns never move (untouched capacity costs no memory).
-    let newlines = memchr::memchr_iter(b'\n', piece).count();
+/// Parse one piece of whole lines. `room`: the bytes of text its columns should have room for
+/// when that is more than the piece (the first piece, which the others are appended to).
+fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool, room: usize) -> Piece<K::Value> {
+    // Room for the rows at the density of the piece's first lines, and an eighth more (the
+    // columns grow as usual if later lines are shorter); the document ids take fewer bytes than
+    // the text. Reserved once, so the columns do not move (untouched capacity costs no memory).
+    let bytes = room.max(piece.len());
+    let sample = &piece[..piece.len().min(DENSITY_SAMPLE_BYTES)];
+    let sample_lines = memchr::memchr_iter(b'\n', sample).count() + 1;
+    let rows = (sample_lines as f64 * 1.125 * bytes as f64 / sample.len().max(1) as f64) as usize;
     let mut out = Piece {
-        columns: Columns::with_capacity(newlines + 1, piece.len()),
+        columns: Columns::with_capacity(rows, bytes),
         lines: 0,
         tag: None,
         bad_bytes: None,
@@ -574,7 +831,8 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
     let mut line_index: u64 = 0;
     let mut last_tag = None;
     while start < piece.len() {
-        let end = memchr::memchr(b'\n', &piece[start..]).map_or(piece.len(), |i| start + i);
+        // Split before the line is known to be text: the fields are used only once it is.
+        let (fields, count, end) = split_line::<6>(piece, start, K::COUNT_LIMIT);
         let raw = &piece[start..end];
         start = end + 1;
         let index = line_index;
@@ -598,7 +856,6 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
             continue; // strict: only a line that is not text can still come first
         }
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let (fields, count) = split_fields::<6>(line);
         if count == 0 || fields[0][0] == b'#' {
             continue; // blank, or a comment
         }
@@ -649,8 +906,15 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool) -> Piece<K::Value> {
         }
     }
     out.tag = last_tag.map(|tag| as_str(tag).to_string());
-    out.lines = newlines as u64 + u64::from(!piece.is_empty() && !piece.ends_with(b"\n"));
+    // Strict mode stops at a problem: the lines after it still count for the pieces after.
+    out.lines = line_index + count_lines(piece.get(start..).unwrap_or_default());
     out
+}
+
+/// The lines of `text`: its newlines, and one more for a last line without one.
+fn count_lines(text: &[u8]) -> u64 {
+    let newlines = memchr::memchr_iter(b'\n', text).count() as u64;
+    newlines + u64::from(!text.is_empty() && !text.ends_with(b"\n"))
 }
 
 /// Text already checked to be UTF-8.
@@ -679,77 +943,15 @@ fn pieces(data: &[u8], parts: usize) -> Vec<&[u8]> {
 
 type ParseOutput<V> = (Columns<V>, Option<String>, Skipped);
 
+/// A whole text parsed at once (in pieces, in parallel when it is large).
 fn parse<K: LineKind>(
     data: &[u8],
     source: &str,
     options: &ReadOptions,
-) -> Result<ParseOutput<K::Value>>
-where
-    K::Value: Send,
-{
-    let data = if options.first_line == 1 {
-        strip_bom(data)
-    } else {
-        data
-    };
-    let parallel = data.len() >= PARALLEL_MIN_BYTES;
-    let parts = if parallel {
-        pieces(data, rayon::current_num_threads() * 2)
-    } else {
-        vec![data]
-    };
-    let parsed: Vec<Piece<K::Value>> = parallel::map(parts, parallel, |piece| {
-        parse_piece::<K>(piece, options.lenient)
-    });
-
-    // Line numbers: each piece's lines come after those of the pieces before it.
-    let mut first_line = options.first_line;
-    let mut starts = Vec::with_capacity(parsed.len());
-    for piece in &parsed {
-        starts.push(first_line);
-        first_line += piece.lines;
-    }
-    let located = |problem: &LineProblem, start: u64| {
-        InputProblem::new(problem.message.clone())
-            .in_source(source)
-            .at_line(start + problem.line, problem.text.clone())
-    };
-    // A line that is not text is reported first, wherever it is (as the Python readers do).
-    for (piece, &start) in parsed.iter().zip(&starts) {
-        if let Some(problem) = &piece.bad_bytes {
-            return Err(Error::Parse(located(problem, start)));
-        }
-    }
-    for (piece, &start) in parsed.iter().zip(&starts) {
-        if let Some(problem) = &piece.problem {
-            return Err(Error::Parse(located(problem, start)));
-        }
-    }
-
-    let mut skipped = Skipped::default();
-    for (piece, &start) in parsed.iter().zip(&starts) {
-        if piece.skipped.count > 0 {
-            let mut local = piece.skipped.clone();
-            local.first_line += start;
-            skipped = skipped.merge(local);
-        }
-    }
-    let tag = parsed.iter().rev().find_map(|p| p.tag.clone());
-    Ok((join(parsed), tag, skipped))
-}
-
-/// The pieces' columns back to back, query codes renumbered in order of first appearance.
-fn join<V>(mut parsed: Vec<Piece<V>>) -> Columns<V> {
-    if parsed.len() == 1 {
-        return parsed.pop().expect("one piece").columns;
-    }
-    let rows: usize = parsed.iter().map(|p| p.columns.query.len()).sum();
-    let bytes: usize = parsed.iter().map(|p| p.columns.docs.byte_len()).sum();
-    let mut joined = Columns::with_capacity(rows, bytes);
-    for piece in parsed {
-        joined.append(piece.columns);
-    }
-    joined
+) -> Result<ParseOutput<K::Value>> {
+    let mut reader = Reader::<K>::new(source, options, data.len());
+    reader.feed(data)?;
+    Ok(reader.finish().0)
 }
 
 /// The error for a file that yielded no rows: empty, only comments, or only bad lines.
@@ -777,6 +979,9 @@ pub(crate) fn empty_error(
     };
     Error::EmptyInput(InputProblem::new(message).in_source(source))
 }
+
+#[cfg(test)]
+mod window_tests;
 
 #[cfg(test)]
 mod tests {
@@ -1012,55 +1217,6 @@ mod tests {
             ("q2", "d199999")
         );
         assert_eq!(run.score[123_456], 123_456.0);
-    }
-
-    #[test]
-    fn files_read_in_blocks_give_what_the_whole_text_gives() {
-        let folder = std::env::temp_dir().join(format!("rankscope-trec-{}", std::process::id()));
-        std::fs::create_dir_all(&folder).unwrap();
-        let path = folder.join("run.txt");
-        let mut text = "\u{feff}# comment\n".to_string();
-        for i in 0..500 {
-            text.push_str(&format!(
-                "q{} Q0 d{i} {i} {}.5 tag{}\n",
-                i % 13,
-                1000 - i,
-                i % 2
-            ));
-        }
-        std::fs::write(&path, &text).unwrap();
-        let whole = parse_run(text.as_bytes(), "run.txt", &ReadOptions::default())
-            .unwrap()
-            .table;
-        let (parsed, head) =
-            read_blocks::<RunLine>(&path, "run.txt", &ReadOptions::default(), 100).unwrap();
-        let blocks = finish_run(parsed, &head, "run.txt").unwrap().table;
-        assert_eq!(blocks.name, "tag1");
-        assert_eq!(blocks.query, whole.query);
-        assert_eq!(
-            blocks.queries.names().collect::<Vec<_>>(),
-            whole.queries.names().collect::<Vec<_>>()
-        );
-        assert_eq!(blocks.score, whole.score);
-        assert!((0..500).all(|i| blocks.docs.get(i) == whole.docs.get(i)));
-        let via_file = read_run_file(&path, "run.txt", &ReadOptions::default())
-            .unwrap()
-            .table;
-        assert_eq!(via_file.score, whole.score);
-
-        text.push_str("q1 Q0 late 1 x tag\n");
-        std::fs::write(&path, &text).unwrap();
-        let error = read_blocks::<RunLine>(&path, "run.txt", &ReadOptions::default(), 100).err();
-        assert_eq!(error.unwrap().input_problem().unwrap().line, Some(502));
-        let whole_file = read_run_file(&path, "run.txt", &ReadOptions::default()).unwrap_err();
-        assert_eq!(whole_file.input_problem().unwrap().line, Some(502));
-
-        std::fs::write(&path, "\u{feff}\n  \n").unwrap();
-        let empty = read_qrels_file(&path, "qrels.txt", &ReadOptions::default()).unwrap_err();
-        assert!(empty.to_string().contains("file is empty"), "{empty}");
-        let missing = read_qrels_file(&folder.join("nothing"), "nothing", &ReadOptions::default());
-        assert_eq!(missing.unwrap_err().to_string(), "nothing: no such file");
-        std::fs::remove_dir_all(&folder).unwrap();
     }
 
     #[test]
