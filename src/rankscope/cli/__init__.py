@@ -18,7 +18,6 @@ Exit codes
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 import warnings
@@ -164,28 +163,10 @@ def _show_warning(message: Any, category: Any, *args: Any, **kwargs: Any) -> Non
     print(f"rankscope: warning: {message}", file=sys.stderr)
 
 
-SERVING = frozenset({"run", "serve", "tasks"})
-"""Commands that may run for hours: the others run with the cyclic garbage collector paused."""
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
-    command = _command(arguments)
-    # A one-shot command makes few cycles, but the modules it imports would trigger a dozen
-    # collections, a few milliseconds of a small evaluation.
-    pause = gc.isenabled() and command not in SERVING
-    if pause:
-        gc.disable()
-    try:
-        return _main(arguments, command)
-    finally:
-        if pause:
-            gc.enable()
-
-
-def _main(arguments: list[str], command: str | None) -> int:
-    parser = build_parser(command)
+    parser = build_parser(_command(arguments))
     try:
         args = parser.parse_args(arguments)
     except RankscopeError as error:  # raised by options that refuse themselves
