@@ -126,23 +126,35 @@ def test_reading_releases_the_gil(tmp_path: Path) -> None:
     assert ticks > 1000  # the counting thread ran while the core read
 
 
-def test_import_rankscope_loads_neither_numpy_nor_polars(tmp_path: Path) -> None:
+def _evaluate_in_a_process(
+    tmp_path: Path, output: str, watched: tuple[str, ...]
+) -> tuple[dict[str, list[str]], list[str]]:
+    """Which of the ``watched`` modules a fresh process holds after ``import rankscope``, and
+    after ``rankscope evaluate`` on two small TREC files writing ``output``; and what it
+    printed."""
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_text("q1 0 d1 1\nq1 0 d2 0\n")
     run.write_text("q1 Q0 d2 1 2.0 bm25\nq1 Q0 d1 2 1.0 bm25\n")
     probe = (
         "import json, sys\n"
+        f"watched = {watched!r}\n"
         "import rankscope\n"
-        "loaded = {'import': [m for m in ('numpy', 'polars') if m in sys.modules]}\n"
+        "loaded = {'import': [m for m in watched if m in sys.modules]}\n"
         "from rankscope.cli import main\n"
-        f"code = main(['evaluate', {str(qrels)!r}, {str(run)!r}, '-m', 'RR', '-f', 'csv'])\n"
-        "loaded['evaluate'] = [m for m in ('numpy', 'polars') if m in sys.modules]\n"
+        f"code = main(['evaluate', {str(qrels)!r}, {str(run)!r}, '-m', 'RR', '-f', {output!r}])\n"
+        "loaded['evaluate'] = [m for m in watched if m in sys.modules]\n"
         "print(json.dumps([code, loaded]))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     *printed, last = done.stdout.splitlines()
     code, loaded = json.loads(last)
-    assert code == 0 and "bm25,0.5" in printed
+    assert code == 0
+    return loaded, printed
+
+
+def test_import_rankscope_loads_neither_numpy_nor_polars(tmp_path: Path) -> None:
+    loaded, printed = _evaluate_in_a_process(tmp_path, "csv", ("numpy", "polars"))
+    assert "bm25,0.5" in printed
     assert loaded == {"import": [], "evaluate": []}
 
 
@@ -164,16 +176,6 @@ START_UP_HEAVY = (
 
 @pytest.mark.parametrize("output", ["json", "table"])
 def test_evaluating_a_trec_file_loads_only_what_it_uses(tmp_path: Path, output: str) -> None:
-    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
-    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\n")
-    run.write_text("q1 Q0 d2 1 2.0 bm25\nq1 Q0 d1 2 1.0 bm25\n")
-    probe = (
-        "import json, sys\n"
-        "from rankscope.cli import main\n"
-        f"code = main(['evaluate', {str(qrels)!r}, {str(run)!r}, '-m', 'RR', '-f', {output!r}])\n"
-        f"print(json.dumps([code, [m for m in {START_UP_HEAVY!r} if m in sys.modules]]))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    *printed, last = done.stdout.splitlines()
+    loaded, printed = _evaluate_in_a_process(tmp_path, output, START_UP_HEAVY)
     assert "0.5" in "".join(printed)
-    assert json.loads(last) == [0, []]
+    assert loaded["evaluate"] == []
