@@ -129,15 +129,18 @@ def test_reading_releases_the_gil(tmp_path: Path) -> None:
 def _evaluate_in_a_process(
     tmp_path: Path, output: str, watched: tuple[str, ...]
 ) -> tuple[dict[str, list[str]], list[str]]:
-    """Which of the ``watched`` modules a fresh process holds after ``import rankscope``, and
-    after ``rankscope evaluate`` on two small TREC files writing ``output``; and what it
-    printed."""
+    """Which of the ``watched`` modules a fresh process loads with ``import rankscope``, and
+    by the end of ``rankscope evaluate`` on two small TREC files writing ``output`` (modules the
+    interpreter's start-up loaded, e.g. through a site's .pth file, are not counted); and what
+    it printed."""
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_text("q1 0 d1 1\nq1 0 d2 0\n")
     run.write_text("q1 Q0 d2 1 2.0 bm25\nq1 Q0 d1 2 1.0 bm25\n")
     probe = (
-        "import json, sys\n"
-        f"watched = {watched!r}\n"
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "import json\n"
+        f"watched = [m for m in {watched!r} if m not in before]\n"
         "import rankscope\n"
         "loaded = {'import': [m for m in watched if m in sys.modules]}\n"
         "from rankscope.cli import main\n"

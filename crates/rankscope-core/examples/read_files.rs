@@ -34,6 +34,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut repeat = 7;
     if let Some(i) = args.iter().position(|a| a == "--repeat") {
         repeat = args.get(i + 1).ok_or("--repeat needs a number")?.parse()?;
+        if repeat == 0 {
+            return Err("--repeat needs at least 1".into());
+        }
         args.drain(i..i + 2);
     }
     if args.is_empty() {

@@ -920,8 +920,9 @@ fn count_lines(text: &[u8]) -> u64 {
 /// Text already checked to be UTF-8.
 #[inline]
 fn as_str(bytes: &[u8]) -> &str {
-    // Lines reach the field split only once they were checked to be valid UTF-8, and fields
-    // are cut at ASCII bytes, so every field is valid UTF-8 too.
+    // Fields are split before their line is checked, but they are turned into text only once
+    // it was checked to be valid UTF-8 (the whole piece, or the line alone); fields are cut at
+    // ASCII bytes, so every field of a valid line is valid UTF-8 too.
     unsafe { std::str::from_utf8_unchecked(bytes) }
 }
 

@@ -98,7 +98,7 @@ def _stream(
             chunk_bytes=chunk_bytes,
             lenient=lenient,
             grouping=grouping,
-            path=str(plain.path) if plain is not None else None,
+            path=plain.path if plain is not None else None,
             open=None if plain is not None else lambda: open_stream(run, stack).file,
         )
     for note in notes:

@@ -83,8 +83,11 @@ def _decompress(data: bytes, compression: str, source: str) -> bytes:
 
 
 def _split_name(name: str) -> tuple[str, str, str | None]:
-    """``(stem, format extension, compression)`` of a file name: 'bm25.trec.gz' gives
-    ('bm25', '.trec', 'gzip')."""
+    """``(stem, format extension, compression)`` of a file name.
+
+    >>> _split_name("runs/bm25.trec.gz"), _split_name("qrels.TXT"), _split_name(".run")
+    (('bm25', '.trec', 'gzip'), ('qrels', '.txt', None), ('.run', '', None))
+    """
     stem, suffix = os.path.splitext(os.path.basename(name))
     compression = COMPRESSIONS.get(suffix.lower())
     if compression is not None:

@@ -67,7 +67,7 @@ def _open_trec(path: PathLike, format: str | None) -> Input | None:
 
 def _trec_source(opened: Input) -> dict[str, Any]:
     if opened.path is not None:
-        return {"path": str(opened.path)}
+        return {"path": opened.path}
     return {"data": opened.data if opened.data is not None else b""}
 
 
