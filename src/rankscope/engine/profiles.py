@@ -8,7 +8,7 @@ A profile is one value of it. ``trec`` reproduces trec_eval 10, ``trec9`` trec_e
 # No `from __future__ import annotations` in this module: typing.NamedTuple compiles each
 # string annotation into a ForwardRef when the class is made, milliseconds of every start-up.
 
-from typing import Literal, NamedTuple, get_args, get_type_hints
+from typing import Literal, NamedTuple, get_args
 
 from rankscope.errors import ProfileError
 
@@ -82,9 +82,8 @@ class Conventions(NamedTuple):
 
     def checked(self) -> "Conventions":
         """These conventions, once every field holds a value its type allows."""
-        hints = get_type_hints(Conventions)
         for field, value in zip(self._fields, self, strict=True):
-            allowed = get_args(hints[field])
+            allowed = _ALLOWED[field]
             if allowed and value not in allowed:
                 choices = ", ".join(repr(a) for a in allowed)
                 raise ProfileError(f"{field} must be one of {choices}; got {value!r}")
@@ -105,6 +104,11 @@ class Conventions(NamedTuple):
             )
         return self._replace(**changes).checked()  # type: ignore[arg-type]
 
+
+_ALLOWED: dict[str, tuple[object, ...]] = {
+    field: get_args(kind) for field, kind in Conventions.__annotations__.items()
+}
+"""Each convention's allowed values (its Literal's), empty where any value of its type goes."""
 
 PROFILES: dict[str, Conventions] = {
     "trec": Conventions("trec"),
