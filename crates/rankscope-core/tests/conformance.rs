@@ -1,6 +1,6 @@
-//! trec_eval's own regression outputs (tests/data/trec_eval, with NIST's notice): every value of
-//! every implemented measure must print as trec_eval prints it (4 decimals, counts as integers),
-//! read by the core's readers, streamed or not.
+//! trec_eval's own regression outputs (the repository's one copy, `tests/data/trec_eval` at its
+//! root, with NIST's notice): every value of every implemented measure must print as trec_eval
+//! prints it (4 decimals, counts as integers), read by the core's readers, streamed or not.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -11,7 +11,7 @@ use rankscope_core::{evaluate, parse_measure, Conventions, EvalOptions, Evaluati
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/trec_eval")
+        .join("../../tests/data/trec_eval")
         .join(name)
 }
 
