@@ -28,7 +28,7 @@ from service_helpers import (
 import rankscope
 from rankscope.errors import InputError, MeasureError
 from rankscope.service import Dataset, EvaluationService, create_app, load_dataset
-from rankscope.service._store import Store
+from rankscope.service.store.sqlite import Store
 
 pytest.importorskip("sacrebleu", reason="the answer measures need the answers extra")
 pytest.importorskip("rouge_score", reason="the answer measures need the answers extra")
@@ -471,7 +471,7 @@ def test_the_api_runs_a_generator_and_checks_it(
 def test_scoring_threads_do_not_share_rouge_state() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from rankscope.service._scoring import AnswerMeasureSet, AnswerScorer
+    from rankscope.service.tasks.scoring import AnswerMeasureSet, AnswerScorer
 
     words = [
         "the",

@@ -18,7 +18,7 @@ from service_helpers import HTTP_OPTIONS, serve_search, serving
 import rankscope
 from rankscope.io.tables import Run
 from rankscope.service import EvaluationService, create_app, load_dataset
-from rankscope.service._api import is_loopback
+from rankscope.service.web.app import is_loopback
 
 API = "/api/v1/evaluations"
 

@@ -18,9 +18,9 @@ from service_helpers import HTTP_OPTIONS, serve_search
 
 from rankscope.errors import InputError
 from rankscope.service import EvaluationService, create_app, load_dataset
-from rankscope.service._files import MAX_LINE_BYTES
-from rankscope.service._http import MAX_TEMPLATE_BYTES
-from rankscope.service._retrievers import (
+from rankscope.service.sources.files import MAX_LINE_BYTES
+from rankscope.service.sources.http import MAX_TEMPLATE_BYTES
+from rankscope.service.sources.retrievers import (
     LOOPBACK_URLS,
     callable_allowed,
     check_allowed,

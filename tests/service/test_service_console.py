@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from rankscope.cli import main
 from rankscope.service import EvaluationService, create_app
-from rankscope.service._console import evaluation_payload, find_datasets
+from rankscope.service.web.routers.console import evaluation_payload, find_datasets
 
 API = "/api/v1/evaluations"
 

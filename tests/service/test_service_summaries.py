@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from rankscope.service import Dataset, EvaluationService, QueryRecord
-from rankscope.service._latency import exact_summary, histogram_summary
-from rankscope.service._store import Counters, Store
+from rankscope.service.store.sqlite import Counters, Store
+from rankscope.service.tasks.latency import exact_summary, histogram_summary
 
 
 def _record_many(service: EvaluationService, n: int, seed: int = 0) -> tuple[str, list[float]]:

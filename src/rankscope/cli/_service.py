@@ -578,7 +578,7 @@ def _tasks_compare(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from rankscope.service._api import create_app, is_loopback
+    from rankscope.service.web.app import create_app, is_loopback
 
     token = args.token or os.environ.get("RANKSCOPE_TOKEN") or None
     if not is_loopback(args.host) and token is None:
@@ -590,8 +590,8 @@ def _serve(args: argparse.Namespace) -> int:
         import uvicorn
     except ImportError:
         raise MissingDependencyError("uvicorn", "rankscope serve", "service") from None
-    from rankscope.service._guard import LOOPBACK_HOSTS
-    from rankscope.service._policy import Policy
+    from rankscope.service.sources.policy import Policy
+    from rankscope.service.web.guard import LOOPBACK_HOSTS
 
     if args.max_body_bytes < 1024:
         raise InputError(f"--max-body-bytes must be at least 1024; found {args.max_body_bytes}")

@@ -17,19 +17,19 @@ only when used.
 
 from typing import Any
 
-from rankscope.service._datasets import Dataset, load_dataset
-from rankscope.service._errors import (
+from rankscope.errors import (
     GeneratorError,
     RetrieverError,
     TaskNotFoundError,
     TaskStateError,
 )
-from rankscope.service._generators import CallableGenerator, Generation, Generator
-from rankscope.service._retrievers import CallableRetriever, Ranking, Retriever
-from rankscope.service._runner import Progress, RunStats
-from rankscope.service._scoring import WEKNORA_MEASURES, MeasureSet
-from rankscope.service._service import STATUSES, EvaluationService, TaskInfo, default_db_path
-from rankscope.service._store import QueryRecord
+from rankscope.service.sources.datasets import Dataset, load_dataset
+from rankscope.service.sources.generators import CallableGenerator, Generation, Generator
+from rankscope.service.sources.retrievers import CallableRetriever, Ranking, Retriever
+from rankscope.service.store.sqlite import QueryRecord
+from rankscope.service.tasks.runner import Progress, RunStats
+from rankscope.service.tasks.scoring import WEKNORA_MEASURES, MeasureSet
+from rankscope.service.tasks.service import STATUSES, EvaluationService, TaskInfo, default_db_path
 
 __all__ = [
     "STATUSES",
@@ -60,10 +60,10 @@ __all__ = [
 def create_app(service: EvaluationService, **options: Any) -> Any:
     """The FastAPI application of the HTTP API (needs the ``service`` extra).
 
-    See :func:`rankscope.service._api.create_app` for the options (``token``, ``recover``,
+    See :func:`rankscope.service.web.app.create_app` for the options (``token``, ``recover``,
     ``allowed_callables``, ``allowed_urls``, ``data_roots``, ``allowed_hosts``,
     ``max_body_bytes``, ``console``).
     """
-    from rankscope.service._api import create_app as make
+    from rankscope.service.web.app import create_app as make
 
     return make(service, **options)

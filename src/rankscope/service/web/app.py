@@ -27,10 +27,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from rankscope.errors import InputError, MissingDependencyError, RankscopeError
-from rankscope.service._errors import TaskNotFoundError, TaskStateError
-from rankscope.service._guard import LOOPBACK_HOSTS
-from rankscope.service._service import EXPORT_FORMATS, STATUSES, EvaluationService, TaskInfo
+from rankscope.errors import (
+    InputError,
+    MissingDependencyError,
+    RankscopeError,
+    TaskNotFoundError,
+    TaskStateError,
+)
+from rankscope.service.tasks.service import EXPORT_FORMATS, STATUSES, EvaluationService, TaskInfo
+from rankscope.service.web.guard import LOOPBACK_HOSTS
 
 __all__ = ["API_PREFIX", "create_app", "is_loopback", "public_message", "start_evaluation"]
 
@@ -95,15 +100,15 @@ def create_app(
         from fastapi.responses import JSONResponse, PlainTextResponse
         from starlette.exceptions import HTTPException
 
-        from rankscope.service import _models as models
+        from rankscope.service.web import models
     except ImportError as error:
         raise MissingDependencyError(
             str(error.name or "fastapi"), "the HTTP API", "service"
         ) from None
-    from rankscope.service._docs import install_docs
-    from rankscope.service._guard import Guard
-    from rankscope.service._policy import Policy
-    from rankscope.service._session import Sessions
+    from rankscope.service.sources.policy import Policy
+    from rankscope.service.web.docs import install_docs
+    from rankscope.service.web.guard import Guard
+    from rankscope.service.web.session import Sessions
 
     policy = Policy.make(data_roots, allowed_callables, allowed_urls)
     sessions = Sessions(token)
@@ -303,7 +308,7 @@ def create_app(
 
     install_docs(app)
     if console:
-        from rankscope.service._console import install_console
+        from rankscope.service.web.routers.console import install_console
 
         install_console(app)
     return app

@@ -9,9 +9,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
-from rankscope.service._scoring import effective_scores
-from rankscope.service._store import QueryRecord
-from rankscope.service._taskinfo import TaskInfo
+from rankscope.service.store.sqlite import QueryRecord
+from rankscope.service.tasks.info import TaskInfo
+from rankscope.service.tasks.scoring import effective_scores
 
 __all__ = ["EXPORT_FORMATS", "write_export"]
 

@@ -22,12 +22,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rankscope.errors import RankscopeError
-from rankscope.service._errors import CallError, GeneratorError
-from rankscope.service._generators import Generation, Generator
-from rankscope.service._retrievers import Ranking, Retriever
-from rankscope.service._scoring import AnswerScorer, QueryScorer
-from rankscope.service._store import QueryRecord, TaskWriter
+from rankscope.errors import CallError, GeneratorError, RankscopeError
+from rankscope.service.sources.generators import Generation, Generator
+from rankscope.service.sources.retrievers import Ranking, Retriever
+from rankscope.service.store.sqlite import QueryRecord, TaskWriter
+from rankscope.service.tasks.scoring import AnswerScorer, QueryScorer
 
 __all__ = ["Control", "Progress", "RunStats", "run_queries"]
 

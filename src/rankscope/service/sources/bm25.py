@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import InputError, MissingDependencyError
-from rankscope.service._datasets import Dataset
-from rankscope.service._retrievers import Ranking, Retriever, corpus_digest
+from rankscope.service.sources.datasets import Dataset
+from rankscope.service.sources.retrievers import Ranking, Retriever, corpus_digest
 
 __all__ = ["BM25Retriever", "tokenize"]
 

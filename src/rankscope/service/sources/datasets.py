@@ -36,7 +36,7 @@ import polars as pl
 
 from rankscope.errors import DuplicateDocumentError, EmptyInputError, InputError, ParseError
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, Qrels
-from rankscope.service._files import (
+from rankscope.service.sources.files import (
     checked_path,
     confined,
     is_directory,

@@ -23,9 +23,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from rankscope.errors import InputError, MissingDependencyError
-from rankscope.service._errors import CallError, RetrieverError
-from rankscope.service._retrievers import Ranking, Retriever, normalise_ranking
+from rankscope.errors import CallError, InputError, MissingDependencyError, RetrieverError
+from rankscope.service.sources.retrievers import Ranking, Retriever, normalise_ranking
 
 __all__ = [
     "DEFAULT_BODY",

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rankscope.service._latency import histogram_summary
-from rankscope.service._store import Counters, json_safe
+from rankscope.service.store.sqlite import Counters, json_safe
+from rankscope.service.tasks.latency import histogram_summary
 
 __all__ = ["ACTIVE", "STATUSES", "TaskInfo", "task_info"]
 

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rankscope.errors import InputError
-from rankscope.service._taskinfo import TaskInfo
+from rankscope.service.tasks.info import TaskInfo
 
 if TYPE_CHECKING:
-    from rankscope.service._service import EvaluationService
+    from rankscope.service.tasks.service import EvaluationService
 
 __all__ = ["compare_tasks", "comparison_html", "task_scores"]
 
@@ -100,7 +100,7 @@ def comparison_html(
     """The HTML report of `rankscope.compare_runs` (what ``rankscope compare --format html``
     writes) for the tasks' runs against their judgements; the first task is the baseline."""
     from rankscope import compare_runs
-    from rankscope.service._scoring import MeasureSet
+    from rankscope.service.tasks.scoring import MeasureSet
 
     infos = _comparable(service, task_ids)
     names = _common_measures(infos)

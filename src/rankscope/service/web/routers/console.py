@@ -29,22 +29,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote
 
-from rankscope.errors import RankscopeError
-from rankscope.service._api import public_message, start_evaluation
-from rankscope.service._errors import TaskNotFoundError
-from rankscope.service._scoring import (
+from rankscope.errors import RankscopeError, TaskNotFoundError
+from rankscope.service.tasks.scoring import (
     DEFAULT_TREC_MEASURES,
     WEKNORA_ANSWER_MEASURES,
     WEKNORA_MEASURES,
 )
-from rankscope.service._session import COOKIE, SESSION_SECONDS
+from rankscope.service.web.app import public_message, start_evaluation
+from rankscope.service.web.session import COOKIE, SESSION_SECONDS
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
 __all__ = ["install_console"]
 
-HERE = Path(__file__).resolve().parent / "console"
+HERE = Path(__file__).resolve().parent.parent / "console"
 PAGE_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; "
@@ -217,7 +216,7 @@ def install_console(app: "FastAPI") -> None:
     from fastapi.staticfiles import StaticFiles
     from pydantic import ValidationError
 
-    from rankscope.service._models import EvaluationIn
+    from rankscope.service.web.models import EvaluationIn
 
     service = app.state.service
     policy = app.state.policy
@@ -452,7 +451,7 @@ def install_console(app: "FastAPI") -> None:
 
     @app.get("/compare/report", include_in_schema=False)
     def compare_report(request: Request) -> Response:
-        from rankscope.service._task_compare import comparison_html
+        from rankscope.service.tasks.compare import comparison_html
 
         try:
             html = comparison_html(service, chosen_tasks(request))

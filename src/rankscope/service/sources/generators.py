@@ -26,10 +26,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rankscope.errors import InputError
-from rankscope.service._errors import GeneratorError
-from rankscope.service._http import HTTPEndpoint, fill, http_spec_options, walk
-from rankscope.service._retrievers import (
+from rankscope.errors import GeneratorError, InputError
+from rankscope.service.sources.http import HTTPEndpoint, fill, http_spec_options, walk
+from rankscope.service.sources.retrievers import (
     TARGET,
     FunctionCaller,
     import_target,
@@ -88,7 +87,7 @@ def answer_text(raw: Any) -> str:
     >>> answer_text(["Paris"])
     Traceback (most recent call last):
     ...
-    rankscope.service._errors.GeneratorError: expected the answer as a string; found list ...
+    rankscope.errors.GeneratorError: expected the answer as a string; found list ...
     """
     if not isinstance(raw, str):
         raise GeneratorError(

@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from starlette.exceptions import HTTPException
 
-from rankscope.service._session import COOKIE, Sessions
+from rankscope.service.web.session import COOKIE, Sessions
 
 __all__ = ["LOOPBACK_HOSTS", "Guard", "host_name"]
 

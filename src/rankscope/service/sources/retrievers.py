@@ -4,10 +4,10 @@ A retriever is given a question's text and a depth k and returns document ids be
 optionally with scores. Three kinds are built from a specification that is stored with the task
 (so an interrupted task can be resumed by another process):
 
-* ``bm25``: the built-in BM25 baseline over the dataset's corpus (:mod:`._bm25`).
+* ``bm25``: the built-in BM25 baseline over the dataset's corpus (:mod:`.bm25`).
 * ``module:function``: a Python callable ``function(text, k)`` (sync or async) returning ids,
   or ``(id, score)`` pairs.
-* ``http://...`` / ``https://...``: an HTTP endpoint (:mod:`._http`).
+* ``http://...`` / ``https://...``: an HTTP endpoint (:mod:`.http`).
 """
 
 from __future__ import annotations
@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
-from rankscope.errors import InputError
-from rankscope.service._datasets import Dataset
-from rankscope.service._errors import RetrieverError
+from rankscope.errors import InputError, RetrieverError
+from rankscope.service.sources.datasets import Dataset
 
 __all__ = [
     "CallableRetriever",
@@ -95,7 +94,7 @@ def normalise_ranking(raw: Any, k: int) -> tuple[list[str], list[float] | None]:
     >>> normalise_ranking([("d1", float("nan"))], 10)
     Traceback (most recent call last):
     ...
-    rankscope.service._errors.RetrieverError: document 1 of the ranking: ... found nan
+    rankscope.errors.RetrieverError: document 1 of the ranking: ... found nan
     """
     if isinstance(raw, str | bytes | Mapping) or not isinstance(raw, Iterable):
         raise RetrieverError(
@@ -317,7 +316,7 @@ def parse_retriever_spec(
                 )
             return {"type": "callable", "target": target}
         if kind == "http":
-            from rankscope.service._http import http_spec
+            from rankscope.service.sources.http import http_spec
 
             return http_spec(dict(spec))
         raise InputError(f"unknown retriever type {kind!r}; expected 'bm25', 'callable' or 'http'")
@@ -448,10 +447,10 @@ def build_retriever(
     if spec["type"] == "callable":
         return CallableRetriever(import_target(spec["target"]), spec)
     if spec["type"] == "http":
-        from rankscope.service._http import HTTPRetriever
+        from rankscope.service.sources.http import HTTPRetriever
 
         return HTTPRetriever(spec)
-    from rankscope.service._bm25 import BM25Retriever
+    from rankscope.service.sources.bm25 import BM25Retriever
 
     if dataset is None:
         raise InputError("the BM25 baseline needs the dataset's corpus")

@@ -27,31 +27,30 @@ from typing import Any, TextIO
 import polars as pl
 
 from rankscope import _core
-from rankscope.errors import InputError, RankscopeError
+from rankscope.errors import InputError, RankscopeError, TaskNotFoundError, TaskStateError
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
-from rankscope.service._datasets import Dataset, load_dataset
-from rankscope.service._errors import TaskNotFoundError, TaskStateError
-from rankscope.service._export import EXPORT_FORMATS, write_export
-from rankscope.service._generators import Generator, build_generator, parse_generator_spec
-from rankscope.service._latency import exact_summary
-from rankscope.service._owners import new_owner, owner_alive
-from rankscope.service._retrievers import (
+from rankscope.service.sources.datasets import Dataset, load_dataset
+from rankscope.service.sources.generators import Generator, build_generator, parse_generator_spec
+from rankscope.service.sources.retrievers import (
     Retriever,
     build_retriever,
     check_allowed,
     parse_retriever_spec,
 )
-from rankscope.service._runner import Control, Progress, RunStats, run_queries
-from rankscope.service._scoring import (
+from rankscope.service.store.sqlite import QueryRecord, Store
+from rankscope.service.tasks.compare import compare_tasks, task_scores
+from rankscope.service.tasks.export import EXPORT_FORMATS, write_export
+from rankscope.service.tasks.info import ACTIVE, STATUSES, TaskInfo, task_info
+from rankscope.service.tasks.latency import exact_summary
+from rankscope.service.tasks.owners import new_owner, owner_alive
+from rankscope.service.tasks.runner import Control, Progress, RunStats, run_queries
+from rankscope.service.tasks.scoring import (
     AnswerMeasureSet,
     AnswerScorer,
     MeasureSet,
     QueryScorer,
     effective_scores,
 )
-from rankscope.service._store import QueryRecord, Store
-from rankscope.service._task_compare import compare_tasks, task_scores
-from rankscope.service._taskinfo import ACTIVE, STATUSES, TaskInfo, task_info
 
 __all__ = ["EXPORT_FORMATS", "STATUSES", "EvaluationService", "TaskInfo", "default_db_path"]
 
@@ -213,7 +212,7 @@ class EvaluationService:
         else:
             built = build_retriever(retriever, data)
         if built.spec is not None and built.spec.get("type") == "bm25":
-            from rankscope.service._bm25 import BM25Retriever
+            from rankscope.service.sources.bm25 import BM25Retriever
 
             if isinstance(built, BM25Retriever):
                 built.build()  # reads and checks the corpus now, before any retrieval
@@ -758,7 +757,7 @@ class EvaluationService:
         return dict(data.corpus())
 
     def _bm25(self, spec: Mapping[str, Any], data: Dataset | None) -> Retriever:
-        from rankscope.service._bm25 import BM25Retriever
+        from rankscope.service.sources.bm25 import BM25Retriever
 
         if data is None:
             raise InputError("the BM25 baseline needs the dataset's corpus")

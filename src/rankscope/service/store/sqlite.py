@@ -41,9 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rankscope.errors import InputError
-from rankscope.service._errors import TaskNotFoundError
-from rankscope.service._latency import add_latency, latency_bin
+from rankscope.errors import InputError, TaskNotFoundError
+from rankscope.service.tasks.latency import add_latency, latency_bin
 
 __all__ = ["Counters", "QueryRecord", "Store", "TaskWriter", "json_safe"]
 
@@ -145,7 +144,7 @@ class Counters:
     sums
         The sum of every measure over the succeeded queries.
     latency_sum, latency_bins, latency_max
-        Sum, histogram (see `rankscope.service._latency`) and largest of the latencies
+        Sum, histogram (see `rankscope.service.tasks.latency`) and largest of the latencies
         (seconds) of the succeeded queries.
     answered, answer_sums
         Succeeded queries whose answer was scored (they have a reference answer), and the

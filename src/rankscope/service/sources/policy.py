@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rankscope.service._datasets import Dataset, load_dataset
-from rankscope.service._files import checked_path, within_roots
-from rankscope.service._retrievers import LOOPBACK_URLS, check_allowed, parse_retriever_spec
-from rankscope.service._taskinfo import TaskInfo
+from rankscope.service.sources.datasets import Dataset, load_dataset
+from rankscope.service.sources.files import checked_path, within_roots
+from rankscope.service.sources.retrievers import LOOPBACK_URLS, check_allowed, parse_retriever_spec
+from rankscope.service.tasks.info import TaskInfo
 
 __all__ = ["Policy"]
 
@@ -78,7 +78,7 @@ class Policy:
 
     def generator(self, given: str | Mapping[str, Any]) -> dict[str, Any]:
         """A client's generator specification, checked against the allow-lists."""
-        from rankscope.service._generators import parse_generator_spec
+        from rankscope.service.sources.generators import parse_generator_spec
 
         spec = parse_generator_spec(given)
         check_allowed(spec, self.allowed_callables, self.allowed_urls, role="generator")
