@@ -591,7 +591,7 @@ def _serve(args: argparse.Namespace) -> int:
     except ImportError:
         raise MissingDependencyError("uvicorn", "rankscope serve", "service") from None
     from rankscope.service.sources.policy import Policy
-    from rankscope.service.web.guard import LOOPBACK_HOSTS
+    from rankscope.service.web.dependencies import LOOPBACK_HOSTS
 
     if args.max_body_bytes < 1024:
         raise InputError(f"--max-body-bytes must be at least 1024; found {args.max_body_bytes}")

@@ -1,24 +1,15 @@
-"""The HTTP API of the evaluation service (FastAPI), a thin shell over `EvaluationService`.
+"""The application of the evaluation service (FastAPI): it wires the routers, the guard and
+the error answers, and holds the service and the server's settings in its state.
 
-=======  =======================================  ==============================================
-POST     /api/v1/evaluations                      submit a task (a retriever, and optionally a
-                                                  generator) and start it -> 202 with the task
-GET      /api/v1/evaluations                      tasks, newest first (``limit``, ``offset``,
-                                                  ``status``)
-GET      /api/v1/evaluations/{id}                 status, progress, metrics, latency percentiles
-GET      /api/v1/evaluations/{id}/queries         per-query results (``limit``, ``offset``,
-                                                  ``status``, ``sort``, ``search``)
-POST     /api/v1/evaluations/{id}/cancel          cancel a pending or running task
-POST     /api/v1/evaluations/{id}/resume          resume a failed, cancelled or interrupted task
-GET      /api/v1/evaluations/{id}/export          ``format=json|csv|trec``
-=======  =======================================  ==============================================
+Routers (`rankscope.service.web.routers`): ``evaluations`` (the API at
+``/api/v1/evaluations``), ``console`` (the web console at ``/``), and the offline API
+documentation at ``/docs`` beside the schema at ``/openapi.json``.
 
 An unknown id answers 404; an invalid body, dataset, measure or retriever 422 with the reason;
 an operation the task's status does not allow 409; a body over the limit 413; a Host header
 the server does not answer to 400. With a token, every request must carry
 ``Authorization: Bearer <token>`` or a console session (401 otherwise). Tasks run in the
-server's threads, so they go on when the client disconnects. The web console (`_console`) and
-the offline API documentation at ``/docs`` are served beside it.
+server's threads, so they go on when the client disconnects.
 """
 
 # No ``from __future__ import annotations``: FastAPI reads the annotations of the endpoints at
@@ -34,14 +25,12 @@ from rankscope.errors import (
     TaskNotFoundError,
     TaskStateError,
 )
-from rankscope.service.tasks.service import EXPORT_FORMATS, STATUSES, EvaluationService, TaskInfo
-from rankscope.service.web.guard import LOOPBACK_HOSTS
+from rankscope.service.tasks.service import EvaluationService
+from rankscope.service.web.dependencies import LOOPBACK_HOSTS
 
-__all__ = ["API_PREFIX", "create_app", "is_loopback", "public_message", "start_evaluation"]
+__all__ = ["MAX_BODY_BYTES", "create_app", "is_loopback", "public_message"]
 
-API_PREFIX = "/api/v1/evaluations"
 MAX_BODY_BYTES = 1024 * 1024
-SORT_PATTERN = r"^-?[^\x00-\x1f]{1,200}$"
 
 
 def public_message(error: RankscopeError) -> str:
@@ -95,12 +84,13 @@ def create_app(
     try:
         from contextlib import asynccontextmanager
 
-        from fastapi import FastAPI, Query, Request, Response
+        from fastapi import FastAPI, Request, Response
         from fastapi.exceptions import RequestValidationError
-        from fastapi.responses import JSONResponse, PlainTextResponse
+        from fastapi.responses import JSONResponse
         from starlette.exceptions import HTTPException
 
         from rankscope.service.web import models
+        from rankscope.service.web.routers import evaluations
     except ImportError as error:
         raise MissingDependencyError(
             str(error.name or "fastapi"), "the HTTP API", "service"
@@ -134,10 +124,6 @@ def create_app(
     }
     if token is not None:
         common[401] = answer(models.ErrorOut, "Missing or wrong bearer token")
-    missing: dict[int | str, dict[str, Any]] = {404: answer(models.ErrorOut, "No task has this id")}
-    conflict: dict[int | str, dict[str, Any]] = {
-        409: answer(models.ErrorOut, "The task's status does not allow this")
-    }
 
     app = FastAPI(
         title="rankscope evaluation service",
@@ -146,14 +132,14 @@ def create_app(
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
+        openapi_url=None,
         responses=common,
     )
     app.state.service = service
     app.state.policy = policy
     app.state.sessions = sessions
-    app.add_middleware(
-        Guard, sessions=sessions, allowed_hosts=allowed_hosts, max_body_bytes=max_body_bytes
-    )
+    app.state.allowed_hosts = tuple(host.lower() for host in allowed_hosts)
+    app.add_middleware(Guard, max_body_bytes=max_body_bytes)
 
     @app.exception_handler(TaskNotFoundError)
     async def not_found(request: Request, error: TaskNotFoundError) -> JSONResponse:
@@ -187,6 +173,8 @@ def create_app(
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> Response:
         headers = dict(error.headers or {})
+        if error.status_code == 303:  # a console page asked for before signing in
+            return Response(status_code=303, headers=headers)
         if error.status_code == 405:
             # Starlette names the methods of the first route of the path; a path may have
             # several (GET and POST of the evaluations).
@@ -203,143 +191,13 @@ def create_app(
                 methods |= set(getattr(route, "methods", None) or ()) - {"HEAD"}
         return methods
 
-    def page(items: Sequence[dict[str, Any]], total: int, limit: int, offset: int) -> Any:
-        return {"items": list(items), "total": total, "limit": limit, "offset": offset}
-
-    @app.post(
-        API_PREFIX,
-        status_code=202,
-        summary="Submit an evaluation and start it",
-        response_model=models.TaskOut,
-        responses={501: answer(models.ErrorOut, "A dependency of the retriever is missing")},
-    )
-    def submit(body: models.EvaluationIn) -> Any:
-        return start_evaluation(service, policy, body).to_dict()
-
-    @app.get(API_PREFIX, summary="List evaluations, newest first", response_model=models.TaskPage)
-    def list_tasks(
-        limit: int = Query(50, ge=1, le=1000),
-        offset: int = Query(0, ge=0, le=models.MAX_OFFSET),
-        status: Literal[STATUSES] | None = None,  # type: ignore[valid-type]
-    ) -> Any:
-        tasks, total = service.list_tasks(status=status, limit=limit, offset=offset)
-        return page([task.to_dict() for task in tasks], total, limit, offset)
-
-    @app.get(
-        API_PREFIX + "/{task_id}",
-        summary="Status, progress, metrics and latency",
-        response_model=models.TaskOut,
-        responses=missing,
-    )
-    def show(task_id: str) -> Any:
-        return service.get(task_id).to_dict()
-
-    @app.get(
-        API_PREFIX + "/{task_id}/queries",
-        summary="Per-query results (dataset order, or sorted), filtered, a page at a time",
-        response_model=models.QueryPage,
-        responses=missing,
-    )
-    def queries(
-        task_id: str,
-        limit: int = Query(100, ge=1, le=10_000),
-        offset: int = Query(0, ge=0, le=models.MAX_OFFSET),
-        status: Literal["succeeded", "failed"] | None = None,
-        sort: str | None = Query(
-            None,
-            pattern=SORT_PATTERN,
-            description="query_id, position, latency, attempts or a measure; '-' first for "
-            "descending",
-        ),
-        search: str | None = Query(None, max_length=200, description="part of the query id"),
-    ) -> Any:
-        records, total = service.query_page(
-            task_id, status=status, limit=limit, offset=offset, sort=sort, search=search
-        )
-        return page([record.to_dict() for record in records], total, limit, offset)
-
-    @app.post(
-        API_PREFIX + "/{task_id}/cancel",
-        summary="Cancel a pending or running task",
-        response_model=models.TaskOut,
-        responses={**missing, **conflict},
-    )
-    def cancel(task_id: str) -> Any:
-        return service.cancel(task_id).to_dict()
-
-    @app.post(
-        API_PREFIX + "/{task_id}/resume",
-        status_code=202,
-        summary="Resume a task",
-        response_model=models.TaskOut,
-        responses={**missing, **conflict},
-    )
-    def resume(task_id: str) -> Any:
-        policy.check_resume(service.get(task_id))
-        return service.resume_in_background(task_id).to_dict()
-
-    @app.get(
-        API_PREFIX + "/{task_id}/export",
-        summary="Export: json, csv or a TREC run",
-        responses={
-            **missing,
-            200: {
-                "description": "The task's results",
-                "content": {
-                    "application/json": {"schema": {"type": "object"}},
-                    "text/csv": {"schema": {"type": "string"}},
-                    "text/plain": {"schema": {"type": "string"}},
-                },
-            },
-        },
-    )
-    def export(
-        task_id: str,
-        format: Literal[EXPORT_FORMATS] = "json",  # type: ignore[valid-type]
-    ) -> Response:
-        text = service.export_text(task_id, format)
-        media = {"json": "application/json", "csv": "text/csv", "trec": "text/plain"}[format]
-        filename = f"rankscope-{task_id}.{ {'json': 'json', 'csv': 'csv', 'trec': 'run'}[format] }"
-        return PlainTextResponse(
-            text,
-            media_type=media,
-            headers={"Content-Disposition": f'inline; filename="{filename}"'},
-        )
-
+    app.include_router(evaluations.router)
     install_docs(app)
     if console:
         from rankscope.service.web.routers.console import install_console
 
         install_console(app)
     return app
-
-
-def start_evaluation(service: EvaluationService, policy: Any, body: Any) -> TaskInfo:
-    """Submit and start the task a client asked for (an `EvaluationIn`), within ``policy``."""
-    dataset = body.dataset if isinstance(body.dataset, str) else body.dataset.model_dump()
-    retriever = _spec_of(body.retriever)
-    info = service.submit(
-        policy.dataset(dataset),
-        policy.retriever(retriever),
-        measures=body.measures,
-        profile=body.profile,
-        k=body.k,
-        concurrency=body.concurrency,
-        max_failures=body.max_failures,
-        name=body.name,
-        generator=None if body.generator is None else policy.generator(_spec_of(body.generator)),
-        answer_measures=body.answer_measures,
-    )
-    service.start(info.id)
-    return info
-
-
-def _spec_of(given: Any) -> str | dict[str, Any]:
-    """A retriever's or generator's specification as a client gave it: text, or the fields
-    it set."""
-    if isinstance(given, str):
-        return given
-    return {key: value for key, value in given.model_dump().items() if value is not None}
 
 
 def is_loopback(host: str) -> bool:

@@ -1,21 +1,23 @@
-"""``/docs``: Swagger UI for the API's OpenAPI schema, from files the server itself serves.
+"""``/docs``: Swagger UI for the API's OpenAPI schema (``/openapi.json``), from files the server
+itself serves; both behind the API's own dependencies (Host, Origin, token).
 
 Swagger UI 5 (which reads OpenAPI 3.1, the version FastAPI writes) comes from the files the
 ``fastapi-offline`` package ships (the ``service`` extra), so the page works without a network;
 its start-up script is a file of rankscope's console, so that the page needs no inline script.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: FastAPI reads the annotations of the routes at run
+# time.
 from pathlib import Path
-from typing import TYPE_CHECKING
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 
 from rankscope.errors import MissingDependencyError
+from rankscope.service.web.routers.evaluations import API_DEPENDENCIES
 
-if TYPE_CHECKING:
-    from fastapi import FastAPI
-
-__all__ = ["install_docs"]
+__all__ = ["install_docs", "router"]
 
 _PAGE = """<!doctype html>
 <html lang="en">
@@ -42,10 +44,8 @@ _POLICY = (
 
 
 def install_docs(app: FastAPI) -> None:
-    """Serve the Swagger UI files under ``/static/swagger`` and the page at ``/docs``."""
-    from fastapi.responses import HTMLResponse
-    from fastapi.staticfiles import StaticFiles
-
+    """Serve the schema at ``/openapi.json``, the Swagger UI files under ``/static/swagger``
+    and the page at ``/docs`` (the app is made with ``openapi_url=None``)."""
     try:
         import fastapi_offline
     except ImportError:
@@ -56,6 +56,17 @@ def install_docs(app: FastAPI) -> None:
     assets = Path(fastapi_offline.__file__).resolve().parent / "static"
     app.mount("/static/swagger", StaticFiles(directory=assets), name="swagger")
 
-    @app.get("/docs", include_in_schema=False)
-    def docs() -> HTMLResponse:
-        return HTMLResponse(_PAGE, headers={"Content-Security-Policy": _POLICY})
+    app.include_router(router)
+
+
+router = APIRouter(include_in_schema=False, dependencies=API_DEPENDENCIES)
+
+
+@router.get("/openapi.json")
+def schema(request: Request) -> JSONResponse:
+    return JSONResponse(request.app.openapi())
+
+
+@router.get("/docs")
+def docs() -> HTMLResponse:
+    return HTMLResponse(_PAGE, headers={"Content-Security-Policy": _POLICY})

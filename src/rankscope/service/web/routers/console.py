@@ -14,34 +14,48 @@ GET      /compare?task=A&task=B...    the report of ``rankscope compare --format
 GET|POST /signin, POST /signout       a session from the server's token (when it has one)
 =======  ===========================  =========================================================
 
-Pages are Jinja2 templates; a little plain JavaScript (``static/console.js``) polls the JSON API
-to keep progress and metrics live and pages the per-question table. Every asset is a file of
+The pages are one `APIRouter` (``router``) whose shared dependencies check the Host, the
+Origin and the session; the sign-in pages another (``signin_router``), open to anyone the Host
+and Origin checks admit. Pages are Jinja2 templates; a little plain JavaScript
+(``static/console.js``) polls the JSON API to keep progress and metrics live and pages the
+per-question table. Every asset is a file of
 this package, and every page forbids anything else (Content-Security-Policy). Forms carry the
 session's CSRF token, checked on every POST.
 """
 
-# No ``from __future__ import annotations``: FastAPI reads the annotations of the pages, whose
-# types are imported inside install_console, at run time.
+# No ``from __future__ import annotations``: FastAPI reads the annotations of the pages at run
+# time.
+import functools
 import os
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import parse_qs, quote
 
-from rankscope.errors import RankscopeError, TaskNotFoundError
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import ValidationError
+
+from rankscope.errors import MissingDependencyError, RankscopeError, TaskNotFoundError
 from rankscope.service.tasks.scoring import (
     DEFAULT_TREC_MEASURES,
     WEKNORA_ANSWER_MEASURES,
     WEKNORA_MEASURES,
 )
-from rankscope.service.web.app import public_message, start_evaluation
-from rankscope.service.web.session import COOKIE, SESSION_SECONDS
+from rankscope.service.web.app import public_message
+from rankscope.service.web.dependencies import (
+    checked_host,
+    page_caller,
+    same_origin,
+    session_nonce,
+)
+from rankscope.service.web.models import EvaluationIn
+from rankscope.service.web.routers.evaluations import start_evaluation
+from rankscope.service.web.session import COOKIE, SESSION_SECONDS, Sessions
 
-if TYPE_CHECKING:
-    from fastapi import FastAPI
-
-__all__ = ["install_console"]
+__all__ = ["install_console", "router", "signin_router"]
 
 HERE = Path(__file__).resolve().parent.parent / "console"
 PAGE_POLICY = (
@@ -203,24 +217,21 @@ def evaluation_payload(form: Mapping[str, list[str]]) -> dict[str, Any]:
     }
 
 
-def install_console(app: "FastAPI") -> None:
-    """Add the console's pages and static files to the FastAPI ``app`` of `create_app`."""
+router = APIRouter(
+    include_in_schema=False,
+    dependencies=[Depends(checked_host), Depends(same_origin), Depends(page_caller)],
+)
+signin_router = APIRouter(
+    include_in_schema=False, dependencies=[Depends(checked_host), Depends(same_origin)]
+)
+
+
+@functools.cache
+def _templates() -> Any:
     try:
         import jinja2
     except ImportError:
-        from rankscope.errors import MissingDependencyError
-
         raise MissingDependencyError("jinja2", "the web console", "service") from None
-    from fastapi import Query, Request
-    from fastapi.responses import HTMLResponse, RedirectResponse, Response
-    from fastapi.staticfiles import StaticFiles
-    from pydantic import ValidationError
-
-    from rankscope.service.web.models import EvaluationIn
-
-    service = app.state.service
-    policy = app.state.policy
-    sessions = app.state.sessions
     templates = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"),
         autoescape=True,
@@ -233,236 +244,283 @@ def install_console(app: "FastAPI") -> None:
         retriever=_retriever_label,
         pattern=lambda text: str(text).replace("[[]", "["),  # fnmatch's literal [ as typed
     )
+    return templates
+
+
+def install_console(app: FastAPI) -> None:
+    """Add the console's pages and static files to the FastAPI ``app`` of `create_app`."""
+    _templates()  # a missing jinja2 is named now, not at the first page
     app.mount("/static/console", StaticFiles(directory=HERE / "static"), name="console")
+    app.include_router(signin_router)
+    app.include_router(router)
 
-    def secured(response: Response, policy_header: str = PAGE_POLICY) -> Response:
-        response.headers["Content-Security-Policy"] = policy_header
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "same-origin"
-        response.headers["Cache-Control"] = "no-store"
-        return response
 
-    def set_session(request: Request, response: Response, cookie: str) -> None:
-        response.set_cookie(
-            COOKIE,
-            cookie,
-            max_age=SESSION_SECONDS,
-            path="/",
-            httponly=True,
-            samesite="strict",
-            secure=request.url.scheme == "https",
-        )
+def _sessions(request: Request) -> Sessions:
+    sessions: Sessions = request.app.state.sessions
+    return sessions
 
-    def render(request: Request, template: str, status: int = 200, **context: Any) -> Response:
-        nonce = request.state.session
-        new_cookie = None
-        if nonce is None and sessions.token is None:
-            # No token: an anonymous session, for the CSRF tokens of the forms.
-            new_cookie = sessions.issue()
-            nonce = sessions.verify(new_cookie)
-        context.setdefault("page", "")
-        page = templates.get_template(template).render(
+
+def secured(response: Response, policy_header: str = PAGE_POLICY) -> Response:
+    response.headers["Content-Security-Policy"] = policy_header
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "same-origin"
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _set_session(request: Request, response: Response, cookie: str) -> None:
+    response.set_cookie(
+        COOKIE,
+        cookie,
+        max_age=SESSION_SECONDS,
+        path="/",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+
+
+def render(request: Request, template: str, status: int = 200, **context: Any) -> Response:
+    sessions = _sessions(request)
+    nonce = session_nonce(request)
+    new_cookie = None
+    if nonce is None and sessions.token is None:
+        # No token: an anonymous session, for the CSRF tokens of the forms.
+        new_cookie = sessions.issue()
+        nonce = sessions.verify(new_cookie)
+    context.setdefault("page", "")
+    page = (
+        _templates()
+        .get_template(template)
+        .render(
             csrf=sessions.csrf(nonce) if nonce else "",
             signed_in=sessions.token is not None and nonce is not None,
             api="/api/v1/evaluations",
             **context,
         )
-        response = HTMLResponse(page, status_code=status)
-        if new_cookie is not None:
-            set_session(request, response, new_cookie)
-        return secured(response)
+    )
+    response = HTMLResponse(page, status_code=status)
+    if new_cookie is not None:
+        _set_session(request, response, new_cookie)
+    return secured(response)
 
-    async def form_of(request: Request) -> dict[str, list[str]] | None:
-        """The posted form, or None if its CSRF token is not the session's."""
-        form = _form_fields(await request.body())
-        given = (form.get("csrf") or [""])[0]
-        return form if sessions.csrf_ok(request.state.session, given) else None
 
-    def refused(request: Request) -> Response:
+async def form_of(request: Request) -> dict[str, list[str]] | None:
+    """The posted form, or None if its CSRF token is not the session's."""
+    form = _form_fields(await request.body())
+    given = (form.get("csrf") or [""])[0]
+    return form if _sessions(request).csrf_ok(session_nonce(request), given) else None
+
+
+def refused(request: Request) -> Response:
+    return render(
+        request,
+        "message.html",
+        status=403,
+        title="Refused",
+        message="The form's security token is missing or stale; reload the page and try again.",
+    )
+
+
+def see_other(location: str) -> Response:
+    return secured(RedirectResponse(location, status_code=303))
+
+
+# --- signing in -------------------------------------------------------------------------------
+
+
+@signin_router.get("/signin")
+def signin_page(request: Request, next: str = "/") -> Response:
+    if _sessions(request).token is None or session_nonce(request) is not None:
+        return see_other(_local_target(next))
+    return render(request, "signin.html", next=_local_target(next), error=None)
+
+
+@signin_router.post("/signin")
+async def signin(request: Request) -> Response:
+    sessions = _sessions(request)
+    form = _form_fields(await request.body())
+    target = _local_target((form.get("next") or ["/"])[0])
+    if sessions.token is None:
+        return see_other(target)
+    if not sessions.token_ok((form.get("token") or [""])[0]):
         return render(
-            request,
-            "message.html",
-            status=403,
-            title="Refused",
-            message="The form's security token is missing or stale; reload the page and try again.",
+            request, "signin.html", status=401, next=target, error="That is not the token."
         )
+    response = see_other(target)
+    _set_session(request, response, sessions.issue())
+    return response
 
-    def see_other(location: str) -> Response:
-        return secured(RedirectResponse(location, status_code=303))
 
-    # --- signing in -------------------------------------------------------------------------
+@router.post("/signout")
+async def signout(request: Request) -> Response:
+    if await form_of(request) is None:
+        return refused(request)
+    response = see_other("/signin" if _sessions(request).token is not None else "/")
+    response.delete_cookie(COOKIE, path="/")
+    return response
 
-    @app.get("/signin", include_in_schema=False)
-    def signin_page(request: Request, next: str = "/") -> Response:
-        if sessions.token is None or request.state.session is not None:
-            return see_other(_local_target(next))
-        return render(request, "signin.html", next=_local_target(next), error=None)
 
-    @app.post("/signin", include_in_schema=False)
-    async def signin(request: Request) -> Response:
-        form = _form_fields(await request.body())
-        target = _local_target((form.get("next") or ["/"])[0])
-        if sessions.token is None:
-            return see_other(target)
-        if not sessions.token_ok((form.get("token") or [""])[0]):
-            return render(
-                request, "signin.html", status=401, next=target, error="That is not the token."
-            )
-        response = see_other(target)
-        set_session(request, response, sessions.issue())
-        return response
+# --- tasks ------------------------------------------------------------------------------------
 
-    @app.post("/signout", include_in_schema=False)
-    async def signout(request: Request) -> Response:
-        if await form_of(request) is None:
-            return refused(request)
-        response = see_other("/signin" if sessions.token is not None else "/")
-        response.delete_cookie(COOKIE, path="/")
-        return response
 
-    # --- tasks ------------------------------------------------------------------------------
+@router.get("/")
+def task_list(request: Request, offset: int = Query(0, ge=0, le=10**9)) -> Response:
+    tasks, total = request.app.state.service.list_tasks(limit=50, offset=offset)
+    return render(
+        request, "tasks.html", tasks=tasks, total=total, offset=offset, limit=50, page="tasks"
+    )
 
-    @app.get("/", include_in_schema=False)
-    def task_list(request: Request, offset: int = Query(0, ge=0, le=10**9)) -> Response:
-        tasks, total = service.list_tasks(limit=50, offset=offset)
+
+def new_form(
+    request: Request, status: int = 200, error: str | None = None, chosen: Any = None
+) -> Response:
+    policy = request.app.state.policy
+    return render(
+        request,
+        "new.html",
+        status=status,
+        page="new",
+        error=error,
+        chosen=chosen or {},
+        datasets=find_datasets(policy.data_roots),
+        roots=policy.data_roots,
+        allowed_callables=policy.allowed_callables,
+        allowed_urls=policy.allowed_urls,
+        weknora_measures=list(WEKNORA_MEASURES),
+        trec_measures=" ".join(DEFAULT_TREC_MEASURES),
+        weknora_answer_measures=" ".join(WEKNORA_ANSWER_MEASURES),
+    )
+
+
+@router.get("/tasks/new")
+def new_task_page(request: Request) -> Response:
+    return new_form(request)
+
+
+@router.post("/tasks/new")
+async def new_task(request: Request) -> Response:
+    form = await form_of(request)
+    if form is None:
+        return refused(request)
+    chosen: dict[str, Any] = {name: values[0] for name, values in form.items() if values}
+    chosen["measure"] = form.get("measure") or []
+    try:
+        body = EvaluationIn.model_validate(evaluation_payload(form))
+        info = start_evaluation(request.app.state.service, request.app.state.policy, body)
+    except ValidationError as error:
+        reasons = "; ".join(
+            f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}"
+            for item in error.errors()
+        )
+        return new_form(request, 422, reasons, chosen)
+    except (RankscopeError, ValueError) as error:
+        message = public_message(error) if isinstance(error, RankscopeError) else str(error)
+        return new_form(request, 422, message, chosen)
+    return see_other(f"/tasks/{info.id}")
+
+
+@router.get("/tasks/{task_id}")
+def task_page(request: Request, task_id: str) -> Response:
+    service = request.app.state.service
+    try:
+        info = service.get(task_id)
+    except TaskNotFoundError:
         return render(
-            request, "tasks.html", tasks=tasks, total=total, offset=offset, limit=50, page="tasks"
-        )
+            request, "message.html", status=404, title="No such task",
+            message=f"No task has the id {task_id!r}.",
+        )  # fmt: skip
+    failures, _ = service.query_page(task_id, status="failed", limit=20)
+    message = request.query_params.get("message")
+    return render(
+        request,
+        "task.html",
+        task=info,
+        failures=failures,
+        message=message[:300] if message else None,
+        page="task",
+    )
 
-    def new_form(
-        request: Request, status: int = 200, error: str | None = None, chosen: Any = None
-    ) -> Response:
-        return render(
-            request,
-            "new.html",
-            status=status,
-            page="new",
-            error=error,
-            chosen=chosen or {},
-            datasets=find_datasets(policy.data_roots),
-            roots=policy.data_roots,
-            allowed_callables=policy.allowed_callables,
-            allowed_urls=policy.allowed_urls,
-            weknora_measures=list(WEKNORA_MEASURES),
-            trec_measures=" ".join(DEFAULT_TREC_MEASURES),
-            weknora_answer_measures=" ".join(WEKNORA_ANSWER_MEASURES),
-        )
 
-    @app.get("/tasks/new", include_in_schema=False)
-    def new_task_page(request: Request) -> Response:
-        return new_form(request)
+async def act(request: Request, task_id: str, action: str) -> Response:
+    if await form_of(request) is None:
+        return refused(request)
+    service = request.app.state.service
+    try:
+        if action == "cancel":
+            service.cancel(task_id)
+        else:
+            request.app.state.policy.check_resume(service.get(task_id))
+            service.resume_in_background(task_id)
+    except TaskNotFoundError:
+        return see_other("/")
+    except RankscopeError as error:
+        return see_other(f"/tasks/{quote(task_id)}?message={quote(public_message(error))}")
+    return see_other(f"/tasks/{quote(task_id)}")
 
-    @app.post("/tasks/new", include_in_schema=False)
-    async def new_task(request: Request) -> Response:
-        form = await form_of(request)
-        if form is None:
-            return refused(request)
-        chosen: dict[str, Any] = {name: values[0] for name, values in form.items() if values}
-        chosen["measure"] = form.get("measure") or []
+
+@router.post("/tasks/{task_id}/cancel")
+async def cancel(request: Request, task_id: str) -> Response:
+    return await act(request, task_id, "cancel")
+
+
+@router.post("/tasks/{task_id}/resume")
+async def resume(request: Request, task_id: str) -> Response:
+    return await act(request, task_id, "resume")
+
+
+# --- comparing --------------------------------------------------------------------------------
+
+
+def _created(info: Any) -> float:
+    return float(info.created_at)
+
+
+def _chosen_tasks(request: Request) -> list[str]:
+    return [value for value in request.query_params.getlist("task") if value][:_COMPARED]
+
+
+@router.get("/compare")
+def compare_page(request: Request) -> Response:
+    service = request.app.state.service
+    chosen = _chosen_tasks(request)
+    error = None
+    infos = []
+    if len(chosen) >= 2:
         try:
-            body = EvaluationIn.model_validate(evaluation_payload(form))
-            info = start_evaluation(service, policy, body)
-        except ValidationError as error:
-            reasons = "; ".join(
-                f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}"
-                for item in error.errors()
-            )
-            return new_form(request, 422, reasons, chosen)
-        except (RankscopeError, ValueError) as error:
-            message = public_message(error) if isinstance(error, RankscopeError) else str(error)
-            return new_form(request, 422, message, chosen)
-        return see_other(f"/tasks/{info.id}")
+            # The task that ran first is the baseline, whatever order the boxes were in.
+            infos = sorted((service.get(task_id) for task_id in chosen), key=_created)
+        except TaskNotFoundError as missing:
+            error = str(missing)
+        chosen = [info.id for info in infos] or chosen
+    done, _ = service.list_tasks(status="succeeded", limit=200)
+    query = "&".join(f"task={quote(task_id)}" for task_id in chosen)
+    return render(
+        request,
+        "compare.html",
+        page="compare",
+        tasks=infos,
+        candidates=done,
+        chosen=chosen,
+        report_url=f"/compare/report?{query}" if infos else None,
+        error=error,
+    )
 
-    @app.get("/tasks/{task_id}", include_in_schema=False)
-    def task_page(request: Request, task_id: str) -> Response:
-        try:
-            info = service.get(task_id)
-        except TaskNotFoundError:
-            return render(
-                request, "message.html", status=404, title="No such task",
-                message=f"No task has the id {task_id!r}.",
-            )  # fmt: skip
-        failures, _ = service.query_page(task_id, status="failed", limit=20)
-        message = request.query_params.get("message")
-        return render(
-            request,
-            "task.html",
-            task=info,
-            failures=failures,
-            message=message[:300] if message else None,
-            page="task",
+
+@router.get("/compare/report")
+def compare_report(request: Request) -> Response:
+    from rankscope.service.tasks.compare import comparison_html
+
+    try:
+        html = comparison_html(request.app.state.service, _chosen_tasks(request))
+    except RankscopeError as error:
+        return secured(
+            HTMLResponse(
+                _templates()
+                .get_template("report_error.html")
+                .render(message=public_message(error)),
+                status_code=422,
+            ),
+            REPORT_POLICY,
         )
-
-    async def act(request: Request, task_id: str, action: str) -> Response:
-        if await form_of(request) is None:
-            return refused(request)
-        try:
-            if action == "cancel":
-                service.cancel(task_id)
-            else:
-                policy.check_resume(service.get(task_id))
-                service.resume_in_background(task_id)
-        except TaskNotFoundError:
-            return see_other("/")
-        except RankscopeError as error:
-            return see_other(f"/tasks/{quote(task_id)}?message={quote(public_message(error))}")
-        return see_other(f"/tasks/{quote(task_id)}")
-
-    @app.post("/tasks/{task_id}/cancel", include_in_schema=False)
-    async def cancel(request: Request, task_id: str) -> Response:
-        return await act(request, task_id, "cancel")
-
-    @app.post("/tasks/{task_id}/resume", include_in_schema=False)
-    async def resume(request: Request, task_id: str) -> Response:
-        return await act(request, task_id, "resume")
-
-    # --- comparing --------------------------------------------------------------------------
-
-    def created(info: Any) -> float:
-        return float(info.created_at)
-
-    def chosen_tasks(request: Request) -> list[str]:
-        return [value for value in request.query_params.getlist("task") if value][:_COMPARED]
-
-    @app.get("/compare", include_in_schema=False)
-    def compare_page(request: Request) -> Response:
-        chosen = chosen_tasks(request)
-        error = None
-        infos = []
-        if len(chosen) >= 2:
-            try:
-                # The task that ran first is the baseline, whatever order the boxes were in.
-                infos = sorted((service.get(task_id) for task_id in chosen), key=created)
-            except TaskNotFoundError as missing:
-                error = str(missing)
-            chosen = [info.id for info in infos] or chosen
-        done, _ = service.list_tasks(status="succeeded", limit=200)
-        query = "&".join(f"task={quote(task_id)}" for task_id in chosen)
-        return render(
-            request,
-            "compare.html",
-            page="compare",
-            tasks=infos,
-            candidates=done,
-            chosen=chosen,
-            report_url=f"/compare/report?{query}" if infos else None,
-            error=error,
-        )
-
-    @app.get("/compare/report", include_in_schema=False)
-    def compare_report(request: Request) -> Response:
-        from rankscope.service.tasks.compare import comparison_html
-
-        try:
-            html = comparison_html(service, chosen_tasks(request))
-        except RankscopeError as error:
-            return secured(
-                HTMLResponse(
-                    templates.get_template("report_error.html").render(
-                        message=public_message(error)
-                    ),
-                    status_code=422,
-                ),
-                REPORT_POLICY,
-            )
-        return secured(HTMLResponse(html), REPORT_POLICY)
+    return secured(HTMLResponse(html), REPORT_POLICY)
