@@ -370,7 +370,7 @@ def test_invalid_utf8_in_beir_qrels_is_reported_with_file_and_line(root: Path) -
     qrels = root / "beir" / "qrels" / "test.tsv"
     qrels.write_bytes(qrels.read_bytes() + b"q1\td\xfe1\t1\n")
     lines = qrels.read_bytes().count(b"\n")
-    with pytest.raises(InputError, match=rf"test\.tsv:{lines}: not valid UTF-8"):
+    with pytest.raises(InputError, match=rf"test\.tsv:{lines}: line is not valid UTF-8"):
         load_dataset(root / "beir")
 
 

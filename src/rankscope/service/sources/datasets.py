@@ -23,7 +23,6 @@ holds the queries of every split).
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -410,15 +409,12 @@ def _load_weknora(directory: Path, name: str) -> Dataset:
     query_frame, query_cols = _read_parquet_columns(
         queries_path, {"id": ("id", "qid"), "text": ("text", "query")}
     )
-    qrels_frame, qrels_cols = _read_parquet_columns(
-        qrels_path,
-        {"qid": ("qid", "query_id"), "pid": ("pid", "doc_id"), "score": ("score", "relevance")},
-    )
-    if qrels_frame.height == 0:
-        raise EmptyInputError("qrels hold no judgements", source=str(qrels_path))
+    if not _present(qrels_path):
+        raise InputError(f"missing file {qrels_path.name}", source=str(directory))
+    qrels_frame = _read_qrels_file(qrels_path).frame
     query_ids = _id_strings(query_frame, query_cols["id"], str(queries_path))
-    qrels_query_ids = _id_strings(qrels_frame, qrels_cols["qid"], str(qrels_path))
-    qrels_doc_ids = _id_strings(qrels_frame, qrels_cols["pid"], str(qrels_path))
+    qrels_query_ids = [value.strip() for value in qrels_frame[QUERY_ID].to_list()]
+    qrels_doc_ids = [value.strip() for value in qrels_frame[DOC_ID].to_list()]
     corpus_ids: list[str] = []
     if _present(corpus_path):
         corpus_frame, corpus_cols = _read_parquet_columns(
@@ -442,7 +438,7 @@ def _load_weknora(directory: Path, name: str) -> Dataset:
             {
                 QUERY_ID: qrels_query_ids,
                 DOC_ID: qrels_doc_ids,
-                RELEVANCE: qrels_frame[qrels_cols["score"]],
+                RELEVANCE: qrels_frame[RELEVANCE],
             },
             schema_overrides={QUERY_ID: pl.String, DOC_ID: pl.String},
         ),
@@ -637,114 +633,12 @@ def _read_corpus_file(path: Path) -> list[tuple[str, str]]:
     return _read_corpus_jsonl(path)
 
 
-def _qrels_from_rows(
-    rows: list[tuple[str, str, str]], lines: list[int], path: Path, texts: list[str]
-) -> Qrels:
-    grades: list[int] = []
-    for (_, _, grade), number, text in zip(rows, lines, texts, strict=True):
-        try:
-            grades.append(int(grade))
-        except ValueError:
-            try:
-                value = float(grade)
-            except ValueError:
-                value = float("nan")
-            if not value.is_integer():
-                raise ParseError(
-                    f"relevance must be an integer grade; found {grade!r}",
-                    source=str(path),
-                    line=number,
-                    text=text,
-                ) from None
-            grades.append(int(value))
-    if not rows:
-        raise EmptyInputError("qrels hold no judgements", source=str(path))
-    frame = pl.DataFrame(
-        {QUERY_ID: [r[0] for r in rows], DOC_ID: [r[1] for r in rows], RELEVANCE: grades},
-        schema={QUERY_ID: pl.String, DOC_ID: pl.String, RELEVANCE: pl.Int64},
-    )
-    return Qrels.from_frame(frame, source=str(path))
-
-
-def _read_qrels_text(path: Path) -> Qrels:
-    """BEIR TSV (with its header), TREC (``qid iter docid rel``) or three columns."""
-    rows: list[tuple[str, str, str]] = []
-    lines: list[int] = []
-    texts: list[str] = []
-    for number, line in text_lines(path):
-        stripped = line.strip()
-        if not stripped:
-            continue
-        if number == 1 and stripped.lower().startswith(("query-id", "query_id", "qid")):
-            continue
-        parts = stripped.split("\t") if "\t" in stripped else stripped.split()
-        if len(parts) == 4:
-            rows.append((parts[0].strip(), parts[2].strip(), parts[3].strip()))
-        elif len(parts) == 3:
-            rows.append((parts[0].strip(), parts[1].strip(), parts[2].strip()))
-        else:
-            raise ParseError(
-                "expected 'query_id doc_id relevance' (BEIR) or "
-                f"'query_id iteration doc_id relevance' (TREC); found {len(parts)} fields",
-                source=str(path),
-                line=number,
-                text=line,
-            )
-        lines.append(number)
-        texts.append(line)
-    return _qrels_from_rows(rows, lines, path, texts)
-
-
-def _read_qrels_jsonl(path: Path) -> Qrels:
-    rows: list[tuple[str, str, str]] = []
-    lines: list[int] = []
-    texts: list[str] = []
-    for number, record, line in _jsonl_records(path):
-        query_id = _record_id(record, ("query_id", "qid", "query-id"), path, number, line)
-        doc_id = _record_id(record, ("doc_id", "pid", "docid", "corpus-id"), path, number, line)
-        grade = record.get("relevance", record.get("score", record.get("rel")))
-        if isinstance(grade, bool) or not isinstance(grade, int | float | str):
-            raise ParseError(
-                "expected an integer 'relevance'", source=str(path), line=number, text=line
-            )
-        rows.append((query_id, doc_id, str(grade)))
-        lines.append(number)
-        texts.append(line.rstrip("\n"))
-    return _qrels_from_rows(rows, lines, path, texts)
-
-
 def _read_qrels_file(path: Path) -> Qrels:
-    regular_file(path, "qrels file")
-    if path.suffix == ".parquet":
-        frame, cols = _read_parquet_columns(
-            path,
-            {
-                "qid": ("qid", "query_id", "query-id"),
-                "pid": ("pid", "doc_id", "corpus-id", "docid"),
-                "score": ("score", "relevance", "rel"),
-            },
-        )
-        return Qrels.from_frame(
-            pl.DataFrame(
-                {
-                    QUERY_ID: _id_strings(frame, cols["qid"], str(path)),
-                    DOC_ID: _id_strings(frame, cols["pid"], str(path)),
-                    RELEVANCE: frame[cols["score"]],
-                }
-            ),
-            source=str(path),
-        )
-    if path.suffix in (".jsonl", ".json"):
-        return _read_qrels_jsonl(path)
-    with open(regular_file(path), "rb") as handle:
-        first = handle.readline(256).lstrip(b"\xef\xbb\xbf \t").lower()
-        beir = first.startswith((b"query-id", b"query_id", b"qid"))
-    reader = getattr(importlib.import_module("rankscope.io"), "read_qrels", None)
-    if reader is not None and not beir:
-        # rankscope's readers know every qrels format (and compression) they document.
-        qrels: Qrels = reader(path)
-        return qrels
-    return _read_qrels_text(path)
+    """Judgements in any format `rankscope.io.read_qrels` reads (TREC, BEIR's TSV, JSONL,
+    Parquet, compressed or not), from a regular file under the data roots."""
+    from rankscope.io import read_qrels
+
+    return read_qrels(regular_file(path, "qrels file"))
 
 
 def _load_beir(directory: Path, split: str | None, name: str) -> Dataset:
@@ -765,7 +659,7 @@ def _load_beir(directory: Path, split: str | None, name: str) -> Dataset:
         )
     qrels_path = qrels_dir / f"{split}.tsv"
     pairs, lines, references = _read_queries_jsonl(queries_path)
-    qrels = _read_qrels_text(qrels_path)
+    qrels = _read_qrels_file(qrels_path)
     return _assemble(
         name,
         "beir",

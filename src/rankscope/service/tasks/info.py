@@ -10,6 +10,7 @@ from typing import Any
 
 from rankscope.service.store.sqlite import Counters, json_safe
 from rankscope.service.tasks.latency import histogram_summary
+from rankscope.service.tasks.spec import TaskSpec
 
 __all__ = ["ACTIVE", "STATUSES", "TaskInfo", "task_info"]
 
@@ -45,8 +46,9 @@ class TaskInfo:
         Throughput: recorded queries per second of running time (all runs of the task).
     active_seconds
         Time the task has spent running, over every run.
-    profile, measures, k, concurrency, max_failures
-        How it is evaluated.
+    spec
+        How it is evaluated (`TaskSpec`); ``profile``, ``measures``, ``k``, ``concurrency``,
+        ``max_failures``, ``answer_measures`` and ``references`` are read from it.
     retriever, dataset
         Their descriptions (header values of an HTTP retriever hidden).
     error
@@ -55,15 +57,11 @@ class TaskInfo:
         Unix times.
     generator
         The generator's description (header values hidden), or None for a retrieval-only task.
-    answer_measures
-        The measures of its answers (empty without a generator).
     answer_metrics
         Mean of every answer measure over the questions whose answer was scored: exact for a
         finished task, a running mean while it runs.
     answered
         Succeeded questions whose answer was scored (those with a reference answer).
-    references
-        Questions of the task that have a reference answer (None without a generator).
     """
 
     id: str
@@ -76,11 +74,7 @@ class TaskInfo:
     latency_ms: dict[str, float] | None
     queries_per_second: float | None
     active_seconds: float
-    profile: str
-    measures: tuple[str, ...]
-    k: int
-    concurrency: int
-    max_failures: int | None
+    spec: TaskSpec
     retriever: dict[str, Any]
     dataset: dict[str, Any]
     error: str | None
@@ -89,10 +83,43 @@ class TaskInfo:
     finished_at: float | None
     updated_at: float
     generator: dict[str, Any] | None = None
-    answer_measures: tuple[str, ...] = ()
     answer_metrics: dict[str, float] = field(default_factory=dict)
     answered: int = 0
-    references: int | None = None
+
+    @property
+    def profile(self) -> str:
+        """The profile the task is scored under."""
+        return self.spec.profile
+
+    @property
+    def measures(self) -> tuple[str, ...]:
+        """The measures of its rankings."""
+        return self.spec.measures
+
+    @property
+    def k(self) -> int:
+        """Documents asked of the retriever per question."""
+        return self.spec.k
+
+    @property
+    def concurrency(self) -> int:
+        """Calls in flight at once."""
+        return self.spec.concurrency
+
+    @property
+    def max_failures(self) -> int | None:
+        """Failed queries beyond which the task fails (None: never)."""
+        return self.spec.max_failures
+
+    @property
+    def answer_measures(self) -> tuple[str, ...]:
+        """The measures of its answers (empty without a generator)."""
+        return self.spec.answer_measures
+
+    @property
+    def references(self) -> int | None:
+        """Questions of the task with a reference answer (None without a generator)."""
+        return self.spec.references
 
     @property
     def finished(self) -> int:
@@ -168,12 +195,12 @@ class TaskInfo:
 
 def task_info(row: Mapping[str, Any]) -> TaskInfo:
     """The `TaskInfo` of a task's row (`Store.task`): no result is read."""
-    spec = row["spec"]
+    spec = TaskSpec.model_validate(row["spec"])
     summary = row["summary"]
     counters = Counters.from_row(row)
-    names = spec["measures"]
+    names = spec.measures
     succeeded = counters.succeeded
-    answer_names = spec.get("answer_measures", ())
+    answer_names = spec.answer_measures
     if summary is not None:
         metrics = dict(summary["metrics"])
         latency = summary.get("latency_ms")
@@ -206,21 +233,15 @@ def task_info(row: Mapping[str, Any]) -> TaskInfo:
         latency_ms=latency,
         queries_per_second=finished / active if active > 0 and finished else None,
         active_seconds=active,
-        profile=spec["profile"],
-        measures=tuple(spec["measures"]),
-        k=spec["k"],
-        concurrency=spec["concurrency"],
-        max_failures=spec["max_failures"],
-        retriever=_redacted(spec["retriever"]),
+        spec=spec,
+        retriever=_redacted(spec.retriever),
         dataset=row["dataset"],
         error=row["error"],
         created_at=row["created_at"],
         started_at=row["started_at"],
         finished_at=row["finished_at"],
         updated_at=row["updated_at"],
-        generator=None if spec.get("generator") is None else _redacted(spec["generator"]),
-        answer_measures=tuple(answer_names),
+        generator=None if spec.generator is None else _redacted(spec.generator),
         answer_metrics={name: answer_metrics.get(name, math.nan) for name in answer_names},
         answered=counters.answered,
-        references=spec.get("references"),
     )

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import io
 import math
+import operator
 import os
 import threading
 import time
@@ -26,7 +28,6 @@ from typing import Any, TextIO
 
 import polars as pl
 
-from rankscope import _core
 from rankscope.errors import InputError, RankscopeError, TaskNotFoundError, TaskStateError
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
 from rankscope.service.sources.datasets import Dataset, load_dataset
@@ -51,6 +52,7 @@ from rankscope.service.tasks.scoring import (
     QueryScorer,
     effective_scores,
 )
+from rankscope.service.tasks.spec import TaskSpec
 
 __all__ = ["EXPORT_FORMATS", "STATUSES", "EvaluationService", "TaskInfo", "default_db_path"]
 
@@ -229,25 +231,29 @@ class EvaluationService:
         )
         task_id = uuid.uuid4().hex[:12]
         judgements = [(q, d, int(g)) for q, d, g in data.qrels.frame.iter_rows()]
-        task_spec: dict[str, Any] = {
-            "profile": measure_set.profile,
-            "measures": list(measure_set.names),
-            "k": depth,
-            "concurrency": concurrency,
-            "max_failures": max_failures,
-            "retriever": spec,
-        }
+        generator_spec: dict[str, Any] | None = None
+        answer_names: tuple[str, ...] = ()
         if answering is not None:
             built_generator, answer_set = answering
-            task_spec["generator"] = (
+            generator_spec = (
                 dict(built_generator.spec)
                 if built_generator.spec is not None
                 else {"type": "python", "description": built_generator.describe()}
             )
-            task_spec["answer_measures"] = list(answer_set.names)
-            task_spec["references"] = len(data.references)
+            answer_names = tuple(answer_set.names)
+        task_spec = TaskSpec(
+            profile=measure_set.profile,
+            measures=tuple(measure_set.names),
+            k=depth,
+            concurrency=concurrency,
+            max_failures=max_failures,
+            retriever=spec,
+            generator=generator_spec,
+            answer_measures=answer_names,
+            references=None if answering is None else len(data.references),
+        )
         self.store.create_task(
-            {"id": task_id, "name": name, "spec": task_spec, "dataset": data.describe()},
+            {"id": task_id, "name": name, "spec": task_spec.stored(), "dataset": data.describe()},
             list(data.queries),
             judgements,
             data.references if answering is not None else None,
@@ -794,17 +800,17 @@ class EvaluationService:
         answering: Generator | None = None
         try:
             row = self.store.task(task_id)
-            spec = row["spec"]
+            spec = TaskSpec.model_validate(row["spec"])
             built = self._retriever_for(task_id, row, retriever, dataset)
             scorer = QueryScorer(
-                MeasureSet.resolve(spec["measures"], spec["profile"]),
+                MeasureSet.resolve(spec.measures, spec.profile),
                 self.store.judgements(task_id),
             )
             answer_scorer: AnswerScorer | None = None
             passages: dict[str, str] | None = None
-            if spec.get("generator") is not None:
+            if spec.generator is not None:
                 answer_scorer = AnswerScorer(
-                    AnswerMeasureSet.resolve(spec["answer_measures"], spec["profile"]),
+                    AnswerMeasureSet.resolve(spec.answer_measures, spec.profile),
                     self.store.references(task_id),
                 )
                 passages = self._passages(task_id, row, dataset)
@@ -812,18 +818,18 @@ class EvaluationService:
             writer = self.store.writer(task_id, owner)
             done = self.store.finished_query_ids(task_id)
             pending = [item for item in self.store.queries(task_id) if item[1] not in done]
-            await built.open(spec["concurrency"])
+            await built.open(spec.concurrency)
             if answering is not None:
-                await answering.open(spec["concurrency"])
+                await answering.open(spec.concurrency)
             stats = await run_queries(
                 writer=writer,
                 retriever=built,
                 scorer=scorer,
                 pending=pending,
                 total=row["total"],
-                k=spec["k"],
-                concurrency=spec["concurrency"],
-                max_failures=spec["max_failures"],
+                k=spec.k,
+                concurrency=spec.concurrency,
+                max_failures=spec.max_failures,
                 control=control,
                 status_of=lambda: self.store.status(task_id),
                 progress=progress,
@@ -880,7 +886,7 @@ class EvaluationService:
                 self._datasets.pop(task_id, None)
         return info
 
-    def _conclude(self, task_id: str, owner: str, stats: RunStats, spec: Mapping[str, Any]) -> None:
+    def _conclude(self, task_id: str, owner: str, stats: RunStats, spec: TaskSpec) -> None:
         now = time.time()
         if stats.stopped == "cancelled":
             self.store.update_task(task_id, when_owner=owner, owner=None)
@@ -898,7 +904,7 @@ class EvaluationService:
                 finished_at=now,
                 summary=self._summary(task_id, spec),
                 error=(
-                    f"more than {spec['max_failures']} queries failed; the last: {stats.last_error}"
+                    f"more than {spec.max_failures} queries failed; the last: {stats.last_error}"
                 ),
             )
         else:
@@ -912,7 +918,7 @@ class EvaluationService:
                 summary=self._summary(task_id, spec),
             )
 
-    def _summary(self, task_id: str, spec: Mapping[str, Any]) -> dict[str, Any]:
+    def _summary(self, task_id: str, spec: TaskSpec) -> dict[str, Any]:
         """Exact means and latency percentiles from the per-query values, in query-id order
         as `rankscope.evaluate`; computed once, when the task ends."""
         records = sorted(
@@ -921,17 +927,18 @@ class EvaluationService:
         answered = [r.answer_metrics for r in records if r.answer_metrics is not None]
 
         def mean(values: list[float]) -> float:
-            return _core.aggregate(values, "mean") if values else math.nan
+            # The core's mean aggregate: a plain sum in query order, then one division
+            # (rankscope.engine has no public aggregate function over bare values).
+            return functools.reduce(operator.add, values, 0.0) / len(values) if values else math.nan
 
         latencies = [r.latency for r in records if r.latency is not None]
         return {
             "metrics": {
-                name: mean([(r.metrics or {})[name] for r in records]) for name in spec["measures"]
+                name: mean([(r.metrics or {})[name] for r in records]) for name in spec.measures
             },
             "latency_ms": exact_summary(latencies),
             "answer_metrics": {
-                name: mean([values[name] for values in answered])
-                for name in spec.get("answer_measures", ())
+                name: mean([values[name] for values in answered]) for name in spec.answer_measures
             },
         }
 

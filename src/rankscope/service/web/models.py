@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from rankscope.service.tasks.spec import Settings
+
 __all__ = [
     "DatasetIn",
     "ErrorOut",
@@ -167,8 +169,9 @@ class AnswersOut(BaseModel):
     note: str | None = Field(description="what cannot be scored, e.g. no reference answers")
 
 
-class TaskOut(BaseModel):
-    """A task: status, progress, metrics (None: no query succeeded yet), latency (ms)."""
+class TaskOut(Settings):
+    """A task: status, progress, metrics (None: no query succeeded yet), latency (ms), and how
+    it is evaluated (the fields of `Settings`)."""
 
     id: str
     name: str | None
@@ -178,11 +181,6 @@ class TaskOut(BaseModel):
     latency_ms: dict[str, float] | None
     queries_per_second: float | None
     active_seconds: float
-    profile: str
-    measures: list[str]
-    k: int
-    concurrency: int
-    max_failures: int | None
     retriever: dict[str, Any]
     dataset: dict[str, Any]
     error: str | None
