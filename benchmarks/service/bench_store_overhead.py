@@ -35,7 +35,7 @@ from typing import Any
 
 from rankscope.service import Dataset, EvaluationService
 from rankscope.service.sources.retrievers import CallableRetriever
-from rankscope.service.store.sqlite import Counters, QueryRecord
+from rankscope.service.store import Counters, QueryRecord
 from rankscope.service.tasks.runner import Control, run_queries
 from rankscope.service.tasks.scoring import MeasureSet, QueryScorer
 

@@ -122,9 +122,8 @@ def test_errors_have_their_status_and_reason(
 ) -> None:
     with serve_api(service) as base, httpx.Client(base_url=base, timeout=10) as client:
         assert client.get(f"{API}/nope").status_code == 404
-        assert client.get(f"{API}/nope").json() == {
-            "detail": f"no task with id 'nope' in {service.store.path}"
-        }
+        # The store's location is the operator's to know, not a client's.
+        assert client.get(f"{API}/nope").json() == {"detail": "no task with id 'nope'"}
         assert client.get(f"{API}/nope/queries").status_code == 404
         assert client.post(f"{API}/nope/cancel").status_code == 404
 

@@ -26,7 +26,7 @@ from rankscope.errors import (
 from rankscope.service.sources.datasets import Dataset, load_dataset
 from rankscope.service.sources.generators import CallableGenerator, Generation, Generator
 from rankscope.service.sources.retrievers import CallableRetriever, Ranking, Retriever
-from rankscope.service.store.sqlite import QueryRecord
+from rankscope.service.store import QueryRecord
 from rankscope.service.tasks.runner import Progress, RunStats
 from rankscope.service.tasks.scoring import WEKNORA_MEASURES, MeasureSet
 from rankscope.service.tasks.service import STATUSES, EvaluationService, TaskInfo, default_db_path

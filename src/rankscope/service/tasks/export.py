@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
-from rankscope.service.store.sqlite import QueryRecord
+from rankscope.service.store import QueryRecord
 from rankscope.service.tasks.info import TaskInfo
 from rankscope.service.tasks.scoring import effective_scores
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rankscope.service.store.sqlite import Counters, json_safe
+from rankscope.service.store import Counters, json_safe
 from rankscope.service.tasks.latency import histogram_summary
 from rankscope.service.tasks.spec import TaskSpec
 

@@ -25,7 +25,7 @@ from typing import Any
 from rankscope.errors import CallError, GeneratorError, RankscopeError
 from rankscope.service.sources.generators import Generation, Generator
 from rankscope.service.sources.retrievers import Ranking, Retriever
-from rankscope.service.store.sqlite import QueryRecord, TaskWriter
+from rankscope.service.store import QueryRecord, TaskWriter
 from rankscope.service.tasks.scoring import AnswerScorer, QueryScorer
 
 __all__ = ["Control", "Progress", "RunStats", "run_queries"]

@@ -28,7 +28,7 @@ from typing import Any, TextIO
 
 import polars as pl
 
-from rankscope.errors import InputError, RankscopeError, TaskNotFoundError, TaskStateError
+from rankscope.errors import InputError, RankscopeError, TaskStateError
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
 from rankscope.service.sources.datasets import Dataset, load_dataset
 from rankscope.service.sources.generators import Generator, build_generator, parse_generator_spec
@@ -38,7 +38,7 @@ from rankscope.service.sources.retrievers import (
     check_allowed,
     parse_retriever_spec,
 )
-from rankscope.service.store.sqlite import QueryRecord, Store
+from rankscope.service.store import QueryRecord, open_store
 from rankscope.service.tasks.compare import compare_tasks, task_scores
 from rankscope.service.tasks.export import EXPORT_FORMATS, write_export
 from rankscope.service.tasks.info import ACTIVE, STATUSES, TaskInfo, task_info
@@ -124,7 +124,7 @@ class EvaluationService:
         max_running: int = 2,
         stale_after: float = 30.0,
     ) -> None:
-        self.store = Store(default_db_path() if db is None else db, synchronous=synchronous)
+        self.store = open_store(default_db_path() if db is None else db, synchronous=synchronous)
         self.allowed_callables = None if allowed_callables is None else tuple(allowed_callables)
         self.allowed_urls = None if allowed_urls is None else tuple(allowed_urls)
         self.data_roots = None if data_roots is None else tuple(Path(r) for r in data_roots)
@@ -675,28 +675,17 @@ class EvaluationService:
 
     def _claim(self, task_id: str, force: bool) -> str:
         owner = new_owner()
-        now = time.time()
-        with self.store.transaction() as db:
-            row = db.execute(
-                "SELECT id, status, owner, heartbeat FROM tasks WHERE id = ?", (task_id,)
-            ).fetchone()
-            if row is None:
-                raise TaskNotFoundError(
-                    f"no task with id {task_id!r} in {self.store.path}", task_id
-                )
+
+        def may_take(row: dict[str, Any]) -> None:
             if row["status"] == "succeeded":
                 raise TaskStateError(f"task {task_id} has succeeded already; nothing to resume")
-            if row["status"] == "running" and not force and self._owner_alive(dict(row)):
+            if row["status"] == "running" and not force and self._owner_alive(row):
                 raise TaskStateError(
                     f"task {task_id} is running in another process ({row['owner']}); "
                     "cancel it first, or resume with force if that process is gone"
                 )
-            db.execute(
-                "UPDATE tasks SET status = 'running', owner = ?, heartbeat = ?, error = NULL, "
-                "finished_at = NULL, summary = NULL, started_at = COALESCE(started_at, ?), "
-                "updated_at = ? WHERE id = ?",
-                (owner, now, now, now, task_id),
-            )
+
+        self.store.claim(task_id, owner, may_take)
         return owner
 
     def _retriever_for(
