@@ -14,7 +14,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from rankscope.errors import InputError
-
 from rankscope.service.store.base import Store, TaskWriter
 from rankscope.service.store.records import Counters, QueryRecord, json_safe
 

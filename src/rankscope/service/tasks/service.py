@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import io
-import math
-import operator
 import os
 import threading
 import time
@@ -42,7 +39,6 @@ from rankscope.service.store import QueryRecord, open_store
 from rankscope.service.tasks.compare import compare_tasks, task_scores
 from rankscope.service.tasks.export import EXPORT_FORMATS, write_export
 from rankscope.service.tasks.info import ACTIVE, STATUSES, TaskInfo, task_info
-from rankscope.service.tasks.latency import exact_summary
 from rankscope.service.tasks.owners import new_owner, owner_alive
 from rankscope.service.tasks.runner import Control, Progress, RunStats, run_queries
 from rankscope.service.tasks.scoring import (
@@ -53,6 +49,7 @@ from rankscope.service.tasks.scoring import (
     effective_scores,
 )
 from rankscope.service.tasks.spec import TaskSpec
+from rankscope.service.tasks.summary import summary
 
 __all__ = ["EXPORT_FORMATS", "STATUSES", "EvaluationService", "TaskInfo", "default_db_path"]
 
@@ -908,28 +905,7 @@ class EvaluationService:
             )
 
     def _summary(self, task_id: str, spec: TaskSpec) -> dict[str, Any]:
-        """Exact means and latency percentiles from the per-query values, in query-id order
-        as `rankscope.evaluate`; computed once, when the task ends."""
-        records = sorted(
-            self.store.results(task_id, status="succeeded"), key=lambda record: record.query_id
-        )
-        answered = [r.answer_metrics for r in records if r.answer_metrics is not None]
-
-        def mean(values: list[float]) -> float:
-            # The core's mean aggregate: a plain sum in query order, then one division
-            # (rankscope.engine has no public aggregate function over bare values).
-            return functools.reduce(operator.add, values, 0.0) / len(values) if values else math.nan
-
-        latencies = [r.latency for r in records if r.latency is not None]
-        return {
-            "metrics": {
-                name: mean([(r.metrics or {})[name] for r in records]) for name in spec.measures
-            },
-            "latency_ms": exact_summary(latencies),
-            "answer_metrics": {
-                name: mean([values[name] for values in answered]) for name in spec.answer_measures
-            },
-        }
+        return summary(self.store.results(task_id, status="succeeded"), spec)
 
     # --- export and compare ---------------------------------------------------------------
 
