@@ -109,14 +109,17 @@ def answer(question, passages):
 
 
 @contextmanager
-def serving(app: Any) -> Iterator[str]:
-    """``app`` served by uvicorn on a free loopback port, in a thread; its base URL."""
+def serving(app: Any, config: Any = None) -> Iterator[str]:
+    """``app`` served by uvicorn on a free loopback port (or as ``config`` says), in a thread;
+    its base URL."""
     import time
 
     import uvicorn
 
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    if config is None:
+        config = uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning")
+    port = config.port
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

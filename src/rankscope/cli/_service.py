@@ -262,6 +262,35 @@ def _add_serve(subparsers: Any) -> None:
         help="what to do at start-up with tasks a previous run left unfinished (default resume)",
     )
     parser.add_argument("--max-running", type=int, default=2, help="tasks run at once (default 2)")
+    parser.add_argument(
+        "--max-pending",
+        type=int,
+        default=100,
+        metavar="N",
+        help="tasks that may wait to run, in the whole store (default 100; 429 beyond)",
+    )
+    limits = parser.add_argument_group("slow clients")
+    limits.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="a connection must send its request's headers within this (default 10)",
+    )
+    limits.add_argument(
+        "--body-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="a request's body must arrive whole within this (default 30; 408 after)",
+    )
+    limits.add_argument(
+        "--max-connections",
+        type=int,
+        default=200,
+        metavar="N",
+        help="connections open at once; more are closed as they open (default 200)",
+    )
     _db_argument(parser)
     parser.set_defaults(handler=_serve)
 
@@ -449,7 +478,8 @@ def _run(args: argparse.Namespace) -> int:
         )
         if not args.json:
             print(
-                f"task {info.id}: {info.total} queries, store {service.store.path}", file=sys.stderr
+                f"task {info.id}: {info.total} queries, store {service.store.location}",
+                file=sys.stderr,
             )
         return _execute(service, info.id, info.total, args)
     finally:
@@ -591,10 +621,21 @@ def _serve(args: argparse.Namespace) -> int:
     except ImportError:
         raise MissingDependencyError("uvicorn", "rankscope serve", "service") from None
     from rankscope.service.sources.policy import Policy
+    from rankscope.service.web.session import Sessions
+
+    Sessions(token)  # a token too short to be safe is refused before anything starts
     from rankscope.service.web.dependencies import LOOPBACK_HOSTS
 
     if args.max_body_bytes < 1024:
         raise InputError(f"--max-body-bytes must be at least 1024; found {args.max_body_bytes}")
+    for option, value, low in (
+        ("--max-pending", args.max_pending, 1),
+        ("--max-connections", args.max_connections, 1),
+        ("--header-timeout", args.header_timeout, 0.1),
+        ("--body-timeout", args.body_timeout, 0.1),
+    ):
+        if not value >= low:
+            raise InputError(f"{option} must be at least {low}; found {value}")
     policy = Policy.make(args.data_root, args.allow_callable, args.allow_url)
     for root in policy.data_roots:
         if not root.is_dir():
@@ -608,6 +649,7 @@ def _serve(args: argparse.Namespace) -> int:
         allowed_urls=policy.allowed_urls,
         data_roots=policy.data_roots,
         max_running=args.max_running,
+        max_pending=args.max_pending,
     )
     app = create_app(
         service,
@@ -618,16 +660,26 @@ def _serve(args: argparse.Namespace) -> int:
         data_roots=policy.data_roots,
         allowed_hosts=hosts,
         max_body_bytes=args.max_body_bytes,
+        body_timeout=args.body_timeout,
     )
     shown = args.host if ":" not in args.host else f"[{args.host}]"
     print(
         f"rankscope: serving the console on http://{shown}:{args.port}/ and the API "
         f"(documentation at /docs); datasets under {', '.join(map(str, policy.data_roots))}; "
-        f"store {service.store.path}",
+        f"store {service.store.location}",
         file=sys.stderr,
     )
+    from rankscope.service.web.server import server_config
+
+    config = server_config(
+        app,
+        args.host,
+        args.port,
+        header_timeout=args.header_timeout,
+        max_connections=args.max_connections,
+    )
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+        uvicorn.Server(config).run()
     finally:
         service.close()
     return EXIT_OK

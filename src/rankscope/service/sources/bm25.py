@@ -60,10 +60,11 @@ class BM25Retriever(Retriever):
         self._doc_ids: list[str] = []
         self._index: Any = None
 
-    def build(self) -> None:
-        """Read the corpus and index it (done by `open`; call it to fail early)."""
+    def check(self) -> list[tuple[str, str]]:
+        """Read the corpus and keep its digest in the specification, refusing a corpus that
+        changed since the task started (the index is built by `build`); the documents."""
         try:
-            import bm25s  # type: ignore[import-untyped]
+            import bm25s  # type: ignore[import-untyped]  # noqa: F401
         except ImportError:
             raise MissingDependencyError("bm25s", "the BM25 baseline", "service") from None
         documents = self.dataset.corpus()
@@ -75,6 +76,13 @@ class BM25Retriever(Retriever):
                 "BM25 rankings would differ from those already recorded"
             )
         self.spec["corpus_digest"] = digest
+        return documents
+
+    def build(self) -> None:
+        """Read the corpus and index it (done by `open`)."""
+        import bm25s
+
+        documents = self.check()
         index = bm25s.BM25(k1=float(self.spec.get("k1", 1.5)), b=float(self.spec.get("b", 0.75)))
         index.index([tokenize(text) for _, text in documents], show_progress=False)
         self._doc_ids = [doc_id for doc_id, _ in documents]

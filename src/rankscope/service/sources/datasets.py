@@ -638,7 +638,10 @@ def _read_qrels_file(path: Path) -> Qrels:
     Parquet, compressed or not), from a regular file under the data roots."""
     from rankscope.io import read_qrels
 
-    return read_qrels(regular_file(path, "qrels file"))
+    try:
+        return read_qrels(regular_file(path, "qrels file"))
+    except OverflowError as error:  # a grade like 10**400 that no number type holds
+        raise ParseError(f"a relevance grade is out of range: {error}", source=str(path)) from None
 
 
 def _load_beir(directory: Path, split: str | None, name: str) -> Dataset:

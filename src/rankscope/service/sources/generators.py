@@ -27,13 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rankscope.errors import GeneratorError, InputError
+from rankscope.service.sources.allow import import_target
 from rankscope.service.sources.http import HTTPEndpoint, fill, http_spec_options, walk
-from rankscope.service.sources.retrievers import (
-    TARGET,
-    FunctionCaller,
-    import_target,
-    target_of,
-)
+from rankscope.service.sources.retrievers import TARGET, FunctionCaller, target_of
 
 __all__ = [
     "DEFAULT_GENERATOR_BODY",
@@ -172,10 +168,12 @@ class HTTPGenerator(Generator):
 
     spec: dict[str, Any]
 
-    def __init__(self, spec: Mapping[str, Any]) -> None:
+    def __init__(
+        self, spec: Mapping[str, Any], *, allowed_urls: Sequence[str] | None = None
+    ) -> None:
         self.spec = parse_generator_spec(dict(spec))
         self.max_passages = self.spec["max_passages"]
-        self._endpoint = HTTPEndpoint(self.spec, "the HTTP generator")
+        self._endpoint = HTTPEndpoint(self.spec, "the HTTP generator", allowed_urls)
 
     async def open(self, concurrency: int) -> None:
         await self._endpoint.open(concurrency)
@@ -276,8 +274,12 @@ def parse_generator_spec(
 
 def build_generator(
     generator: str | Mapping[str, Any] | Callable[..., Any] | Generator,
+    *,
+    allowed_callables: Sequence[str] | None = None,
+    allowed_urls: Sequence[str] | None = None,
 ) -> Generator:
-    """A generator from a specification, a Python callable or a `Generator`."""
+    """A generator from a specification, a Python callable or a `Generator`; a server's
+    allow-lists (`rankscope.service.sources.allow`) govern the imports and the calls."""
     if isinstance(generator, Generator):
         return generator
     if callable(generator) and not isinstance(generator, str | Mapping):
@@ -286,6 +288,6 @@ def build_generator(
         return CallableGenerator(generator, rebuilt)
     spec = parse_generator_spec(generator)
     if spec["type"] == "callable":
-        function = import_target(spec["target"], "generator")
+        function = import_target(spec["target"], "generator", allowed_callables)
         return CallableGenerator(function, spec, spec["max_passages"])
-    return HTTPGenerator(spec)
+    return HTTPGenerator(spec, allowed_urls=allowed_urls)

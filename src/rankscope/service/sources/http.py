@@ -12,6 +12,11 @@ is retried up to ``retries`` times, waiting ``backoff * 2**attempt`` seconds (wi
 at most 30 s; a ``Retry-After`` header of at most 60 s is honoured). Other 4xx statuses and
 answers that are not a ranking fail at once. A question whose call still fails is recorded as a
 failed query and the task goes on.
+
+A template may be nested `MAX_TEMPLATE_DEPTH` levels deep at most and take `MAX_TEMPLATE_BYTES`
+as JSON; a response is read up to `MAX_RESPONSE_BYTES` (a longer one fails the call). With a
+server's allow-list of URLs, the endpoint's host name is resolved before each call and refused
+if it leads to an address the list does not admit (`rankscope.service.sources.allow`).
 """
 
 from __future__ import annotations
@@ -20,10 +25,11 @@ import json
 import random
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from rankscope.errors import CallError, InputError, MissingDependencyError, RetrieverError
+from rankscope.service.sources.allow import check_address, plain_url, url_parts
 from rankscope.service.sources.retrievers import Ranking, Retriever, normalise_ranking
 
 __all__ = [
@@ -43,6 +49,8 @@ __all__ = [
 DEFAULT_BODY: dict[str, Any] = {"query": "{query}", "k": "{k}"}
 TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_TEMPLATE_BYTES = 64 * 1024
+MAX_TEMPLATE_DEPTH = 32
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 _MAX_DELAY = 30.0
 _MAX_RETRY_AFTER = 60.0
 _SPEC_KEYS = {
@@ -94,6 +102,7 @@ def http_spec_options(
     url = options.get("url")
     if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
         raise InputError(f"the {what} needs an http:// or https:// url; found {url!r}")
+    plain_url(url)
     method = str(options.get("method") or "POST").upper()
     if method not in ("GET", "POST"):
         raise InputError(f"method must be GET or POST; found {method!r}")
@@ -112,6 +121,11 @@ def http_spec_options(
         isinstance(key, str) and isinstance(value, str) for key, value in headers.items()
     ):
         raise InputError(f"headers must map names to strings; found {headers!r}")
+    depth = _depth(body)
+    if depth > MAX_TEMPLATE_DEPTH:
+        raise InputError(
+            f"the request template is nested {depth} levels deep; at most {MAX_TEMPLATE_DEPTH}"
+        )
     size = len(json.dumps([body, headers], default=str))
     if size > MAX_TEMPLATE_BYTES:
         raise InputError(
@@ -141,6 +155,27 @@ def http_spec_options(
         "retries": int(number("retries", 3, 0, 100)),
         "backoff": number("backoff", 0.5, 0.0, 60.0),
     }
+
+
+def _depth(value: Any) -> int:
+    """How deeply a JSON value is nested (a scalar is 0), without recursion.
+
+    >>> _depth({"a": [1, {"b": 2}]}), _depth("x")
+    (3, 0)
+    """
+    deepest = 0
+    stack = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            level += 1
+            deepest = max(deepest, level)
+            if level > MAX_TEMPLATE_DEPTH:
+                return level
+            stack.extend(
+                (child, level) for child in (item.values() if isinstance(item, dict) else item)
+            )
+    return deepest
 
 
 def client_for(spec: Mapping[str, Any], concurrency: int, what: str) -> Any:
@@ -260,9 +295,21 @@ def _retry_after(value: str | None) -> float | None:
     return seconds if 0 <= seconds <= _MAX_RETRY_AFTER else None
 
 
-def _described(response: Any) -> str:
+def _described(response: Any, size: int) -> str:
     kind = response.headers.get("content-type") or "no content type"
-    return f"{kind}, {len(response.content)} bytes"
+    return f"{kind}, {size} bytes"
+
+
+async def _bounded_body(response: Any) -> bytes | None:
+    """The response's body, or None once it exceeds `MAX_RESPONSE_BYTES` (not read further)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > MAX_RESPONSE_BYTES:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 Parsed = TypeVar("Parsed")
@@ -293,17 +340,28 @@ async def call_json(
         started = time.perf_counter()
         try:
             if spec["method"] == "GET":
-                response = await client.get(
-                    spec["url"], params={key: str(value) for key, value in request.items()}
+                sent = client.build_request(
+                    "GET", spec["url"], params={key: str(value) for key, value in request.items()}
                 )
             else:
-                response = await client.post(spec["url"], json=request)
+                sent = client.build_request("POST", spec["url"], json=request)
+            response = await client.send(sent, stream=True)
+            try:
+                body = await _bounded_body(response)
+            finally:
+                await response.aclose()
         except httpx.TimeoutException:
             last = f"timed out after {spec['timeout']:g} s"
         except httpx.TransportError as failure:
             last = f"{type(failure).__name__}: {failure}"
         else:
             latency = time.perf_counter() - started
+            if body is None:
+                raise error(
+                    f"{spec['method']} {spec['url']}: the response exceeds "
+                    f"{MAX_RESPONSE_BYTES} bytes",
+                    attempts=attempt,
+                )
             if response.status_code in TRANSIENT_STATUSES:
                 last = f"HTTP {response.status_code} {response.reason_phrase}"
                 wait = _retry_after(response.headers.get("retry-after"))
@@ -311,16 +369,16 @@ async def call_json(
                 # Never the body: it may come from anywhere the URL leads.
                 raise error(
                     f"{spec['method']} {spec['url']}: HTTP {response.status_code} "
-                    f"{response.reason_phrase} ({_described(response)})",
+                    f"{response.reason_phrase} ({_described(response, len(body))})",
                     attempts=attempt,
                 )
             else:
                 try:
-                    payload = response.json()
+                    payload = json.loads(body)
                 except ValueError:
                     raise error(
                         f"{spec['method']} {spec['url']}: the response is not JSON "
-                        f"({_described(response)})",
+                        f"({_described(response, len(body))})",
                         attempts=attempt,
                     ) from None
                 try:
@@ -343,9 +401,12 @@ class HTTPEndpoint:
     ``spec`` (`http_spec_options`), opened for the task's concurrency, and calls through
     `call_json`."""
 
-    def __init__(self, spec: Mapping[str, Any], what: str) -> None:
+    def __init__(
+        self, spec: Mapping[str, Any], what: str, allowed_urls: Sequence[str] | None = None
+    ) -> None:
         self.spec = spec
         self.what = what
+        self.allowed_urls = None if allowed_urls is None else tuple(allowed_urls)
         self._client: Any = None
 
     async def open(self, concurrency: int) -> None:
@@ -355,10 +416,41 @@ class HTTPEndpoint:
     async def call(
         self, request: Any, parse: Callable[[Any], Parsed], error: type[CallError]
     ) -> tuple[Parsed, int, float]:
-        """`call_json` on this endpoint (a client for one call at a time if not opened)."""
+        """`call_json` on this endpoint (a client for one call at a time if not opened), once
+        its host name is checked against the allow-list."""
         if self._client is None:
             await self.open(1)
+        await self._check_resolved(error)
         return await call_json(self._client, self.spec, request, parse, error)
+
+    async def _check_resolved(self, error: type[CallError]) -> None:
+        """Refuse a host name that resolves to an address the allow-list does not admit
+        (`check_address`); an address in the URL was checked when the task was submitted."""
+        if self.allowed_urls is None:
+            return
+        import asyncio
+        import ipaddress
+        import socket
+
+        parts = url_parts(self.spec["url"])
+        host = parts.host.strip("[]")
+        try:
+            ipaddress.ip_address(host)
+            return
+        except ValueError:
+            pass
+        role = self.what.removeprefix("the ")
+        try:
+            found = await asyncio.get_running_loop().getaddrinfo(
+                host, int(parts.port), type=socket.SOCK_STREAM
+            )
+        except OSError as failure:
+            raise error(f"cannot resolve {host!r}: {failure}", transient=True) from None
+        try:
+            for *_, address in found:
+                check_address(self.spec["url"], str(address[0]), self.allowed_urls, role)
+        except InputError as refused:
+            raise error(str(refused)) from None
 
     async def aclose(self) -> None:
         """Close the client."""
@@ -376,9 +468,11 @@ class HTTPRetriever(Retriever):
 
     spec: dict[str, Any]
 
-    def __init__(self, spec: Mapping[str, Any]) -> None:
+    def __init__(
+        self, spec: Mapping[str, Any], *, allowed_urls: Sequence[str] | None = None
+    ) -> None:
         self.spec = http_spec(dict(spec))
-        self._endpoint = HTTPEndpoint(self.spec, "the HTTP retriever")
+        self._endpoint = HTTPEndpoint(self.spec, "the HTTP retriever", allowed_urls)
 
     async def open(self, concurrency: int) -> None:
         await self._endpoint.open(concurrency)

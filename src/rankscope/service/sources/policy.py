@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rankscope.service.sources.allow import LOOPBACK_URLS, check_allowed
 from rankscope.service.sources.datasets import Dataset, load_dataset
 from rankscope.service.sources.files import checked_path, within_roots
-from rankscope.service.sources.retrievers import LOOPBACK_URLS, check_allowed, parse_retriever_spec
+from rankscope.service.sources.retrievers import parse_retriever_spec
 from rankscope.service.tasks.info import TaskInfo
 
 __all__ = ["Policy"]

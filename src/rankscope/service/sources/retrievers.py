@@ -14,19 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import importlib
 import inspect
 import math
 import re
-import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from typing import Any
 
 from rankscope.errors import InputError, RetrieverError
+from rankscope.service.sources.allow import import_target
 from rankscope.service.sources.datasets import Dataset
 
 __all__ = [
@@ -35,8 +33,6 @@ __all__ = [
     "Ranking",
     "Retriever",
     "build_retriever",
-    "check_allowed",
-    "import_target",
     "normalise_ranking",
     "parse_retriever_spec",
     "target_of",
@@ -240,29 +236,6 @@ class CallableRetriever(Retriever):
         return str(target) if target else repr(self.function)
 
 
-def import_target(target: str, role: str = "retriever") -> Callable[..., Any]:
-    module_name, _, attribute = target.partition(":")
-    if "" not in sys.path and "." not in sys.path:
-        # As `python -m` and uvicorn do: modules of the working directory can be named.
-        sys.path.insert(0, "")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise InputError(
-            f"cannot import module {module_name!r} of {role} {target!r}: {error}"
-        ) from None
-    value: Any = module
-    for part in attribute.split("."):
-        if not hasattr(value, part):
-            raise InputError(
-                f"module {module_name!r} has no attribute {attribute!r} ({role} {target!r})"
-            )
-        value = getattr(value, part)
-    if not callable(value):
-        raise InputError(f"{role} {target!r} is not callable; found {type(value).__name__}")
-    return value  # type: ignore[no-any-return]
-
-
 def target_of(function: Callable[..., Any]) -> str | None:
     """``module:qualname`` when importing it gives this very function back."""
     module = getattr(function, "__module__", None)
@@ -332,111 +305,15 @@ def parse_retriever_spec(
     )
 
 
-def callable_allowed(target: str, patterns: Sequence[str]) -> bool:
-    """Whether a pattern ``module:name`` (fnmatch on each side) admits ``target``.
-
-    The name after the colon must be a plain name: a dotted path (``mod:os.chmod``) reaches
-    whatever the module imported, so no pattern admits it.
-
-    >>> callable_allowed("myretrievers:search", ["myretrievers:*"])
-    True
-    >>> callable_allowed("myretrievers:os.chmod", ["myretrievers:*"])
-    False
-    """
-    module, _, name = target.partition(":")
-    if not name or "." in name:
-        return False
-    for pattern in patterns:
-        pattern_module, _, pattern_name = pattern.partition(":")
-        if fnmatchcase(module, pattern_module) and fnmatchcase(name, pattern_name or "*"):
-            return True
-    return False
-
-
-LOOPBACK_URLS = (
-    "http://127.0.0.1:*",
-    "http://localhost:*",
-    "http://[[]::1]:*",  # fnmatch: [[] is a literal [
-    "https://127.0.0.1:*",
-    "https://localhost:*",
-    "https://[[]::1]:*",
-)
-"""The retriever URLs a server allows by default: loopback only."""
-
-
-def normal_url(url: str) -> str:
-    """``scheme://host:port/path...`` of an http(s) URL, the form URL patterns are matched
-    against: scheme and host in lower case, the port always written.
-
-    >>> normal_url("HTTP://Search.Example.com/api?q=1")
-    'http://search.example.com:80/api?q=1'
-
-    Raises
-    ------
-    InputError
-        Not an http(s) URL, a user name or password in it, or a bad port.
-    """
-    from urllib.parse import urlsplit
-
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError as error:
-        raise InputError(f"not a valid URL ({error}): {url[:200]!r}") from None
-    scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname:
-        raise InputError(f"expected an http:// or https:// URL with a host; found {url[:200]!r}")
-    if parts.username is not None or parts.password is not None:
-        raise InputError("a retriever URL may not carry a user name or password")
-    host = parts.hostname.lower()
-    if ":" in host:
-        host = f"[{host}]"
-    port = port if port is not None else (443 if scheme == "https" else 80)
-    rest = parts.path or "/"
-    if parts.query:
-        rest += "?" + parts.query
-    return f"{scheme}://{host}:{port}{rest}"
-
-
-def check_allowed(
-    spec: Mapping[str, Any],
-    allowed_callables: Sequence[str] | None,
-    allowed_urls: Sequence[str] | None = None,
-    *,
-    role: str = "retriever",
-) -> None:
-    """Refuse a ``module:function`` retriever (or generator: ``role``) that no pattern of
-    ``allowed_callables`` admits (`callable_allowed`), and an HTTP one whose URL
-    (`normal_url`) no pattern of ``allowed_urls`` matches (fnmatch).
-
-    None allows every callable or URL (the library and the command line); the HTTP server
-    passes its lists: no callable unless started with ``--allow-callable``, loopback URLs
-    (`LOOPBACK_URLS`) unless started with ``--allow-url``.
-    """
-    kind = spec.get("type")
-    if kind == "callable" and allowed_callables is not None:
-        target = str(spec.get("target"))
-        if not callable_allowed(target, allowed_callables):
-            raise InputError(
-                f"{role} {target!r} is not allowed: importing a module runs its code, so the "
-                f"server accepts module:function {role}s only when started with "
-                "--allow-callable PATTERN (e.g. --allow-callable 'myretrievers:*'), and never "
-                "a dotted name after the colon"
-            )
-    if kind == "http" and allowed_urls is not None:
-        url = normal_url(str(spec.get("url")))
-        if not any(fnmatchcase(url, pattern) for pattern in allowed_urls):
-            raise InputError(
-                f"{role} URL {url[:200]!r} is not allowed: the server calls only URLs that "
-                "match its --allow-url patterns (default: loopback addresses only)"
-            )
-
-
 def build_retriever(
     retriever: str | Mapping[str, Any] | Callable[..., Any] | Retriever,
     dataset: Dataset | None,
+    *,
+    allowed_callables: Sequence[str] | None = None,
+    allowed_urls: Sequence[str] | None = None,
 ) -> Retriever:
-    """A retriever from a specification, a Python callable or a `Retriever`."""
+    """A retriever from a specification, a Python callable or a `Retriever`; a server's
+    allow-lists (`rankscope.service.sources.allow`) govern the imports and the calls."""
     if isinstance(retriever, Retriever):
         return retriever
     if callable(retriever) and not isinstance(retriever, str | Mapping):
@@ -445,11 +322,11 @@ def build_retriever(
         return CallableRetriever(retriever, spec)
     spec = parse_retriever_spec(retriever)
     if spec["type"] == "callable":
-        return CallableRetriever(import_target(spec["target"]), spec)
+        return CallableRetriever(import_target(spec["target"], allowed=allowed_callables), spec)
     if spec["type"] == "http":
         from rankscope.service.sources.http import HTTPRetriever
 
-        return HTTPRetriever(spec)
+        return HTTPRetriever(spec, allowed_urls=allowed_urls)
     from rankscope.service.sources.bm25 import BM25Retriever
 
     if dataset is None:

@@ -11,7 +11,14 @@ from typing import Any
 
 from rankscope.service.tasks.latency import add_latency
 
-__all__ = ["Counters", "QueryRecord", "decoded", "json_safe", "record_from_row"]
+__all__ = [
+    "MAX_SHOWN_DEPTH",
+    "Counters",
+    "QueryRecord",
+    "decoded",
+    "json_safe",
+    "record_from_row",
+]
 
 
 @dataclass
@@ -98,18 +105,26 @@ class Counters:
         }
 
 
-def json_safe(value: Any) -> Any:
-    """``value`` with NaN and infinities (which JSON cannot carry) replaced by None.
+MAX_SHOWN_DEPTH = 32
+"""Levels of nesting a value is shown to (deeper ones as ``"…"``): a stored specification,
+however deep, never breaks a listing."""
+
+
+def json_safe(value: Any, depth: int = 0) -> Any:
+    """``value`` with NaN and infinities (which JSON cannot carry) replaced by None, and
+    anything nested deeper than `MAX_SHOWN_DEPTH` levels by ``"…"``.
 
     >>> json_safe({"a": [1.0, float("nan")], "b": float("inf")})
     {'a': [1.0, None], 'b': None}
     """
     if isinstance(value, float) and not math.isfinite(value):
         return None
+    if isinstance(value, dict | list) and depth >= MAX_SHOWN_DEPTH:
+        return "…"
     if isinstance(value, dict):
-        return {key: json_safe(item) for key, item in value.items()}
+        return {key: json_safe(item, depth + 1) for key, item in value.items()}
     if isinstance(value, list):
-        return [json_safe(item) for item in value]
+        return [json_safe(item, depth + 1) for item in value]
     return value
 
 

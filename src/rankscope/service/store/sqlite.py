@@ -67,6 +67,8 @@ class SQLiteStore(Store):
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._read_only = False
+        if self.path.exists() and not self.path.is_file():
+            raise InputError("the task store is not a regular file", source=str(self.path))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._open()
@@ -78,8 +80,8 @@ class SQLiteStore(Store):
             ) from None
 
     def _open(self) -> None:
-        connection = self._connection()
         try:
+            connection = self._connection()
             mode = connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         except sqlite3.OperationalError as error:
             if not self._readable_as_is(error):
@@ -120,9 +122,13 @@ class SQLiteStore(Store):
                 connection = sqlite3.connect(
                     self.path, timeout=30.0, isolation_level=None, check_same_thread=False
                 )
-                connection.execute("PRAGMA busy_timeout = 30000")
-                connection.execute(f"PRAGMA synchronous = {self.synchronous}")
-                connection.execute("PRAGMA foreign_keys = ON")
+                try:
+                    connection.execute("PRAGMA busy_timeout = 30000")
+                    connection.execute(f"PRAGMA synchronous = {self.synchronous}")
+                    connection.execute("PRAGMA foreign_keys = ON")
+                except sqlite3.Error:
+                    connection.close()
+                    raise
             connection.row_factory = sqlite3.Row
             self._local.connection = connection
             with self._lock:

@@ -15,10 +15,10 @@ from rankscope.service.tasks.info import TaskInfo
 if TYPE_CHECKING:
     from rankscope.service.tasks.service import EvaluationService
 
-__all__ = ["compare_tasks", "comparison_html", "task_scores"]
+__all__ = ["comparable", "compare_tasks", "comparison_html", "task_scores"]
 
 
-def _comparable(service: EvaluationService, task_ids: Sequence[str]) -> list[TaskInfo]:
+def comparable(service: EvaluationService, task_ids: Sequence[str]) -> list[TaskInfo]:
     """The tasks, checked to share a dataset and a profile (the first is the baseline)."""
     if len(task_ids) < 2:
         raise InputError("compare needs at least two tasks: a baseline and a system")
@@ -52,7 +52,7 @@ def task_scores(
 ) -> tuple[list[str], list[str], list[dict[str, Mapping[str, float]]]]:
     """A distinct label per task, the measures the tasks share, and per task
     ``{query_id: {measure: value}}`` of its succeeded queries."""
-    infos = _comparable(service, task_ids)
+    infos = comparable(service, task_ids)
     per_task = [
         {r.query_id: r.metrics or {} for r in service.store.results(info.id, status="succeeded")}
         for info in infos
@@ -102,7 +102,7 @@ def comparison_html(
     from rankscope import compare_runs
     from rankscope.service.tasks.scoring import MeasureSet
 
-    infos = _comparable(service, task_ids)
+    infos = comparable(service, task_ids)
     names = _common_measures(infos)
     measure_set = MeasureSet.resolve(names, infos[0].profile)
     runs = {

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rankscope.errors import CallError, GeneratorError, RankscopeError
+from rankscope.errors import CallError, GeneratorError, RankscopeError, TaskTakenOverError
 from rankscope.service.sources.generators import Generation, Generator
 from rankscope.service.sources.retrievers import Ranking, Retriever
 from rankscope.service.store import QueryRecord, TaskWriter
@@ -75,8 +75,8 @@ class RunStats:
     scoring_seconds
         Time spent computing measures, of rankings and answers (in the scoring threads).
     stopped
-        None if every query was run; else ``"cancelled"``, ``"stopped"`` or ``"failed"`` (more
-        queries failed than the task allows).
+        None if every query was run; else ``"cancelled"``, ``"stopped"``, ``"failed"`` (more
+        queries failed than the task allows) or ``"taken over"`` (another process runs it).
     """
 
     recorded: int = 0
@@ -277,7 +277,11 @@ async def run_queries(
             elif polls % _STATUS_EVERY == 0 and status_of() == "cancelled":
                 stop("cancelled")
             if time.monotonic() - last_beat >= HEARTBEAT_SECONDS and not halt.is_set():
-                writer.heartbeat()
+                try:
+                    writer.heartbeat()
+                except TaskTakenOverError:
+                    stop("taken over")  # another process runs the task now: stop writing
+                    return
                 last_beat = time.monotonic()
 
     workers = [asyncio.create_task(worker()) for _ in range(max(1, min(concurrency, len(pending))))]

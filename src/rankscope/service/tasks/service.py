@@ -25,16 +25,18 @@ from typing import Any, TextIO
 
 import polars as pl
 
-from rankscope.errors import InputError, RankscopeError, TaskStateError
+from rankscope.errors import (
+    InputError,
+    QueueFullError,
+    RankscopeError,
+    StoreError,
+    TaskStateError,
+)
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
+from rankscope.service.sources.allow import check_allowed
 from rankscope.service.sources.datasets import Dataset, load_dataset
 from rankscope.service.sources.generators import Generator, build_generator, parse_generator_spec
-from rankscope.service.sources.retrievers import (
-    Retriever,
-    build_retriever,
-    check_allowed,
-    parse_retriever_spec,
-)
+from rankscope.service.sources.retrievers import Retriever, build_retriever, parse_retriever_spec
 from rankscope.service.store import QueryRecord, open_store
 from rankscope.service.tasks.compare import compare_tasks, task_scores
 from rankscope.service.tasks.export import EXPORT_FORMATS, write_export
@@ -87,6 +89,9 @@ class EvaluationService:
         reads anywhere (the server passes its ``--data-root`` list).
     max_running
         Tasks that `start` runs at once in this process; more wait, pending.
+    max_pending
+        Tasks that may wait to run at once, in the whole store (every process that shares
+        it); `submit` refuses more with `QueueFullError`. None: no limit.
     stale_after
         Seconds without a heartbeat after which a running task's owner counts as dead.
 
@@ -119,6 +124,7 @@ class EvaluationService:
         allowed_urls: Sequence[str] | None = None,
         data_roots: Sequence[str | Path] | None = None,
         max_running: int = 2,
+        max_pending: int | None = None,
         stale_after: float = 30.0,
     ) -> None:
         self.store = open_store(default_db_path() if db is None else db, synchronous=synchronous)
@@ -126,6 +132,7 @@ class EvaluationService:
         self.allowed_urls = None if allowed_urls is None else tuple(allowed_urls)
         self.data_roots = None if data_roots is None else tuple(Path(r) for r in data_roots)
         self.max_running = max_running
+        self.max_pending = max_pending
         self.stale_after = stale_after
         self._lock = threading.Lock()
         self._controls: dict[str, Control] = {}
@@ -192,6 +199,13 @@ class EvaluationService:
             any mix; default WeKnora's six under the weknora profile, the standard six
             otherwise. Only with a generator.
         """
+        if self.max_pending is not None:
+            waiting = self.store.count_tasks(("pending",))
+            if waiting >= self.max_pending:
+                raise QueueFullError(
+                    f"{waiting} tasks wait to run, as many as this server takes "
+                    f"(--max-pending {self.max_pending}); submit again once some have started"
+                )
         data = self._dataset(dataset)
         measure_set = MeasureSet.resolve(measures, profile)
         depth = (10 if measure_set.profile == "weknora" else 100) if k is None else k
@@ -207,14 +221,14 @@ class EvaluationService:
         if isinstance(retriever, str | Mapping):
             spec = parse_retriever_spec(retriever, http_options)
             check_allowed(spec, self.allowed_callables, self.allowed_urls)
-            built = build_retriever(spec, data)
+            built = build_retriever(spec, data, **self._allow_lists())
         else:
             built = build_retriever(retriever, data)
         if built.spec is not None and built.spec.get("type") == "bm25":
             from rankscope.service.sources.bm25 import BM25Retriever
 
             if isinstance(built, BM25Retriever):
-                built.build()  # reads and checks the corpus now, before any retrieval
+                built.check()  # reads the corpus now, before any retrieval; indexed at start
         spec = (
             dict(built.spec)
             if built.spec is not None
@@ -256,11 +270,35 @@ class EvaluationService:
             data.references if answering is not None else None,
         )
         with self._lock:
-            self._retrievers[task_id] = built
-            self._datasets[task_id] = data
-            if answering is not None:
+            # Kept only what the task's specification cannot build again (Python objects, a
+            # dataset in memory): the rest is loaded when the task starts and let go when it
+            # ends, so a pending task holds no dataset, index or client.
+            if built.spec is None:
+                self._retrievers[task_id] = built
+            if not data.describe().get("location") and (
+                spec["type"] == "bm25" or answering is not None
+            ):
+                self._datasets[task_id] = data
+            if answering is not None and answering[0].spec is None:
                 self._generators[task_id] = answering[0]
         return self.get(task_id)
+
+    def _allow_lists(self) -> dict[str, Any]:
+        return {"allowed_callables": self.allowed_callables, "allowed_urls": self.allowed_urls}
+
+    def held(self) -> dict[str, list[str]]:
+        """What this process keeps in memory for each task (``retriever``, ``dataset``,
+        ``generator``): only what the task's specification cannot build again."""
+        with self._lock:
+            kept: dict[str, list[str]] = {}
+            for kind, objects in (
+                ("retriever", self._retrievers),
+                ("dataset", self._datasets),
+                ("generator", self._generators),
+            ):
+                for task_id in objects:
+                    kept.setdefault(task_id, []).append(kind)
+            return kept
 
     def _answering(
         self,
@@ -284,7 +322,7 @@ class EvaluationService:
         if isinstance(generator, str | Mapping):
             spec = parse_generator_spec(generator, generator_options)
             check_allowed(spec, self.allowed_callables, self.allowed_urls, role="generator")
-            built = build_generator(spec)
+            built = build_generator(spec, **self._allow_lists())
         else:
             built = build_generator(generator)
         if not data.has_corpus:
@@ -708,7 +746,8 @@ class EvaluationService:
         data: Dataset | None = None
         if spec.get("type") == "bm25":
             data = self._dataset(dataset) if dataset is not None else self._reload_dataset(row)
-        return build_retriever(spec, data) if spec.get("type") != "bm25" else self._bm25(spec, data)
+            return self._bm25(spec, data)
+        return build_retriever(spec, data, **self._allow_lists())
 
     def _generator_for(
         self,
@@ -729,7 +768,7 @@ class EvaluationService:
                 "be rebuilt from its specification; pass the generator to resume it"
             )
         check_allowed(spec, self.allowed_callables, self.allowed_urls, role="generator")
-        return build_generator(spec)
+        return build_generator(spec, **self._allow_lists())
 
     def _passages(
         self,
@@ -837,6 +876,10 @@ class EvaluationService:
                 error="interrupted (resume to continue)",
             )
             raise
+        except StoreError:
+            # Nothing is wrong with the task: what is committed stays, and a resume continues
+            # once the store can be written again.
+            raise
         except RankscopeError as error:
             self.store.update_task(
                 task_id,
@@ -874,6 +917,8 @@ class EvaluationService:
 
     def _conclude(self, task_id: str, owner: str, stats: RunStats, spec: TaskSpec) -> None:
         now = time.time()
+        if stats.stopped == "taken over":
+            return  # its new owner concludes it
         if stats.stopped == "cancelled":
             self.store.update_task(task_id, when_owner=owner, owner=None)
         elif stats.stopped == "stopped":

@@ -19,26 +19,21 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rankscope.errors import (
-    InputError,
     MissingDependencyError,
+    QueueFullError,
     RankscopeError,
+    StoreFullError,
+    StoreReadOnlyError,
     TaskNotFoundError,
     TaskStateError,
 )
 from rankscope.service.tasks.service import EvaluationService
 from rankscope.service.web.dependencies import LOOPBACK_HOSTS
+from rankscope.service.web.errors import public_message
 
-__all__ = ["MAX_BODY_BYTES", "create_app", "is_loopback", "public_message"]
+__all__ = ["MAX_BODY_BYTES", "create_app", "is_loopback"]
 
 MAX_BODY_BYTES = 1024 * 1024
-
-
-def public_message(error: RankscopeError) -> str:
-    """The error's message for a client: an input error without the offending line, so that
-    no file content is ever sent."""
-    if isinstance(error, InputError):
-        return str(InputError(error.message, source=error.source, line=error.line))
-    return str(error)
 
 
 def create_app(
@@ -51,6 +46,7 @@ def create_app(
     data_roots: Sequence[str | Path] | None = None,
     allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
     max_body_bytes: int = MAX_BODY_BYTES,
+    body_timeout: float = 30.0,
     console: bool = True,
 ) -> Any:
     """The FastAPI application serving ``service``: the API, ``/docs`` and the web console.
@@ -60,8 +56,8 @@ def create_app(
     service
         The service whose tasks are served.
     token
-        If given, every request must carry ``Authorization: Bearer <token>`` or the cookie of
-        a console session signed in with the token.
+        If given (16 characters at least), every request must carry ``Authorization: Bearer
+        <token>`` or the cookie of a console session signed in with the token.
     recover
         What to do at start-up with tasks a previous server left pending or running:
         ``resume`` them, mark them ``fail``-ed, or ``leave`` them.
@@ -78,6 +74,8 @@ def create_app(
         ``Host`` header names (fnmatch) the server answers (default: loopback names).
     max_body_bytes
         Largest request body accepted (413 above).
+    body_timeout
+        Seconds a request's body may take to arrive whole (408 after).
     console
         Serve the web console at ``/``.
     """
@@ -119,11 +117,15 @@ def create_app(
     common: dict[int | str, dict[str, Any]] = {
         400: answer(models.ErrorOut, "The Host header names no host this server answers to"),
         403: answer(models.ErrorOut, "A request from a page of another origin"),
+        408: answer(models.ErrorOut, "The request body was too slow to arrive"),
         413: answer(models.ErrorOut, "The request body is too large"),
         422: answer(models.ValidationErrorOut, "Invalid request"),
+        503: answer(models.ErrorOut, "The task store cannot be written (read-only)"),
+        507: answer(models.ErrorOut, "The task store's disk is full"),
     }
     if token is not None:
         common[401] = answer(models.ErrorOut, "Missing or wrong bearer token")
+        common[429] = answer(models.ErrorOut, "Too many wrong tokens: wait Retry-After seconds")
 
     app = FastAPI(
         title="rankscope evaluation service",
@@ -139,7 +141,7 @@ def create_app(
     app.state.policy = policy
     app.state.sessions = sessions
     app.state.allowed_hosts = tuple(host.lower() for host in allowed_hosts)
-    app.add_middleware(Guard, max_body_bytes=max_body_bytes)
+    app.add_middleware(Guard, max_body_bytes=max_body_bytes, body_timeout=body_timeout)
 
     @app.exception_handler(TaskNotFoundError)
     async def not_found(request: Request, error: TaskNotFoundError) -> JSONResponse:
@@ -148,6 +150,21 @@ def create_app(
     @app.exception_handler(TaskStateError)
     async def conflicting(request: Request, error: TaskStateError) -> JSONResponse:
         return JSONResponse({"detail": str(error)}, status_code=409)
+
+    @app.exception_handler(QueueFullError)
+    async def queue_full(request: Request, error: QueueFullError) -> JSONResponse:
+        return JSONResponse({"detail": str(error)}, status_code=429, headers={"Retry-After": "5"})
+
+    @app.exception_handler(StoreFullError)
+    async def store_full(request: Request, error: StoreFullError) -> JSONResponse:
+        # Where the store lies is the operator's to know (the server's log says it).
+        detail = "the task store's disk is full: the server's operator must free space"
+        return JSONResponse({"detail": detail}, status_code=507)
+
+    @app.exception_handler(StoreReadOnlyError)
+    async def store_read_only(request: Request, error: StoreReadOnlyError) -> JSONResponse:
+        detail = "the task store cannot be written (it is read-only); try again later"
+        return JSONResponse({"detail": detail}, status_code=503, headers={"Retry-After": "30"})
 
     @app.exception_handler(MissingDependencyError)
     async def unavailable(request: Request, error: MissingDependencyError) -> JSONResponse:

@@ -16,6 +16,9 @@ repeated in a route.
 `page_caller`
     With a token, a console page needs a signed-in session: otherwise a redirect to the
     sign-in page.
+`not_throttled`
+    An address that sent too many wrong tokens waits (429 with ``Retry-After``) before it may
+    try again (`rankscope.service.web.session`).
 
 Each reads the server's settings from ``request.app.state`` (`create_app` puts them there).
 """
@@ -37,7 +40,9 @@ __all__ = [
     "SignInRequired",
     "api_caller",
     "checked_host",
+    "client_address",
     "host_name",
+    "not_throttled",
     "page_caller",
     "same_origin",
     "session_nonce",
@@ -99,19 +104,39 @@ def same_origin(request: Request) -> None:
         raise HTTPException(403, "cross-origin request refused")
 
 
+def client_address(request: Request) -> str:
+    """The address the request came from (what failed tokens are counted against)."""
+    return request.client.host if request.client is not None else "unknown"
+
+
+def not_throttled(request: Request) -> None:
+    """429 while the request's address must wait after wrong tokens (`Sessions.wait`)."""
+    sessions: Sessions = request.app.state.sessions
+    wait = sessions.wait(client_address(request)) if sessions.token is not None else 0
+    if wait:
+        raise HTTPException(
+            429,
+            f"too many wrong tokens from this address; try again in {wait} s",
+            {"Retry-After": str(wait)},
+        )
+
+
 def _bearer_ok(request: Request) -> bool:
     sessions: Sessions = request.app.state.sessions
     scheme, _, credentials = request.headers.get("authorization", "").strip().partition(" ")
     if scheme.lower() != "bearer":
         return False
-    return sessions.token_ok(credentials.strip())
+    return sessions.token_ok(credentials.strip(), client_address(request))
 
 
 def api_caller(request: Request) -> None:
     """401 unless the request carries the token or a session (with its CSRF token for an
     unsafe request); nothing to check on a server without a token."""
     sessions: Sessions = request.app.state.sessions
-    if sessions.token is None or _bearer_ok(request):
+    if sessions.token is None:
+        return
+    not_throttled(request)
+    if _bearer_ok(request):
         return
     nonce = session_nonce(request)
     if nonce is not None and (
@@ -126,7 +151,10 @@ def page_caller(request: Request) -> Any:
     """A redirect to the sign-in page unless the request carries the token or a session (on a
     server with a token)."""
     sessions: Sessions = request.app.state.sessions
-    if sessions.token is None or _bearer_ok(request) or session_nonce(request) is not None:
+    if sessions.token is None or session_nonce(request) is not None:
+        return
+    not_throttled(request)
+    if _bearer_ok(request):
         return
     path = request.url.path
     raise SignInRequired(quote(path if request.method in SAFE_METHODS else "/", safe="/"))

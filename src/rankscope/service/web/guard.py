@@ -1,5 +1,8 @@
 """What every request passes before it is routed (one ASGI middleware): a request body may not
-exceed ``max_body_bytes`` (413), whether it says its length or not.
+exceed ``max_body_bytes`` (413), whether it says its length or not, and must arrive whole within
+``body_timeout`` seconds of the request's start (408), so that a slow client cannot hold a
+connection and a worker. The headers' own deadline and the connection limit are the server's
+(`rankscope.service.web.server`).
 
 The checks of who may ask what (Host, Origin, token, session and CSRF) are the routers' shared
 dependencies (`rankscope.service.web.dependencies`).
@@ -7,6 +10,7 @@ dependencies (`rankscope.service.web.dependencies`).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
@@ -25,6 +29,10 @@ class _BodyTooLarge(HTTPException):
     """Raised while the body is read: FastAPI answers it as the 413 it is."""
 
 
+class _BodyTooSlow(HTTPException):
+    """Raised while the body is read: FastAPI answers it as the 408 it is."""
+
+
 class Guard:
     """The ASGI middleware described in the module's docstring."""
 
@@ -33,9 +41,11 @@ class Guard:
         app: Callable[[Scope, Receive, Send], Awaitable[None]],
         *,
         max_body_bytes: int = 1024 * 1024,
+        body_timeout: float = 30.0,
     ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -53,10 +63,21 @@ class Guard:
     async def _limited(self, scope: Scope, receive: Receive, send: Send) -> None:
         received = 0
         started = False
+        deadline = asyncio.get_running_loop().time() + self.body_timeout
+        slow = f"the request body did not arrive within {self.body_timeout:g} s"
+
+        whole = False
 
         async def counted_receive() -> Message:
-            nonlocal received
-            message = await receive()
+            nonlocal received, whole
+            if whole:  # the body is in: what follows (a disconnect) has no deadline
+                return await receive()
+            left = deadline - asyncio.get_running_loop().time()
+            try:
+                message = await asyncio.wait_for(receive(), timeout=max(left, 0.0))
+            except asyncio.TimeoutError:
+                raise _BodyTooSlow(408, slow) from None
+            whole = message["type"] != "http.request" or not message.get("more_body", False)
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_body_bytes:
@@ -77,6 +98,10 @@ class Guard:
             if started:
                 raise
             await _json(send, 413, f"the request body exceeds {self.max_body_bytes} bytes")
+        except _BodyTooSlow:
+            if started:
+                raise
+            await _json(send, 408, slow, [(b"connection", b"close")])
 
 
 async def _respond(

@@ -39,18 +39,21 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 
 from rankscope.errors import MissingDependencyError, RankscopeError, TaskNotFoundError
+from rankscope.service.tasks.compare import comparable
 from rankscope.service.tasks.scoring import (
     DEFAULT_TREC_MEASURES,
     WEKNORA_ANSWER_MEASURES,
     WEKNORA_MEASURES,
 )
-from rankscope.service.web.app import public_message
 from rankscope.service.web.dependencies import (
     checked_host,
+    client_address,
+    not_throttled,
     page_caller,
     same_origin,
     session_nonce,
 )
+from rankscope.service.web.errors import public_message
 from rankscope.service.web.models import EvaluationIn
 from rankscope.service.web.routers.evaluations import start_evaluation
 from rankscope.service.web.session import COOKIE, SESSION_SECONDS, Sessions
@@ -224,6 +227,7 @@ router = APIRouter(
 signin_router = APIRouter(
     include_in_schema=False, dependencies=[Depends(checked_host), Depends(same_origin)]
 )
+# The sign-in form checks a token: it waits, as the API does, after too many wrong ones.
 
 
 @functools.cache
@@ -336,14 +340,14 @@ def signin_page(request: Request, next: str = "/") -> Response:
     return render(request, "signin.html", next=_local_target(next), error=None)
 
 
-@signin_router.post("/signin")
+@signin_router.post("/signin", dependencies=[Depends(not_throttled)])
 async def signin(request: Request) -> Response:
     sessions = _sessions(request)
     form = _form_fields(await request.body())
     target = _local_target((form.get("next") or ["/"])[0])
     if sessions.token is None:
         return see_other(target)
-    if not sessions.token_ok((form.get("token") or [""])[0]):
+    if not sessions.token_ok((form.get("token") or [""])[0], client_address(request)):
         return render(
             request, "signin.html", status=401, next=target, error="That is not the token."
         )
@@ -490,8 +494,14 @@ def compare_page(request: Request) -> Response:
         try:
             # The task that ran first is the baseline, whatever order the boxes were in.
             infos = sorted((service.get(task_id) for task_id in chosen), key=_created)
+            comparable(service, [info.id for info in infos])
         except TaskNotFoundError as missing:
             error = str(missing)
+        except RankscopeError as refused:
+            # Said on this page, not in the report's frame.
+            error = public_message(refused)
+            chosen = [info.id for info in infos] or chosen
+            infos = []
         chosen = [info.id for info in infos] or chosen
     done, _ = service.list_tasks(status="succeeded", limit=200)
     query = "&".join(f"task={quote(task_id)}" for task_id in chosen)
@@ -504,6 +514,7 @@ def compare_page(request: Request) -> Response:
         chosen=chosen,
         report_url=f"/compare/report?{query}" if infos else None,
         error=error,
+        status=422 if error else 200,
     )
 
 

@@ -19,16 +19,20 @@ checks); the service and the server's policy come from the application's state.
 
 # No ``from __future__ import annotations``: FastAPI reads the annotations of the endpoints at
 # run time.
+from collections.abc import Callable
 from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse, Response
 
+from rankscope.errors import InputError, MissingDependencyError, RankscopeError, ServiceError
 from rankscope.service.tasks.export import EXPORT_FORMATS
 from rankscope.service.tasks.info import STATUSES, TaskInfo
+from rankscope.service.tasks.scoring import AnswerMeasureSet, MeasureSet
 from rankscope.service.tasks.service import EvaluationService
 from rankscope.service.web import models
 from rankscope.service.web.dependencies import api_caller, checked_host, same_origin
+from rankscope.service.web.errors import public_message
 
 __all__ = ["API_DEPENDENCIES", "API_PREFIX", "router", "start_evaluation"]
 
@@ -170,19 +174,47 @@ def export(
 
 
 def start_evaluation(service: EvaluationService, policy: Any, body: Any) -> TaskInfo:
-    """Submit and start the task a client asked for (an `EvaluationIn`), within ``policy``."""
+    """Submit and start the task a client asked for (an `EvaluationIn`), within ``policy``.
+
+    The dataset, the retriever, the generator and the measures are checked each on its own,
+    so that a request with several mistakes hears of them all (one `InputError` naming each).
+    """
+    problems: list[RankscopeError] = []
+
+    def checked(step: Callable[[], Any]) -> Any:
+        try:
+            return step()
+        except RankscopeError as error:
+            if isinstance(error, MissingDependencyError | ServiceError):
+                raise
+            problems.append(error)
+            return None
+
     dataset = body.dataset if isinstance(body.dataset, str) else body.dataset.model_dump()
-    retriever = _spec_of(body.retriever)
+    data = checked(lambda: policy.dataset(dataset))
+    retriever = checked(lambda: policy.retriever(_spec_of(body.retriever)))
+    generator = (
+        None
+        if body.generator is None
+        else checked(lambda: policy.generator(_spec_of(body.generator)))
+    )
+    checked(lambda: MeasureSet.resolve(body.measures, body.profile))
+    if body.answer_measures is not None:
+        checked(lambda: AnswerMeasureSet.resolve(body.answer_measures, body.profile))
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        raise InputError("; ".join(public_message(problem) for problem in problems))
     info = service.submit(
-        policy.dataset(dataset),
-        policy.retriever(retriever),
+        data,
+        retriever,
         measures=body.measures,
         profile=body.profile,
         k=body.k,
         concurrency=body.concurrency,
         max_failures=body.max_failures,
         name=body.name,
-        generator=None if body.generator is None else policy.generator(_spec_of(body.generator)),
+        generator=generator,
         answer_measures=body.answer_measures,
     )
     service.start(info.id)

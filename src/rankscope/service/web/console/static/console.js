@@ -151,7 +151,7 @@ function taskPage() {
     tr.append(element("td", latency, "num"));
     tr.append(element("td", String(record.attempts), "num"));
     const retrieved = record.status === "failed" ? record.error || "" : record.doc_ids.slice(0, 5).join(" ");
-    tr.append(element("td", retrieved, record.status === "failed" ? "error-text" : ""));
+    tr.append(element("td", retrieved, record.status === "failed" ? "error-text ids" : "ids"));
     if (answers) {
       tr.append(element("td", record.answer === null ? "–" : record.answer, "answer"));
       const references = record.references ? record.references.join(" | ") : "–";
