@@ -1,9 +1,9 @@
-"""``rankscope run``, ``rankscope tasks`` and ``rankscope serve``: the evaluation service.
+"""``rankscope run``, ``tasks``, ``serve`` and ``worker``: the evaluation service.
 
 ``run`` evaluates a live retriever (and optionally a generator of answers) on a dataset,
 recording every query in the task store, and prints the metrics and the task id; ``tasks``
 lists, shows, resumes, cancels, exports and compares stored tasks; ``serve`` starts the HTTP
-API.
+API; ``worker`` runs the pending tasks of a store that several processes share (PostgreSQL).
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ EXIT_TASK_NOT_SUCCEEDED = 1
 
 
 def add_parser(subparsers: Any) -> None:
-    """Register ``run``, ``tasks`` and ``serve``."""
+    """Register ``run``, ``tasks``, ``serve`` and ``worker``."""
     _add_run(subparsers)
     _add_tasks(subparsers)
     _add_serve(subparsers)
+    _add_worker(subparsers)
 
 
 # --- arguments ------------------------------------------------------------------------------
@@ -38,8 +39,9 @@ def add_parser(subparsers: Any) -> None:
 def _db_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",
-        metavar="FILE",
-        help="the task store, a SQLite file (default: $RANKSCOPE_DB, else "
+        metavar="FILE|URL",
+        help="the task store: a SQLite file, or a PostgreSQL server's postgresql://user@host/db "
+        "URL that several machines share (default: $RANKSCOPE_DB, else "
         "~/.local/share/rankscope/tasks.db)",
     )
 
@@ -201,21 +203,8 @@ def _add_tasks(subparsers: Any) -> None:
     compare.set_defaults(handler=_tasks_compare)
 
 
-def _add_serve(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "serve",
-        help="serve the evaluation service's web console and HTTP API",
-        description="Serve the web console at / and the HTTP API (FastAPI + uvicorn; "
-        "documentation at /docs, usable offline). Binds 127.0.0.1 unless told otherwise; "
-        "another address needs a bearer token (the console asks for it at sign-in).",
-    )
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument(
-        "--token",
-        help="bearer token required on every request (default: $RANKSCOPE_TOKEN); "
-        "required when binding an address other than loopback",
-    )
+def _allow_arguments(parser: argparse.ArgumentParser) -> None:
+    """The allow-lists of ``serve`` and ``worker``: what their tasks may import, call, read."""
     parser.add_argument(
         "--allow-callable",
         action="append",
@@ -240,6 +229,24 @@ def _add_serve(subparsers: Any) -> None:
         help="directory the datasets clients name must lie in (repeatable; symbolic links "
         "resolved); default: the working directory",
     )
+
+
+def _add_serve(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve the evaluation service's web console and HTTP API",
+        description="Serve the web console at / and the HTTP API (FastAPI + uvicorn; "
+        "documentation at /docs, usable offline). Binds 127.0.0.1 unless told otherwise; "
+        "another address needs a bearer token (the console asks for it at sign-in).",
+    )
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--token",
+        help="bearer token required on every request (default: $RANKSCOPE_TOKEN); "
+        "required when binding an address other than loopback",
+    )
+    _allow_arguments(parser)
     parser.add_argument(
         "--allowed-host",
         action="append",
@@ -261,7 +268,12 @@ def _add_serve(subparsers: Any) -> None:
         default="resume",
         help="what to do at start-up with tasks a previous run left unfinished (default resume)",
     )
-    parser.add_argument("--max-running", type=int, default=2, help="tasks run at once (default 2)")
+    parser.add_argument(
+        "--max-running",
+        type=int,
+        default=2,
+        help="tasks run at once in this process (default 2; 0 leaves them to workers)",
+    )
     parser.add_argument(
         "--max-pending",
         type=int,
@@ -293,6 +305,30 @@ def _add_serve(subparsers: Any) -> None:
     )
     _db_argument(parser)
     parser.set_defaults(handler=_serve)
+
+
+def _add_worker(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "worker",
+        help="run the pending evaluation tasks of a shared store",
+        description="Take the pending tasks of the store one at a time and run them (each "
+        "question committed as it finishes), with other workers and 'rankscope serve' "
+        "processes on any machine that share the store (a PostgreSQL server: tasks are "
+        "claimed with SELECT ... FOR UPDATE SKIP LOCKED, so none runs twice). A task whose "
+        "worker died is taken up again where it stopped. SIGTERM or Ctrl-C stop it; the "
+        "tasks it was running go back to the queue.",
+    )
+    parser.add_argument("--max-running", type=int, default=1, help="tasks run at once (default 1)")
+    parser.add_argument(
+        "--poll",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="how often an idle worker looks for a task (default 1)",
+    )
+    _allow_arguments(parser)
+    _db_argument(parser)
+    parser.set_defaults(handler=_worker)
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -681,5 +717,50 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         uvicorn.Server(config).run()
     finally:
+        service.close()
+    return EXIT_OK
+
+
+def _worker(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from rankscope.service.sources.policy import Policy
+
+    if args.max_running < 1 or not args.poll > 0:
+        raise InputError("--max-running must be at least 1 and --poll above 0")
+    policy = Policy.make(args.data_root, args.allow_callable, args.allow_url)
+    service = _service(
+        args,
+        allowed_callables=policy.allowed_callables,
+        allowed_urls=policy.allowed_urls,
+        data_roots=policy.data_roots,
+        max_running=args.max_running,
+    )
+    stop = threading.Event()
+
+    def stopping(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, stopping)
+    signal.signal(signal.SIGINT, stopping)
+    print(
+        f"rankscope: worker running up to {args.max_running} tasks of {service.store.location}",
+        file=sys.stderr,
+    )
+    threads = [
+        threading.Thread(target=service.work, args=(stop,), kwargs={"poll": args.poll})
+        for _ in range(args.max_running)
+    ]
+    for thread in threads:
+        thread.start()
+    try:
+        while any(thread.is_alive() for thread in threads) and not stop.is_set():
+            stop.wait(0.5)
+    finally:
+        stop.set()
+        service.shutdown()  # the tasks running here go back to pending
+        for thread in threads:
+            thread.join()
         service.close()
     return EXIT_OK

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rankscope.errors import InputError
 from rankscope.service.store.base import Store, TaskWriter
 from rankscope.service.store.records import Counters, QueryRecord, json_safe
 
@@ -44,7 +43,9 @@ def open_store(location: str | Path, *, synchronous: str = "NORMAL") -> Store:
     """The store at ``location``: a ``postgresql://`` URL (needs psycopg, the ``postgres``
     extra), else a SQLite file (``synchronous`` is SQLite's pragma)."""
     if is_server_url(location):
-        raise InputError("this rankscope keeps tasks in SQLite files only")
+        from rankscope.service.store.postgres import PostgresStore
+
+        return PostgresStore(str(location))
     from rankscope.service.store.sqlite import SQLiteStore
 
     return SQLiteStore(location, synchronous=synchronous)

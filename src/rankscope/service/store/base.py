@@ -68,6 +68,9 @@ class Dialect:
         What ends a ``SELECT`` that locks its rows and skips those another transaction holds.
     no_limit
         The ``LIMIT`` that means none.
+    schema_lock
+        A statement that makes the transaction creating the schema wait for any other (empty
+        where a write transaction excludes every other already).
     """
 
     real: str = "REAL"
@@ -75,11 +78,17 @@ class Dialect:
     lock: str = ""
     skip_locked: str = ""
     no_limit: int | None = -1
+    schema_lock: str = ""
 
     def json_number(self, column: str, key: str) -> tuple[str, list[Any]]:
-        """An expression for the number under ``key`` of a JSON ``column``, and its parameters."""
+        """An expression for the number under ``key`` of a JSON ``column``, and its parameters;
+        a value JSON cannot carry (NaN, as Python writes it) is taken as missing."""
         path = '$."' + key.replace('"', "") + '"'
-        return f"json_extract({column}, ?)", [path]
+        return (
+            f"(CASE WHEN instr({column}, 'NaN') OR instr({column}, 'Infinity') THEN NULL "
+            f"ELSE json_extract({column}, ?) END)",
+            [path],
+        )
 
     def contains(self, column: str) -> str:
         """A condition: ``column`` holds the parameter's text, in any case."""
@@ -98,12 +107,12 @@ def order_by(
     an answer without a reference) last, ties in dataset order.
 
     >>> clause, parameters = order_by("-ndcg10")
-    >>> clause
-    'json_extract(metrics, ?) IS NULL, json_extract(metrics, ?) DESC, position'
+    >>> clause.endswith("json_extract(metrics, ?) END) DESC, position")
+    True
     >>> parameters
     ['$."ndcg10"', '$."ndcg10"']
-    >>> order_by("rougel", ["rougel"])[0]
-    'json_extract(answer_metrics, ?) IS NULL, json_extract(answer_metrics, ?) ASC, position'
+    >>> "answer_metrics" in order_by("rougel", ["rougel"])[0], order_by("-latency")[0]
+    (True, 'latency IS NULL, latency DESC, position')
     """
     if not sort:
         return "position", []
@@ -186,6 +195,8 @@ class Store:
     def _create_schema(self) -> None:
         """Create the tables if missing, or bring an older schema up to date."""
         with self.transaction() as db:
+            if self.dialect.schema_lock:
+                db.execute(self.dialect.schema_lock)
             for statement in schema(self.dialect.real, self.dialect.without_rowid).split(";"):
                 if statement.strip():
                     db.execute(statement)

@@ -37,7 +37,7 @@ from rankscope.service.sources.allow import check_allowed
 from rankscope.service.sources.datasets import Dataset, load_dataset
 from rankscope.service.sources.generators import Generator, build_generator, parse_generator_spec
 from rankscope.service.sources.retrievers import Retriever, build_retriever, parse_retriever_spec
-from rankscope.service.store import QueryRecord, open_store
+from rankscope.service.store import QueryRecord, is_server_url, open_store
 from rankscope.service.tasks.compare import compare_tasks, task_scores
 from rankscope.service.tasks.export import EXPORT_FORMATS, write_export
 from rankscope.service.tasks.info import ACTIVE, STATUSES, TaskInfo, task_info
@@ -73,7 +73,8 @@ class EvaluationService:
     Parameters
     ----------
     db
-        The store's file (default: `default_db_path`).
+        The store: a SQLite file (default: `default_db_path`), or a PostgreSQL server's
+        ``postgresql://`` URL (``$RANKSCOPE_DB`` may hold one).
     synchronous
         ``"NORMAL"`` (a committed query survives a crash of the process) or ``"FULL"`` (also a
         power cut, with an fsync per query).
@@ -127,7 +128,10 @@ class EvaluationService:
         max_pending: int | None = None,
         stale_after: float = 30.0,
     ) -> None:
-        self.store = open_store(default_db_path() if db is None else db, synchronous=synchronous)
+        configured = os.environ.get("RANKSCOPE_DB", "")
+        if db is None:
+            db = configured if is_server_url(configured) else default_db_path()
+        self.store = open_store(db, synchronous=synchronous)
         self.allowed_callables = None if allowed_callables is None else tuple(allowed_callables)
         self.allowed_urls = None if allowed_urls is None else tuple(allowed_urls)
         self.data_roots = None if data_roots is None else tuple(Path(r) for r in data_roots)
@@ -501,10 +505,13 @@ class EvaluationService:
         progress: Callable[[Progress], None] | None = None,
         force: bool = False,
         generator: str | Mapping[str, Any] | Callable[..., Any] | Generator | None = None,
+        owner: str | None = None,
     ) -> TaskInfo:
         """Run (or resume) a task in this thread until it is done, cancelled or stopped.
 
         Queries already recorded are not run again (nor their answers generated again).
+        ``owner`` is the owner id under which `run_next` claimed the task (else it is claimed
+        here).
         ``retriever`` and ``generator`` (and, for the BM25 baseline or a generator's passages,
         ``dataset``) are needed only when the task's own specification cannot rebuild them
         (a Python object given to `submit` in another process). Returns the task's state.
@@ -518,7 +525,7 @@ class EvaluationService:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(
-                self._execute(task_id, retriever, dataset, progress, force, generator)
+                self._execute(task_id, retriever, dataset, progress, force, generator, owner)
             )
         # Called from inside an event loop (a notebook): run in a thread of our own.
         result: list[TaskInfo] = []
@@ -528,7 +535,9 @@ class EvaluationService:
             try:
                 result.append(
                     asyncio.run(
-                        self._execute(task_id, retriever, dataset, progress, force, generator)
+                        self._execute(
+                            task_id, retriever, dataset, progress, force, generator, owner
+                        )
                     )
                 )
             except BaseException as error:
@@ -541,14 +550,61 @@ class EvaluationService:
             raise errors[0]
         return result[0]
 
+    def run_next(self) -> TaskInfo | None:
+        """Take the oldest pending task of the store (skipping those other workers take at the
+        same moment) and run it to its end; None if no task waits. Tasks whose process died
+        go back to the queue first (`requeue_abandoned`)."""
+        self.requeue_abandoned()
+        owner = new_owner()
+        task_id = self.store.claim_next(owner)
+        if task_id is None:
+            return None
+        try:
+            return self.run(task_id, owner=owner)
+        except RankscopeError:
+            # Its retriever or dataset cannot be had here: the task says why.
+            return self.get(task_id)
+
+    def requeue_abandoned(self) -> list[str]:
+        """Put back to pending the running tasks whose owner is gone (a process of this host
+        that died, or a heartbeat older than ``stale_after`` seconds); their ids."""
+        requeued: list[str] = []
+        for task_id in self.store.task_ids(("running",)):
+            row = self.store.task(task_id)
+            if row["status"] != "running" or self._owner_alive(row):
+                continue
+            if self.store.update_task(
+                task_id,
+                when_status=("running",),
+                when_owner=row["owner"],
+                status="pending",
+                owner=None,
+            ):
+                requeued.append(task_id)
+        return requeued
+
+    def work(self, stop: threading.Event, *, poll: float = 1.0) -> int:
+        """Run the store's pending tasks one after another until ``stop`` is set (what
+        ``rankscope worker`` does in each of its threads); how many it ran."""
+        ran = 0
+        while not stop.is_set():
+            if self.run_next() is None:
+                stop.wait(poll)
+            else:
+                ran += 1
+        return ran
+
     def resume(self, task_id: str, **options: Any) -> TaskInfo:
         """Continue an interrupted, failed or cancelled task where it stopped (see `run`)."""
         return self.run(task_id, **options)
 
     def start(self, task_id: str) -> None:
         """Run the task in a background thread of this process (at most ``max_running`` at
-        once); it goes on whatever the caller does."""
+        once); it goes on whatever the caller does. With ``max_running`` 0 the task waits for
+        a worker (`work`) of the same store."""
         self.store.task(task_id)
+        if self.max_running == 0:
+            return
         with self._lock:
             running = self._futures.get(task_id)
             if running is None or running.done():
@@ -817,8 +873,9 @@ class EvaluationService:
         progress: Callable[[Progress], None] | None,
         force: bool,
         generator: str | Mapping[str, Any] | Callable[..., Any] | Generator | None = None,
+        owner: str | None = None,
     ) -> TaskInfo:
-        owner = self._claim(task_id, force)
+        owner = owner or self._claim(task_id, force)
         with self._lock:
             control = self._controls.setdefault(task_id, Control())
         built: Retriever | None = None
