@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from rankscope.errors import InputError, MissingDependencyError
+from rankscope.errors import InputError, MissingDependencyError, require
 from rankscope.service.sources.datasets import Dataset
 from rankscope.service.sources.retrievers import Ranking, Retriever, corpus_digest
 
@@ -63,10 +63,8 @@ class BM25Retriever(Retriever):
     def check(self) -> list[tuple[str, str]]:
         """Read the corpus and keep its digest in the specification, refusing a corpus that
         changed since the task started (the index is built by `build`); the documents."""
-        try:
-            import bm25s  # type: ignore[import-untyped]  # noqa: F401
-        except ImportError:
-            raise MissingDependencyError("bm25s", "the BM25 baseline", "service") from None
+        # Found, not imported: a pending task costs no memory for bm25s (and what it loads).
+        require(("bm25s",), "the BM25 baseline", "service")
         documents = self.dataset.corpus()
         digest = corpus_digest(documents)
         expected = self.spec.get("corpus_digest")
@@ -80,7 +78,10 @@ class BM25Retriever(Retriever):
 
     def build(self) -> None:
         """Read the corpus and index it (done by `open`)."""
-        import bm25s
+        try:
+            import bm25s  # type: ignore[import-untyped]
+        except ImportError:
+            raise MissingDependencyError("bm25s", "the BM25 baseline", "service") from None
 
         documents = self.check()
         index = bm25s.BM25(k1=float(self.spec.get("k1", 1.5)), b=float(self.spec.get("b", 0.75)))
