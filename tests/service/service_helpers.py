@@ -250,3 +250,18 @@ HTTP_OPTIONS = {
     "score_field": "relevance",
     "backoff": 0.01,
 }
+
+
+def client_for(service: Any, root: Path, **options: Any) -> Any:
+    """A test client of the service's app (datasets under ``root``), as from 127.0.0.1:8000;
+    a server error is answered 500, not raised."""
+    from fastapi.testclient import TestClient
+
+    from rankscope.service import create_app
+
+    options.setdefault("data_roots", [root])
+    return TestClient(
+        create_app(service, **options),
+        base_url="http://127.0.0.1:8000",
+        raise_server_exceptions=False,
+    )

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from service_helpers import HTTP_OPTIONS, serve_search
+from service_helpers import HTTP_OPTIONS, client_for, serve_search
 
 from rankscope.errors import InputError
-from rankscope.service import EvaluationService, create_app, load_dataset
+from rankscope.service import EvaluationService, load_dataset
 from rankscope.service.sources.allow import LOOPBACK_URLS, callable_allowed, check_allowed
 from rankscope.service.sources.files import MAX_LINE_BYTES
 from rankscope.service.sources.http import MAX_TEMPLATE_BYTES
@@ -32,12 +32,6 @@ def root(tmp_path: Path, beir_dir: Path) -> Path:
     """The data root of the servers below: the BEIR dataset and a few more files."""
     assert beir_dir.parent == tmp_path
     return tmp_path
-
-
-def client_for(service: EvaluationService, root: Path, **options: Any) -> TestClient:
-    options.setdefault("data_roots", [root])
-    app = create_app(service, **options)
-    return TestClient(app, base_url="http://127.0.0.1:8000", raise_server_exceptions=False)
 
 
 @pytest.fixture

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
-from service_helpers import free_port, make_beir, serving
+from service_helpers import client_for, free_port, make_beir, serving
 
 from rankscope.cli import main
 from rankscope.errors import (
@@ -39,15 +38,6 @@ def service(tmp_path: Path) -> Iterator[EvaluationService]:
     service = EvaluationService(tmp_path / "findings.db")
     yield service
     service.close()
-
-
-def client_for(service: EvaluationService, root: Path, **options: Any) -> TestClient:
-    options.setdefault("data_roots", [root])
-    return TestClient(
-        create_app(service, **options),
-        base_url="http://127.0.0.1:8000",
-        raise_server_exceptions=False,
-    )
 
 
 def nested(depth: int) -> Any:

@@ -18,6 +18,7 @@ process has taken it over (a forced resume), the old run stops at its next write
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -170,6 +171,9 @@ class Store:
 
     dialect = Dialect()
     location: str
+    _connections: list[Any]
+    _local: threading.local
+    _lock: threading.Lock
 
     # --- what a back-end gives --------------------------------------------------------------
 
@@ -187,8 +191,13 @@ class Store:
         raise NotImplementedError
 
     def close(self) -> None:
-        """Close every connection this store opened."""
-        raise NotImplementedError
+        """Close every connection this store opened (a back-end keeps them in
+        ``_connections``, one per thread in ``_local``, under ``_lock``)."""
+        with self._lock:
+            for connection in self._connections:
+                connection.close()
+            self._connections.clear()
+        self._local = threading.local()
 
     # --- schema -----------------------------------------------------------------------------
 

@@ -195,11 +195,3 @@ class PostgresStore(Store):
             (table,),
         ).fetchall()
         return {row[0] for row in rows}
-
-    def close(self) -> None:
-        """Close every connection this store opened."""
-        with self._lock:
-            for connection in self._connections:
-                connection.close()
-            self._connections.clear()
-        self._local = threading.local()

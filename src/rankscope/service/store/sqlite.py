@@ -158,14 +158,6 @@ class SQLiteStore(Store):
     def _columns(self, db: Connection, table: str) -> set[str]:
         return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
 
-    def close(self) -> None:
-        """Close every connection this store opened."""
-        with self._lock:
-            for connection in self._connections:
-                connection.close()
-            self._connections.clear()
-        self._local = threading.local()
-
     def journal_mode(self) -> str:
         """SQLite's journal mode of the file (``wal``)."""
         return str(self._connection().execute("PRAGMA journal_mode").fetchone()[0])
