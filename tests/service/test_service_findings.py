@@ -534,6 +534,15 @@ def test_a_line_break_in_a_retriever_url_is_refused(
         assert answer.status_code == 422
 
 
+def test_a_task_s_json_keeps_its_fields_in_their_order(
+    service: EvaluationService, tmp_path: Path
+) -> None:
+    task = service.submit(Dataset.from_records({"q": "t"}, {"q": {"d": 1}}), lambda t, k: ["d"])
+    with client_for(service, tmp_path, recover="leave") as client:
+        shown = client.get(f"{API}/{task.id}").json()
+    assert list(shown) == list(service.get(task.id).to_dict())
+
+
 def test_an_api_404_does_not_reveal_the_store(service: EvaluationService, tmp_path: Path) -> None:
     with client_for(service, tmp_path) as client:
         answer = client.get(f"{API}/nope")

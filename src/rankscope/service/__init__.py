@@ -2,17 +2,22 @@
 
 `EvaluationService` submits a task (a dataset, a retriever, measures, a profile, a depth k, and
 optionally a generator that answers each question from its retrieved passages, with answer
-measures), runs it with bounded concurrency, commits every finished query to a SQLite store
-(WAL mode) as it finishes, and resumes an interrupted task where it stopped: no query lost,
-none recorded twice, final results identical to an uninterrupted run. Tasks can be listed,
-shown, cancelled, exported (JSON, CSV, TREC run) and compared. The command line (``rankscope run``,
-``rankscope tasks``, ``rankscope serve``), the HTTP API and the web console (`create_app`) are
+measures), runs it with bounded concurrency, commits every finished query to its store (a
+SQLite file in WAL mode, or a PostgreSQL server that several machines share) as it finishes,
+and resumes an interrupted task where it stopped: no query lost, none recorded twice, final
+results identical to an uninterrupted run. Tasks can be listed, shown, cancelled, exported
+(JSON, CSV, TREC run) and compared. The command line (``rankscope run``, ``rankscope tasks``,
+``rankscope serve``, ``rankscope worker``), the HTTP API and the web console (`create_app`) are
 thin shells over it.
+
+Layers: ``web/`` (the app, its routers and models), ``tasks/`` (a task's life: submitting,
+claiming, running, scoring, summarising, exporting, comparing), ``store/`` (one interface, two
+back-ends) and ``sources/`` (datasets, retrievers, generators and the allow-lists).
 
 The HTTP retriever needs httpx, the BM25 baseline bm25s, the HTTP API fastapi and uvicorn, the
 console jinja2 and the offline API documentation fastapi-offline: the ``rankscope[service]``
-extra; the answer measures of a generator's answers, the ``answers`` extra. They are imported
-only when used.
+extra; a PostgreSQL store psycopg, the ``postgres`` extra; the answer measures of a generator's
+answers, the ``answers`` extra. They are imported only when used.
 """
 
 from typing import Any

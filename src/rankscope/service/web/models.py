@@ -22,6 +22,7 @@ __all__ = [
     "RetrieverIn",
     "TaskOut",
     "TaskPage",
+    "TaskState",
     "ValidationErrorOut",
 ]
 
@@ -169,9 +170,9 @@ class AnswersOut(BaseModel):
     note: str | None = Field(description="what cannot be scored, e.g. no reference answers")
 
 
-class TaskOut(Settings):
-    """A task: status, progress, metrics (None: no query succeeded yet), latency (ms), and how
-    it is evaluated (the fields of `Settings`)."""
+class TaskState(BaseModel):
+    """Where a task is: status, progress, metrics (None: no query succeeded yet), latency (ms),
+    throughput."""
 
     id: str
     name: str | None
@@ -181,6 +182,12 @@ class TaskOut(Settings):
     latency_ms: dict[str, float] | None
     queries_per_second: float | None
     active_seconds: float
+
+
+class TaskOut(Settings, TaskState):
+    """A task: where it is (`TaskState`), how it is evaluated (`Settings`, the fields of its
+    `TaskSpec`), what it evaluates and when; in that order."""
+
     retriever: dict[str, Any]
     dataset: dict[str, Any]
     error: str | None
