@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from numpy.typing import ArrayLike
@@ -12,13 +12,7 @@ from rankscope.errors import InputError
 from ._corrections import CORRECTION_NAMES, correct_pvalues
 from ._effect import paired_cohens_d
 from ._intervals import ConfidenceInterval, paired_bootstrap_ci
-from ._paired_tests import (
-    TestResult,
-    bootstrap_test,
-    paired_t_test,
-    randomization_test,
-    wilcoxon_test,
-)
+from ._paired_tests import PAIRED_TEST_NAMES, TestResult, run_paired_test
 from ._per_query import WinTieLoss, win_tie_loss
 from ._validation import (
     FloatArray,
@@ -30,40 +24,7 @@ from ._validation import (
     make_rng,
 )
 
-
-def _run_t(
-    baseline: FloatArray, system: FloatArray, n_resamples: int, seed: int | None
-) -> TestResult:
-    return paired_t_test(baseline, system)
-
-
-def _run_wilcoxon(
-    baseline: FloatArray, system: FloatArray, n_resamples: int, seed: int | None
-) -> TestResult:
-    return wilcoxon_test(baseline, system)
-
-
-def _run_randomization(
-    baseline: FloatArray, system: FloatArray, n_resamples: int, seed: int | None
-) -> TestResult:
-    return randomization_test(baseline, system, n_permutations=n_resamples, seed=seed)
-
-
-def _run_bootstrap(
-    baseline: FloatArray, system: FloatArray, n_resamples: int, seed: int | None
-) -> TestResult:
-    return bootstrap_test(baseline, system, n_resamples=n_resamples, seed=seed)
-
-
-_TESTS: Mapping[str, Callable[[FloatArray, FloatArray, int, int | None], TestResult]] = {
-    "t": _run_t,
-    "wilcoxon": _run_wilcoxon,
-    "randomization": _run_randomization,
-    "bootstrap": _run_bootstrap,
-}
-
-
-TEST_NAMES = tuple(_TESTS)
+TEST_NAMES = PAIRED_TEST_NAMES
 """Names accepted by the ``test`` parameter of :func:`compare`."""
 
 
@@ -258,9 +219,8 @@ def compare(
             )
             pairs.append((system, measure, baseline_array, system_array))
 
-    run_test = _TESTS[test]
     results = [
-        run_test(baseline_array, system_array, n_resamples, seed)
+        run_paired_test(test, baseline_array, system_array, n_resamples, seed)
         for _, _, baseline_array, system_array in pairs
     ]
     corrected = correct_pvalues([result.p_value for result in results], correction)

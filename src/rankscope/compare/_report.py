@@ -193,8 +193,10 @@ def compare_aligned(
     Examples
     --------
     >>> from rankscope.compare import align_values
-    >>> values = [{f"q{i}": {"AP": 0.25} for i in range(4)}, {f"q{i}": {"AP": 0.5} for i in range(4)}]
-    >>> report = compare_aligned(align_values(["base", "new"], ["AP"], values), test="randomization")
+    >>> values = [{f"q{i}": {"AP": 0.25} for i in range(4)},
+    ...           {f"q{i}": {"AP": 0.5} for i in range(4)}]
+    >>> aligned = align_values(["base", "new"], ["AP"], values)
+    >>> report = compare_aligned(aligned, test="randomization")
     >>> report.comparison.row("new", "AP").test.mean_difference
     0.25
     """
