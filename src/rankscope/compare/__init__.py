@@ -20,7 +20,9 @@ on first use.
   :func:`anova` (one-way, or two-way without replication) -> :class:`AnovaTable`;
   :func:`compact_letter_display`; :func:`discriminative_power` of measures ->
   :class:`DiscriminativePower`.
-- All at once, for many systems and measures: :func:`compare` -> :class:`Comparison`.
+- All at once, for many systems and measures: :func:`compare` -> :class:`Comparison`; and
+  for chosen pairs (every pair, several baselines), with the Tukey tests too,
+  :func:`compare_pairs`.
 - From evaluated runs: :func:`compare_runs` (evaluate and compare in one call) and
   :func:`build_report` (runs already evaluated) -> :class:`ComparisonReport`, which renders as
   Markdown, LaTeX, HTML, JSON or a DataFrame; :func:`align_results` and :func:`align_values`
@@ -55,6 +57,7 @@ from ._paired_tests import (
     randomization_test,
     wilcoxon_test,
 )
+from ._pairs import PAIR_TEST_NAMES, compare_pairs
 from ._per_query import QueryDifference, WinTieLoss, largest_differences, win_tie_loss
 from ._power import MANY_SYSTEM_TEST_NAMES, DiscriminativePower, MeasurePower, discriminative_power
 from ._report import ComparisonReport, build_report, compare_aligned
@@ -67,6 +70,7 @@ __all__ = [
     "EXACT_MAX_QUERIES",
     "INTERVAL_METHODS",
     "MANY_SYSTEM_TEST_NAMES",
+    "PAIR_TEST_NAMES",
     "TEST_NAMES",
     "WILCOXON_ZERO_METHODS",
     "AlignedScores",
@@ -93,6 +97,7 @@ __all__ = [
     "compact_letter_display",
     "compare",
     "compare_aligned",
+    "compare_pairs",
     "compare_runs",
     "correct_pvalues",
     "discriminative_power",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from numpy.typing import ArrayLike
 
@@ -12,6 +12,7 @@ from rankscope.errors import InputError
 from ._corrections import CORRECTION_NAMES, correct_pvalues
 from ._effect import paired_cohens_d
 from ._intervals import ConfidenceInterval, paired_bootstrap_ci
+from ._multiple import MultipleComparison
 from ._paired_tests import PAIRED_TEST_NAMES, TestResult, run_paired_test
 from ._per_query import WinTieLoss, win_tie_loss
 from ._validation import (
@@ -52,6 +53,8 @@ class ComparisonRow:
         Cohen's d for paired samples, see :func:`paired_cohens_d`.
     win_tie_loss
         Queries on which the system scores higher, the same, lower (tolerance ``1e-12``).
+    baseline
+        The name of the run the system is compared with (the first of the pair).
     """
 
     system: str
@@ -65,21 +68,29 @@ class ComparisonRow:
     difference_ci: ConfidenceInterval
     effect_size: float
     win_tie_loss: WinTieLoss
+    baseline: str = "baseline"
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """Every system compared with the baseline on every measure, with the options used.
+    """Every system compared with the baseline on every measure, with the options used; or,
+    from :func:`compare_pairs`, chosen pairs of systems.
 
     Attributes
     ----------
     rows
         One row per (system, measure): systems in input order, measures in the order of the
-        baseline's mapping within each system.
+        baseline's mapping within each system. From :func:`compare_pairs`: one row per
+        (pair, measure), the pair's first system as the row's ``baseline``.
     systems, measures
-        The names, in that order.
+        The names, in that order (from :func:`compare_pairs`, every system compared).
     test, correction, alpha, n_resamples, seed
-        The options the comparison ran with.
+        The options the comparison ran with (``correction="tukey"``: the Tukey tests' own).
+    analyses
+        Measure -> the test of the pairs over all the systems (ANOVA, pairwise matrix, compact
+        letter display), from :func:`compare_pairs`; empty for a comparison with one baseline.
+    baselines
+        The systems the pairs were chosen against (from :func:`compare_pairs`), if any.
     """
 
     rows: tuple[ComparisonRow, ...]
@@ -90,9 +101,33 @@ class Comparison:
     alpha: float
     n_resamples: int
     seed: int | None
+    analyses: Mapping[str, MultipleComparison] = field(default_factory=dict)
+    baselines: tuple[str, ...] = ()
+
+    @property
+    def pairwise(self) -> bool:
+        """Whether this compares chosen pairs (:func:`compare_pairs`), not systems against one
+        baseline."""
+        return bool(self.analyses)
+
+    def pair(self, first: str, second: str, measure: str) -> ComparisonRow:
+        """The row of ``second`` against ``first`` on ``measure``.
+
+        Raises
+        ------
+        KeyError
+            If that pair was not compared on that measure.
+        """
+        for row in self.rows:
+            if (row.baseline, row.system, row.measure) == (first, second, measure):
+                return row
+        raise KeyError(
+            f"no comparison of {second!r} against {first!r} on measure {measure!r}; pairs: "
+            f"{sorted({(row.baseline, row.system) for row in self.rows})}"
+        )
 
     def row(self, system: str, measure: str) -> ComparisonRow:
-        """The row of ``system`` on ``measure``.
+        """The row of ``system`` on ``measure`` (the first, when several pairs hold it).
 
         Raises
         ------
@@ -117,6 +152,7 @@ def compare(
     alpha: float = 0.05,
     seed: int | None = 0,
     n_resamples: int = 10_000,
+    baseline: str = "baseline",
 ) -> Comparison:
     """Compare each system with the baseline on each measure, correcting for multiplicity.
 
@@ -149,6 +185,8 @@ def compare(
         Seed of :func:`numpy.random.default_rng`; None draws fresh entropy (not reproducible).
     n_resamples
         Number of permutations or bootstrap resamples, for the test and for the interval.
+    baseline
+        The baseline's name, for the rows' :attr:`ComparisonRow.baseline`.
 
     Returns
     -------
@@ -247,6 +285,7 @@ def compare(
                 ),
                 effect_size=paired_cohens_d(baseline_array, system_array),
                 win_tie_loss=win_tie_loss(baseline_array, system_array),
+                baseline=baseline,
             )
         )
     return Comparison(

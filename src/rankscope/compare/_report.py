@@ -15,6 +15,12 @@ from typing import Any
 
 from rankscope.compare._align import AlignedScores, align_results
 from rankscope.compare._compare import Comparison, compare
+from rankscope.compare._pairs import (
+    TUKEY_TEST_NAMES,
+    choose_pairs,
+    compare_pairs,
+    default_correction,
+)
 from rankscope.engine.provenance import Provenance
 from rankscope.engine.results import Results
 from rankscope.errors import require
@@ -93,11 +99,15 @@ class ComparisonReport:
 
     def to_dataframe(self) -> Any:
         """One row per system and measure (polars): means, difference, interval, p-values,
-        significance, effect size, wins, ties and losses."""
+        significance, effect size, wins, ties and losses. When pairs were compared (all pairs,
+        several baselines, a Tukey test), one row per pair and measure, the pair's first run in
+        the column ``baseline`` before ``system``."""
         import polars as pl
 
+        pairwise = self.comparison.pairwise
         rows = [
             {
+                **({"baseline": row.baseline} if pairwise else {}),
                 "system": row.system,
                 "measure": row.measure,
                 "queries": row.n,
@@ -129,8 +139,15 @@ class ComparisonReport:
         return summary_html(self)
 
     def __repr__(self) -> str:
-        systems = ", ".join(self.aligned.systems)
         significant = sum(row.significant for row in self.comparison.rows)
+        if self.comparison.pairwise:
+            pairs = len({(row.baseline, row.system) for row in self.comparison.rows})
+            return (
+                f"ComparisonReport({pairs} pairs of {len(self.aligned.names)} runs; "
+                f"{len(self.aligned.query_ids)} queries; {significant} of "
+                f"{len(self.comparison.rows)} differences significant)"
+            )
+        systems = ", ".join(self.aligned.systems)
         return (
             f"ComparisonReport({systems} vs {self.baseline}; {len(self.aligned.query_ids)} "
             f"queries; {significant} of {len(self.comparison.rows)} differences significant)"
@@ -143,16 +160,18 @@ def build_report(
     *,
     names: Sequence[str] | None = None,
     test: str = "t",
-    correction: str = "holm",
+    correction: str | None = None,
     alpha: float = 0.05,
     seed: int | None = 0,
     n_resamples: int = 10_000,
     provenance: Provenance | None = None,
+    pairs: str | Sequence[tuple[str, str]] = "baseline",
+    baselines: Sequence[str] | None = None,
 ) -> ComparisonReport:
     """Align the runs' scores (see :func:`align_results`) and compare them.
 
-    The options are those of :func:`rankscope.compare.compare`; ``provenance`` records what
-    produced the report.
+    The options are those of :func:`compare_aligned`; ``provenance`` records what produced the
+    report.
 
     Examples
     --------
@@ -174,6 +193,8 @@ def build_report(
         seed=seed,
         n_resamples=n_resamples,
         provenance=provenance,
+        pairs=pairs,
+        baselines=baselines,
     )
 
 
@@ -181,14 +202,22 @@ def compare_aligned(
     aligned: AlignedScores,
     *,
     test: str = "t",
-    correction: str = "holm",
+    correction: str | None = None,
     alpha: float = 0.05,
     seed: int | None = 0,
     n_resamples: int = 10_000,
     provenance: Provenance | None = None,
+    pairs: str | Sequence[tuple[str, str]] = "baseline",
+    baselines: Sequence[str] | None = None,
 ) -> ComparisonReport:
-    """Compare aligned scores (from :func:`align_results` or :func:`align_values`) with
-    :func:`rankscope.compare.compare`.
+    """Compare aligned scores (from :func:`align_results` or :func:`align_values`).
+
+    With ``pairs="baseline"``, one baseline (the first run) and a paired test, every system is
+    compared with the baseline by :func:`rankscope.compare.compare`; otherwise the chosen pairs
+    (every run against each of ``baselines``, every pair with ``pairs="all"``, or the listed
+    pairs) by :func:`rankscope.compare.compare_pairs`, which also runs the Tukey tests
+    (``test="tukey"`` or ``"randomized-tukey"``, over all the runs). ``correction`` defaults to
+    ``"holm"`` for the paired tests; the Tukey tests adjust for every pair themselves.
 
     Examples
     --------
@@ -199,16 +228,36 @@ def compare_aligned(
     >>> report = compare_aligned(aligned, test="randomization")
     >>> report.comparison.row("new", "AP").test.mean_difference
     0.25
+    >>> every = compare_aligned(aligned, test="tukey", pairs="all")
+    >>> every.comparison.pair("base", "new", "AP").corrected_p_value
+    0.0
     """
-    comparison = compare(
-        aligned.baseline_scores(),
-        aligned.systems_scores(),
-        test=test,
-        correction=correction,
-        alpha=alpha,
-        seed=seed,
-        n_resamples=n_resamples,
-    )
+    function = "compare_aligned"
+    resolved = default_correction(test, correction, function)
+    chosen, chosen_baselines = choose_pairs(aligned.names, pairs, baselines)
+    one_baseline = chosen_baselines == (aligned.baseline,)
+    if one_baseline and test not in TUKEY_TEST_NAMES:
+        comparison = compare(
+            aligned.baseline_scores(),
+            aligned.systems_scores(),
+            test=test,
+            correction=resolved,
+            alpha=alpha,
+            seed=seed,
+            n_resamples=n_resamples,
+            baseline=aligned.baseline,
+        )
+    else:
+        comparison = compare_pairs(
+            {name: dict(aligned.scores[name]) for name in aligned.names},
+            chosen,
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            seed=seed,
+            n_resamples=n_resamples,
+            baselines=chosen_baselines,
+        )
     return ComparisonReport(comparison=comparison, aligned=aligned, provenance=provenance)
 
 
