@@ -60,7 +60,7 @@ from ._paired_tests import (
 from ._pairs import PAIR_TEST_NAMES, compare_pairs
 from ._per_query import QueryDifference, WinTieLoss, largest_differences, win_tie_loss
 from ._power import MANY_SYSTEM_TEST_NAMES, DiscriminativePower, MeasurePower, discriminative_power
-from ._report import ComparisonReport, build_report, compare_aligned
+from ._report import ComparisonReport, PowerReport, build_report, compare_aligned, power_report
 from ._runs import compare_runs
 from ._tukey import all_pairs_test, randomized_tukey_hsd, tukey_hsd
 
@@ -84,6 +84,7 @@ __all__ = [
     "MeasurePower",
     "MultipleComparison",
     "PairDifference",
+    "PowerReport",
     "QueryDifference",
     "TestResult",
     "WinTieLoss",
@@ -106,6 +107,7 @@ __all__ = [
     "paired_bootstrap_ci",
     "paired_cohens_d",
     "paired_t_test",
+    "power_report",
     "randomization_test",
     "randomized_tukey_hsd",
     "tukey_hsd",

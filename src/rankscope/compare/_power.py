@@ -10,9 +10,9 @@ from numpy.typing import ArrayLike
 
 from rankscope.errors import InputError
 
-from ._corrections import CORRECTION_NAMES
 from ._multiple import MultipleComparison
 from ._paired_tests import PAIRED_TEST_NAMES
+from ._pairs import default_correction
 from ._tukey import all_pairs_test, randomized_tukey_hsd, tukey_hsd
 from ._validation import check_choice, check_count, check_fraction, make_rng
 
@@ -57,12 +57,14 @@ class DiscriminativePower:
     ----------
     measures
         One :class:`MeasurePower` per measure, in input order.
-    test, alpha, n_resamples, seed
-        The test of every pair, its level, and its resampling.
+    test, correction, alpha, n_resamples, seed
+        The test of every pair, how it adjusts for the pairs (``"tukey"``: the test's own),
+        its level, and its resampling.
     """
 
     measures: tuple[MeasurePower, ...]
     test: str
+    correction: str
     alpha: float
     n_resamples: int
     seed: int | None
@@ -86,7 +88,7 @@ def discriminative_power(
     *,
     test: str = "randomized-tukey",
     alpha: float = 0.05,
-    correction: str = "holm",
+    correction: str | None = None,
     n_resamples: int = 10_000,
     seed: int | None = 0,
 ) -> DiscriminativePower:
@@ -111,9 +113,9 @@ def discriminative_power(
     alpha
         Significance level, strictly between 0 and 1.
     correction
-        For the paired tests: the correction over the pairs of one measure (``"holm"``,
-        ``"bonferroni"``, ``"bh"``, ``"none"``); the Tukey tests adjust for the pairs
-        themselves.
+        For the paired tests: the correction over the pairs of one measure (``"holm"``, the
+        default, ``"bonferroni"``, ``"bh"``, ``"none"``); leave it unset for the Tukey tests,
+        which adjust for the pairs themselves.
     n_resamples
         Rounds of the randomized tests and resamples of the bootstrap.
     seed
@@ -152,7 +154,7 @@ def discriminative_power(
     """
     function = "discriminative_power"
     check_choice(test, "test", function, MANY_SYSTEM_TEST_NAMES)
-    check_choice(correction, "correction", function, CORRECTION_NAMES)
+    resolved = default_correction(test, correction, function)
     alpha = check_fraction(alpha, "alpha", function)
     n_resamples = check_count(n_resamples, "n_resamples", function)
     make_rng(seed, function)
@@ -174,7 +176,7 @@ def discriminative_power(
                 f"as the first measure, {systems}"
             )
         comparison = many_system_test(
-            scores, test, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed
+            scores, test, alpha=alpha, correction=resolved, n_resamples=n_resamples, seed=seed
         )
         asl = tuple(sorted(pair.adjusted_p_value for pair in comparison.pairs))
         significant = sum(pair.significant for pair in comparison.pairs)
@@ -188,7 +190,7 @@ def discriminative_power(
                 comparison=comparison,
             )
         )
-    return DiscriminativePower(tuple(measures), test, alpha, n_resamples, seed)
+    return DiscriminativePower(tuple(measures), test, resolved, alpha, n_resamples, seed)
 
 
 def many_system_test(

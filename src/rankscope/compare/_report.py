@@ -15,6 +15,7 @@ from typing import Any
 
 from rankscope.compare._align import AlignedScores, align_results
 from rankscope.compare._compare import Comparison, compare
+from rankscope.compare._power import DiscriminativePower, discriminative_power
 from rankscope.compare._pairs import (
     TUKEY_TEST_NAMES,
     choose_pairs,
@@ -25,7 +26,7 @@ from rankscope.engine.provenance import Provenance
 from rankscope.engine.results import Results
 from rankscope.errors import require
 
-__all__ = ["ComparisonReport", "build_report", "compare_aligned"]
+__all__ = ["ComparisonReport", "PowerReport", "build_report", "compare_aligned", "power_report"]
 
 
 @dataclass(frozen=True)
@@ -259,6 +260,69 @@ def compare_aligned(
             baselines=chosen_baselines,
         )
     return ComparisonReport(comparison=comparison, aligned=aligned, provenance=provenance)
+
+
+@dataclass(frozen=True)
+class PowerReport:
+    """The discriminative power of the measures and the scores it was computed on.
+
+    Attributes
+    ----------
+    power
+        Per measure, the share of run pairs separated at the level.
+    aligned
+        The per-query scores (every run on the same queries).
+    provenance
+        What produced it (None: not recorded).
+    """
+
+    power: DiscriminativePower
+    aligned: AlignedScores
+    provenance: Provenance | None = None
+
+    def render(self, format: str = "table") -> str:
+        """The power of every measure as ``table``, ``markdown``, ``latex``, ``json`` or
+        ``html`` (with the achieved-significance-level curves)."""
+        from rankscope.report.compare import render_power
+
+        return render_power(self, format)
+
+
+def power_report(
+    aligned: AlignedScores,
+    *,
+    test: str = "randomized-tukey",
+    correction: str | None = None,
+    alpha: float = 0.05,
+    seed: int | None = 0,
+    n_resamples: int = 10_000,
+    provenance: Provenance | None = None,
+) -> PowerReport:
+    """The discriminative power (:func:`rankscope.compare.discriminative_power`) of every
+    measure of aligned scores.
+
+    Examples
+    --------
+    >>> from rankscope.compare import align_values
+    >>> values = [{f"q{i}": {"AP": 0.1 * i + 0.1 * k} for i in range(6)} for k in range(3)]
+    >>> report = power_report(align_values(["a", "b", "c"], ["AP"], values), n_resamples=999)
+    >>> power = report.power.measure("AP")
+    >>> power.pairs, power.significant, [round(p, 3) for p in power.asl]
+    (3, 1, [0.001, 0.233, 0.233])
+    """
+    per_measure = {
+        measure: {name: aligned.scores[name][measure] for name in aligned.names}
+        for measure in aligned.measures
+    }
+    power = discriminative_power(
+        per_measure,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+    return PowerReport(power=power, aligned=aligned, provenance=provenance)
 
 
 def _running_mean(values: list[float]) -> float:

@@ -17,8 +17,8 @@ PALETTE = ("#2b6cb0", "#dd6b20", "#2f855a", "#805ad5", "#b83280", "#319795", "#9
 _BASELINE_COLOR = "#718096"
 _METHOD_LABELS = {"bca": "BCa", "percentile": "percentile"}
 _INTERVAL_KINDS = {
-    "tukey": "simultaneous Tukey interval",
-    "randomized-tukey": "simultaneous randomized Tukey interval",
+    "tukey": "simultaneous interval",
+    "randomized-tukey": "simultaneous interval",
 }
 _GAIN_COLOR = "#2f855a"
 _LOSS_COLOR = "#c53030"
@@ -292,7 +292,7 @@ def asl_chart(curves: Sequence[tuple[str, Sequence[float]]], alpha: float) -> st
         parts.append(
             f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="2">'
             f"<title>{esc(measure)}</title></polyline>"
-            f'<text x="{left + plot_w + 4}" y="{top + 14 + 14 * index}" fill="{color}">'
+            f'<text x="{left + plot_w + 4}" y="{top + 14 + 14 * index}" style="fill:{color}">'
             f"{esc(measure)}</text>"
         )
     parts.append(

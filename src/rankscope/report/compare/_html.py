@@ -377,8 +377,27 @@ def render_html(report: ComparisonReport, show_p: bool = False) -> str:
         f"{TEST_LABELS[comparison.test]} · {CORRECTION_LABELS[comparison.correction]} · "
         f"α = {comparison.alpha:g} · {intervals} · rankscope {__version__}"
     )
-    note = aligned.note()
-    stamp = provenance_lines(report)
+    nav = "".join(
+        f'<a href="#measure-{i}">{esc(m)}</a>' for i, m in enumerate(comparison.measures, 1)
+    )
+    sections = "".join(_measure_section(report, i, m) for i, m in enumerate(comparison.measures, 1))
+    content = (
+        f'<section id="summary"><h2>Summary</h2>{_summary_table(report)}'
+        f"<nav>Measures: {nav}</nav></section>{sections}"
+    )
+    return page(title, heading, esc(meta), provenance_lines(report), content, aligned.note())
+
+
+def page(
+    title: str,
+    heading: str,
+    meta: str,
+    stamp: list[str],
+    content: str,
+    note: str | None = None,
+) -> str:
+    """A self-contained report page: ``heading`` and ``meta`` (HTML), the ``note`` and the
+    provenance ``stamp`` (text) in its header, then ``content`` (HTML)."""
     provenance = (
         '<details class="provenance"><summary>How this report was made</summary><ul>'
         + "".join(f"<li>{esc(line)}</li>" for line in stamp)
@@ -386,10 +405,6 @@ def render_html(report: ComparisonReport, show_p: bool = False) -> str:
         if stamp
         else ""
     )
-    nav = "".join(
-        f'<a href="#measure-{i}">{esc(m)}</a>' for i, m in enumerate(comparison.measures, 1)
-    )
-    sections = "".join(_measure_section(report, i, m) for i, m in enumerate(comparison.measures, 1))
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -399,12 +414,11 @@ def render_html(report: ComparisonReport, show_p: bool = False) -> str:
         f'<link rel="icon" href="data:,"><title>{esc(title)}</title>'
         f"<style>{_CSS}</style></head>\n<body><main>"
         f"<header><h1>{heading}</h1>"
-        f'<p class="meta">{esc(meta)}</p>'
+        f'<p class="meta">{meta}</p>'
         + (f'<p class="note">{esc(note)}</p>' if note else "")
         + provenance
         + "</header>"
-        f'<section id="summary"><h2>Summary</h2>{_summary_table(report)}'
-        f"<nav>Measures: {nav}</nav></section>{sections}</main></body></html>\n"
+        f"{content}</main></body></html>\n"
     )
 
 

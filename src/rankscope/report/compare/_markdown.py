@@ -60,7 +60,7 @@ def render_markdown(report: ComparisonReport, show_p: bool = False) -> str:
     ]
     lines = ["| " + " | ".join(cells) + " |" for cells in [header, align, *rows]]
     notes = [_markdown_escape(note) for note in footnotes(report)]
-    notes += [line for section in pairwise_sections(report) for line in _section(section)]
+    notes += [line for section in pairwise_sections(report) for line in markdown_section(section)]
     # One paragraph, a line per item (a backslash ends a line in CommonMark).
     stamp = [_markdown_escape(line) for line in provenance_lines(report)]
     provenance = ["", "\\\n".join(stamp)] if stamp else []
@@ -68,7 +68,7 @@ def render_markdown(report: ComparisonReport, show_p: bool = False) -> str:
     return "\n".join([*lines, "", *notes, *provenance]) + "\n"
 
 
-def _section(section: Section) -> list[str]:
+def markdown_section(section: Section) -> list[str]:
     """A section of the pairwise report: a bold title, then its table."""
     align = ["---:" if numeric else "---" for numeric in section.numeric]
     rows = [[_markdown_escape(cell) for cell in row] for row in [section.header, *section.rows]]
