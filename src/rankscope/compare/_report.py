@@ -223,9 +223,9 @@ def compare_aligned(
     Examples
     --------
     >>> from rankscope.compare import align_values
-    >>> values = [{f"q{i}": {"AP": 0.25} for i in range(4)},
-    ...           {f"q{i}": {"AP": 0.5} for i in range(4)}]
-    >>> aligned = align_values(["base", "new"], ["AP"], values)
+    >>> base = {f"q{i}": {"AP": 0.25} for i in range(4)}
+    >>> new = {f"q{i}": {"AP": 0.5} for i in range(4)}
+    >>> aligned = align_values(["base", "new"], ["AP"], [base, new])
     >>> report = compare_aligned(aligned, test="randomization")
     >>> report.comparison.row("new", "AP").test.mean_difference
     0.25
