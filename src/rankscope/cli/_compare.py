@@ -131,17 +131,24 @@ def _baselines(args: argparse.Namespace, names: list[str], paths: list[str]) -> 
     return chosen
 
 
+def _test_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The test's options as the library takes them."""
+    return {
+        "test": args.test,
+        "correction": args.correction,
+        "alpha": args.alpha,
+        "seed": args.seed,
+        "n_resamples": args.resamples,
+    }
+
+
 def _report(args: argparse.Namespace) -> ComparisonReport:
     from rankscope.compare import compare_aligned
 
     aligned, paths, provenance = _aligned(args)
     return compare_aligned(
         aligned,
-        test=args.test,
-        correction=args.correction,
-        alpha=args.alpha,
-        seed=args.seed,
-        n_resamples=args.resamples,
+        **_test_options(args),
         provenance=provenance,
         pairs="all" if args.all_pairs else "baseline",
         baselines=_baselines(args, list(aligned.names), paths),
@@ -153,15 +160,7 @@ def _power(args: argparse.Namespace) -> int:
     from rankscope.report.results import write_text
 
     aligned, _, provenance = _aligned(args)
-    report = power_report(
-        aligned,
-        test=args.test,
-        correction=args.correction,
-        alpha=args.alpha,
-        seed=args.seed,
-        n_resamples=args.resamples,
-        provenance=provenance,
-    )
+    report = power_report(aligned, **_test_options(args), provenance=provenance)
     write_text(report.render(args.format), args.output)
     return 0
 
