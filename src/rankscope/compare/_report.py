@@ -15,13 +15,13 @@ from typing import Any
 
 from rankscope.compare._align import AlignedScores, align_results
 from rankscope.compare._compare import Comparison, compare
-from rankscope.compare._power import DiscriminativePower, discriminative_power
 from rankscope.compare._pairs import (
     TUKEY_TEST_NAMES,
     choose_pairs,
     compare_pairs,
     default_correction,
 )
+from rankscope.compare._power import DiscriminativePower, discriminative_power
 from rankscope.engine.provenance import Provenance
 from rankscope.engine.results import Results
 from rankscope.errors import require
