@@ -42,6 +42,16 @@ pub fn parse_qrels(data: &[u8], source: &str, options: &ReadOptions) -> Result<P
     finish_qrels(parsed, strip_bom(data), source)
 }
 
+/// [`parse_qrels`], but a buffer without rows gives empty qrels instead of an error: for pieces
+/// of a file read apart.
+pub fn parse_qrels_rows(data: &[u8], source: &str, options: &ReadOptions) -> Result<Parsed<Qrels>> {
+    let (columns, _, skipped) = parse::<QrelsLine>(data, source, options)?;
+    Ok(Parsed {
+        table: qrels_of(columns, source),
+        skipped,
+    })
+}
+
 fn run_of(columns: Columns<f64>, tag: Option<String>, source: &str) -> Run {
     Run {
         name: tag.unwrap_or_default(),
@@ -50,6 +60,24 @@ fn run_of(columns: Columns<f64>, tag: Option<String>, source: &str) -> Run {
         query: columns.query,
         docs: columns.docs,
         score: columns.values,
+    }
+}
+
+fn qrels_of(columns: Columns<i64>, source: &str) -> Qrels {
+    // A second field with one value throughout (TREC's usual `0`) names no subtopics.
+    let (subtopics, subtopic) = if columns.labels.len() > 1 {
+        (columns.labels, columns.label)
+    } else {
+        (Interner::new(), Vec::new())
+    };
+    Qrels {
+        source: source.to_string(),
+        queries: columns.queries,
+        query: columns.query,
+        docs: columns.docs,
+        grade: columns.values,
+        subtopics,
+        subtopic,
     }
 }
 
@@ -91,23 +119,8 @@ pub(super) fn finish_qrels(
             &skipped,
         ));
     }
-    // A second field with one value throughout (TREC's usual `0`) names no subtopics.
-    let (subtopics, subtopic) = if columns.labels.len() > 1 {
-        (columns.labels, columns.label)
-    } else {
-        (Interner::new(), Vec::new())
-    };
-    let qrels = Qrels {
-        source: source.to_string(),
-        queries: columns.queries,
-        query: columns.query,
-        docs: columns.docs,
-        grade: columns.values,
-        subtopics,
-        subtopic,
-    };
     Ok(Parsed {
-        table: qrels,
+        table: qrels_of(columns, source),
         skipped,
     })
 }

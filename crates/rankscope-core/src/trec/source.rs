@@ -7,8 +7,10 @@ use std::path::Path;
 use crate::error::{Error, InputProblem, Result};
 use crate::table::{Qrels, Run};
 
-use super::parse::{finish_qrels, finish_run, LineKind, ParseOutput, QrelsLine, Reader, RunLine};
-use super::{Parsed, ReadOptions};
+use super::parse::{
+    finish_qrels, finish_run, parse_run_rows, LineKind, ParseOutput, QrelsLine, Reader, RunLine,
+};
+use super::{strip_bom, Parsed, ReadOptions};
 
 /// Read a plain (uncompressed) TREC run file; `source` names it in messages.
 ///
@@ -25,6 +27,44 @@ pub fn read_run_file(path: &Path, source: &str, options: &ReadOptions) -> Result
 pub fn read_qrels_file(path: &Path, source: &str, options: &ReadOptions) -> Result<Parsed<Qrels>> {
     let (parsed, head) = read_windows::<QrelsLine>(path, source, options, &Windows::default())?;
     finish_qrels(parsed, &head, source)
+}
+
+/// The tag of the last valid line of a plain TREC run file (the run's name, as trec_eval names
+/// it), read from the file's end (64 KiB first, then four times more until a valid line is
+/// found); `None` when no line is valid.
+///
+/// For readers that hand out a file's rows before reaching its end (the run in chunks): every
+/// chunk is named as the whole file is. A line is valid as the lenient reader takes it.
+pub fn last_run_tag(path: &Path, source: &str) -> Result<Option<String>> {
+    let mut file = std::fs::File::open(path).map_err(|e| io_error(&e, source))?;
+    let size = file.metadata().map_err(|e| io_error(&e, source))?.len();
+    let lenient = ReadOptions {
+        lenient: true,
+        first_line: 1,
+    };
+    let mut tail_bytes: u64 = 1 << 16;
+    loop {
+        let start = size.saturating_sub(tail_bytes);
+        file.seek(SeekFrom::Start(start))
+            .map_err(|e| io_error(&e, source))?;
+        let mut tail = Vec::new();
+        file.read_to_end(&mut tail)
+            .map_err(|e| io_error(&e, source))?;
+        let lines = if start == 0 {
+            strip_bom(&tail)
+        } else {
+            // The tail may begin inside a line: that one is not whole.
+            memchr::memchr(b'\n', &tail).map_or(&[][..], |i| &tail[i + 1..])
+        };
+        let rows = parse_run_rows(lines, source, &lenient)?.table;
+        if !rows.is_empty() {
+            return Ok(Some(rows.name));
+        }
+        if start == 0 {
+            return Ok(None);
+        }
+        tail_bytes *= 4;
+    }
 }
 
 /// How a file is taken in: its windows' size, and whether it may be mapped.

@@ -347,3 +347,42 @@ fn grades_and_scores_parse_as_the_python_readers_do() {
         assert_eq!(parse_grade(text.as_bytes()), expected, "{text}");
     }
 }
+
+#[test]
+fn pieces_without_rows_are_empty_tables() {
+    let options = ReadOptions {
+        lenient: false,
+        first_line: 7,
+    };
+    let qrels = parse_qrels_rows(b"# c\n\n", "q", &options).unwrap().table;
+    assert!(qrels.is_empty());
+    let error = parse_qrels_rows(b"q1 0 d1 1\nq1 0 d2\n", "q", &options).unwrap_err();
+    assert_eq!(error.input_problem().unwrap().line, Some(8));
+    let run = parse_run_rows(b"\n", "r", &options).unwrap().table;
+    assert!(run.is_empty() && run.name.is_empty());
+}
+
+#[test]
+fn the_last_run_tag_is_read_from_the_end_of_the_file() {
+    let folder = std::env::temp_dir().join(format!("rankscope-tag-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let tag_of = |name: &str, content: &[u8]| {
+        let path = folder.join(name);
+        std::fs::write(&path, content).unwrap();
+        last_run_tag(&path, name).unwrap()
+    };
+    let mut long = b"q1 Q0 d1 1 1 first\nq1 Q0 d2 2 1 last\n".to_vec();
+    long.extend(b"q1 Q0 d3 3 nan bad\n# ".iter().chain(&[b'#'; 200_000]));
+    assert_eq!(tag_of("long", &long).as_deref(), Some("last"));
+    let mut wide = b"q1 Q0 d1 1 1 a\nq1 Q0 d2 2 1 ".to_vec();
+    wide.extend([b'x'; 100_000]);
+    assert_eq!(tag_of("wide", &wide).map(|t| t.len()), Some(100_000));
+    assert_eq!(
+        tag_of("bom", b"\xef\xbb\xbfq1 Q0 d 1 1 t\n").as_deref(),
+        Some("t")
+    );
+    assert_eq!(tag_of("none", b"# nothing\nq1 Q0 d\n"), None);
+    let missing = last_run_tag(&folder.join("missing"), "missing").unwrap_err();
+    assert_eq!(missing.to_string(), "missing: no such file");
+    std::fs::remove_dir_all(&folder).unwrap();
+}
