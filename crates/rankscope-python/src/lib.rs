@@ -10,6 +10,7 @@ mod evaluate;
 mod fuse;
 mod measures;
 mod prefs;
+mod read;
 mod results;
 
 #[pymodule]
@@ -20,5 +21,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fuse::register(m)?;
     measures::register(m)?;
     prefs::register(m)?;
+    read::register(m)?;
     Ok(())
 }
