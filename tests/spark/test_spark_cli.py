@@ -113,7 +113,8 @@ def test_a_malformed_qrels_line_is_an_error(
     code, _, err = run_cli(capsys, str(qrels), BM25, "--engine", "spark")
     assert code == EXIT_INPUT
     line = len(good.splitlines()) + 1
-    assert f"{qrels}:{line}: relevance must be an integer grade; found '1.5'\n    q1 0 d1 1.5" in err
+    message = "relevance must be an integer grade; found '1.5'"
+    assert f"{qrels}:{line}: {message}\n    q1 0 d1 1.5" in err
 
 
 def test_options_of_the_memory_engine_are_refused_with_spark(
