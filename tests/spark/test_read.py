@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
 
-from rankscope.errors import ParseError
+from rankscope.errors import InputError, ParseError
 from rankscope.io import read_qrels, read_run
-from rankscope.spark._read import _ranges, read_range
+from rankscope.spark._read import _ranges, _run_name, read_range
 from rankscope.spark._read import read_run as spark_read_run
 
 LINES = [f"q{i // 7} Q0 d{i} {i} {i / 3} t{i}\n" for i in range(300)]
@@ -50,6 +51,23 @@ def test_an_error_in_any_range_names_the_line_of_the_whole_file(
     assert str(raised.value) == (
         f"{path}:212: score must be a finite number; found 'nope'\n    q30 Q0 dx 1 nope t"
     )
+
+
+def test_a_compressed_file_is_one_range_read_whole(tmp_path: Path) -> None:
+    plain = tmp_path / "run.txt"
+    plain.write_text("".join(LINES))
+    packed = tmp_path / "run.txt.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    sniffed = tmp_path / "run.trec"  # gzip without its extension
+    sniffed.write_bytes(packed.read_bytes())
+    for path in (packed, sniffed):
+        assert _ranges([str(path)], 100) == [(str(path), 0, -1)]
+        assert _rows_by_ranges(path, "run", 100) == read_run(plain).frame.rows()
+        assert _run_name(str(path)) == "t299"  # the file is smaller than the head read
+    broken = tmp_path / "broken.gz"
+    broken.write_bytes(packed.read_bytes()[:-30])  # cut short
+    with pytest.raises(InputError, match=f"^{broken}: cannot decompress the file as gzip"):
+        _rows_by_ranges(broken, "run", 100)
 
 
 def test_the_run_is_named_by_the_last_line_of_its_last_file(spark: Any, tmp_path: Path) -> None:

@@ -299,12 +299,24 @@ fn read_trec_qrels_table(
     Ok((py.detach(|| qrels_table(qrels)), warning))
 }
 
-/// Options for a piece of a file read apart from the rest.
-fn piece_options(first_line: u64, lenient: bool) -> ReadOptions {
-    ReadOptions {
+/// A piece of a TREC file (whole lines) parsed with the GIL released by `parse` (a reader that
+/// gives an empty table for a piece without rows), its lines numbered from `first_line`; and
+/// the warning about lines skipped in lenient mode.
+fn parse_piece<T: Send>(
+    py: Python<'_>,
+    source: &str,
+    data: &Bound<'_, PyBytes>,
+    first_line: u64,
+    lenient: bool,
+    parse: impl Fn(&[u8], &str, &ReadOptions) -> rankscope_core::Result<Parsed<T>> + Sync,
+) -> PyResult<(T, Warning)> {
+    let bytes = data.as_bytes();
+    let options = ReadOptions {
         lenient,
         first_line,
-    }
+    };
+    let parsed = py.detach(|| parse(bytes, source, &options)).or_raise(py)?;
+    Ok((parsed.table, parsed.skipped.warning(source)))
 }
 
 /// The rows of a piece of a TREC run (`data`: whole lines; `first_line`: the number of its first
@@ -320,14 +332,10 @@ fn parse_trec_run_rows(
     first_line: u64,
     lenient: bool,
 ) -> PyResult<(ArrowTable, String, Warning)> {
-    let bytes = data.as_bytes();
-    let options = piece_options(first_line, lenient);
-    let parsed = py
-        .detach(|| trec::parse_run_rows(bytes, &source, &options))
-        .or_raise(py)?;
-    let warning = parsed.skipped.warning(&source);
-    let name = parsed.table.name.clone();
-    Ok((py.detach(|| run_table(parsed.table)), name, warning))
+    let parse = trec::parse_run_rows;
+    let (run, warning) = parse_piece(py, &source, &data, first_line, lenient, parse)?;
+    let name = run.name.clone();
+    Ok((py.detach(|| run_table(run)), name, warning))
 }
 
 /// The rows of a piece of TREC qrels, as [`parse_trec_run_rows`] reads a piece of a run.
@@ -340,13 +348,9 @@ fn parse_trec_qrels_rows(
     first_line: u64,
     lenient: bool,
 ) -> PyResult<(ArrowTable, Warning)> {
-    let bytes = data.as_bytes();
-    let options = piece_options(first_line, lenient);
-    let parsed = py
-        .detach(|| trec::parse_qrels_rows(bytes, &source, &options))
-        .or_raise(py)?;
-    let warning = parsed.skipped.warning(&source);
-    Ok((py.detach(|| qrels_table(parsed.table)), warning))
+    let parse = trec::parse_qrels_rows;
+    let (qrels, warning) = parse_piece(py, &source, &data, first_line, lenient, parse)?;
+    Ok((py.detach(|| qrels_table(qrels)), warning))
 }
 
 /// The tag of the last valid line of a plain TREC run file (the run's name), read from its end;

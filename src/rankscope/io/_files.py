@@ -18,7 +18,16 @@ from typing import IO, Any, NamedTuple, cast
 
 from rankscope.errors import InputError, MissingDependencyError
 
-__all__ = ["STDIN", "Input", "Stream", "open_input", "open_output", "open_plain", "open_stream"]
+__all__ = [
+    "STDIN",
+    "Input",
+    "Stream",
+    "compression_of",
+    "open_input",
+    "open_output",
+    "open_plain",
+    "open_stream",
+]
 
 STDIN = "-"
 """The path that stands for standard input (when reading) or standard output (when writing)."""
@@ -72,6 +81,16 @@ def _zstandard() -> Any:
             "zstandard", "Reading or writing .zst files", "zstd"
         ) from error
     return zstandard
+
+
+def compression_of(path: str | os.PathLike[str]) -> str | None:
+    """The compression of a file on disk (``"gzip"``, ``"bz2"``, ``"xz"``, ``"zstd"``) by its
+    extension or, failing that, its first bytes; None for a plain file."""
+    compression = _split_name(os.fspath(path))[2]
+    if compression is not None:
+        return compression
+    with open(path, "rb") as handle:
+        return _sniff_compression(handle.read(16))
 
 
 def _decompress(data: bytes, compression: str, source: str) -> bytes:

@@ -4,6 +4,7 @@ TREC files are read by rankscope's native core on the executors, the reader of `
 with its rules and its messages. Each file is cut into byte ranges of about `RANGE_BYTES`; each
 range is one task, which reads the lines that start in it (a line crossing the range's end is
 its range's, as Hadoop's line reader splits files) and hands Spark the rows as Arrow batches.
+A compressed file (gzip, bzip2, xz, zstd) cannot be cut: it is one task, decompressed there.
 A malformed line fails the job with the core's message, naming the file, the line and its text
 (a range counts the lines before it only when it has to name one). Rows keep the files' order.
 """
@@ -13,11 +14,12 @@ from __future__ import annotations
 import glob
 import os
 from collections.abc import Iterator
+from contextlib import ExitStack
 from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
 from rankscope.errors import InputError, ParseError
-from rankscope.io._files import existing_file
+from rankscope.io._files import compression_of, existing_file, open_input, open_stream
 from rankscope.io._formats import Kind, resolve_columns
 from rankscope.io._native import trec_qrels_rows, trec_run_rows, trec_run_tag
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE
@@ -101,11 +103,18 @@ def _trec_files(path: str) -> list[str]:
     return files
 
 
+_WHOLE = -1
+"""The end of the range of a compressed file: the whole file, decompressed."""
+
+
 def _ranges(files: list[str], range_bytes: int) -> list[tuple[str, int, int]]:
     """``(file, start, end)`` byte ranges of about ``range_bytes`` covering every file (an
-    empty file is one empty range)."""
+    empty file is one empty range, a compressed one the range ``(0, _WHOLE)``)."""
     ranges: list[tuple[str, int, int]] = []
     for file in files:
+        if compression_of(file) is not None:
+            ranges.append((file, 0, _WHOLE))
+            continue
         size = os.path.getsize(file)
         starts = range(0, size, range_bytes) if size else range(1)
         ranges.extend((file, start, min(start + range_bytes, size)) for start in starts)
@@ -135,9 +144,14 @@ def _newlines_before(file: IO[bytes], position: int) -> int:
 
 
 def read_range(path: str, start: int, end: int, kind: Kind) -> Any:
-    """The rows of the lines that start in ``path``'s bytes ``start..end``, read by the core, as
-    an Arrow table (``query_id``, ``doc_id``, and ``score`` or ``relevance``); its errors name
-    the line of the whole file."""
+    """The rows of the lines that start in ``path``'s bytes ``start..end`` (of a compressed file
+    with ``end`` `_WHOLE`: every line), read by the core, as an Arrow table (``query_id``,
+    ``doc_id``, and ``score`` or ``relevance``); its errors name the line of the whole file."""
+    if end == _WHOLE:
+        data = open_input(path).data or b""
+        if kind == "run":
+            return trec_run_rows(data, path)[0]
+        return trec_qrels_rows(data, path)
     with open(path, "rb") as file:
         first = _next_line_start(file, start)
         last = _next_line_start(file, end) if end > first else first
@@ -190,15 +204,26 @@ def _trec(spark: SparkSession, path: str, kind: Kind) -> DataFrame:
 
 def read_run(spark: SparkSession, path: str, format: str | None = None) -> tuple[DataFrame, str]:
     """A run as a DataFrame (``query_id``, ``doc_id``, ``score``) and its name: the tag of the
-    last valid line of its last file (TREC, as trec_eval names a run) or the file name without
-    extension.
+    last valid line of its last file (TREC, as trec_eval names a run; see `_run_name`) or the
+    file name without extension.
     """
     stem = os.path.basename(path.rstrip("/")).split(".")[0] or "run"
     if _format(path, format) == "parquet":
         return _parquet(spark, path, "run"), stem
-    files = _trec_files(path)
     run = _trec(spark, path, "run")
-    return run, trec_run_tag(files[-1], files[-1]) or stem
+    return run, _run_name(_trec_files(path)[-1]) or stem
+
+
+def _run_name(last: str) -> str | None:
+    """The tag of the last valid line of a run's last file; of a compressed one, which cannot
+    be read from its end, of the last line of its first 4 MiB (as `rankscope.io.read_run_batches`
+    names a compressed run by its first chunk)."""
+    if compression_of(last) is None:
+        return trec_run_tag(last, last)
+    with ExitStack() as stack:
+        head = open_stream(last, stack).file.read(_SCAN_BYTES)
+    cut = head.rfind(b"\n") + 1
+    return trec_run_rows(head[:cut] if cut else head, last)[1] or None
 
 
 def read_qrels(spark: SparkSession, path: str, format: str | None = None) -> DataFrame:
