@@ -289,19 +289,14 @@ impl<R: Read> QueryBlocks<R> {
                 self.consumed = self.filled;
                 return Ok(Some((&self.buffer[..self.filled], self.line)));
             }
-            let want = self.filled + self.chunk_bytes;
-            if self.buffer.len() < want {
-                self.buffer.resize(want, 0);
-            }
+            // Appended to what is held, the buffer growing as the data comes rather than
+            // zero-filled to the chunk's size first: a run smaller than a chunk costs its size.
+            self.buffer.truncate(self.filled);
             let had = self.filled;
-            while self.filled < want {
-                match self.reader.read(&mut self.buffer[self.filled..want]) {
-                    Ok(0) => break,
-                    Ok(n) => self.filled += n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(trec::io_error(&e, source)),
-                }
-            }
+            let read = (&mut self.reader)
+                .take(self.chunk_bytes as u64)
+                .read_to_end(&mut self.buffer);
+            self.filled += read.map_err(|e| trec::io_error(&e, source))?;
             if self.filled == had {
                 self.done = true;
                 continue;
