@@ -218,8 +218,9 @@ fn coded_strings(names: &Interner, codes: &[u32]) -> ArrayRef {
 }
 
 fn strings(views: Vec<u128>, buffers: Vec<Buffer>) -> ArrayRef {
-    // SAFETY: every view was made by `make_view` from a whole item of valid UTF-8 (a
-    // `StrColumn` holds `&str`s only), pointing into the buffer it names at the item's offset.
+    // SAFETY: every view was made by `view_of` from a whole item of valid UTF-8 (a `StrColumn`
+    // holds `&str`s only); a long one names the buffer that holds its item and the item's
+    // offset in it, within that buffer's bounds (`string_views` cuts buffers between items).
     Arc::new(unsafe { StringViewArray::new_unchecked(views.into(), buffers, None) })
 }
 
