@@ -12,6 +12,7 @@ mod measures;
 mod prefs;
 mod read;
 mod results;
+mod stats;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -22,5 +23,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     measures::register(m)?;
     prefs::register(m)?;
     read::register(m)?;
+    stats::register(m)?;
     Ok(())
 }
