@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     judged = f"; {pooled.judged} pairs already judged left out" if qrels is not None else ""
     print(
         f"rankscope: pool: {len(pooled)} pairs to judge in {len(pooled.query_ids)} queries "
-        f"(depth {args.depth}, {len(runs)} runs{judged})",
+        f"(depth {args.depth}, {len(runs)} run{'s' * (len(runs) != 1)}{judged})",
         file=sys.stderr,
     )
     return 0

@@ -20,6 +20,7 @@ from rankscope.engine import Measure, evaluate, parse_measures
 from rankscope.engine.provenance import distinct_names
 from rankscope.errors import InputError, MissingDependencyError, OptionError, RankscopeWarning
 from rankscope.io import Qrels, as_qrels
+from rankscope.io._native import native_qrels, native_run
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE
 from rankscope.judge._correlation import rbo, tau_ap
 from rankscope.judge._ranked import QrelsLike, RunLike, as_run_list
@@ -177,11 +178,14 @@ def judgement_agreement(
     """
     if isinstance(relevance_level, bool) or not isinstance(relevance_level, int):
         raise OptionError(f"relevance_level must be an integer; got {relevance_level!r}")
-    first = _first_judgements(as_qrels(qrels_a, lenient=lenient), "a")
-    second = _first_judgements(as_qrels(qrels_b, lenient=lenient), "b")
+    judged_a, judged_b = (as_qrels(qrels, lenient=lenient) for qrels in (qrels_a, qrels_b))
+    first, second = _first_judgements(judged_a, "a"), _first_judgements(judged_b, "b")
     joined = first.join(second, on=[QUERY_ID, DOC_ID], how="inner")
     if joined.height == 0:
-        raise InputError("the two qrels share no judged (query, document) pair")
+        raise InputError(
+            f"the two qrels ({judged_a.source} and {judged_b.source}) share no judged "
+            "(query, document) pair"
+        )
     grades_a, grades_b = joined["a"].to_list(), joined["b"].to_list()
     grades = sorted(set(grades_a) | set(grades_b))
     relevant_a = [grade >= relevance_level for grade in grades_a]
@@ -394,21 +398,26 @@ def ranking_agreement(
         second.frame[QUERY_ID].unique().to_list()
     )
     if not shared:
-        raise InputError("the two qrels judge no query in common")
+        raise InputError(
+            f"the two qrels ({first.source} and {second.source}) judge no query in common"
+        )
     runs_read = as_run_list(runs, lenient)
     if len(runs_read) < 2:
         raise OptionError(f"comparing leaderboards needs at least two runs; got {len(runs_read)}")
     names = distinct_names([run.name for run in runs_read], [run.source for run in runs_read])
+    ranked = [native_run(run) for run in runs_read]  # each handed to the core once
     scores: list[list[dict[str, float]]] = []
     for qrels in (first, second):
-        restricted = Qrels(qrels.frame.filter(pl.col(QUERY_ID).is_in(shared)), qrels.source)
+        restricted = native_qrels(
+            Qrels(qrels.frame.filter(pl.col(QUERY_ID).is_in(shared)), qrels.source)
+        )
         with warnings.catch_warnings():
             # Queries the other set does not judge are left out on purpose.
             warnings.simplefilter("ignore", RankscopeWarning)
             scores.append(
                 [
                     evaluate(restricted, run, wanted, relevance_level=relevance_level).mean()
-                    for run in runs_read
+                    for run in ranked
                 ]
             )
     return RankingAgreement(

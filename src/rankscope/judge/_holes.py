@@ -12,6 +12,7 @@ import polars as pl
 from rankscope.engine import Measure, Results, evaluate, parse_measures
 from rankscope.errors import InputError, OptionError, RankscopeWarning
 from rankscope.io import Qrels, Run, as_qrels
+from rankscope.io._native import NativeQrels, native_qrels, native_run
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE
 from rankscope.judge._ranked import RANK, QrelsLike, RunLike, as_run_list, check_depth, ranked
 
@@ -167,11 +168,13 @@ def holes(
     judged_pairs = judgements.frame.select(QUERY_ID, DOC_ID).unique()
     judged_queries = judged_pairs.select(QUERY_ID).unique()
     judged_at = [parse_measures(f"Judged@{k}")[0] for k in cutoff_list]
+    judged_natively = native_qrels(judgements)
     found = []
     for run, frame in zip(runs_read, ranked(runs_read), strict=True):
         found.append(
             _run_holes(
                 judgements,
+                judged_natively,
                 run,
                 frame.join(judged_queries, on=QUERY_ID, how="semi"),
                 judged_pairs,
@@ -187,6 +190,7 @@ def holes(
 
 def _run_holes(
     qrels: Qrels,
+    judged_natively: NativeQrels,
     run: Run,
     ranking: pl.DataFrame,
     judged_pairs: pl.DataFrame,
@@ -197,13 +201,19 @@ def _run_holes(
     grade: int,
 ) -> RunHoles:
     gaps = ranking.join(judged_pairs, on=[QUERY_ID, DOC_ID], how="anti")
-    measured = evaluate(qrels, run, measures, relevance_level=relevance_level)
+    ranked_natively = native_run(run)  # handed to the core once for the four evaluations
+    measured = evaluate(judged_natively, ranked_natively, measures, relevance_level=relevance_level)
     with warnings.catch_warnings():
         # The queries left out are those of `measured`, which has said so already.
         warnings.simplefilter("ignore", RankscopeWarning)
-        judged = evaluate(qrels, run, judged_at).mean()
+        judged = evaluate(judged_natively, ranked_natively, judged_at).mean()
         low, high = (
-            evaluate(_filled(qrels, gaps, value), run, measures, relevance_level=relevance_level)
+            evaluate(
+                _filled(qrels, gaps, value),
+                ranked_natively,
+                measures,
+                relevance_level=relevance_level,
+            )
             for value in (0, grade)
         )
     return RunHoles(
