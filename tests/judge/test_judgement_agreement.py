@@ -118,10 +118,14 @@ def test_equal_to_scikit_learn_and_krippendorff(
             [x >= level for x in first], [y >= level for y in second], labels=[False, True]
         )
         linear = sklearn_metrics.cohen_kappa_score(first, second, labels=labels, weights="linear")
+        quadratic = sklearn_metrics.cohen_kappa_score(
+            first, second, labels=labels, weights="quadratic"
+        )
         confusion = sklearn_metrics.confusion_matrix(first, second, labels=labels).tolist()
     assert [list(row) for row in found.confusion] == confusion
     assert same(found.kappa, binary)
     assert same(found.kappa_linear, linear)
+    assert same(found.kappa_quadratic, quadratic)
     if len(labels) > 1:
         reference = krippendorff.alpha(
             reliability_data=[first, second], level_of_measurement="ordinal"
