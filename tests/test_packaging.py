@@ -75,6 +75,7 @@ def test_the_all_extra_brings_every_runtime_extra() -> None:
     assert RUNTIME_EXTRAS == [
         "answers",
         "cli",
+        "judge",
         "pandas",
         "postgres",
         "service",
