@@ -604,33 +604,12 @@ def _read_queries_file(path: Path) -> QueriesRead:
     return _read_queries_jsonl(path)
 
 
-def _read_corpus_jsonl(path: Path) -> list[tuple[str, str]]:
-    documents: list[tuple[str, str]] = []
-    for number, record, line in _jsonl_records(path):
-        doc_id = _record_id(record, ("_id", "id", "doc_id", "docno"), path, number, line)
-        title = record.get("title") or ""
-        text = record.get("text") or record.get("contents") or ""
-        if not isinstance(title, str) or not isinstance(text, str):
-            raise ParseError(
-                "expected 'title' and 'text' to be strings",
-                source=str(path),
-                line=number,
-                text=line,
-            )
-        documents.append((doc_id, f"{title} {text}".strip() if title else text))
-    return documents
-
-
 def _read_corpus_file(path: Path) -> list[tuple[str, str]]:
-    regular_file(path, "corpus file")
-    if path.suffix == ".parquet":
-        frame, cols = _read_parquet_columns(
-            path, {"id": ("id", "_id", "pid", "doc_id"), "text": ("text", "contents")}
-        )
-        return list(
-            zip(_id_strings(frame, cols["id"], str(path)), _texts(frame, cols["text"]), strict=True)
-        )
-    return _read_corpus_jsonl(path)
+    """``(doc_id, text)`` of a corpus file (JSONL, TSV, CSV or Parquet) read by
+    `rankscope.io.read_corpus`, from a regular file under the data roots."""
+    from rankscope.io import read_corpus
+
+    return list(read_corpus(regular_file(path, "corpus file")).items())
 
 
 def _read_qrels_file(path: Path) -> Qrels:
@@ -670,7 +649,7 @@ def _load_beir(directory: Path, split: str | None, name: str) -> Dataset:
         pairs,
         qrels,
         str(queries_path),
-        confined(lambda: _read_corpus_jsonl(corpus_path)),
+        confined(lambda: _read_corpus_file(corpus_path)),
         lines,
         references,
     )
