@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from rankscope.cli import COMMANDS
 from rankscope.cli._common import (
-    DEFAULT_MEASURES,
+    DEFAULT_MEASURES_HELP,
     add_input_options,
     add_measure_options,
     duplicate_policy,
@@ -30,7 +30,7 @@ def add_parser(subparsers: Any) -> None:
             "a paired significance test of each run against the baseline, corrected for "
             "multiple comparisons, with bootstrap confidence intervals. Output as a table, "
             "Markdown, LaTeX (booktabs), JSON, or a self-contained HTML report. "
-            f"Default measures: {', '.join(DEFAULT_MEASURES)}."
+            f"{DEFAULT_MEASURES_HELP}"
         ),
     )
     parser.add_argument("qrels", metavar="QRELS", help="relevance judgements ('-' for stdin)")
@@ -55,7 +55,7 @@ def _report(args: argparse.Namespace) -> ComparisonReport:
     from rankscope.report.names import distinct_names
     from rankscope.report.provenance import Provenance, command_line
 
-    measures = parse_measures(measure_names(args.measures))
+    measures = parse_measures(measure_names(args.measures, args.profile))
     qrels = load_qrels(args.qrels, args.qrels_format, args.lenient, args.qrels_columns)
     paths = [args.baseline, *args.runs]
     results = [
