@@ -128,6 +128,8 @@ fn a_perfect_ranking_scores_one() {
         "R",
         "Bpref",
         "IPrec@0.5",
+        "NCG",
+        "NCG@5",
     ])
     .unwrap();
     let options = EvalOptions::new(Conventions::profile("trec").unwrap());

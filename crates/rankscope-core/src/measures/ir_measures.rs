@@ -1,12 +1,13 @@
 //! ir_measures' measures that trec_eval lacks, each as the ir_measures provider that computes
 //! it does: Judged (its judged provider), ERR@k (gdeval), RBP (trectools for graded
 //! relevance, cwl_eval with `rel=`) and its residual, Compat (its compat provider), and SetP
-//! with `relative=`. Also what ir_measures' names need around them: `SetRelP` standing for
-//! `SetP(relative=True)`, `judged_only=True` applied to any measure, gdeval's grade limit.
+//! with `relative=`; and NCG, which ir_measures lists as wanted (no provider computes it). Also
+//! what ir_measures' names need around them: `SetRelP` standing for `SetP(relative=True)`,
+//! `judged_only=True` applied to any measure, gdeval's grade limit.
 //!
 //! Notation as in [`super::kernels`]; `n` is the number of documents retrieved.
 
-use super::kernels::{precision, recall, top, Binary, TREC_EVAL};
+use super::kernels::{divide, precision, recall, top, Binary, TREC_EVAL};
 use super::trec_eval::TrecName;
 use super::trec_extra::{gain_of, relative_precision};
 use super::{
@@ -99,6 +100,22 @@ pub static FAMILIES: &[Family] = &[
             Param::with_default("p", ParamKind::Fraction, Scalar::Number(0.95)),
             Param::with_default("normalize", ParamKind::Flag, Scalar::Flag(true)),
         ],
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "NCG",
+        kind: Kind::Ranking(|m| kernel(Binary::of(m), ncg)),
+        summary: "normalized cumulative gain: the gain in the top k over the most any ranking \
+                  of k documents could gain (gain = grade); TREC's Deep Learning track reports \
+                  NCG@100 and NCG@1000 of candidate rankings",
+        formula: "sum_{i<=k} max(g_i, 0) / sum_{i<=k} ideal_i, ideal = the judged grades in \
+                  descending order (0 if that is 0); no k: the whole ranking over every judged \
+                  grade",
+        citation: "Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, \
+                   ACM TOIS 20(4), 2002 (nCG); Craswell et al., Overview of the TREC 2019 deep \
+                   learning track, TREC 2019",
+        cutoff: CutoffKind::Optional,
+        params: &[],
         ..Family::DEFAULTS
     },
     Family {
@@ -384,6 +401,17 @@ pub fn compat(query: &QueryView<'_>, p: &Compat, _: &Context<'_>) -> f64 {
     }
 }
 
+/// NCG@k = CG@k / ideal CG@k: Σ_{i<=k} max(g_i, 0) over the same sum for the judged grades in
+/// descending order, cut at k (all of them without k); 0 when the ideal gains nothing
+/// (Järvelin & Kekäläinen's nCG, ACM TOIS 20(4), 2002).
+pub fn ncg(query: &QueryView<'_>, p: &Binary, _: &Context<'_>) -> f64 {
+    let gain = |sum: f64, &grade: &i64| sum + grade.max(0) as f64;
+    let cumulative = top(query, p.cutoff).iter().fold(0.0, gain);
+    let k = p.cutoff.unwrap_or(usize::MAX);
+    let ideal = query.judged.iter().take(k).fold(0.0, gain);
+    divide(cumulative, ideal)
+}
+
 /// SetP = relevant retrieved / retrieved; with `relative=True`, relevant retrieved /
 /// min(retrieved, R) (trec_eval's set_P and set_relative_P).
 pub fn set_precision(query: &QueryView<'_>, p: &SetPrecision, cx: &Context<'_>) -> f64 {
@@ -522,6 +550,21 @@ mod tests {
         close(value(&perfect, "Compat"), 1.0, "perfect Compat");
         let none = prepare_query(&[("a", 0)], &[("a", 2.0)], &trec, 1, "q").unwrap();
         close(value(&none, "Compat"), 0.0, "Compat without relevant");
+    }
+
+    #[test]
+    fn ncg_is_the_gain_over_the_ideal_gain_at_k() {
+        // Grades in rank order 3, unjudged, 0, 1, -1; judged 3, 3, 1, 1, 0, -1.
+        let batch = example();
+        close(value(&batch, "NCG@1"), 3.0 / 3.0, "NCG@1");
+        close(value(&batch, "NCG@2"), 3.0 / 6.0, "NCG@2");
+        close(value(&batch, "NCG@4"), 4.0 / 8.0, "NCG@4");
+        close(value(&batch, "NCG@10"), 4.0 / 8.0, "NCG@10");
+        close(value(&batch, "NCG"), 4.0 / 8.0, "NCG");
+        // Nothing relevant judged: 0.
+        let trec = Conventions::profile("trec").unwrap();
+        let none = prepare_query(&[("a", 0)], &[("a", 1.0)], &trec, 1, "q").unwrap();
+        close(value(&none, "NCG@5"), 0.0, "NCG without gain");
     }
 
     #[test]
