@@ -94,12 +94,23 @@ def evaluate_query(
     query_id: str = "q",
 ) -> list[float]: ...
 def aggregate(values: list[float], how: str) -> float: ...
+def relevance_strings(
+    qrels: Qrels,
+    run: Run,
+    conventions: list[tuple[str, str]],
+    relevance_level: int,
+    complete: bool,
+    max_documents: int | None,
+    length: int,
+) -> list[tuple[str, str]]: ...
 
 # --- The measure registry (crates/rankscope-python/src/measures.rs) ---------------------------
 
 GEOMETRIC_MEAN_FLOOR: float
 
 def families() -> list[dict[str, Any]]: ...
+def family(name: str) -> dict[str, Any] | None: ...
+def family_names() -> list[str]: ...
 def trec_eval_table() -> list[dict[str, Any]]: ...
 def trec_eval_nicknames() -> list[tuple[str, list[str]]]: ...
 def default_measures(profile: str, kind: str = "ranking") -> list[str] | None: ...
@@ -110,15 +121,6 @@ def build_measure(
     family: str, cutoff: str | None, params: list[tuple[str, str]]
 ) -> tuple[str, int | float | None, list[tuple[str, str]], str, str | None]: ...
 def check_measures(measures: list[str], conventions: list[tuple[str, str]]) -> None: ...
-def relevance_strings(
-    qrels: Qrels,
-    run: Run,
-    conventions: list[tuple[str, str]],
-    relevance_level: int,
-    complete: bool,
-    max_documents: int | None,
-    length: int,
-) -> list[tuple[str, str]]: ...
 
 # --- Preferences and judgement groups (crates/rankscope-python/src/prefs.rs) ---------------------
 

@@ -16,6 +16,21 @@ fn families_(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
     families().map(|family| family_dict(py, family)).collect()
 }
 
+/// The family of this canonical name, as [`families_`] describes it, or `None`.
+#[pyfunction]
+fn family<'py>(py: Python<'py>, name: &str) -> PyResult<Option<Bound<'py, PyDict>>> {
+    families()
+        .find(|f| f.name == name)
+        .map(|f| family_dict(py, f))
+        .transpose()
+}
+
+/// Every family's canonical name, in the order of [`families_`].
+#[pyfunction]
+fn family_names() -> Vec<&'static str> {
+    families().map(|f| f.name).collect()
+}
+
 fn family_dict<'py>(py: Python<'py>, family: &Family) -> PyResult<Bound<'py, PyDict>> {
     let item = PyDict::new(py);
     item.set_item("name", family.name)?;
@@ -176,6 +191,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         rankscope_core::measures::GEOMETRIC_MEAN_FLOOR,
     )?;
     m.add_function(wrap_pyfunction!(families_, m)?)?;
+    m.add_function(wrap_pyfunction!(family, m)?)?;
+    m.add_function(wrap_pyfunction!(family_names, m)?)?;
     m.add_function(wrap_pyfunction!(trec_eval_table, m)?)?;
     m.add_function(wrap_pyfunction!(trec_eval_nicknames, m)?)?;
     m.add_function(wrap_pyfunction!(default_measures, m)?)?;

@@ -9,7 +9,7 @@
 
 use super::kernels::{divide, precision, recall, top, Binary, TREC_EVAL};
 use super::trec_eval::TrecName;
-use super::trec_extra::{gain_of, relative_precision};
+use super::trec_extra::{gain_of, relative_precision, RBP_CITATION};
 use super::{
     kernel, Alias, Context, CutoffKind, Family, Kind, Measure, Param, ParamKind, Params, Scalar,
     GAINS, JUDGED_ONLY, REL,
@@ -23,8 +23,6 @@ pub const ERR_MAX_GRADE: i64 = 4;
 const CITATION: &str = "MacAvaney, Macdonald & Ounis, Streamlining evaluation with \
                         ir-measures, ECIR 2022";
 const PERSISTENCE: Param = Param::with_default("p", ParamKind::Fraction, Scalar::Number(0.8));
-const RBP_CITATION: &str = "Moffat & Zobel, Rank-biased precision for measurement of \
-                            retrieval effectiveness, ACM TOIS 27(1), 2008";
 
 /// ir_measures' measures that trec_eval lacks (gdeval's ERR, Judged, RBP with its residual,
 /// Compat, the set measures); `nDCG(dcg=..., judged_only=...)` is nDCG's.

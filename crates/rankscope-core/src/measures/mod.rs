@@ -715,12 +715,16 @@ impl Measure {
     pub fn kernel(&self) -> Result<Box<dyn Kernel>> {
         match self.family.kind {
             Kind::Ranking(bind) => Ok(bind(self)),
-            Kind::Answer => Err(Error::Measure(format!(
-                "{} scores generated answers, not rankings; use rankscope.evaluate_answers \
-                 (command line: rankscope answers)",
-                self.name()
-            ))),
+            Kind::Answer => Err(self.not_a_ranking_measure()),
         }
+    }
+
+    fn not_a_ranking_measure(&self) -> Error {
+        Error::Measure(format!(
+            "{} scores generated answers, not rankings; use rankscope.evaluate_answers \
+             (command line: rankscope answers)",
+            self.name()
+        ))
     }
 }
 
@@ -831,8 +835,11 @@ where
 /// Refuse measures the conventions' profile does not define: answer measures always; under
 /// binary relevance (`weknora`), what WeKnora does not compute, `rel=`, and cutoffs but nDCG's.
 pub fn check_profile_support(measures: &[Measure], conventions: &Conventions) -> Result<()> {
-    for m in measures {
-        m.kernel()?;
+    if let Some(m) = measures
+        .iter()
+        .find(|m| matches!(m.family.kind, Kind::Answer))
+    {
+        return Err(m.not_a_ranking_measure());
     }
     if !conventions.binary_relevance {
         return Ok(());

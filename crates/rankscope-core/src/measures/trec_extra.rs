@@ -15,7 +15,8 @@ use super::{
 };
 use crate::batch::{QueryView, POOLED_UNJUDGED, UNJUDGED};
 
-const RBP_CITATION: &str = "Moffat & Zobel, Rank-biased precision for measurement of \
+/// Where rank-biased precision is defined (trec_eval's rbp here, ir_measures' RBP beside).
+pub(super) const RBP_CITATION: &str = "Moffat & Zobel, Rank-biased precision for measurement of \
                             retrieval effectiveness, ACM TOIS 27(1), 2008";
 
 /// The families of this module.

@@ -11,7 +11,7 @@ entry point reads every name the same way. Answer measures score text pairs in
 # No `from __future__ import annotations` in this module: typing.NamedTuple compiles each
 # string annotation into a ForwardRef when the class is made, milliseconds of every start-up.
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Literal, NamedTuple, cast
 
 from rankscope import _core
@@ -198,9 +198,41 @@ def _family(entry: dict[str, object]) -> Family:
 GEOMETRIC_MEAN_FLOOR: float = _core.GEOMETRIC_MEAN_FLOOR
 """trec_eval's floor for geometric means (gm_map, gm_bpref): ``exp(mean(ln(max(v, floor))))``."""
 
-FAMILIES: dict[str, Family] = {
-    family.name: family for family in (_family(entry) for entry in _core.families())
-}
+
+class _Registry(Mapping[str, Family]):
+    """Every family by canonical name, in the order `rankscope measures` lists them: a
+    read-only mapping over the core's registry, each family read when first asked for (start-up
+    reads none)."""
+
+    def __init__(self) -> None:
+        self._families: dict[str, Family] = {}
+        self._names: list[str] | None = None
+
+    def __getitem__(self, name: str) -> Family:
+        found = self._families.get(name)
+        if found is None:
+            entry = _core.family(name)
+            if entry is None:
+                raise KeyError(name)
+            found = self._families[name] = _family(entry)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        if self._names is None:
+            self._names = _core.family_names()
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and (name in self._families or name in list(self))
+
+    def __repr__(self) -> str:
+        return f"FAMILIES({', '.join(self)})"
+
+
+FAMILIES: Mapping[str, Family] = _Registry()
 """Every family by canonical name, in the order `rankscope measures` lists them."""
 
 
