@@ -920,6 +920,16 @@ mod tests {
     }
 
     #[test]
+    fn only_the_answer_measures_have_no_kernel() {
+        let answers: Vec<&str> = answers::FAMILIES.iter().map(|f| f.name).collect();
+        let without: Vec<&str> = families()
+            .filter(|f| matches!(f.kind, Kind::Answer))
+            .map(|f| f.name)
+            .collect();
+        assert_eq!(without, answers);
+    }
+
+    #[test]
     fn defaults_are_values_of_their_kind() {
         for family in families() {
             for param in family.params {

@@ -120,7 +120,7 @@ class Family(NamedTuple):
     bounded
         Whether values lie in [0, 1].
     aliases
-        Other names (case-insensitive), trec_eval's among them.
+        Other names (case-insensitive): trec_eval's, ir_measures', ranx's and other spellings.
     weknora
         Whether the ``weknora`` profile defines the measure.
     kind
@@ -171,6 +171,17 @@ def trec_name(entry: dict[str, object]) -> TrecName:
     )
 
 
+def _other_names(
+    name: str, aliases: list[tuple[str, str, str]], ranx: tuple[str, str, str, str] | None
+) -> tuple[str, ...]:
+    """Every other name a family answers to (each once, whatever its case): its tools'
+    aliases, then ranx's name."""
+    names: dict[str, str] = {name.lower(): name}
+    for other in [alias for _, alias, _ in aliases] + ([ranx[0]] if ranx else []):
+        names.setdefault(other.lower(), other)
+    return tuple(names.values())[1:]
+
+
 def _family(entry: dict[str, object]) -> Family:
     aliases = cast("list[tuple[str, str, str]]", entry["aliases"])
     profiles = tuple(cast("list[str]", entry["profiles"]))
@@ -184,7 +195,7 @@ def _family(entry: dict[str, object]) -> Family:
         params=dict(cast("list[tuple[str, str]]", entry["params"])),
         aggregate=cast(Aggregate, entry["aggregate"]),
         bounded=cast(bool, entry["bounded"]),
-        aliases=tuple(dict.fromkeys(name for _, name, _ in aliases)),
+        aliases=_other_names(cast(str, entry["name"]), aliases, ranx),
         weknora="weknora" in profiles,
         kind=cast(Kind, entry["kind"]),
         tools=tuple((tool, name) for tool, name, _ in aliases),
