@@ -25,11 +25,3 @@ def weknora_samples_dir() -> Path:
     if not path.is_dir():
         pytest.fail(f"WeKnora's sample dataset is missing: {path}")
     return path
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers",
-        "slow: compiles or starts something heavy (ranx's numba kernels); "
-        "-m 'not slow' leaves these out",
-    )

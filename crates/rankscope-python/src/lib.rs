@@ -11,6 +11,7 @@ mod fuse;
 mod measures;
 mod prefs;
 mod results;
+mod stats;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -20,5 +21,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fuse::register(m)?;
     measures::register(m)?;
     prefs::register(m)?;
+    stats::register(m)?;
     Ok(())
 }

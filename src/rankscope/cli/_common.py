@@ -29,7 +29,8 @@ INPUT_FORMATS = ("trec", "jsonl", "csv", "tsv", "parquet")
 INPUT_FORMAT_ALIASES = ("beir", "json", "ndjson", "pq")
 RESULT_FORMATS = ("table", "json", "jsonl", "csv", "markdown", "trec", "parquet")
 COMPARISON_FORMATS = ("table", "markdown", "latex", "json", "html")
-TEST_NAMES = ("t", "wilcoxon", "randomization", "bootstrap")
+TEST_NAMES = ("t", "wilcoxon", "randomization", "bootstrap", "tukey", "randomized-tukey")
+TUKEY_TEST_NAMES = ("tukey", "randomized-tukey")
 CORRECTION_NAMES = ("holm", "bonferroni", "bh", "none")
 DUPLICATE_POLICIES = {"error": "error", "keep-first": "keep_first", "keep-all": "keep_all"}
 """``--duplicates`` value -> the library's ``duplicate_documents``."""
