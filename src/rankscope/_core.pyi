@@ -55,6 +55,50 @@ def read_trec_qrels(
 def read_trec_run(
     source: str, *, path: str | None = None, data: bytes | None = None, lenient: bool = False
 ) -> tuple[Run, str | None]: ...
+
+class ArrowTable:
+    """One record batch of the core's columns, exported through the Arrow PyCapsule stream
+    interface (polars and pyarrow take it without a copy)."""
+
+    def __len__(self) -> int: ...
+    @property
+    def columns(self) -> list[str]: ...
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
+
+def read_trec_run_table(
+    source: str, *, path: str | None = None, data: bytes | None = None, lenient: bool = False
+) -> tuple[ArrowTable, str, str | None]: ...
+def read_trec_qrels_table(
+    source: str, *, path: str | None = None, data: bytes | None = None, lenient: bool = False
+) -> tuple[ArrowTable, str | None]: ...
+def parse_trec_run_rows(
+    source: str, data: bytes, *, first_line: int = 1, lenient: bool = False
+) -> tuple[ArrowTable, str, str | None]: ...
+def parse_trec_qrels_rows(
+    source: str, data: bytes, *, first_line: int = 1, lenient: bool = False
+) -> tuple[ArrowTable, str | None]: ...
+def last_trec_run_tag(path: str, source: str) -> str | None: ...
+
+class TrecRunChunks:
+    """A TREC run read a chunk of whole queries at a time: a plain file (``path``) or a binary
+    file object (``file``)."""
+
+    def __init__(
+        self,
+        source: str,
+        *,
+        chunk_bytes: int,
+        lenient: bool = False,
+        path: str | None = None,
+        file: object | None = None,
+    ) -> None: ...
+    def __iter__(self) -> TrecRunChunks: ...
+    def __next__(self) -> ArrowTable: ...
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def warning(self) -> str | None: ...
+
 def qrels_from_dict(mapping: Mapping[Any, Any], source: str = "<dict>") -> Qrels: ...
 def run_from_dict(
     mapping: Mapping[Any, Any], name: str = "run", source: str | None = None

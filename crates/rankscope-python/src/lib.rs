@@ -10,6 +10,7 @@ mod evaluate;
 mod fuse;
 mod measures;
 mod prefs;
+mod read;
 mod results;
 mod stats;
 
@@ -21,6 +22,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fuse::register(m)?;
     measures::register(m)?;
     prefs::register(m)?;
+    read::register(m)?;
     stats::register(m)?;
     Ok(())
 }

@@ -115,6 +115,11 @@ def add_measure_options(parser: Any) -> None:
         help="conventions to follow: trec (trec_eval 10, default), trec9 (trec_eval 9, "
         "pytrec_eval), weknora (WeKnora's metrics)",
     )
+    add_relevance_option(parser)
+
+
+def add_relevance_option(parser: Any) -> None:
+    """``-l/--relevance-level``: the lowest grade that counts as relevant."""
     parser.add_argument(
         "-l",
         "--relevance-level",
