@@ -252,9 +252,11 @@ def measure_names(given: list[str] | None, profile: str) -> list[str]:
     return list(default_measures(profile))
 
 
-DEFAULT_MEASURES_HELP = (
-    "Without -m, the profile's default measures (`rankscope measures` lists them)."
-)
+def default_measures_help(profile: str | None = None) -> str:
+    """The help's sentence on the measures computed without ``-m`` (``profile``: the one a
+    command without ``--profile`` evaluates under)."""
+    whose = f"the {profile} profile's" if profile else "the profile's"
+    return f"Without -m, {whose} default measures (`rankscope measures` lists them)."
 
 
 # The library's words for options, and the command line's (an error message names the flag).

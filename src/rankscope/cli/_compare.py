@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from rankscope.cli import COMMANDS
 from rankscope.cli._common import (
-    DEFAULT_MEASURES_HELP,
     add_input_options,
     add_measure_options,
+    default_measures_help,
     duplicate_policy,
     load_qrels,
     load_run,
@@ -38,8 +38,7 @@ def add_parser(subparsers: Any) -> None:
             "runs at once, and the reports add a compact letter display, the pairwise matrix "
             "and the ANOVA table. --discriminative-power reports instead how many run pairs "
             "each measure separates. Output as a table, Markdown, LaTeX (booktabs), JSON, or a "
-            "self-contained HTML report. "
-            f"{DEFAULT_MEASURES_HELP}"
+            "self-contained HTML report. " + default_measures_help()
         ),
     )
     parser.add_argument("qrels", metavar="QRELS", help="relevance judgements ('-' for stdin)")

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from rankscope.cli import COMMANDS
 from rankscope.cli._common import (
-    DEFAULT_MEASURES_HELP,
     RESULT_FORMATS,
     add_input_options,
     add_measure_options,
+    default_measures_help,
     duplicate_policy,
     load_judgements,
     load_ranking,
@@ -32,7 +32,7 @@ def add_parser(subparsers: Any) -> None:
         description=(
             "Evaluate runs against relevance judgements. Formats (TREC, JSONL, CSV/TSV, "
             "Parquet, compressed) are detected from the extension and content. "
-            f"{DEFAULT_MEASURES_HELP}"
+            + default_measures_help()
         ),
     )
     parser.add_argument("qrels", metavar="QRELS", help="relevance judgements ('-' for stdin)")
