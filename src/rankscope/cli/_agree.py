@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from rankscope.cli import COMMANDS
 from rankscope.cli._common import (
-    DEFAULT_MEASURES,
     add_input_options,
     add_measure_option,
     add_relevance_option,
+    default_measures_help,
     load_qrels,
     load_run,
     measure_names,
@@ -38,7 +38,7 @@ def add_parser(subparsers: Any) -> None:
             "the leaderboard each set gives them on the queries both judge, compared per "
             "measure with Kendall's tau, tau_AP (QRELS_A as the truth), Spearman's rho and "
             "rank-biased overlap, with the pairs of runs that swap. Needs rankscope[judge]. "
-            f"Default measures: {', '.join(DEFAULT_MEASURES)}."
+            + default_measures_help("trec")
         ),
     )
     parser.add_argument("qrels_a", metavar="QRELS_A", help="judgements (the reference of tau_AP)")
@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     from rankscope.judge import judgement_agreement, ranking_agreement
     from rankscope.report.results import write_text
 
-    measures = parse_measures(measure_names(args.measures))
+    measures = parse_measures(measure_names(args.measures, "trec"))
     if len(args.runs) == 1:
         raise OptionError("comparing leaderboards needs at least two runs; got 1")
     if not 0.0 < args.rbo_p < 1.0:

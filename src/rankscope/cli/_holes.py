@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from rankscope.cli import COMMANDS
 from rankscope.cli._common import (
-    DEFAULT_MEASURES,
     add_input_options,
     add_measure_option,
     add_relevance_option,
+    default_measures_help,
     load_qrels,
     load_run,
     measure_names,
@@ -34,7 +34,7 @@ def add_parser(subparsers: Any) -> None:
             "documents nobody judged, and every measure as judged, with every hole judged not "
             "relevant, and with every hole judged relevant at the highest grade (--grade). "
             "--unjudged lists the unjudged documents of the top k instead. "
-            f"Default measures: {', '.join(DEFAULT_MEASURES)}."
+            + default_measures_help("trec")
         ),
     )
     parser.add_argument("qrels", metavar="QRELS", help="relevance judgements ('-' for stdin)")
@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
     from rankscope.report.results import write_text
 
     cutoffs = cutoff_values(args.cutoffs)
-    measures = parse_measures(measure_names(args.measures))
+    measures = parse_measures(measure_names(args.measures, "trec"))
     if args.grade is not None and args.grade < 1:
         raise OptionError(f"--grade must be an integer >= 1; got {args.grade}")
     qrels = load_qrels(args.qrels, args.qrels_format, args.lenient, args.qrels_columns)
