@@ -77,6 +77,7 @@ def test_the_all_extra_brings_every_runtime_extra() -> None:
         "cli",
         "judge",
         "pandas",
+        "postgres",
         "service",
         "spark",
         "stats",
