@@ -14,6 +14,9 @@ import pytest
 import rankscope
 from rankscope.engine.measures._ranx import RANX_NAMES
 
+# A slow group (numba compiles each of ranx's measures): left out by `scripts/test --quick`.
+pytestmark = pytest.mark.slow
+
 # ranx's name -> rankscope's spelling of the same measure.
 PAIRS: dict[str, str] = {
     "hits@5": "hits@5",
