@@ -47,8 +47,7 @@ COMMAND_MODULES = (
     "rankscope.cli",
     "rankscope.cli._evaluate",
     "rankscope.engine",
-    "rankscope.report.names",
-    "rankscope.report.provenance",
+    "rankscope.engine.provenance",
     "rankscope.report.results",
     "json",
 )

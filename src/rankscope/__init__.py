@@ -28,6 +28,7 @@ from rankscope.errors import (
 )
 
 if TYPE_CHECKING:
+    from rankscope.compare import ComparisonReport, compare_runs
     from rankscope.engine import (
         PROFILES,
         Conventions,
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from rankscope.fuse import FusionSearch, optimize_fusion
     from rankscope.fuse import fuse as fuse
     from rankscope.io import Qrels, Run
-    from rankscope.report.compare_runs import ComparisonReport, compare_runs
 
 __version__ = "0.1.0"
 
@@ -86,8 +86,8 @@ __getattr__ = lazy_attributes(
         "measure": "rankscope.engine",
         "Qrels": "rankscope.io",
         "Run": "rankscope.io",
-        "ComparisonReport": "rankscope.report.compare_runs",
-        "compare_runs": "rankscope.report.compare_runs",
+        "ComparisonReport": "rankscope.compare",
+        "compare_runs": "rankscope.compare",
         "FusionSearch": "rankscope.fuse",
         "fuse": "rankscope.fuse",
         "optimize_fusion": "rankscope.fuse",

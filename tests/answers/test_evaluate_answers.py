@@ -13,9 +13,9 @@ import polars as pl
 import pytest
 
 import rankscope
+from rankscope.compare import build_report
 from rankscope.errors import EmptyInputError, InputError, ParseError, RankscopeWarning
 from rankscope.metric import MetricInput, generation_metrics
-from rankscope.report.compare_inputs import build_report
 
 WEKNORA = Path(__file__).parent / "data" / "weknora"
 WEKNORA_REFERENCE = "计算机的操作系统有 UNIX、Linux、FreeBSD、Mac OS 和 DOS。"

@@ -9,8 +9,8 @@ import pytest
 from compare_report_data import FIXED_QRELS, FIXED_RUNS, evaluate_lists
 
 import rankscope
+from rankscope.compare import align_results, build_report
 from rankscope.errors import InputError, RankscopeWarning
-from rankscope.report.compare_inputs import align_results, build_report
 
 # Three judged queries; each run ranks "a" at a different position per query, so scores
 # matched by position instead of by query id would come out visibly wrong.

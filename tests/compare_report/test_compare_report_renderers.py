@@ -15,6 +15,7 @@ import pytest
 from compare_report_data import FIXED_MEASURES, FIXED_QRELS, FIXED_RUNS, evaluate_lists
 from rich.console import Console
 
+from rankscope.compare import ComparisonReport, build_report
 from rankscope.errors import OptionError
 from rankscope.report.compare import (
     FORMATS,
@@ -27,7 +28,6 @@ from rankscope.report.compare import (
     render_text,
     rich_table,
 )
-from rankscope.report.compare_inputs import ComparisonReport, build_report
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 import rankscope
-from rankscope.report.compare_inputs import build_report
+from rankscope.compare import build_report
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "data"

@@ -222,7 +222,7 @@ def test_an_empty_run_is_refused(spark: Any) -> None:
 
 
 def test_spark_results_feed_compare_unchanged(spark: Any) -> None:
-    from rankscope.report.compare_inputs import build_report
+    from rankscope.compare import build_report
 
     qrels, run = generated(seed=3, queries=30)
     better = run.assign(score=run["score"] + (run["doc_id"].str.len() % 2))

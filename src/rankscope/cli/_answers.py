@@ -65,7 +65,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rankscope.answers import evaluate_answers
-    from rankscope.report.names import distinct_names
+    from rankscope.engine.provenance import distinct_names
     from rankscope.report.results import write_results
 
     measures = split_measures(args.measures) or None

@@ -18,7 +18,7 @@ from rankscope.cli._common import (
 from rankscope.cli._report import add_report_options, check_report_options, write_report
 
 if TYPE_CHECKING:
-    from rankscope.report.compare_inputs import ComparisonReport
+    from rankscope.compare import ComparisonReport
 
 
 def add_parser(subparsers: Any) -> None:
@@ -50,10 +50,9 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _report(args: argparse.Namespace) -> ComparisonReport:
+    from rankscope.compare import build_report
     from rankscope.engine import evaluate, parse_measures
-    from rankscope.report.compare_inputs import build_report
-    from rankscope.report.names import distinct_names
-    from rankscope.report.provenance import Provenance, command_line
+    from rankscope.engine.provenance import Provenance, command_line, distinct_names
 
     measures = parse_measures(measure_names(args.measures))
     qrels = load_qrels(args.qrels, args.qrels_format, args.lenient, args.qrels_columns)

@@ -150,8 +150,7 @@ def _evaluate_in_memory(args: argparse.Namespace, measures: list[Measure]) -> li
 
 def run(args: argparse.Namespace) -> int:
     from rankscope.engine import parse_measures
-    from rankscope.report.names import distinct_names
-    from rankscope.report.provenance import Provenance, command_line
+    from rankscope.engine.provenance import Provenance, command_line, distinct_names
     from rankscope.report.results import write_results
 
     measures = parse_measures(measure_names(args.measures))

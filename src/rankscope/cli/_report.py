@@ -12,7 +12,7 @@ from rankscope.cli._common import COMPARISON_FORMATS, CORRECTION_NAMES, TEST_NAM
 from rankscope.errors import OptionError
 
 if TYPE_CHECKING:
-    from rankscope.report.compare_inputs import ComparisonReport
+    from rankscope.compare import ComparisonReport
 
 
 def add_report_options(parser: Any) -> None:

@@ -546,8 +546,8 @@ def _tasks_export(args: argparse.Namespace) -> int:
 
 
 def _tasks_compare(args: argparse.Namespace) -> int:
-    from rankscope.report.compare_inputs import align_values, compare_aligned
-    from rankscope.report.provenance import Provenance, command_line
+    from rankscope.compare import align_values, compare_aligned
+    from rankscope.engine.provenance import Provenance, command_line
 
     check_report_options(args)
     service = _service(args)

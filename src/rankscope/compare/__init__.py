@@ -14,6 +14,10 @@ on first use.
 - Multiple comparisons: :func:`correct_pvalues` (Holm, Bonferroni, Benjamini-Hochberg).
 - Per query: :func:`win_tie_loss`, :func:`largest_differences`.
 - All at once, for many systems and measures: :func:`compare` -> :class:`Comparison`.
+- From evaluated runs: :func:`compare_runs` (evaluate and compare in one call) and
+  :func:`build_report` (runs already evaluated) -> :class:`ComparisonReport`, which renders as
+  Markdown, LaTeX, HTML, JSON or a DataFrame; :func:`align_results` and :func:`align_values`
+  line scores up by query id (never by position) -> :class:`AlignedScores`.
 
 Examples
 --------
@@ -27,6 +31,7 @@ Examples
 
 from __future__ import annotations
 
+from ._align import AlignedScores, align_results, align_values
 from ._compare import TEST_NAMES, Comparison, ComparisonRow, compare
 from ._corrections import CORRECTION_NAMES, correct_pvalues
 from ._effect import paired_cohens_d
@@ -42,6 +47,8 @@ from ._paired_tests import (
     wilcoxon_test,
 )
 from ._per_query import QueryDifference, WinTieLoss, largest_differences, win_tie_loss
+from ._report import ComparisonReport, build_report, compare_aligned
+from ._runs import compare_runs
 
 __all__ = [
     "CORRECTION_NAMES",
@@ -49,15 +56,22 @@ __all__ = [
     "INTERVAL_METHODS",
     "TEST_NAMES",
     "WILCOXON_ZERO_METHODS",
+    "AlignedScores",
     "Comparison",
+    "ComparisonReport",
     "ComparisonRow",
     "ConfidenceInterval",
     "QueryDifference",
     "TestResult",
     "WinTieLoss",
+    "align_results",
+    "align_values",
     "bootstrap_ci",
     "bootstrap_test",
+    "build_report",
     "compare",
+    "compare_aligned",
+    "compare_runs",
     "correct_pvalues",
     "exact_randomization_pvalue",
     "largest_differences",

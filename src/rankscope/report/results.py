@@ -20,7 +20,7 @@ from rankscope.errors import InputError
 if TYPE_CHECKING:
     import polars as pl
 
-    from rankscope.report.provenance import Provenance
+    from rankscope.engine.provenance import Provenance
 
 __all__ = [
     "FORMATS",

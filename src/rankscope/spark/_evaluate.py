@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import sys
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -104,10 +107,32 @@ def _outcome_schema(columns: Iterable[str]) -> Any:
 _RAISED = re.compile(r"^rankscope(?:\.\w+)*\.(\w+): (.*?)\s*(?:SQLSTATE: \w+\s*)?\Z", re.M | re.S)
 
 
+def _missing_on_executors(session: SparkSession | None) -> str:
+    """What to do when the executors cannot import rankscope: on a local master, run them with
+    this interpreter; on a cluster, install the wheel there."""
+    context = None if session is None else session.sparkContext
+    master = "" if context is None else str(context.master)
+    if master.startswith("local"):
+        executors = getattr(context, "pythonExec", None) or "python3"
+        # Not resolved through links: a virtual environment's python is a link to its base.
+        if os.path.abspath(shutil.which(executors) or executors) != os.path.abspath(sys.executable):
+            return (
+                f"the Spark executors run {executors!r} (PySpark starts them with PYSPARK_PYTHON, "
+                "else python3 from PATH), which cannot import rankscope; this interpreter is "
+                f"{sys.executable!r}. Set os.environ['PYSPARK_PYTHON'] = sys.executable (or "
+                f"PYSPARK_PYTHON={sys.executable} in the shell) before the session starts, or "
+                "start it with rankscope.spark.local_session(), which does so"
+            )
+    return (
+        "the Spark executors cannot import rankscope: install the same rankscope "
+        "wheel on every executor (see docs/spark.md, 'Running on a cluster')"
+    )
+
+
 @contextmanager
-def _errors_of_executors() -> Iterator[None]:
+def _errors_of_executors(session: SparkSession | None = None) -> Iterator[None]:
     """Raise a rankscope error that failed a Spark task as itself (its message as worded by the
-    executor), and say so clearly when the executors lack rankscope."""
+    executor), and say clearly what to do when the executors lack rankscope."""
     try:
         yield
     except Exception as error:
@@ -115,10 +140,7 @@ def _errors_of_executors() -> Iterator[None]:
             raise
         text = str(error)
         if "No module named 'rankscope'" in text:
-            raise RankscopeError(
-                "the Spark executors cannot import rankscope: install the same rankscope "
-                "wheel on every executor (see docs/spark.md, 'Running on a cluster')"
-            ) from error
+            raise RankscopeError(_missing_on_executors(session)) from error
         raised = _RAISED.search(text)
         if raised is None:
             raise
@@ -204,7 +226,7 @@ class SparkResults:
                 aggregated = self._outcome.repartition(1).mapInArrow(
                     partial(aggregate_partition, task=task), schema
                 )
-            with quiet_pyspark(), _errors_of_executors():
+            with quiet_pyspark(), _errors_of_executors(aggregated.sparkSession):
                 (row,) = aggregated.collect()
             values = row.asDict()
             counts = Counts(values["evaluated"], values["unjudged"], values["missing"])
@@ -217,7 +239,7 @@ class SparkResults:
         """The per-query table brought to the driver as a `rankscope.Results`, identical to the
         in-memory evaluation's: for `rankscope.compare`, reports and the command line. Only
         per-query values travel (one row per query), never the run."""
-        with quiet_pyspark(), _errors_of_executors():
+        with quiet_pyspark(), _errors_of_executors(self._outcome.sparkSession):
             frame = _to_polars(self._outcome)
         task = self._task
         Counts.of(frame[STATUS]).check(task)

@@ -1,6 +1,6 @@
 """Render a comparison of systems with a baseline: text, rich, Markdown, LaTeX, JSON and HTML.
 
-Every renderer takes a :class:`~rankscope.report.compare_inputs.ComparisonReport` and whether
+Every renderer takes a :class:`~rankscope.compare.ComparisonReport` and whether
 to show the corrected p-values, and returns text; :data:`FORMATS` maps format names to
 renderers, so the command line offers exactly what is here. The tables have a row per run (the
 baseline first) and a column per measure; the best value of each measure is in bold (where the
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rankscope.compare import ComparisonReport
 from rankscope.errors import OptionError
 from rankscope.report.compare._cells import CORRECTION_LABELS, TEST_LABELS, footnote, format_p
 from rankscope.report.compare._html import render_html
@@ -23,7 +24,6 @@ from rankscope.report.compare._json import render_json
 from rankscope.report.compare._latex import latex_escape, render_latex
 from rankscope.report.compare._markdown import render_markdown
 from rankscope.report.compare._text import render_text, rich_table
-from rankscope.report.compare_inputs import ComparisonReport
 
 __all__ = [
     "CORRECTION_LABELS",
@@ -69,7 +69,7 @@ def render_comparison(
     Examples
     --------
     >>> import rankscope
-    >>> from rankscope.report.compare_inputs import build_report
+    >>> from rankscope.compare import build_report
     >>> qrels = {f"q{i}": {"a": 1} for i in range(8)}
     >>> base = rankscope.evaluate(qrels, {f"q{i}": ["x", "a"] for i in range(8)}, "RR")
     >>> other = rankscope.evaluate(qrels, {f"q{i}": ["a"] for i in range(8)}, "RR")

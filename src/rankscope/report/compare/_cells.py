@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rankscope.compare import ComparisonRow
-from rankscope.report.compare_inputs import ComparisonReport
+from rankscope.compare import ComparisonReport, ComparisonRow
 
 TEST_LABELS = {
     "t": "paired t-test",
@@ -79,7 +78,7 @@ def footnote(report: ComparisonReport, bold: bool = True) -> str:
     Examples
     --------
     >>> import rankscope
-    >>> from rankscope.report.compare_inputs import build_report
+    >>> from rankscope.compare import build_report
     >>> qrels = {f"q{i}": {"a": 1} for i in range(4)}
     >>> base = rankscope.evaluate(qrels, {f"q{i}": ["x", "a"] for i in range(4)}, "RR")
     >>> other = rankscope.evaluate(qrels, {f"q{i}": ["a"] for i in range(4)}, "RR")

@@ -9,8 +9,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rankscope.compare import ComparisonReport
+from rankscope.compare._align import FloatArray
 from rankscope.report.compare._cells import value_text
-from rankscope.report.compare_inputs import ComparisonReport, FloatArray
 
 PALETTE = ("#2b6cb0", "#dd6b20", "#2f855a", "#805ad5", "#b83280", "#319795", "#975a16")
 _BASELINE_COLOR = "#718096"

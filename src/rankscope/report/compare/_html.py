@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from rankscope.compare import largest_differences
+from rankscope.compare import ComparisonReport, largest_differences
 from rankscope.report.compare._cells import (
     CORRECTION_LABELS,
     DAGGER,
@@ -27,7 +27,6 @@ from rankscope.report.compare._charts import (
     interval_chart,
     run_color,
 )
-from rankscope.report.compare_inputs import ComparisonReport
 
 _CSS = """
 :root { color-scheme: light; }
@@ -218,7 +217,7 @@ def render_html(report: ComparisonReport, show_p: bool = False) -> str:
     Examples
     --------
     >>> import rankscope
-    >>> from rankscope.report.compare_inputs import build_report
+    >>> from rankscope.compare import build_report
     >>> qrels = {f"q{i}": {"a": 1} for i in range(8)}
     >>> base = rankscope.evaluate(qrels, {f"q{i}": ["x", "a"] for i in range(8)}, "RR")
     >>> other = rankscope.evaluate(qrels, {f"q{i}": ["a"] for i in range(8)}, "RR")
@@ -280,7 +279,7 @@ def summary_html(report: ComparisonReport) -> str:
     Examples
     --------
     >>> import rankscope
-    >>> from rankscope.report.compare_inputs import build_report
+    >>> from rankscope.compare import build_report
     >>> qrels = {f"q{i}": {"a": 1} for i in range(8)}
     >>> base = rankscope.evaluate(qrels, {f"q{i}": ["x", "a"] for i in range(8)}, "RR")
     >>> other = rankscope.evaluate(qrels, {f"q{i}": ["a"] for i in range(8)}, "RR")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 
-from rankscope.report.compare_inputs import ComparisonReport
+from rankscope.compare import ComparisonReport
 
 
 def _finite(value: float) -> float | None:
@@ -21,7 +21,7 @@ def render_json(report: ComparisonReport, show_p: bool = False) -> str:
     Examples
     --------
     >>> import rankscope
-    >>> from rankscope.report.compare_inputs import build_report
+    >>> from rankscope.compare import build_report
     >>> qrels = {f"q{i}": {"a": 1} for i in range(8)}
     >>> base = rankscope.evaluate(qrels, {f"q{i}": ["x", "a"] for i in range(8)}, "RR")
     >>> other = rankscope.evaluate(qrels, {f"q{i}": ["a"] for i in range(8)}, "RR")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rankscope.compare import ComparisonReport
 from rankscope.report.compare._cells import (
     DAGGER,
     Cell,
@@ -11,7 +12,6 @@ from rankscope.report.compare._cells import (
     run_label,
     table_grid,
 )
-from rankscope.report.compare_inputs import ComparisonReport
 
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
@@ -78,7 +78,7 @@ def render_latex(
     Examples
     --------
     >>> import rankscope
-    >>> from rankscope.report.compare_inputs import build_report
+    >>> from rankscope.compare import build_report
     >>> qrels = {f"q{i}": {"a": 1} for i in range(8)}
     >>> base = rankscope.evaluate(qrels, {f"q{i}": ["x", "a"] for i in range(8)}, "RR")
     >>> other = rankscope.evaluate(qrels, {f"q{i}": ["a"] for i in range(8)}, "RR")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from rankscope.compare import ComparisonReport
 from rankscope.report.compare._cells import (
     DAGGER,
     Cell,
@@ -13,7 +14,6 @@ from rankscope.report.compare._cells import (
     run_label,
     table_grid,
 )
-from rankscope.report.compare_inputs import ComparisonReport
 
 
 def _markdown_escape(text: str) -> str:
@@ -35,7 +35,7 @@ def render_markdown(report: ComparisonReport, show_p: bool = False) -> str:
     Examples
     --------
     >>> import rankscope
-    >>> from rankscope.report.compare_inputs import build_report
+    >>> from rankscope.compare import build_report
     >>> qrels = {f"q{i}": {"a": 1} for i in range(8)}
     >>> base = rankscope.evaluate(qrels, {f"q{i}": ["x", "a"] for i in range(8)}, "RR")
     >>> other = rankscope.evaluate(qrels, {f"q{i}": ["a"] for i in range(8)}, "RR")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rankscope.compare import ComparisonReport
 from rankscope.errors import MissingDependencyError
 from rankscope.report.compare._cells import (
     DAGGER,
@@ -14,7 +15,6 @@ from rankscope.report.compare._cells import (
     run_label,
     table_grid,
 )
-from rankscope.report.compare_inputs import ComparisonReport
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -39,7 +39,7 @@ def render_text(report: ComparisonReport, show_p: bool = False) -> str:
     Examples
     --------
     >>> import rankscope
-    >>> from rankscope.report.compare_inputs import build_report
+    >>> from rankscope.compare import build_report
     >>> qrels = {f"q{i}": {"a": 1} for i in range(8)}
     >>> base = rankscope.evaluate(qrels, {f"q{i}": ["x", "a"] for i in range(8)}, "RR")
     >>> other = rankscope.evaluate(qrels, {f"q{i}": ["a"] for i in range(8)}, "RR")

@@ -7,12 +7,11 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from rankscope.compare._report import ComparisonReport, build_report
 from rankscope.engine import Measure, evaluate, parse_measures
+from rankscope.engine.provenance import Provenance, distinct_names
 from rankscope.errors import InputError
 from rankscope.io import as_qrels, as_run
-from rankscope.report.compare_inputs import ComparisonReport, build_report
-from rankscope.report.names import distinct_names
-from rankscope.report.provenance import Provenance
 
 __all__ = ["ComparisonReport", "compare_runs"]
 

@@ -1,15 +1,18 @@
 """Provenance: what produced a report (inputs, profile, measures, command, version, date), so
-that a table pasted into a paper or a page shared with a colleague says where it came from."""
+that a table pasted into a paper or a page shared with a colleague says where it came from; and
+the distinct names runs are reported under."""
 
 # No `from __future__ import annotations` in this module: typing.NamedTuple compiles each
 # string annotation into a ForwardRef when the class is made, milliseconds of every start-up.
 
+import os
 import shlex
 import time
+from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
-__all__ = ["Provenance", "command_line"]
+__all__ = ["Provenance", "command_line", "distinct_names"]
 
 
 def command_line(argv: Sequence[str]) -> str:
@@ -111,3 +114,30 @@ class Provenance(NamedTuple):
             "rankscope_version": self.version,
             "created": self.created,
         }
+
+
+def distinct_names(names: Sequence[str], sources: Sequence[str]) -> list[str]:
+    """Each run's name; where names repeat, the file names of those runs; where those repeat
+    too, ``#1``, ``#2``... after them.
+
+    Examples
+    --------
+    >>> distinct_names(["bm25", "dense"], ["a/x.run", "b/x.run"])
+    ['bm25', 'dense']
+    >>> distinct_names(["STANDARD", "STANDARD", "other"], ["runs/a.trec", "runs/b.trec", "c"])
+    ['a.trec', 'b.trec', 'other']
+    >>> distinct_names(["tag", "tag"], ["x/run.txt", "y/run.txt"])
+    ['run.txt#1', 'run.txt#2']
+    """
+    counts = Counter(names)
+    chosen = [
+        name if counts[name] == 1 else os.path.basename(source) or name
+        for name, source in zip(names, sources, strict=True)
+    ]
+    repeated = Counter(chosen)
+    seen: Counter[str] = Counter()
+    unique = []
+    for name in chosen:
+        seen[name] += 1
+        unique.append(name if repeated[name] == 1 else f"{name}#{seen[name]}")
+    return unique
