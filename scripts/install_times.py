@@ -35,7 +35,17 @@ def install(requirement: str, folder: Path) -> tuple[float, int]:
     )
     seconds = time.perf_counter() - started
     listed = subprocess.run(
-        [python, "-m", "pip", "list", "--format=freeze", "--exclude", "pip"],
+        [
+            python,
+            "-m",
+            "pip",
+            "list",
+            "--format=freeze",
+            "--exclude",
+            "pip",
+            "--exclude",
+            "setuptools",
+        ],
         check=True,
         capture_output=True,
         text=True,
