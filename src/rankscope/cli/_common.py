@@ -30,7 +30,8 @@ INPUT_FORMATS = ("trec", "jsonl", "csv", "tsv", "parquet")
 INPUT_FORMAT_ALIASES = ("beir", "json", "ndjson", "pq")
 RESULT_FORMATS = ("table", "json", "jsonl", "csv", "markdown", "trec", "parquet")
 COMPARISON_FORMATS = ("table", "markdown", "latex", "json", "html")
-TEST_NAMES = ("t", "wilcoxon", "randomization", "bootstrap")
+TEST_NAMES = ("t", "wilcoxon", "randomization", "bootstrap", "tukey", "randomized-tukey")
+TUKEY_TEST_NAMES = ("tukey", "randomized-tukey")
 CORRECTION_NAMES = ("holm", "bonferroni", "bh", "none")
 DUPLICATE_POLICIES = {"error": "error", "keep-first": "keep_first", "keep-all": "keep_all"}
 """``--duplicates`` value -> the library's ``duplicate_documents``."""
@@ -115,6 +116,11 @@ def add_measure_options(parser: Any) -> None:
         help="conventions to follow: trec (trec_eval 10, default), trec9 (trec_eval 9, "
         "pytrec_eval), weknora (WeKnora's metrics)",
     )
+    add_relevance_option(parser)
+
+
+def add_relevance_option(parser: Any) -> None:
+    """``-l/--relevance-level``: the lowest grade that counts as relevant."""
     parser.add_argument(
         "-l",
         "--relevance-level",

@@ -47,7 +47,7 @@ from rankscope import _core
 from rankscope.engine.evaluate import _conventions_fields
 from rankscope.engine.profiles import PROFILES
 from rankscope.errors import EmptyInputError, OptionError, ParseError
-from rankscope.io._native import native_qrels, native_run
+from rankscope.io._native import native_qrels, native_run, trec_qrels_rows, trec_run_rows
 from rankscope.report.trec_eval import OFFICIAL, trec_eval_measures
 
 __all__ = [
@@ -310,42 +310,46 @@ def compute_aggregated_measure(measure: str, values: list[float]) -> float:
     return float(np.mean(values))
 
 
-def _parse_lines(
-    lines: Iterable[str], fields: int, what: str, convert: Any
-) -> dict[str, dict[str, Any]]:
-    table: dict[str, dict[str, Any]] = collections.defaultdict(dict)
+def _parse_lines(lines: Iterable[str], what: str) -> dict[str, dict[str, Any]]:
+    """``{query_id: {doc_id: value}}`` from TREC lines (``what``: "qrels" or "run"), read by
+    the core's TREC reader; a document given twice for a query is an error, as pytrec_eval
+    asserts."""
     source = str(getattr(lines, "name", f"<{what}>"))  # an open file's name
-    for number, line in enumerate(lines, start=1):
-        parts = line.split()
-        if not parts:
-            continue
-        text = line.rstrip("\r\n")
-        if len(parts) != fields:
-            raise ParseError(
-                f"expected {fields} fields; found {len(parts)}",
-                source=source,
-                line=number,
-                text=text,
-            )
-        query_id, doc_id, value = parts[0], parts[2], parts[-1 if fields == 4 else 4]
-        try:
-            number_value = convert(value)
-        except ValueError:
-            raise ParseError(
-                f"the {'grade' if fields == 4 else 'score'} must be a number; got {value!r}",
-                source=source,
-                line=number,
-                text=text,
-            ) from None
-        if doc_id in table[query_id]:
+    texts = [line if line.endswith("\n") else line + "\n" for line in lines]
+    table: dict[str, dict[str, Any]] = collections.defaultdict(dict)
+    rows = _trec_rows("".join(texts).encode(), source, what)
+    for row, (query_id, doc_id, number) in enumerate(rows.iter_rows()):
+        docs = table[query_id]
+        if doc_id in docs:
+            line = _line_of_row(texts, row, source, what)
             raise ParseError(
                 f"document {doc_id!r} appears twice for query {query_id!r}",
                 source=source,
-                line=number,
-                text=text,
+                line=line,
+                text=texts[line - 1].rstrip("\r\n"),
             )
-        table[query_id][doc_id] = number_value
+        docs[doc_id] = number  # an int grade or a float score, as pytrec_eval gives
     return table
+
+
+def _trec_rows(data: bytes, source: str, what: str) -> Any:
+    """The rows (query_id, doc_id, grade or score) of TREC lines as the core reads them."""
+    import polars as pl
+
+    if what == "qrels":
+        return pl.DataFrame(trec_qrels_rows(data, source)).select("query_id", "doc_id", "relevance")
+    return pl.DataFrame(trec_run_rows(data, source)[0])
+
+
+def _line_of_row(texts: list[str], row: int, source: str, what: str) -> int:
+    """The 1-based line that gave row ``row`` (blank and comment lines give none), as the core
+    reads each line: looked for only when a message names it."""
+    rows = 0
+    for number, text in enumerate(texts, start=1):
+        rows += len(_trec_rows(text.encode(), source, what))
+        if rows > row:
+            return number
+    return len(texts)
 
 
 def parse_qrel(f_qrel: Iterable[str]) -> dict[str, dict[str, int]]:
@@ -356,7 +360,7 @@ def parse_qrel(f_qrel: Iterable[str]) -> dict[str, dict[str, int]]:
     >>> dict(parse_qrel(["q1 0 d1 2", "q1 0 d2 0"]))
     {'q1': {'d1': 2, 'd2': 0}}
     """
-    return _parse_lines(f_qrel, 4, "qrels", int)
+    return _parse_lines(f_qrel, "qrels")
 
 
 def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
@@ -367,4 +371,4 @@ def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
     >>> dict(parse_run(["q1 Q0 d1 1 2.5 bm25", "q1 Q0 d2 2 1.5 bm25"]))
     {'q1': {'d1': 2.5, 'd2': 1.5}}
     """
-    return _parse_lines(f_run, 6, "run", float)
+    return _parse_lines(f_run, "run")
