@@ -24,6 +24,9 @@ from service_helpers import RETRIEVER_MODULE, make_beir, serving
 
 from rankscope.service import EvaluationService, create_app
 
+# A slow group (Chromium): left out by `scripts/test --quick`.
+pytestmark = pytest.mark.slow
+
 # The launch flags live in the screenshot script, the one place that starts Chromium.
 _script = importlib.util.spec_from_file_location(
     "screenshot_report", Path(__file__).resolve().parents[2] / "scripts" / "screenshot_report.py"
