@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from rankscope.errors import CallError, MissingDependencyError
+from rankscope.errors import CallError, InputError, MissingDependencyError
 
 __all__ = [
     "MAX_RESPONSE_BYTES",
@@ -33,6 +33,7 @@ __all__ = [
     "call_json",
     "client_for",
     "exchange",
+    "option_number",
 ]
 
 TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -95,6 +96,27 @@ class Attempt:
         the URL leads)."""
         kind = self.content_type or "no content type"
         return f"{kind}, {0 if self.body is None else len(self.body)} bytes"
+
+
+def option_number(
+    options: Mapping[str, Any], key: str, default: float, low: float, high: float
+) -> float:
+    """An endpoint's numeric option (``timeout``, ``retries``, ``backoff``...): the default when
+    it is missing or None, else a number in ``[low, high]``.
+
+    >>> option_number({"timeout": 5}, "timeout", 30.0, 0.001, 3600.0)
+    5.0
+    >>> option_number({"retries": -1}, "retries", 3, 0, 100)
+    Traceback (most recent call last):
+    ...
+    rankscope.errors.InputError: retries must be a number in [0, 100]; found -1
+    """
+    value = options.get(key, default)
+    if value is None:
+        value = default
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise InputError(f"{key} must be a number in [{low}, {high}]; found {value!r}")
+    return float(value)
 
 
 def client_for(spec: Mapping[str, Any], concurrency: int, what: str) -> Any:

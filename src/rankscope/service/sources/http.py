@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rankscope._http import JSONEndpoint, call_json, client_for
+from rankscope._http import JSONEndpoint, call_json, client_for, option_number
 from rankscope.errors import CallError, InputError, RetrieverError
 from rankscope.service.sources.allow import check_address, plain_url, url_parts
 from rankscope.service.sources.retrievers import Ranking, Retriever, normalise_ranking
@@ -128,27 +128,15 @@ def http_spec_options(
             f"{MAX_TEMPLATE_BYTES} are kept with a task"
         )
 
-    def number(key: str, default: float, low: float, high: float) -> float:
-        value = options.get(key, default)
-        if value is None:
-            value = default
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not low <= value <= high
-        ):
-            raise InputError(f"{key} must be a number in [{low}, {high}]; found {value!r}")
-        return float(value)
-
     return {
         "type": "http",
         "url": url,
         "method": method,
         "body": body,
         "headers": dict(headers),
-        "timeout": number("timeout", 30.0, 0.001, 3600.0),
-        "retries": int(number("retries", 3, 0, 100)),
-        "backoff": number("backoff", 0.5, 0.0, 60.0),
+        "timeout": option_number(options, "timeout", 30.0, 0.001, 3600.0),
+        "retries": int(option_number(options, "retries", 3, 0, 100)),
+        "backoff": option_number(options, "backoff", 0.5, 0.0, 60.0),
     }
 
 
