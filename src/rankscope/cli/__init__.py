@@ -134,6 +134,7 @@ COMMANDS = {
     "pool": ("_pool", "pool runs to a depth: the pairs to judge next, as a to-judge file"),
     "holes": ("_holes", "Judged@k, unjudged documents, and how far holes could move each measure"),
     "agree": ("_agree", "agreement of two qrels: kappa, alpha, their leaderboards' tau and RBO"),
+    "judge": ("_judge", "grade pairs with an LLM judge, resumably, into qrels; calibrate it"),
 }
 """Each command, in help order: the module that registers it (``add_parser``) and its summary
 (shown by ``rankscope --help`` without importing the module)."""

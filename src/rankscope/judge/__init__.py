@@ -17,6 +17,9 @@
   grading a pair itself: a cross-encoder); `RELEVANCE_PROMPT` (a `Prompt` to replace at will)
   and `read_grade`, the one rule an answer is read by. A `Judgement` is a grade or a failure
   of one of the kinds of `FAILURES`, never a guess.
+* `judge_pairs`: a judge grades pairs into a store (SQLite or PostgreSQL), every call and
+  grade committed as it arrives, resumed where it stopped; optionally calibrated first on a
+  sample of human-judged pairs. `judged_qrels`: its grades as qrels, merged with human ones.
 
 κ, α, τ and ρ need the ``judge`` extra (scikit-learn, krippendorff, scipy), imported on first
 use; so does `ChatJudge` (httpx).
@@ -41,6 +44,7 @@ from rankscope.judge._judges import (
     PromptJudge,
     Reply,
 )
+from rankscope.judge._judging import JudgingReport, judge_pairs, judged_qrels
 from rankscope.judge._pool import PLACEHOLDER_GRADE, Pool, pool, write_pool
 from rankscope.judge._prompt import DEFAULT_GRADES, RELEVANCE_PROMPT, Prompt, read_grade
 
@@ -55,6 +59,7 @@ __all__ = [
     "Judge",
     "Judgement",
     "JudgementAgreement",
+    "JudgingReport",
     "MeasureAgreement",
     "Pool",
     "Prompt",
@@ -63,6 +68,8 @@ __all__ = [
     "Reply",
     "RunHoles",
     "holes",
+    "judge_pairs",
+    "judged_qrels",
     "judgement_agreement",
     "pool",
     "ranking_agreement",
