@@ -63,7 +63,8 @@ def test_the_top_help_lists_every_command_with_its_summary() -> None:
 
 def test_the_names_the_options_offer_are_the_librarys() -> None:
     from rankscope.answers import ANSWER_PROFILES
-    from rankscope.compare import CORRECTION_NAMES, TEST_NAMES
+    from rankscope.compare import CORRECTION_NAMES, PAIR_TEST_NAMES
+    from rankscope.compare._pairs import TUKEY_TEST_NAMES
     from rankscope.engine import PROFILES
     from rankscope.engine.profiles import DuplicatePolicy
     from rankscope.io import FORMATS
@@ -77,7 +78,8 @@ def test_the_names_the_options_offer_are_the_librarys() -> None:
     assert set(common.INPUT_FORMAT_ALIASES) == set(_ALIASES)
     assert common.RESULT_FORMATS == OUTPUT_FORMATS
     assert tuple(COMPARISON) == common.COMPARISON_FORMATS
-    assert tuple(TEST_NAMES) == common.TEST_NAMES
+    assert tuple(PAIR_TEST_NAMES) == common.TEST_NAMES
+    assert TUKEY_TEST_NAMES == common.TUKEY_TEST_NAMES
     assert tuple(CORRECTION_NAMES) == common.CORRECTION_NAMES
     assert set(common.DUPLICATE_POLICIES.values()) == set(DuplicatePolicy.__args__)  # type: ignore[attr-defined]
 

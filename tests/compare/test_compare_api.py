@@ -183,6 +183,8 @@ def test_every_public_function_documents_an_example(name: str) -> None:
 # The modules that take evaluated runs (line them up, evaluate, report); the others are the
 # statistics over plain arrays of scores.
 FROM_RUNS = {"_align.py", "_report.py", "_runs.py"}
+# The statistics whose loop runs in the native core.
+NATIVE_LOOPS = {"_tukey.py"}
 
 
 @pytest.mark.parametrize("path", sorted(PACKAGE_DIR.glob("*.py")), ids=lambda path: path.name)
@@ -197,6 +199,10 @@ def test_the_statistics_import_only_the_errors_module_from_rankscope(path: Path)
         layers = {module.split(".")[1] for module in ours if module.count(".")}
         assert layers <= {"engine", "io", "errors", "compare", "report"}
         assert not {m for m in at_module_level if m.startswith("rankscope.report")}
+    elif path.name in NATIVE_LOOPS:
+        # The randomized Tukey HSD test's rounds run in the core, through one engine function.
+        assert ours <= {"rankscope.errors", "rankscope.engine.permutations"}
+        assert not {m for m in at_module_level if m.startswith("rankscope.engine")}
     elif path.name != "__init__.py":
         assert ours <= {"rankscope.errors"}
     # scipy is an optional extra: imported inside functions only, never at import time.

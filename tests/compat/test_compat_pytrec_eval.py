@@ -209,9 +209,9 @@ def test_parse_qrel_and_run_as_pytrec_eval() -> None:
     ("lines", "parse", "message"),
     [
         (["q1 0 d1 1", "q1 0 d1 2"], compat.parse_qrel, "<qrels>:2: document 'd1' appears twice"),
-        (["q1 0 d1"], compat.parse_qrel, "<qrels>:1: expected 4 fields; found 3"),
-        (["q1 0 d1 x"], compat.parse_qrel, "the grade must be a number; got 'x'"),
-        (["q1 Q0 d1 1 high run"], compat.parse_run, "the score must be a number; got 'high'"),
+        (["q1 0 d1"], compat.parse_qrel, "<qrels>:1: expected 4 whitespace-separated fields"),
+        (["q1 0 d1 x"], compat.parse_qrel, "relevance must be an integer grade; found 'x'"),
+        (["q1 Q0 d1 1 high run"], compat.parse_run, "score must be a finite number; found 'high'"),
     ],
 )
 def test_parse_errors_name_the_line(lines: list[str], parse: Any, message: str) -> None:

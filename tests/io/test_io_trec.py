@@ -1,4 +1,4 @@
-"""TREC files: trec_eval's conformance files, whitespace and comment rules, both parse paths."""
+"""TREC files: trec_eval's conformance files, whitespace and comment rules, read by the core."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rankscope import _core
-from rankscope.errors import ParseError, RankscopeWarning
+from rankscope.errors import EmptyInputError, InputError, ParseError, RankscopeWarning
 from rankscope.io import read_qrels, read_run, read_run_batches
 from rankscope.io._files import Input, open_input
-from rankscope.io._trec import parse_qrels, parse_run
+from rankscope.io._native import trec_qrels_table, trec_run_table
 
 # -- trec_eval's conformance files ---------------------------------------------------------------
 
@@ -127,7 +127,7 @@ def test_a_run_is_named_by_its_last_line_as_trec_eval_and_the_core_name_it(
 ) -> None:
     path = _run_file(tmp_path, content)
     assert read_run(path).name == name
-    assert parse_run(open_input(path), fast_path=False).tag == name
+    assert trec_run_table(Input("<bytes>", "", "", data=content), lenient=False)[1] == name
     assert _core.read_trec_run(str(path), path=str(path))[0].name == name
     assert {chunk.name for chunk in read_run_batches(path, chunk_bytes=64)} == {name}
 
@@ -159,30 +159,51 @@ def test_empty_field_between_tabs_is_a_missing_field(tmp_path: Path) -> None:
         read_run(path)
 
 
-def test_fast_path_serves_clean_files_and_general_path_the_rest(tmp_path: Path) -> None:
-    clean = open_input(_run_file(tmp_path, b"q1\tQ0\td1\t1\t2.5\ttag\n", "a"))
-    padded = open_input(_run_file(tmp_path, b"q1\tQ0\td1\t1\t  2.5\ttag\n", "b"))
-    assert parse_run(clean).fast
-    assert not parse_run(padded).fast
-    assert parse_run(clean).frame.equals(parse_run(padded).frame)
+def test_padded_and_clean_files_read_the_same(tmp_path: Path) -> None:
+    clean = read_run(_run_file(tmp_path, b"q1\tQ0\td1\t1\t2.5\ttag\n", "a"))
+    padded = read_run(_run_file(tmp_path, b"q1\tQ0\td1\t1\t  2.5\ttag\n", "b"))
+    assert clean.frame.equals(padded.frame)
+    assert clean.frame.schema == pl.Schema(
+        {"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64}
+    )
 
 
 @pytest.mark.parametrize(
     ("content", "rows"),
     [
-        # trec_eval reads past the rank: one that is no integer keeps the file on the fast path
+        # trec_eval reads past the rank: one that is no integer is no problem
         (b"q1 Q0 d1 1.0 2.5 t\nq1 Q0 d2 - 1 t\n", [("q1", "d1", 2.5), ("q1", "d2", 1.0)]),
         (b"# a comment\nq1 Q0 d1 1 2.5 t\n#\n", [("q1", "d1", 2.5)]),
         # a '#' inside an id is no comment
         (b"q#1 Q0 d#1 1 2.5 t\nq1 Q0 #d 2 1 t\n", [("q#1", "d#1", 2.5), ("q1", "#d", 1.0)]),
     ],
 )
-def test_fast_path_reads_odd_ranks_comments_and_hashes(
+def test_odd_ranks_comments_and_hashes(
     tmp_path: Path, content: bytes, rows: list[tuple[str, str, float]]
 ) -> None:
-    parsed = parse_run(open_input(_run_file(tmp_path, content)))
-    assert parsed.fast
-    assert parsed.frame.rows() == rows
+    assert read_run(_run_file(tmp_path, content)).frame.rows() == rows
+
+
+def test_ids_of_every_length_read_back(tmp_path: Path) -> None:
+    # Ids of up to 12 bytes are held inline in the Arrow views handed to polars, longer ones
+    # point into the core's buffer; the last line's ids end the buffer.
+    ids = ["d" * n for n in range(1, 40)] + ["\u00e9" * n for n in range(1, 12)]
+    lines = [f"{'q' * (i % 15 + 1)} Q0 {doc} {i} {i} t" for i, doc in enumerate(ids)]
+    path = _run_file(tmp_path, "\n".join(lines).encode())
+    expected = [(f[0], f[2], float(f[4])) for f in (line.split() for line in lines)]
+    assert read_run(path).frame.rows() == expected
+    assert [row for chunk in read_run_batches(path, 64) for row in chunk.frame.rows()] == expected
+    qrels = _run_file(
+        tmp_path,
+        "".join(
+            f"{q} {i % 3} {d} 1\n"
+            for q, i, d in ((f[0], int(f[3]), f[2]) for f in (line.split() for line in lines))
+        ).encode(),
+        "qrels",
+    )
+    assert read_qrels(qrels).frame.select("query_id", "doc_id").rows() == [
+        (q, d) for q, d, _ in expected
+    ]
 
 
 def test_byte_scan_sees_every_block_of_a_file(tmp_path: Path) -> None:
@@ -213,14 +234,38 @@ def test_error_line_numbers_count_comments_and_blank_lines_on_the_fast_path(
     assert raised.value.text == "q1\tQ0\td2\t2\tx\ttag"
 
 
-def test_first_line_offsets_reported_line_numbers() -> None:
-    chunk = Input("big.run", "big", ".run", data=b"q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 x t\n")
+def test_errors_in_later_chunks_name_the_line_of_the_whole_file(tmp_path: Path) -> None:
+    content = b"".join(b"q%d Q0 d 1 1 t\n" % i for i in range(100)) + b"q100 Q0 d 1 x t\n"
+    path = _run_file(tmp_path, content)
     with pytest.raises(ParseError) as raised:
-        parse_run(chunk, first_line=1001)
-    assert str(raised.value).startswith("big.run:1002: score must be a finite number")
+        list(read_run_batches(path, chunk_bytes=64))
+    assert str(raised.value).startswith(f"{path}:101: score must be a finite number")
+    assert (raised.value.line, raised.value.text) == (101, "q100 Q0 d 1 x t")
 
 
-# -- the two parse paths agree with each other and with a plain Python reading -------------------
+@pytest.mark.parametrize(
+    ("content", "error", "line", "text"),
+    [
+        (b"q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 x t\n", ParseError, 2, "q1 Q0 d2 2 x t"),
+        (b"# only a comment\n", EmptyInputError, None, None),
+        (None, InputError, None, None),  # no such file
+    ],
+    ids=["parse", "empty-input", "input"],
+)
+def test_the_core_s_errors_are_rankscope_errors_with_their_fields(
+    tmp_path: Path, content: bytes | None, error: type[Exception], line: int | None, text: str
+) -> None:
+    path = tmp_path / "run.txt"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(error) as raised:  # the core's reading, whose errors the bindings map
+        trec_run_table(Input(str(path), "run", ".txt", path=str(path)), lenient=False)
+    assert type(raised.value) is error
+    assert isinstance(raised.value, InputError)
+    assert (raised.value.source, raised.value.line, raised.value.text) == (str(path), line, text)
+
+
+# -- the core's reading agrees with a plain Python reading -------------------------------------
 
 _ID = st.text(alphabet="abcXYZ019-_.:#\u00e9", min_size=1, max_size=6).filter(
     lambda s: not s.startswith("#")
@@ -262,17 +307,14 @@ def _reference(text: str) -> list[tuple[str, str, float]]:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=st.booleans().flatmap(_run_text))
-def test_fast_and_general_paths_agree_with_python(
+def test_runs_read_as_python_splits_them(
     case: tuple[str, list[tuple[str, str, float]]],
 ) -> None:
     text, expected = case
-    opened = Input("<test>", "", "", data=text.encode())
-    fast = parse_run(opened)
-    general = parse_run(opened, fast_path=False)
-    assert fast.frame.rows() == expected
-    assert general.frame.rows() == expected
+    table, tag, _ = trec_run_table(Input("<test>", "", "", data=text.encode()), lenient=False)
+    assert pl.DataFrame(table).rows() == expected
     assert _reference(text) == expected
-    assert fast.tag == general.tag == "tag"
+    assert tag == "tag"
 
 
 @settings(max_examples=40, deadline=None)
@@ -280,13 +322,11 @@ def test_fast_and_general_paths_agree_with_python(
     rows=st.lists(st.tuples(_ID, _ID, st.integers(-5, 5)), min_size=1, max_size=10),
     separator=st.sampled_from([" ", "\t"]),
 )
-def test_qrels_paths_agree(rows: list[tuple[str, str, int]], separator: str) -> None:
+def test_qrels_read_as_written(rows: list[tuple[str, str, int]], separator: str) -> None:
     text = "".join(separator.join([q, "0", d, str(g)]) + "\n" for q, d, g in rows)
-    opened = Input("<test>", "", "", data=text.encode())
-    fast = parse_qrels(opened)
-    general = parse_qrels(opened, fast_path=False)
-    assert fast.fast
-    assert fast.frame.rows() == general.frame.rows() == rows
-    assert fast.frame.schema == pl.Schema(
+    table, _ = trec_qrels_table(Input("<test>", "", "", data=text.encode()), lenient=False)
+    frame = pl.DataFrame(table)
+    assert frame.rows() == rows
+    assert frame.schema == pl.Schema(
         {"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}
     )

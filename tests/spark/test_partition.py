@@ -9,11 +9,10 @@ import polars as pl
 import pytest
 
 import rankscope
-from rankscope.errors import ParseError, RankscopeWarning
+from rankscope.errors import RankscopeWarning
 from rankscope.spark._partition import (
     EVALUATED,
     MISSING,
-    PROBLEM,
     QRELS_SIDE,
     RUN_SIDE,
     SCORED_MISSING,
@@ -110,19 +109,6 @@ def test_a_chunk_of_judged_queries_only_is_scored_when_complete() -> None:
     assert frame[STATUS].to_list() == [SCORED_MISSING, SCORED_MISSING]
     assert results_of(frame, task(True)).per_query.equals(expected)
     assert expected["NumRel"].to_list() == [1.0, 2.0]  # not a row of zeros
-
-
-def test_a_malformed_line_marked_by_a_reader_raises_its_error() -> None:
-    frame = rows(QRELS, RUN).with_columns(
-        pl.when(pl.col("doc_id") == "w")
-        .then(pl.lit("run.txt\0score must be a finite number; found 'x'\0c Q0 w 1 x t"))
-        .alias(PROBLEM)
-    )
-    with pytest.raises(ParseError) as raised:
-        evaluated(frame, task(False), batch_rows=100)
-    assert (
-        str(raised.value) == "run.txt: score must be a finite number; found 'x'\n    c Q0 w 1 x t"
-    )
 
 
 def test_how_queries_are_spread_over_partitions_does_not_change_the_mean() -> None:

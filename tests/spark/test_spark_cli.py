@@ -95,11 +95,12 @@ def test_a_malformed_run_line_is_an_error_naming_file_and_line(
     spark: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path, line: str, message: str
 ) -> None:
     run = tmp_path / "bad.run"
-    run.write_text(Path(BM25).read_text() + line + "\n")
+    good = Path(BM25).read_text()
+    run.write_text(good + line + "\n")
     code, out, err = run_cli(capsys, QRELS, str(run), "--engine", "spark")
     assert code == EXIT_INPUT
     assert out == ""
-    assert err.startswith(f"rankscope: error: {run}: {message}")
+    assert err.startswith(f"rankscope: error: {run}:{len(good.splitlines()) + 1}: {message}")
     assert err.rstrip().endswith(line)
 
 
@@ -107,10 +108,13 @@ def test_a_malformed_qrels_line_is_an_error(
     spark: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     qrels = tmp_path / "qrels.txt"
-    qrels.write_text(Path(QRELS).read_text() + "q1 0 d1 1.5\n")
+    good = Path(QRELS).read_text()
+    qrels.write_text(good + "q1 0 d1 1.5\n")
     code, _, err = run_cli(capsys, str(qrels), BM25, "--engine", "spark")
     assert code == EXIT_INPUT
-    assert f"{qrels}: relevance must be an integer grade; found '1.5'" in err
+    line = len(good.splitlines()) + 1
+    message = "relevance must be an integer grade; found '1.5'"
+    assert f"{qrels}:{line}: {message}\n    q1 0 d1 1.5" in err
 
 
 def test_options_of_the_memory_engine_are_refused_with_spark(

@@ -4,7 +4,7 @@
 //! preparing a [`batch::RankedBatch`] ([`mod@prepare`]) under a profile's conventions
 //! ([`profile`]), the measure registry and kernels ([`measures`]), evaluation and aggregation
 //! ([`mod@evaluate`]), streaming in chunks of whole queries ([`stream`]) and rank fusion
-//! ([`fuse`]) live here;
+//! ([`fuse`]) and the randomized Tukey HSD test's permutation loop ([`stats`]) live here;
 //! `rankscope-python` only converts and delegates. Errors ([`error::Error`]) map one to one
 //! onto the classes of `rankscope.errors`.
 
@@ -19,6 +19,7 @@ mod parallel;
 pub mod prefs;
 pub mod prepare;
 pub mod profile;
+pub mod stats;
 pub mod stream;
 pub mod table;
 pub mod trec;
@@ -26,7 +27,7 @@ pub mod trec;
 pub use batch::{QueryView, RankedBatch, POOLED_UNJUDGED, UNJUDGED};
 pub use error::{Error, InputProblem, Result, Skipped};
 pub use evaluate::{compute, evaluate, evaluate_with, relevance_strings, EvalOptions, Evaluation};
-pub use measures::{parse_measure, parse_measures, Family, Measure, FAMILIES};
+pub use measures::{families, parse_measure, parse_measures, Family, Measure};
 pub use prepare::{prepare, prepare_query, Judgements, PrepareOptions, Prepared};
 pub use profile::Conventions;
 pub use table::{Qrels, Run};

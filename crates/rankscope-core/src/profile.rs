@@ -171,6 +171,17 @@ pub struct Conventions {
 /// The names of the built-in profiles, in the order Python lists them.
 pub const PROFILE_NAMES: [&str; 3] = ["trec", "trec9", "weknora"];
 
+/// What a profile computes when no measure is named (the command line's defaults): for the
+/// trec profiles the usual ranking measures, for `weknora` WeKnora's RetrievalMetrics
+/// (precision, recall, ndcg3, ndcg10, mrr, map). `None` for an unknown profile.
+pub fn default_measures(profile: &str) -> Option<&'static [&'static str]> {
+    match profile {
+        "trec" | "trec9" => Some(&["nDCG@10", "nDCG@3", "AP", "RR", "P@10", "R@10", "R@100"]),
+        "weknora" => Some(&["P", "R", "nDCG@3", "nDCG@10", "RR", "AP"]),
+        _ => None,
+    }
+}
+
 impl Conventions {
     /// trec_eval 10's conventions under the given name.
     fn trec_defaults(name: &str) -> Self {
@@ -290,6 +301,16 @@ mod tests {
         assert!(!Conventions::profile("trec")
             .unwrap()
             .keeps_duplicate_judgements());
+    }
+
+    #[test]
+    fn every_profile_defines_its_default_measures() {
+        for name in PROFILE_NAMES {
+            let conventions = Conventions::profile(name).unwrap();
+            let measures = crate::parse_measures(default_measures(name).unwrap()).unwrap();
+            crate::measures::check_profile_support(&measures, &conventions).unwrap();
+        }
+        assert_eq!(default_measures("trac"), None);
     }
 
     #[test]

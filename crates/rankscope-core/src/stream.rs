@@ -90,11 +90,7 @@ pub fn evaluate_run_file(
 ) -> Result<Streamed> {
     evaluate_stream(
         qrels,
-        || {
-            File::open(path)
-                .map(ReadAhead::new)
-                .map_err(|e| trec::io_error(&e, source))
-        },
+        || ReadAhead::open(path, source),
         source,
         measures,
         options,
@@ -171,6 +167,13 @@ pub struct ReadAhead {
 impl ReadAhead {
     const PIECE_BYTES: usize = 4 << 20;
     const PIECES_AHEAD: usize = 4;
+
+    /// The file at `path` read ahead; `source` names it in messages.
+    pub fn open(path: &Path, source: &str) -> Result<Self> {
+        File::open(path)
+            .map(Self::new)
+            .map_err(|e| trec::io_error(&e, source))
+    }
 
     /// Read `reader` ahead on a thread of its own.
     pub fn new<R: Read + Send + 'static>(mut reader: R) -> Self {
@@ -286,19 +289,14 @@ impl<R: Read> QueryBlocks<R> {
                 self.consumed = self.filled;
                 return Ok(Some((&self.buffer[..self.filled], self.line)));
             }
-            let want = self.filled + self.chunk_bytes;
-            if self.buffer.len() < want {
-                self.buffer.resize(want, 0);
-            }
+            // Appended to what is held, the buffer growing as the data comes rather than
+            // zero-filled to the chunk's size first: a run smaller than a chunk costs its size.
+            self.buffer.truncate(self.filled);
             let had = self.filled;
-            while self.filled < want {
-                match self.reader.read(&mut self.buffer[self.filled..want]) {
-                    Ok(0) => break,
-                    Ok(n) => self.filled += n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(trec::io_error(&e, source)),
-                }
-            }
+            let read = (&mut self.reader)
+                .take(self.chunk_bytes as u64)
+                .read_to_end(&mut self.buffer);
+            self.filled += read.map_err(|e| trec::io_error(&e, source))?;
             if self.filled == had {
                 self.done = true;
                 continue;
@@ -362,14 +360,64 @@ fn first_field(line: &[u8]) -> Option<&[u8]> {
     Some(&line[start..end])
 }
 
+/// A TREC run read a chunk of whole queries at a time (see [`QueryBlocks`]): each chunk is
+/// parsed as a run of its own, errors naming the line of the whole file, malformed lines
+/// skipped and counted in lenient mode. Blocks without rows (comments, blank or, lenient, only
+/// bad lines) are passed over; a run with no row at all is an [`Error::EmptyInput`], raised
+/// when the end is reached.
+pub struct RunChunks<R: Read> {
+    blocks: QueryBlocks<R>,
+    source: String,
+    lenient: bool,
+    found_rows: bool,
+    /// The lines skipped so far (lenient mode).
+    pub skipped: Skipped,
+}
+
+impl<R: Read> RunChunks<R> {
+    /// Chunks of about `chunk_bytes` from `reader`; `source` names it in messages.
+    pub fn new(reader: R, chunk_bytes: usize, source: &str, lenient: bool) -> Self {
+        Self {
+            blocks: QueryBlocks::new(reader, chunk_bytes),
+            source: source.to_string(),
+            lenient,
+            found_rows: false,
+            skipped: Skipped::default(),
+        }
+    }
+
+    /// The next chunk, named by the tag of its last valid line; `None` at the end.
+    pub fn next_chunk(&mut self) -> Result<Option<Run>> {
+        while let Some((block, first_line)) = self.blocks.next_block(&self.source)? {
+            let options = ReadOptions {
+                lenient: self.lenient,
+                first_line,
+            };
+            let parsed = trec::parse_run_rows(block, &self.source, &options)?;
+            self.skipped = std::mem::take(&mut self.skipped).merge(parsed.skipped);
+            if !parsed.table.is_empty() {
+                self.found_rows = true;
+                return Ok(Some(parsed.table));
+            }
+        }
+        if !self.found_rows {
+            return Err(Error::EmptyInput(
+                InputProblem::new(format!(
+                    "file holds no TREC run lines; expected {RUN_FIELDS}"
+                ))
+                .in_source(&self.source),
+            ));
+        }
+        Ok(None)
+    }
+}
+
 /// Per-query values gathered chunk by chunk.
 struct Gathered {
     query_ids: Vec<String>,
     rows: Vec<Vec<f64>>,
     unjudged: HashSet<String>,
     run_name: Option<String>,
-    skipped: Skipped,
-    found_rows: bool,
 }
 
 impl Gathered {
@@ -379,8 +427,6 @@ impl Gathered {
             rows: Vec::new(),
             unjudged: HashSet::new(),
             run_name: None,
-            skipped: Skipped::default(),
-            found_rows: false,
         }
     }
 
@@ -402,33 +448,6 @@ impl Gathered {
         Ok(())
     }
 
-    /// Parse one block into a chunk (lenient lines counted), or `None` if it holds no rows.
-    fn parse(
-        &mut self,
-        block: &[u8],
-        first_line: u64,
-        source: &str,
-        lenient: bool,
-    ) -> Result<Option<Run>> {
-        let options = ReadOptions {
-            lenient,
-            first_line,
-        };
-        match trec::parse_run_rows(block, source, &options) {
-            Ok(parsed) => {
-                self.skipped = std::mem::take(&mut self.skipped).merge(parsed.skipped);
-                if parsed.table.is_empty() {
-                    return Ok(None);
-                }
-                self.found_rows = true;
-                // trec_eval names the run by the tag of its last line.
-                self.run_name = Some(parsed.table.name.clone());
-                Ok(Some(parsed.table))
-            }
-            Err(error) => Err(error),
-        }
-    }
-
     /// The evaluation, queries sorted by id; the missing queries scored 0 under `complete`.
     fn finish(
         mut self,
@@ -436,15 +455,8 @@ impl Gathered {
         source: &str,
         measures: &[Measure],
         options: &EvalOptions,
+        skipped: Skipped,
     ) -> Result<(Evaluation, Skipped)> {
-        if !self.found_rows {
-            return Err(Error::EmptyInput(
-                InputProblem::new(format!(
-                    "file holds no TREC run lines; expected {RUN_FIELDS}"
-                ))
-                .in_source(source),
-            ));
-        }
         let qrels = judgements.qrels();
         let mut missing: Vec<String> = {
             let evaluated: HashSet<&str> = self.query_ids.iter().map(String::as_str).collect();
@@ -489,7 +501,7 @@ impl Gathered {
             missing_queries: missing,
             run_name: self.run_name.unwrap_or_default(),
         };
-        Ok((evaluation, self.skipped))
+        Ok((evaluation, skipped))
     }
 }
 
@@ -501,13 +513,12 @@ fn evaluate_grouped<R: Read>(
     options: &EvalOptions,
     stream: &StreamOptions,
 ) -> Result<(Evaluation, Skipped)> {
-    let mut blocks = QueryBlocks::new(reader, stream.chunk_bytes);
+    let mut chunks = RunChunks::new(reader, stream.chunk_bytes, source, stream.lenient);
     let mut gathered = Gathered::new();
     let mut seen: HashSet<String> = HashSet::new();
-    while let Some((block, first_line)) = blocks.next_block(source)? {
-        let Some(chunk) = gathered.parse(block, first_line, source, stream.lenient)? else {
-            continue;
-        };
+    while let Some(chunk) = chunks.next_chunk()? {
+        // trec_eval names the run by the tag of its last line.
+        gathered.run_name = Some(chunk.name.clone());
         let mut again: Vec<&str> = chunk
             .queries
             .names()
@@ -526,7 +537,7 @@ fn evaluate_grouped<R: Read>(
         seen.extend(chunk.queries.names().map(str::to_string));
         gathered.score(judgements, &chunk, measures, options)?;
     }
-    gathered.finish(judgements, source, measures, options)
+    gathered.finish(judgements, source, measures, options, chunks.skipped)
 }
 
 fn evaluate_partitioned<R: Read>(
@@ -553,12 +564,10 @@ fn evaluate_partitioned<R: Read>(
         .collect::<std::io::Result<_>>()
         .map_err(disk)?;
     let hasher = hashbrown::DefaultHashBuilder::default();
-    let mut blocks = QueryBlocks::new(reader, stream.chunk_bytes);
+    let mut chunks = RunChunks::new(reader, stream.chunk_bytes, source, stream.lenient);
     let mut gathered = Gathered::new();
-    while let Some((block, first_line)) = blocks.next_block(source)? {
-        let Some(chunk) = gathered.parse(block, first_line, source, stream.lenient)? else {
-            continue;
-        };
+    while let Some(chunk) = chunks.next_chunk()? {
+        gathered.run_name = Some(chunk.name.clone());
         let targets: Vec<usize> = chunk
             .queries
             .names()
@@ -593,7 +602,7 @@ fn evaluate_partitioned<R: Read>(
         drop(data);
         gathered.score(judgements, &part, measures, options)?;
     }
-    gathered.finish(judgements, source, measures, options)
+    gathered.finish(judgements, source, measures, options, chunks.skipped)
 }
 
 /// A temporary folder removed when dropped.

@@ -91,6 +91,12 @@ impl StrColumn {
         });
     }
 
+    /// The items' bytes back to back, and where each item starts and ends (`offsets[i]..
+    /// offsets[i + 1]`, `offsets[0] == 0`): the column taken apart without copying.
+    pub fn into_parts(self) -> (Vec<u8>, Vec<usize>) {
+        (self.bytes, self.offsets)
+    }
+
     /// Append every item of `other`.
     pub fn extend(&mut self, other: &StrColumn) {
         self.extend_from_parts(&[other], false);

@@ -1,5 +1,6 @@
 //! Tables in through the Arrow PyCapsule interface (`__arrow_c_stream__`: polars and pyarrow
-//! frames, pandas through pyarrow), read batch by batch into the core's columns.
+//! frames, pandas through pyarrow), read batch by batch into the core's columns; and tables out
+//! through the same interface.
 
 use arrow_array::cast::AsArray;
 use arrow_array::ffi_stream::{ArrowArrayStreamReader, FFI_ArrowArrayStream};
@@ -7,12 +8,23 @@ use arrow_array::types::{
     Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
     UInt64Type, UInt8Type,
 };
-use arrow_array::{Array, RecordBatch};
+use arrow_array::{Array, RecordBatch, RecordBatchIterator};
 use arrow_schema::DataType;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use rankscope_core::table::{Qrels, Run};
+
+/// `batch` as the Arrow PyCapsule interface hands a table out: a capsule named
+/// `arrow_array_stream` holding an `ArrowArrayStream` of the one batch. The consumer moves the
+/// stream out and leaves a released one behind; dropping the capsule's value releases a stream
+/// nobody took.
+pub fn stream_capsule<'py>(py: Python<'py>, batch: RecordBatch) -> PyResult<Bound<'py, PyCapsule>> {
+    let schema = batch.schema();
+    let reader = RecordBatchIterator::new([Ok(batch)], schema);
+    let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+    PyCapsule::new(py, stream, Some(c"arrow_array_stream".to_owned()))
+}
 
 /// The record batches of `table.__arrow_c_stream__()`.
 fn batches(table: &Bound<'_, PyAny>) -> PyResult<ArrowArrayStreamReader> {

@@ -1,7 +1,7 @@
 //! Inputs read or converted into the core's tables, and `evaluate` over them, with the GIL
 //! released while the core reads and computes.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
@@ -14,11 +14,12 @@ use rankscope_core::prepare::prepare_query;
 use rankscope_core::profile::Conventions;
 use rankscope_core::stream::{self, Grouping, StreamOptions};
 use rankscope_core::table::{Qrels, Run};
-use rankscope_core::trec::{self, Parsed, ReadOptions};
+use rankscope_core::trec;
 
 use crate::arrow::{qrels_from_stream, run_from_stream};
 use crate::convert;
 use crate::errors::IntoPyResult;
+use crate::read::{read_trec, PyFileReader, Warning};
 use crate::results::PerQuery;
 
 /// Judgements held by the core (read from a file, or converted from Python data).
@@ -85,37 +86,6 @@ fn run(table: Run) -> NativeRun {
     NativeRun {
         table: Arc::new(table),
     }
-}
-
-/// The text of the warning about skipped lines, if any were skipped.
-type Warning = Option<String>;
-
-/// The file at `path` or the bytes `data`, parsed by the core's reader of that file kind
-/// (`read` for files, `parse` for bytes) with the GIL released; and the warning about lines
-/// skipped in lenient mode.
-fn read_trec<T: Send>(
-    py: Python<'_>,
-    source: &str,
-    path: Option<PathBuf>,
-    data: Option<Bound<'_, PyBytes>>,
-    lenient: bool,
-    read: impl Fn(&Path, &str, &ReadOptions) -> rankscope_core::Result<Parsed<T>> + Sync,
-    parse: impl Fn(&[u8], &str, &ReadOptions) -> rankscope_core::Result<Parsed<T>> + Sync,
-) -> PyResult<(T, Warning)> {
-    let options = ReadOptions {
-        lenient,
-        first_line: 1,
-    };
-    let parsed = match (path, data) {
-        (Some(path), None) => py.detach(|| read(&path, source, &options)),
-        (None, Some(data)) => {
-            let bytes = data.as_bytes();
-            py.detach(|| parse(bytes, source, &options))
-        }
-        _ => return Err(PyValueError::new_err("give either path or data")),
-    }
-    .or_raise(py)?;
-    Ok((parsed.table, parsed.skipped.warning(source)))
 }
 
 /// A TREC qrels file (`path`) or its content (`data`: decompressed, or standard input), and
@@ -192,7 +162,7 @@ fn run_from_arrow(table: &Bound<'_, PyAny>, name: &str, source: &str) -> PyResul
 
 /// Conventions from the fields of Python's `Conventions` (already validated there), given as
 /// `(field, value)` pairs of text, the name among them.
-fn conventions(fields: &[(String, String)]) -> rankscope_core::Result<Conventions> {
+pub(crate) fn conventions(fields: &[(String, String)]) -> rankscope_core::Result<Conventions> {
     let mut conventions = Conventions::profile("trec")?;
     for (field, value) in fields {
         conventions = conventions.with_option(field, value)?;
@@ -286,23 +256,6 @@ fn evaluate_query(
     Ok(values.into_iter().map(|column| column[0]).collect())
 }
 
-/// A Python binary file read as a Rust `Read`: each read takes the GIL for `file.read(n)`.
-struct PyFileReader {
-    file: Py<PyAny>,
-}
-
-impl std::io::Read for PyFileReader {
-    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
-        Python::attach(|py| {
-            let data = self.file.bind(py).call_method1("read", (buffer.len(),))?;
-            let bytes = data.cast::<PyBytes>()?.as_bytes();
-            buffer[..bytes.len()].copy_from_slice(bytes);
-            Ok::<usize, PyErr>(bytes.len())
-        })
-        .map_err(std::io::Error::other)
-    }
-}
-
 /// How the lines of a streamed run are grouped: Python's `grouped` option.
 fn grouping(name: &str) -> PyResult<Grouping> {
     match name {
@@ -357,9 +310,9 @@ fn evaluate_stream(
         }),
         (None, Some(open)) => py.detach(|| {
             let reopen = || {
-                Python::attach(|py| open.call0(py).map(|file| PyFileReader { file })).map_err(
-                    |error| Error::Input(InputProblem::new(error.to_string()).in_source(&source)),
-                )
+                Python::attach(|py| open.call0(py).map(PyFileReader::new)).map_err(|error| {
+                    Error::Input(InputProblem::new(error.to_string()).in_source(&source))
+                })
             };
             stream::evaluate_stream(&table, reopen, &source, &parsed, &options, &stream_options)
         }),

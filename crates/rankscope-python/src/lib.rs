@@ -10,7 +10,9 @@ mod evaluate;
 mod fuse;
 mod measures;
 mod prefs;
+mod read;
 mod results;
+mod stats;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -20,5 +22,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fuse::register(m)?;
     measures::register(m)?;
     prefs::register(m)?;
+    read::register(m)?;
+    stats::register(m)?;
     Ok(())
 }

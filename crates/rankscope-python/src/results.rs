@@ -4,11 +4,10 @@
 //! through the buffer protocol (`Column`: numpy's `asarray` shares the memory), and as an Arrow
 //! stream (`__arrow_c_stream__`) that polars and pyarrow import without a copy of the values.
 
-use std::ffi::{c_int, c_void, CStr};
+use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-use arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use arrow_array::{ArrayRef, Float64Array, RecordBatch, RecordBatchIterator, StringArray};
+use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
 use arrow_schema::{ArrowError, DataType, Field, Schema};
 use pyo3::exceptions::{PyBufferError, PyIndexError, PyValueError};
 use pyo3::ffi;
@@ -186,11 +185,7 @@ impl PerQuery {
         let batch = self
             .record_batch()
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        let schema = batch.schema();
-        let reader = RecordBatchIterator::new([Ok(batch)], schema);
-        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
-        const NAME: &CStr = c"arrow_array_stream";
-        PyCapsule::new(py, stream, Some(NAME.to_owned()))
+        crate::arrow::stream_capsule(py, batch)
     }
 }
 

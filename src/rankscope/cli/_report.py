@@ -8,7 +8,12 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from rankscope.cli._common import COMPARISON_FORMATS, CORRECTION_NAMES, TEST_NAMES
+from rankscope.cli._common import (
+    COMPARISON_FORMATS,
+    CORRECTION_NAMES,
+    TEST_NAMES,
+    TUKEY_TEST_NAMES,
+)
 from rankscope.errors import OptionError
 
 if TYPE_CHECKING:
@@ -20,16 +25,17 @@ def add_report_options(parser: Any) -> None:
     ``-f/--format``, ``--caption``, ``--label``, ``-o/--output``."""
     parser.add_argument(
         "--test",
-        default="t",
+        default=None,
         metavar="TEST",
-        help=f"paired significance test: {', '.join(TEST_NAMES)} (default t)",
+        help=f"significance test: {', '.join(TEST_NAMES)} (default t; tukey: Tukey's HSD with "
+        "topics as blocks, randomized-tukey: the randomized Tukey HSD test, both over all runs)",
     )
     parser.add_argument(
         "--correction",
-        default="holm",
+        default=None,
         metavar="METHOD",
         help="correction for testing every run on every measure: "
-        f"{', '.join(CORRECTION_NAMES)} (default holm)",
+        f"{', '.join(CORRECTION_NAMES)} (default holm; the Tukey tests adjust themselves)",
     )
     parser.add_argument(
         "--alpha",
@@ -67,12 +73,19 @@ def add_report_options(parser: Any) -> None:
 
 
 def check_report_options(args: argparse.Namespace) -> None:
-    """Refuse bad option values before reading any file."""
+    """Refuse bad option values before reading any file (and settle the default test)."""
+    if args.test is None:
+        args.test = "t"
     if args.test not in TEST_NAMES:
         raise OptionError(
             f"unknown test {args.test!r} for --test; expected one of {', '.join(TEST_NAMES)}"
         )
-    if args.correction not in CORRECTION_NAMES:
+    if args.correction is not None and args.test in TUKEY_TEST_NAMES:
+        raise OptionError(
+            f"--correction does not apply to --test {args.test}: the test adjusts its p-values "
+            "for every pair itself"
+        )
+    if args.correction is not None and args.correction not in CORRECTION_NAMES:
         raise OptionError(
             f"unknown correction {args.correction!r} for --correction; expected one of "
             f"{', '.join(CORRECTION_NAMES)}"

@@ -28,9 +28,6 @@ from rankscope.errors import (
 )
 from rankscope.report.results import write_text
 from rankscope.report.trec_eval import (
-    JUDGEMENT_GROUP_MEASURES,
-    PREFERENCE_MEASURES,
-    WITHOUT_JUDGEMENTS,
     TrecMeasure,
     format_trec_eval,
     read_zscores,
@@ -241,15 +238,6 @@ def _debug_query(text: str | None) -> str | None:
     return query or None
 
 
-def _kind(printed: str) -> str:
-    """The kind of judgements a measure line needs."""
-    if printed.startswith(PREFERENCE_MEASURES):
-        return "prefs"
-    if printed.startswith(JUDGEMENT_GROUP_MEASURES):
-        return "qrels_jg"
-    return "qrels"
-
-
 def _results(
     evaluated: tuple[_core.PerQuery, list[str], list[str], str | None],
     measures: list[Measure],
@@ -324,9 +312,10 @@ def run(args: argparse.Namespace) -> int:
         profile = profile.with_options(unjudged_documents="drop")
     zscores = read_zscores(args.zscores) if args.zscores is not None else None
     for line in lines:
-        needs = _kind(line.printed)
-        if line.printed not in WITHOUT_JUDGEMENTS and needs != kind:
-            raise OptionError(f"-m {line.printed}: trec_eval computes it only with {_NEEDS[needs]}")
+        if line.judgements not in ("any", kind):
+            raise OptionError(
+                f"-m {line.printed}: trec_eval computes it only with {_NEEDS[line.judgements]}"
+            )
     ranking = load_ranking(args.run, "trec", lenient=False)
     options: dict[str, Any] = {
         "profile": profile,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from numpy.typing import ArrayLike
 
@@ -12,13 +12,8 @@ from rankscope.errors import InputError
 from ._corrections import CORRECTION_NAMES, correct_pvalues
 from ._effect import paired_cohens_d
 from ._intervals import ConfidenceInterval, paired_bootstrap_ci
-from ._paired_tests import (
-    TestResult,
-    bootstrap_test,
-    paired_t_test,
-    randomization_test,
-    wilcoxon_test,
-)
+from ._multiple import MultipleComparison
+from ._paired_tests import PAIRED_TEST_NAMES, TestResult, run_paired_test
 from ._per_query import WinTieLoss, win_tie_loss
 from ._validation import (
     FloatArray,
@@ -30,40 +25,7 @@ from ._validation import (
     make_rng,
 )
 
-
-def _run_t(
-    baseline: FloatArray, system: FloatArray, n_resamples: int, seed: int | None
-) -> TestResult:
-    return paired_t_test(baseline, system)
-
-
-def _run_wilcoxon(
-    baseline: FloatArray, system: FloatArray, n_resamples: int, seed: int | None
-) -> TestResult:
-    return wilcoxon_test(baseline, system)
-
-
-def _run_randomization(
-    baseline: FloatArray, system: FloatArray, n_resamples: int, seed: int | None
-) -> TestResult:
-    return randomization_test(baseline, system, n_permutations=n_resamples, seed=seed)
-
-
-def _run_bootstrap(
-    baseline: FloatArray, system: FloatArray, n_resamples: int, seed: int | None
-) -> TestResult:
-    return bootstrap_test(baseline, system, n_resamples=n_resamples, seed=seed)
-
-
-_TESTS: Mapping[str, Callable[[FloatArray, FloatArray, int, int | None], TestResult]] = {
-    "t": _run_t,
-    "wilcoxon": _run_wilcoxon,
-    "randomization": _run_randomization,
-    "bootstrap": _run_bootstrap,
-}
-
-
-TEST_NAMES = tuple(_TESTS)
+TEST_NAMES = PAIRED_TEST_NAMES
 """Names accepted by the ``test`` parameter of :func:`compare`."""
 
 
@@ -91,6 +53,8 @@ class ComparisonRow:
         Cohen's d for paired samples, see :func:`paired_cohens_d`.
     win_tie_loss
         Queries on which the system scores higher, the same, lower (tolerance ``1e-12``).
+    baseline
+        The name of the run the system is compared with (the first of the pair).
     """
 
     system: str
@@ -104,21 +68,29 @@ class ComparisonRow:
     difference_ci: ConfidenceInterval
     effect_size: float
     win_tie_loss: WinTieLoss
+    baseline: str = "baseline"
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """Every system compared with the baseline on every measure, with the options used.
+    """Every system compared with the baseline on every measure, with the options used; or,
+    from :func:`compare_pairs`, chosen pairs of systems.
 
     Attributes
     ----------
     rows
         One row per (system, measure): systems in input order, measures in the order of the
-        baseline's mapping within each system.
+        baseline's mapping within each system. From :func:`compare_pairs`: one row per
+        (pair, measure), the pair's first system as the row's ``baseline``.
     systems, measures
-        The names, in that order.
+        The names, in that order (from :func:`compare_pairs`, every system compared).
     test, correction, alpha, n_resamples, seed
-        The options the comparison ran with.
+        The options the comparison ran with (``correction="tukey"``: the Tukey tests' own).
+    analyses
+        Measure -> the test of the pairs over all the systems (ANOVA, pairwise matrix, compact
+        letter display), from :func:`compare_pairs`; empty for a comparison with one baseline.
+    baselines
+        The systems the pairs were chosen against (from :func:`compare_pairs`), if any.
     """
 
     rows: tuple[ComparisonRow, ...]
@@ -129,9 +101,33 @@ class Comparison:
     alpha: float
     n_resamples: int
     seed: int | None
+    analyses: Mapping[str, MultipleComparison] = field(default_factory=dict)
+    baselines: tuple[str, ...] = ()
+
+    @property
+    def pairwise(self) -> bool:
+        """Whether this compares chosen pairs (:func:`compare_pairs`), not systems against one
+        baseline."""
+        return bool(self.analyses)
+
+    def pair(self, first: str, second: str, measure: str) -> ComparisonRow:
+        """The row of ``second`` against ``first`` on ``measure``.
+
+        Raises
+        ------
+        KeyError
+            If that pair was not compared on that measure.
+        """
+        for row in self.rows:
+            if (row.baseline, row.system, row.measure) == (first, second, measure):
+                return row
+        raise KeyError(
+            f"no comparison of {second!r} against {first!r} on measure {measure!r}; pairs: "
+            f"{sorted({(row.baseline, row.system) for row in self.rows})}"
+        )
 
     def row(self, system: str, measure: str) -> ComparisonRow:
-        """The row of ``system`` on ``measure``.
+        """The row of ``system`` on ``measure`` (the first, when several pairs hold it).
 
         Raises
         ------
@@ -156,6 +152,7 @@ def compare(
     alpha: float = 0.05,
     seed: int | None = 0,
     n_resamples: int = 10_000,
+    baseline: str = "baseline",
 ) -> Comparison:
     """Compare each system with the baseline on each measure, correcting for multiplicity.
 
@@ -188,6 +185,8 @@ def compare(
         Seed of :func:`numpy.random.default_rng`; None draws fresh entropy (not reproducible).
     n_resamples
         Number of permutations or bootstrap resamples, for the test and for the interval.
+    baseline
+        The baseline's name, for the rows' :attr:`ComparisonRow.baseline`.
 
     Returns
     -------
@@ -258,9 +257,8 @@ def compare(
             )
             pairs.append((system, measure, baseline_array, system_array))
 
-    run_test = _TESTS[test]
     results = [
-        run_test(baseline_array, system_array, n_resamples, seed)
+        run_paired_test(test, baseline_array, system_array, n_resamples, seed)
         for _, _, baseline_array, system_array in pairs
     ]
     corrected = correct_pvalues([result.p_value for result in results], correction)
@@ -287,6 +285,7 @@ def compare(
                 ),
                 effect_size=paired_cohens_d(baseline_array, system_array),
                 win_tie_loss=win_tie_loss(baseline_array, system_array),
+                baseline=baseline,
             )
         )
     return Comparison(

@@ -23,6 +23,7 @@ from ._resampling import (
     tie_tolerance,
 )
 from ._validation import (
+    FloatArray,
     as_paired,
     check_choice,
     check_count,
@@ -36,6 +37,9 @@ EXACT_MAX_QUERIES = 20
 """Largest number of queries :func:`exact_randomization_pvalue` enumerates (2^20 sign flips)."""
 
 _EXACT_BLOCK = 1 << 16
+
+PAIRED_TEST_NAMES = ("t", "wilcoxon", "randomization", "bootstrap")
+"""The paired tests, by the names :func:`run_paired_test` takes."""
 
 
 @dataclass(frozen=True)
@@ -388,3 +392,17 @@ def bootstrap_test(
     count = count_at_least_as_extreme(null_means, observed, tie_tolerance(differences))
     p_value = (count + 1) / (n_resamples + 1)
     return TestResult(observed, p_value, differences.size, "bootstrap", observed, n_resamples)
+
+
+def run_paired_test(
+    test: str, baseline: FloatArray, system: FloatArray, n_resamples: int, seed: int | None
+) -> TestResult:
+    """The paired test named ``test`` (one of :data:`PAIRED_TEST_NAMES`, already checked) of
+    ``system`` against ``baseline``, resampling ``n_resamples`` times from ``seed``."""
+    if test == "t":
+        return paired_t_test(baseline, system)
+    if test == "wilcoxon":
+        return wilcoxon_test(baseline, system)
+    if test == "randomization":
+        return randomization_test(baseline, system, n_permutations=n_resamples, seed=seed)
+    return bootstrap_test(baseline, system, n_resamples=n_resamples, seed=seed)

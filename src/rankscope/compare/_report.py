@@ -15,11 +15,18 @@ from typing import Any
 
 from rankscope.compare._align import AlignedScores, align_results
 from rankscope.compare._compare import Comparison, compare
+from rankscope.compare._pairs import (
+    TUKEY_TEST_NAMES,
+    choose_pairs,
+    compare_pairs,
+    default_correction,
+)
+from rankscope.compare._power import DiscriminativePower, discriminative_power
 from rankscope.engine.provenance import Provenance
 from rankscope.engine.results import Results
 from rankscope.errors import require
 
-__all__ = ["ComparisonReport", "build_report", "compare_aligned"]
+__all__ = ["ComparisonReport", "PowerReport", "build_report", "compare_aligned", "power_report"]
 
 
 @dataclass(frozen=True)
@@ -93,11 +100,15 @@ class ComparisonReport:
 
     def to_dataframe(self) -> Any:
         """One row per system and measure (polars): means, difference, interval, p-values,
-        significance, effect size, wins, ties and losses."""
+        significance, effect size, wins, ties and losses. When pairs were compared (all pairs,
+        several baselines, a Tukey test), one row per pair and measure, the pair's first run in
+        the column ``baseline`` before ``system``."""
         import polars as pl
 
+        pairwise = self.comparison.pairwise
         rows = [
             {
+                **({"baseline": row.baseline} if pairwise else {}),
                 "system": row.system,
                 "measure": row.measure,
                 "queries": row.n,
@@ -129,8 +140,15 @@ class ComparisonReport:
         return summary_html(self)
 
     def __repr__(self) -> str:
-        systems = ", ".join(self.aligned.systems)
         significant = sum(row.significant for row in self.comparison.rows)
+        if self.comparison.pairwise:
+            pairs = len({(row.baseline, row.system) for row in self.comparison.rows})
+            return (
+                f"ComparisonReport({pairs} pairs of {len(self.aligned.names)} runs; "
+                f"{len(self.aligned.query_ids)} queries; {significant} of "
+                f"{len(self.comparison.rows)} differences significant)"
+            )
+        systems = ", ".join(self.aligned.systems)
         return (
             f"ComparisonReport({systems} vs {self.baseline}; {len(self.aligned.query_ids)} "
             f"queries; {significant} of {len(self.comparison.rows)} differences significant)"
@@ -143,16 +161,18 @@ def build_report(
     *,
     names: Sequence[str] | None = None,
     test: str = "t",
-    correction: str = "holm",
+    correction: str | None = None,
     alpha: float = 0.05,
     seed: int | None = 0,
     n_resamples: int = 10_000,
     provenance: Provenance | None = None,
+    pairs: str | Sequence[tuple[str, str]] = "baseline",
+    baselines: Sequence[str] | None = None,
 ) -> ComparisonReport:
     """Align the runs' scores (see :func:`align_results`) and compare them.
 
-    The options are those of :func:`rankscope.compare.compare`; ``provenance`` records what
-    produced the report.
+    The options are those of :func:`compare_aligned`; ``provenance`` records what produced the
+    report.
 
     Examples
     --------
@@ -174,6 +194,8 @@ def build_report(
         seed=seed,
         n_resamples=n_resamples,
         provenance=provenance,
+        pairs=pairs,
+        baselines=baselines,
     )
 
 
@@ -181,14 +203,22 @@ def compare_aligned(
     aligned: AlignedScores,
     *,
     test: str = "t",
-    correction: str = "holm",
+    correction: str | None = None,
     alpha: float = 0.05,
     seed: int | None = 0,
     n_resamples: int = 10_000,
     provenance: Provenance | None = None,
+    pairs: str | Sequence[tuple[str, str]] = "baseline",
+    baselines: Sequence[str] | None = None,
 ) -> ComparisonReport:
-    """Compare aligned scores (from :func:`align_results` or :func:`align_values`) with
-    :func:`rankscope.compare.compare`.
+    """Compare aligned scores (from :func:`align_results` or :func:`align_values`).
+
+    With ``pairs="baseline"``, one baseline (the first run) and a paired test, every system is
+    compared with the baseline by :func:`rankscope.compare.compare`; otherwise the chosen pairs
+    (every run against each of ``baselines``, every pair with ``pairs="all"``, or the listed
+    pairs) by :func:`rankscope.compare.compare_pairs`, which also runs the Tukey tests
+    (``test="tukey"`` or ``"randomized-tukey"``, over all the runs). ``correction`` defaults to
+    ``"holm"`` for the paired tests; the Tukey tests adjust for every pair themselves.
 
     Examples
     --------
@@ -199,17 +229,100 @@ def compare_aligned(
     >>> report = compare_aligned(aligned, test="randomization")
     >>> report.comparison.row("new", "AP").test.mean_difference
     0.25
+    >>> every = compare_aligned(aligned, test="tukey", pairs="all")
+    >>> every.comparison.pair("base", "new", "AP").corrected_p_value
+    0.0
     """
-    comparison = compare(
-        aligned.baseline_scores(),
-        aligned.systems_scores(),
+    function = "compare_aligned"
+    resolved = default_correction(test, correction, function)
+    chosen, chosen_baselines = choose_pairs(aligned.names, pairs, baselines)
+    one_baseline = chosen_baselines == (aligned.baseline,)
+    if one_baseline and test not in TUKEY_TEST_NAMES:
+        comparison = compare(
+            aligned.baseline_scores(),
+            aligned.systems_scores(),
+            test=test,
+            correction=resolved,
+            alpha=alpha,
+            seed=seed,
+            n_resamples=n_resamples,
+            baseline=aligned.baseline,
+        )
+    else:
+        comparison = compare_pairs(
+            {name: dict(aligned.scores[name]) for name in aligned.names},
+            chosen,
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            seed=seed,
+            n_resamples=n_resamples,
+            baselines=chosen_baselines,
+        )
+    return ComparisonReport(comparison=comparison, aligned=aligned, provenance=provenance)
+
+
+@dataclass(frozen=True)
+class PowerReport:
+    """The discriminative power of the measures and the scores it was computed on.
+
+    Attributes
+    ----------
+    power
+        Per measure, the share of run pairs separated at the level.
+    aligned
+        The per-query scores (every run on the same queries).
+    provenance
+        What produced it (None: not recorded).
+    """
+
+    power: DiscriminativePower
+    aligned: AlignedScores
+    provenance: Provenance | None = None
+
+    def render(self, format: str = "table") -> str:
+        """The power of every measure as ``table``, ``markdown``, ``latex``, ``json`` or
+        ``html`` (with the achieved-significance-level curves)."""
+        from rankscope.report.compare import render_power
+
+        return render_power(self, format)
+
+
+def power_report(
+    aligned: AlignedScores,
+    *,
+    test: str = "randomized-tukey",
+    correction: str | None = None,
+    alpha: float = 0.05,
+    seed: int | None = 0,
+    n_resamples: int = 10_000,
+    provenance: Provenance | None = None,
+) -> PowerReport:
+    """The discriminative power (:func:`rankscope.compare.discriminative_power`) of every
+    measure of aligned scores.
+
+    Examples
+    --------
+    >>> from rankscope.compare import align_values
+    >>> values = [{f"q{i}": {"AP": 0.1 * i + 0.1 * k} for i in range(6)} for k in range(3)]
+    >>> report = power_report(align_values(["a", "b", "c"], ["AP"], values), n_resamples=999)
+    >>> power = report.power.measure("AP")
+    >>> power.pairs, power.significant, [round(p, 3) for p in power.asl]
+    (3, 1, [0.001, 0.233, 0.233])
+    """
+    per_measure = {
+        measure: {name: aligned.scores[name][measure] for name in aligned.names}
+        for measure in aligned.measures
+    }
+    power = discriminative_power(
+        per_measure,
         test=test,
         correction=correction,
         alpha=alpha,
-        seed=seed,
         n_resamples=n_resamples,
+        seed=seed,
     )
-    return ComparisonReport(comparison=comparison, aligned=aligned, provenance=provenance)
+    return PowerReport(power=power, aligned=aligned, provenance=provenance)
 
 
 def _running_mean(values: list[float]) -> float:

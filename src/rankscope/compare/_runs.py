@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from rankscope.compare._pairs import default_correction
 from rankscope.compare._report import ComparisonReport, build_report
 from rankscope.engine import Measure, evaluate, parse_measures
 from rankscope.engine.provenance import Provenance, distinct_names
@@ -40,15 +41,18 @@ def compare_runs(
     *,
     baseline: str | None = None,
     test: str = "t",
-    correction: str = "holm",
+    correction: str | None = None,
     alpha: float = 0.05,
     profile: str = "trec",
     complete: bool = False,
     relevance_level: int = 1,
     seed: int | None = 0,
     n_resamples: int = 10_000,
+    pairs: str | Sequence[tuple[str, str]] = "baseline",
+    baselines: Sequence[str] | None = None,
 ) -> ComparisonReport:
-    """Evaluate ``runs`` against ``qrels`` and test each against the baseline, per measure.
+    """Evaluate ``runs`` against ``qrels`` and test each against the baseline, per measure; or
+    compare every pair, several baselines, or chosen pairs.
 
     Parameters
     ----------
@@ -62,9 +66,19 @@ def compare_runs(
     baseline
         The name of the run the others are compared with (default: the first).
     test, correction, alpha, seed, n_resamples
-        As for `rankscope.compare.compare`: the paired test (``t``, ``wilcoxon``,
-        ``randomization``, ``bootstrap``), the correction for testing every run on every measure
-        (``holm``, ``bonferroni``, ``bh``, ``none``), the level, and the resampling.
+        The test: a paired test (``t``, ``wilcoxon``, ``randomization``, ``bootstrap``) of each
+        pair, with the correction for testing every pair on every measure (``holm``, the
+        default, ``bonferroni``, ``bh``, ``none``); or a test over all the runs at once,
+        ``tukey`` (Tukey's HSD, topics as blocks) or ``randomized-tukey`` (the randomized Tukey
+        HSD test), which adjust for every pair themselves (leave ``correction`` unset). Then
+        the level, and the resampling (see `rankscope.compare.compare_pairs`).
+    pairs
+        ``"baseline"`` (default): each run against the baseline, or against each of
+        ``baselines``; ``"all"``: every pair of runs; or a list of ``(first, second)`` run
+        names (``second`` tested against ``first``).
+    baselines
+        Several baselines at once (with ``pairs="baseline"``): every other run is compared with
+        each of them.
     profile, complete, relevance_level
         As for `rankscope.evaluate`. Without ``complete`` the comparison is restricted to the
         queries every run holds (with a warning naming those left out).
@@ -73,7 +87,8 @@ def compare_runs(
     -------
     ComparisonReport
         ``to_markdown()``, ``to_latex()``, ``to_html()``, ``to_json()``, ``to_dataframe()``;
-        in Jupyter it shows its summary table.
+        in Jupyter it shows its summary table. When pairs were compared, the reports show the
+        pairwise matrix, a compact letter display and the ANOVA table of every measure.
 
     Examples
     --------
@@ -93,6 +108,18 @@ def compare_runs(
     | --- | ---: | ---: |
     | bm25 (baseline) | 0.5000 | 0.0000 |
     | dense | **1.0000**† | **1.0000**† |
+
+    Every pair, by Tukey's HSD with topics as blocks:
+
+    >>> runs = {"bm25": {f"q{i}": ["x", "a"] for i in range(8)},
+    ...         "dense": {f"q{i}": ["a"] for i in range(8)},
+    ...         "mixed": {f"q{i}": ["a"] if i % 2 else ["x", "a"] for i in range(8)}}
+    >>> every = rankscope.compare_runs(qrels, runs, "RR", pairs="all", test="tukey")
+    >>> every
+    ComparisonReport(3 pairs of 3 runs; 8 queries; 3 of 3 differences significant)
+    >>> frame = every.to_dataframe()
+    >>> [(a, b, round(p, 4)) for a, b, p in frame.select("baseline", "system", "p_value").rows()]
+    [('bm25', 'dense', 0.0), ('bm25', 'mixed', 0.0153), ('dense', 'mixed', 0.0153)]
     """
     wanted = parse_measures(measures)
     judgements = as_qrels(qrels)
@@ -100,6 +127,7 @@ def compare_runs(
     if len(named) < 2:
         raise InputError(f"compare_runs needs a baseline and at least one run; got {len(named)}")
     names = [name for name, _ in named]
+    resolved = default_correction(test, correction, "compare_runs")
     if baseline is not None:
         if baseline not in names:
             raise InputError(f"no run named {baseline!r} to be the baseline; runs: {names}")
@@ -120,7 +148,9 @@ def compare_runs(
         runs=[(name, run.source) for name, run in named],
         profile=results[0].profile,
         measures=[m.name for m in wanted],
-        command=f"rankscope.compare_runs(test={test!r}, correction={correction!r}, alpha={alpha})",
+        command=f"rankscope.compare_runs(test={test!r}, correction={resolved!r}, alpha={alpha}"
+        + _pairs_argument(pairs, baselines)
+        + ")",
     )
     return build_report(
         results[0],
@@ -132,4 +162,12 @@ def compare_runs(
         seed=seed,
         n_resamples=n_resamples,
         provenance=provenance,
+        pairs=pairs,
+        baselines=baselines,
     )
+
+
+def _pairs_argument(pairs: str | Sequence[tuple[str, str]], baselines: Sequence[str] | None) -> str:
+    """``, pairs=...`` and ``, baselines=...`` for the provenance, when not the defaults."""
+    text = "" if isinstance(pairs, str) and pairs == "baseline" else f", pairs={pairs!r}"
+    return text + (f", baselines={list(baselines)!r}" if baselines else "")

@@ -45,10 +45,17 @@ from typing import Any
 
 from rankscope import _core
 from rankscope.engine.evaluate import _conventions_fields
+from rankscope.engine.measures import FAMILIES
+from rankscope.engine.measures._registry import (
+    GEOMETRIC_MEAN_FLOOR,
+    TrecName,
+    trec_eval_nicknames,
+    trec_eval_table,
+)
 from rankscope.engine.profiles import PROFILES
 from rankscope.errors import EmptyInputError, OptionError, ParseError
-from rankscope.io._native import native_qrels, native_run
-from rankscope.report.trec_eval import OFFICIAL, trec_eval_measures
+from rankscope.io._native import native_qrels, native_run, trec_qrels_rows, trec_run_rows
+from rankscope.report.trec_eval import trec_eval_measures
 
 __all__ = [
     "RelevanceEvaluator",
@@ -59,77 +66,38 @@ __all__ = [
     "supported_nicknames",
 ]
 
-# pytrec_eval's measures: trec_eval 9's.
-supported_measures: frozenset[str] = frozenset(
-    {
-        "11pt_avg",
-        "G",
-        "P",
-        "Rndcg",
-        "Rprec",
-        "Rprec_mult",
-        "binG",
-        "bpref",
-        "gm_bpref",
-        "gm_map",
-        "infAP",
-        "iprec_at_recall",
-        "map",
-        "map_cut",
-        "ndcg",
-        "ndcg_cut",
-        "ndcg_rel",
-        "num_nonrel_judged_ret",
-        "num_q",
-        "num_rel",
-        "num_rel_ret",
-        "num_ret",
-        "recall",
-        "recip_rank",
-        "relative_P",
-        "relstring",
-        "runid",
-        "set_F",
-        "set_P",
-        "set_map",
-        "set_recall",
-        "set_relative_P",
-        "success",
-        "utility",
-    }
-)
+# pytrec_eval is trec_eval 9: the lines of trec_eval's table it computes (the registry says
+# which), and the nicknames made of them alone.
+_FULL_TABLE = {entry.name: entry for entry in trec_eval_table()}
+_TABLE: dict[str, TrecName] = {
+    name: entry for name, entry in _FULL_TABLE.items() if entry.pytrec_eval
+}
+supported_measures: frozenset[str] = frozenset(_TABLE)
 supported_nicknames: dict[str, frozenset[str]] = {
-    "official": frozenset(OFFICIAL),
-    "set": frozenset(
-        {
-            "runid",
-            "num_q",
-            "num_ret",
-            "num_rel",
-            "num_rel_ret",
-            "utility",
-            "set_P",
-            "set_recall",
-            "set_relative_P",
-            "set_map",
-            "set_F",
-        }
-    ),
-    "all_trec": supported_measures,
+    nickname: frozenset(names) & supported_measures
+    for nickname, names in trec_eval_nicknames().items()
+    # pytrec_eval reads qrels only: not the nicknames of preferences or judgement groups.
+    if all(_FULL_TABLE[name].judgements in ("qrels", "any") for name in names)
 }
 # Families with one output key per parameter (``P_5``, ``iprec_at_recall_0.10``); the others
 # print their bare name whatever their parameters.
 _PER_PARAMETER = frozenset(
-    {"P", "recall", "ndcg_cut", "map_cut", "relative_P", "success", "iprec_at_recall", "Rprec_mult"}
+    name
+    for name, entry in _TABLE.items()
+    if entry.family is not None and entry.style in ("cutoffs", "levels", "factors")
 )
 # trec_eval reads these families' parameters as grade=gain pairs, which pytrec_eval's syntax
 # cannot write.
-_GAIN_PAIRS = frozenset({"ndcg", "G", "ndcg_rel", "Rndcg"})
-# Keys pytrec_eval reports as 0.0 for every query.
-_ZEROS = frozenset({"runid", "relstring"})
-# Keys whose per-query value pytrec_eval reports as log(max(value, 1e-5)).
-_LOGARITHMS = frozenset({"gm_map", "gm_bpref"})
-_GEOMETRIC_MEAN_FLOOR = 1e-5
+_GAIN_PAIRS = frozenset(name for name, entry in _TABLE.items() if entry.style == "pairs")
+# Keys pytrec_eval reports as 0.0 for every query: the lines that are not measures.
+_ZEROS = frozenset(name for name, entry in _TABLE.items() if entry.family is None)
+# Keys whose per-query value pytrec_eval reports as log(max(value, floor)): the measures
+# aggregated by geometric mean.
+_LOGARITHMS = frozenset(
+    name
+    for name, entry in _TABLE.items()
+    if entry.family is not None and FAMILIES[entry.family].aggregate == "geometric_mean"
+)
 # As pytrec_eval: the measure, then "." or "_" and numbers separated by commas (a prefix match).
 _PARAMETERS = r"{}[\._]([0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*)"
 
@@ -279,7 +247,7 @@ class RelevanceEvaluator:
                 for key in zeros:
                     per_query[key] = 0.0
                 for key in logarithms:
-                    per_query[key] = math.log(max(per_query[key], _GEOMETRIC_MEAN_FLOOR))
+                    per_query[key] = math.log(max(per_query[key], GEOMETRIC_MEAN_FLOOR))
         return result
 
     def _empty_rankings(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, Any]:
@@ -310,42 +278,46 @@ def compute_aggregated_measure(measure: str, values: list[float]) -> float:
     return float(np.mean(values))
 
 
-def _parse_lines(
-    lines: Iterable[str], fields: int, what: str, convert: Any
-) -> dict[str, dict[str, Any]]:
-    table: dict[str, dict[str, Any]] = collections.defaultdict(dict)
+def _parse_lines(lines: Iterable[str], what: str) -> dict[str, dict[str, Any]]:
+    """``{query_id: {doc_id: value}}`` from TREC lines (``what``: "qrels" or "run"), read by
+    the core's TREC reader; a document given twice for a query is an error, as pytrec_eval
+    asserts."""
     source = str(getattr(lines, "name", f"<{what}>"))  # an open file's name
-    for number, line in enumerate(lines, start=1):
-        parts = line.split()
-        if not parts:
-            continue
-        text = line.rstrip("\r\n")
-        if len(parts) != fields:
-            raise ParseError(
-                f"expected {fields} fields; found {len(parts)}",
-                source=source,
-                line=number,
-                text=text,
-            )
-        query_id, doc_id, value = parts[0], parts[2], parts[-1 if fields == 4 else 4]
-        try:
-            number_value = convert(value)
-        except ValueError:
-            raise ParseError(
-                f"the {'grade' if fields == 4 else 'score'} must be a number; got {value!r}",
-                source=source,
-                line=number,
-                text=text,
-            ) from None
-        if doc_id in table[query_id]:
+    texts = [line if line.endswith("\n") else line + "\n" for line in lines]
+    table: dict[str, dict[str, Any]] = collections.defaultdict(dict)
+    rows = _trec_rows("".join(texts).encode(), source, what)
+    for row, (query_id, doc_id, number) in enumerate(rows.iter_rows()):
+        docs = table[query_id]
+        if doc_id in docs:
+            line = _line_of_row(texts, row, source, what)
             raise ParseError(
                 f"document {doc_id!r} appears twice for query {query_id!r}",
                 source=source,
-                line=number,
-                text=text,
+                line=line,
+                text=texts[line - 1].rstrip("\r\n"),
             )
-        table[query_id][doc_id] = number_value
+        docs[doc_id] = number  # an int grade or a float score, as pytrec_eval gives
     return table
+
+
+def _trec_rows(data: bytes, source: str, what: str) -> Any:
+    """The rows (query_id, doc_id, grade or score) of TREC lines as the core reads them."""
+    import polars as pl
+
+    if what == "qrels":
+        return pl.DataFrame(trec_qrels_rows(data, source)).select("query_id", "doc_id", "relevance")
+    return pl.DataFrame(trec_run_rows(data, source)[0])
+
+
+def _line_of_row(texts: list[str], row: int, source: str, what: str) -> int:
+    """The 1-based line that gave row ``row`` (blank and comment lines give none), as the core
+    reads each line: looked for only when a message names it."""
+    rows = 0
+    for number, text in enumerate(texts, start=1):
+        rows += len(_trec_rows(text.encode(), source, what))
+        if rows > row:
+            return number
+    return len(texts)
 
 
 def parse_qrel(f_qrel: Iterable[str]) -> dict[str, dict[str, int]]:
@@ -356,7 +328,7 @@ def parse_qrel(f_qrel: Iterable[str]) -> dict[str, dict[str, int]]:
     >>> dict(parse_qrel(["q1 0 d1 2", "q1 0 d2 0"]))
     {'q1': {'d1': 2, 'd2': 0}}
     """
-    return _parse_lines(f_qrel, 4, "qrels", int)
+    return _parse_lines(f_qrel, "qrels")
 
 
 def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
@@ -367,4 +339,4 @@ def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
     >>> dict(parse_run(["q1 Q0 d1 1 2.5 bm25", "q1 Q0 d2 2 1.5 bm25"]))
     {'q1': {'d1': 2.5, 'd2': 1.5}}
     """
-    return _parse_lines(f_run, 6, "run", float)
+    return _parse_lines(f_run, "run")

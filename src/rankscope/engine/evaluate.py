@@ -9,17 +9,10 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, cast
 
 from rankscope import _core
-from rankscope.engine.measures import FAMILIES, Measure, parse_measures
+from rankscope.engine.measures import Measure, parse_measures
 from rankscope.engine.profiles import Conventions, resolve_profile
 from rankscope.engine.results import Results
-from rankscope.errors import (
-    InputError,
-    MeasureError,
-    OptionError,
-    ProfileError,
-    RankscopeError,
-    RankscopeWarning,
-)
+from rankscope.errors import InputError, OptionError, RankscopeError, RankscopeWarning
 from rankscope.io._files import STDIN, open_plain, open_stream
 from rankscope.io._native import (
     DEFAULT_CHUNK_BYTES,
@@ -112,34 +105,9 @@ def _conventions_fields(conventions: Conventions) -> list[tuple[str, str]]:
 
 
 def _check_profile_support(measures: list[Measure], conventions: Conventions) -> None:
-    for m in measures:
-        if FAMILIES[m.family].kind == "answer":
-            raise MeasureError(
-                f"{m.name} scores generated answers, not rankings; use "
-                "rankscope.evaluate_answers (command line: rankscope answers)"
-            )
-    if not conventions.binary_relevance:
-        return
-    for m in measures:
-        family = FAMILIES[m.family]
-        if not family.weknora:
-            supported = ", ".join(
-                f.name for f in FAMILIES.values() if f.weknora and f.kind == "ranking"
-            )
-            raise ProfileError(
-                f"{m.name} is not defined by the {conventions.name} profile "
-                f"(it defines {supported}); use profile='trec'"
-            )
-        if m.relevance_level is not None:
-            raise ProfileError(
-                f"{m.name}: the {conventions.name} profile has binary relevance; set "
-                "relevance_level on evaluate() instead of rel= on the measure"
-            )
-        if m.family != "nDCG" and m.cutoff is not None:
-            raise ProfileError(
-                f"{m.name}: the {conventions.name} profile defines {m.family} over the whole "
-                f"ranking, without a cutoff; use {m.family} or profile='trec'"
-            )
+    """Refuse what the profile does not define (answer measures always), before any input is
+    read: the core's check."""
+    _core.check_measures([m.name for m in measures], _conventions_fields(conventions))
 
 
 def evaluate(

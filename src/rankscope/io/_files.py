@@ -14,14 +14,20 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from typing import IO, TYPE_CHECKING, Any, NamedTuple, cast
+from typing import IO, Any, NamedTuple, cast
 
 from rankscope.errors import InputError, MissingDependencyError
 
-if TYPE_CHECKING:
-    import threading
-
-__all__ = ["STDIN", "Input", "Stream", "open_input", "open_output", "open_plain", "open_stream"]
+__all__ = [
+    "STDIN",
+    "Input",
+    "Stream",
+    "compression_of",
+    "open_input",
+    "open_output",
+    "open_plain",
+    "open_stream",
+]
 
 STDIN = "-"
 """The path that stands for standard input (when reading) or standard output (when writing)."""
@@ -75,6 +81,16 @@ def _zstandard() -> Any:
             "zstandard", "Reading or writing .zst files", "zstd"
         ) from error
     return zstandard
+
+
+def compression_of(path: str | os.PathLike[str]) -> str | None:
+    """The compression of a file on disk (``"gzip"``, ``"bz2"``, ``"xz"``, ``"zstd"``) by its
+    extension or, failing that, its first bytes; None for a plain file."""
+    compression = _split_name(os.fspath(path))[2]
+    if compression is not None:
+        return compression
+    with open(path, "rb") as handle:
+        return _sniff_compression(handle.read(16))
 
 
 def _decompress(data: bytes, compression: str, source: str) -> bytes:
@@ -145,33 +161,15 @@ class Input(NamedTuple):
             head = file.read(_HEAD_BYTES)
         return head[len(_BOM) :] if head.startswith(_BOM) else head
 
-    def tail(self, size: int) -> tuple[bytes, bool]:
-        """The last ``size`` bytes, and whether they are the whole content (else the tail may
-        begin in the middle of a line)."""
-        if self.data is not None:
-            return self.data[-size:], len(self.data) <= size
-        if self.path is None:
-            return b"", True
-        with open(self.path, "rb") as file:
-            total = file.seek(0, os.SEEK_END)
-            file.seek(max(0, total - size))
-            tail = file.read()
-        whole = total <= size
-        return (tail[len(_BOM) :] if whole and tail.startswith(_BOM) else tail), whole
-
     def contains_any(self, needles: tuple[bytes, ...]) -> bool:
         """Whether any of the bytes (single bytes) occurs in the content."""
         return bool(self.present(needles))
 
-    def present(
-        self, needles: tuple[bytes, ...], stop: "threading.Event | None" = None
-    ) -> frozenset[bytes]:
+    def present(self, needles: tuple[bytes, ...]) -> frozenset[bytes]:
         """Which of the bytes (single bytes) occur in the content: one pass at memchr speed.
 
-        A file is read in blocks of 4 MiB into one buffer (the read releases the GIL, so this
-        can run beside a polars reader; the buffer keeps memory flat, where a mapping of the
-        file would count it all as resident). Setting ``stop`` ends the scan after the block at
-        hand (what it found so far is returned).
+        A file is read in blocks of 4 MiB into one buffer (the buffer keeps memory flat, where a
+        mapping of the file would count it all as resident).
         """
         if any(len(needle) != 1 for needle in needles):
             raise ValueError(f"expected single bytes; got {needles!r}")
@@ -183,7 +181,7 @@ class Input(NamedTuple):
         wanted = set(needles)
         buffer = bytearray(_SCAN_BLOCK)
         with open(self.path, "rb", buffering=0) as file:
-            while wanted and not (stop and stop.is_set()) and (size := file.readinto(buffer)):
+            while wanted and (size := file.readinto(buffer)):
                 block = buffer if size == len(buffer) else buffer[:size]
                 hits = {needle for needle in wanted if block.find(needle) >= 0}
                 found |= hits

@@ -1,4 +1,5 @@
-"""Shared machinery of the text readers: lines as a column, value checks, bad-line reports.
+"""Shared machinery of the text readers of JSON Lines and CSV/TSV (TREC files are the native
+core's): lines as a column, value checks, bad-line reports.
 
 Every reader works the same way: a columnar reader (polars) turns the file into columns, vectorized
 expressions compute a *problem* code for every row (null when the row is fine), and only when a
@@ -23,20 +24,15 @@ __all__ = [
     "LINE",
     "LINE_INDEX",
     "PROBLEM",
-    "WHITESPACE",
     "Problem",
     "Skipped",
     "empty_error",
     "grade_values",
     "python_lines",
     "read_lines",
-    "scan_lines",
     "score_values",
     "settle",
 ]
-
-WHITESPACE = " \t\r\x0b\x0c"
-"""What separates fields of a TREC line: C's isspace() without the newline, as in trec_eval."""
 
 LINE = "__line__"
 LINE_INDEX = "__line_index__"
@@ -58,17 +54,9 @@ def _lines_options() -> dict[str, Any]:
     }
 
 
-def scan_lines(opened: Input) -> pl.LazyFrame:
-    """The physical lines of a file as columns ``LINE_INDEX`` (0-based) and ``LINE``, lazily.
-
-    Collecting raises `polars.exceptions.ComputeError` when the file is not valid UTF-8; then use
-    `python_lines`. Files holding NUL bytes must go to `python_lines` directly.
-    """
-    return pl.scan_csv(opened.polars_source, **_lines_options())
-
-
 def read_lines(opened: Input, *, lenient: bool) -> tuple[pl.DataFrame, Skipped]:
-    """The physical lines of a file as a frame (see `scan_lines`), with any unreadable lines.
+    """The physical lines of a file as columns ``LINE_INDEX`` (0-based) and ``LINE``, with any
+    unreadable lines.
 
     Lines that are not UTF-8 text or hold NUL bytes are errors, or skipped in lenient mode.
     """

@@ -1,9 +1,11 @@
 """Inputs handed to the compiled core: TREC files read natively, everything else converted.
 
 A TREC file on disk is read by the core itself (in parallel, the GIL released); a compressed
-file or standard input is decompressed here and its bytes parsed by the core. Other formats are
-read by the readers of this package (polars) and handed over as an Arrow stream; dicts are
-walked by the core directly. Nothing here imports numpy or polars unless a format needs it.
+file or standard input is decompressed here and its bytes parsed by the core. The core is the
+only TREC reader there is: `read_run`, `read_qrels` and `read_run_batches` take its columns as
+Arrow tables (`trec_run_table`, `trec_qrels_table`, `trec_run_chunks`). Other formats are read
+by the readers of this package (polars) and handed over as an Arrow stream; dicts are walked by
+the core directly. Nothing here imports numpy or polars unless a format needs it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,13 @@ __all__ = [
     "is_trec_run_file",
     "native_qrels",
     "native_run",
+    "trec_qrels_rows",
+    "trec_qrels_table",
+    "trec_run_chunks",
+    "trec_run_rows",
+    "trec_run_table",
+    "trec_run_tag",
+    "warn_skipped",
 ]
 
 DEFAULT_CHUNK_BYTES = 128 * 1024 * 1024
@@ -33,12 +42,15 @@ DEFAULT_CHUNK_BYTES = 128 * 1024 * 1024
 
 NativeQrels = _core.Qrels
 NativeRun = _core.Run
+ArrowTable = _core.ArrowTable
 PathLike = str | os.PathLike[str]
 
 
-def _warn_skipped(warning: str | None) -> None:
+def warn_skipped(warning: str | None, stacklevel: int = 4) -> None:
+    """Show the core's warning about lines skipped in lenient mode, if it gave one
+    (``stacklevel`` as for `warnings.warn`, counted from the caller of this function)."""
     if warning is not None:
-        warnings.warn(warning, RankscopeWarning, stacklevel=4)
+        warnings.warn(warning, RankscopeWarning, stacklevel=stacklevel)
 
 
 def is_trec_run_file(path: PathLike) -> bool:
@@ -71,6 +83,60 @@ def _trec_source(opened: Input) -> dict[str, Any]:
     return {"data": opened.data if opened.data is not None else b""}
 
 
+def trec_run_table(opened: Input, lenient: bool) -> tuple[ArrowTable, str, str | None]:
+    """A TREC run read by the core as an Arrow table (``query_id``, ``doc_id``, ``score``, in
+    file order), its name (the tag of its last valid line) and the warning about lines skipped
+    in lenient mode (for the caller to show)."""
+    return _core.read_trec_run_table(opened.source, lenient=lenient, **_trec_source(opened))
+
+
+def trec_qrels_table(opened: Input, lenient: bool) -> tuple[ArrowTable, str | None]:
+    """TREC qrels read by the core as an Arrow table (``query_id``, ``doc_id``, ``relevance``,
+    and ``subtopic`` when the second field holds more than one value), and the warning about
+    lines skipped in lenient mode."""
+    return _core.read_trec_qrels_table(opened.source, lenient=lenient, **_trec_source(opened))
+
+
+def trec_run_rows(data: bytes, source: str, first_line: int = 1) -> tuple[ArrowTable, str]:
+    """The rows of a piece of a TREC run read apart from the rest of its file (whole lines;
+    ``first_line``: the number of its first line in the file) as an Arrow table, empty when it
+    has none, and the tag of its last valid line."""
+    table, tag, _ = _core.parse_trec_run_rows(source, data, first_line=first_line)
+    return table, tag
+
+
+def trec_qrels_rows(data: bytes, source: str, first_line: int = 1) -> ArrowTable:
+    """The rows of a piece of TREC qrels, as `trec_run_rows` reads a piece of a run."""
+    table, _ = _core.parse_trec_qrels_rows(source, data, first_line=first_line)
+    return table
+
+
+def trec_run_tag(path: str, source: str) -> str | None:
+    """The tag of the last valid line of a plain TREC run file (the run's name, as trec_eval
+    names it), read from the file's end; None when no line is valid."""
+    return _core.last_trec_run_tag(path, source)
+
+
+def trec_run_chunks(
+    path: PathLike, chunk_bytes: int, lenient: bool, stack: ExitStack
+) -> tuple[_core.TrecRunChunks, str, str]:
+    """A TREC run read by the core in chunks of whole queries (Arrow tables), the name of the
+    input for messages, and the file's stem. A plain file is read by the core; a compressed one
+    or standard input is decompressed here as the core asks for blocks (``stack`` closes it).
+    """
+    plain = open_plain(path)
+    if plain is not None and plain.path is not None:
+        chunks = _core.TrecRunChunks(
+            plain.source, chunk_bytes=chunk_bytes, lenient=lenient, path=plain.path
+        )
+        return chunks, plain.source, plain.stem
+    stream = open_stream(path, stack)
+    chunks = _core.TrecRunChunks(
+        stream.source, chunk_bytes=chunk_bytes, lenient=lenient, file=stream.file
+    )
+    return chunks, stream.source, stream.stem
+
+
 def read_native_qrels(
     path: PathLike, lenient: bool = False, format: str | None = None
 ) -> NativeQrels:
@@ -81,7 +147,7 @@ def read_native_qrels(
         qrels, warning = _core.read_trec_qrels(
             opened.source, lenient=lenient, **_trec_source(opened)
         )
-        _warn_skipped(warning)
+        warn_skipped(warning)
         return qrels
     from rankscope.io._read import read_qrels
 
@@ -93,7 +159,7 @@ def read_native_run(path: PathLike, lenient: bool = False, format: str | None = 
     opened = _open_trec(path, format)
     if opened is not None:
         run, warning = _core.read_trec_run(opened.source, lenient=lenient, **_trec_source(opened))
-        _warn_skipped(warning)
+        warn_skipped(warning)
         return run
     from rankscope.io._read import read_run
 

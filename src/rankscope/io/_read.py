@@ -1,4 +1,8 @@
-"""`read_qrels` and `read_run`: any supported file (or standard input) to `Qrels` / `Run`."""
+"""`read_qrels` and `read_run`: any supported file (or standard input) to `Qrels` / `Run`.
+
+TREC files are read by the native core (the one TREC reader there is), whose columns polars
+takes as an Arrow table without a copy; the other formats by the readers of this package.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +16,9 @@ from rankscope.io._files import Input, open_input
 from rankscope.io._formats import Kind, check_mapping, detect_format, normalize_format
 from rankscope.io._jsonl import parse_jsonl
 from rankscope.io._lines import Skipped
+from rankscope.io._native import trec_qrels_table, trec_run_table, warn_skipped
 from rankscope.io._nested_json import read_nested_json
 from rankscope.io._parquet import parse_parquet
-from rankscope.io._trec import parse_qrels, parse_run
 from rankscope.io.tables import Qrels, Run
 
 __all__ = ["read_qrels", "read_run"]
@@ -108,10 +112,10 @@ def read_qrels(
     fmt = _format(opened, format, column_mapping)
     if fmt == "trec":
         _refuse_mapping(column_mapping, opened.source)
-        parsed = parse_qrels(opened, lenient=lenient)
-        parsed.skipped.warn(opened.source)
-        # Already validated: ids are non-empty strings, grades Int64.
-        return Qrels(parsed.frame, opened.source)
+        table, warning = trec_qrels_table(opened, lenient)
+        warn_skipped(warning, stacklevel=3)
+        # Already validated by the core: ids are non-empty strings, grades Int64.
+        return Qrels(pl.DataFrame(table), opened.source)
     nested = read_nested_json(opened, "qrels") if fmt == "jsonl" else None
     if nested is not None:
         _refuse_mapping(column_mapping, opened.source, "a JSON object of objects")
@@ -194,10 +198,10 @@ def read_run(
         )
     if fmt == "trec":
         _refuse_mapping(column_mapping, opened.source)
-        parsed = parse_run(opened, lenient=lenient)
-        parsed.skipped.warn(opened.source)
-        # Already validated: ids are non-empty strings, scores finite Float64.
-        return Run(parsed.frame, name or parsed.tag or opened.stem or "run", opened.source)
+        table, tag, warning = trec_run_table(opened, lenient)
+        warn_skipped(warning, stacklevel=3)
+        # Already validated by the core: ids are non-empty strings, scores finite Float64.
+        return Run(pl.DataFrame(table), name or tag or opened.stem or "run", opened.source)
     nested = read_nested_json(opened, "run") if fmt == "jsonl" else None
     if nested is not None:
         _refuse_mapping(column_mapping, opened.source, "a JSON object of objects")

@@ -22,7 +22,6 @@ from rankscope.spark._partition import (
     COUNT_COLUMNS,
     HEAD_COLUMNS,
     MISSING,
-    PROBLEM,
     QRELS_SIDE,
     ROW,
     RUN_SIDE,
@@ -80,8 +79,6 @@ def _input_columns(frame: DataFrame, columns: dict[str, str], what: str, side: i
                 )
             column = column.cast("string")
         selected.append(column.alias(ours))
-    if PROBLEM in found:  # a malformed line, marked by a Spark file reader
-        selected.append(F.col(PROBLEM))
     return frame.select(
         *selected,
         F.lit(side).cast("tinyint").alias(SIDE),

@@ -16,7 +16,7 @@ import polars as pl
 import pyarrow as pa
 
 import rankscope
-from rankscope.errors import EmptyInputError, InputError, ParseError, RankscopeWarning
+from rankscope.errors import EmptyInputError, InputError, RankscopeWarning
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE
 
 __all__ = [
@@ -24,7 +24,6 @@ __all__ = [
     "EVALUATED",
     "HEAD_COLUMNS",
     "MISSING",
-    "PROBLEM",
     "QRELS_SIDE",
     "RUN_SIDE",
     "SCORED_MISSING",
@@ -44,8 +43,6 @@ SIDE = "_side"
 QRELS_SIDE, RUN_SIDE = 0, 1
 ROW = "_row"
 """A row's position in its input, so that each query's rows keep the order given."""
-PROBLEM = "_problem"
-"""Set by the Spark file readers on a malformed line: source, message and text, NUL-separated."""
 
 STATUS = "_status"
 """What became of a query: one of the four values below."""
@@ -86,16 +83,6 @@ def _statuses(query_ids: pl.Series, status: int, columns: tuple[str, ...]) -> pl
     )
 
 
-def _raise_problem(frame: pl.DataFrame) -> None:
-    """A malformed line found by a Spark file reader: raise the error the reader words."""
-    if PROBLEM not in frame.columns:
-        return
-    problems = frame[PROBLEM].drop_nulls()
-    if problems.len():
-        source, message, text = problems[0].split("\0", 2)
-        raise ParseError(message, source=source, text=text)
-
-
 def _placeholder_query(judged: pl.Series) -> str:
     """A query id that no judged query of the chunk has."""
     taken = set(judged.to_list())
@@ -107,7 +94,6 @@ def _placeholder_query(judged: pl.Series) -> str:
 
 def _evaluate_chunk(frame: pl.DataFrame, task: Task) -> pl.DataFrame:
     """Per-query values and statuses of a chunk that holds every row of its queries."""
-    _raise_problem(frame)
     judged_rows = frame.filter(pl.col(SIDE) == QRELS_SIDE)
     ranked_rows = frame.filter(pl.col(SIDE) == RUN_SIDE)
     # Built (and so validated) before anything else is looked at, as in memory.

@@ -1,44 +1,41 @@
 """Reading qrels and runs with Spark: TREC files or Parquet; files, directories or globs.
 
-The TREC rules are those of `rankscope.io` (fields separated by any run of spaces, tabs, ``\\r``,
-``\\v`` or ``\\f``; blank lines and ``#`` comments skipped; a run line may carry more fields after
-the tag, a qrels line may not; grades are integers, ``2.0`` accepted; scores finite numbers).
-Lines are split by Spark, in the JVM. A malformed line is not an error at once: it is marked in
-the `PROBLEM` column, and the executor that evaluates its query raises the error, naming the
-file and the line (Spark does not number lines, so the message cannot give its number).
+TREC files are read by rankscope's native core on the executors, the reader of `rankscope.io`
+with its rules and its messages. Each file is cut into byte ranges of about `RANGE_BYTES`; each
+range is one task, which reads the lines that start in it (a line crossing the range's end is
+its range's, as Hadoop's line reader splits files) and hands Spark the rows as Arrow batches.
+A compressed file (gzip, bzip2, xz, zstd) cannot be cut: it is one task, decompressed there.
+A malformed line fails the job with the core's message, naming the file, the line and its text
+(a range counts the lines before it only when it has to name one). Rows keep the files' order.
 """
 
 from __future__ import annotations
 
 import glob
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from contextlib import ExitStack
+from functools import partial
+from typing import IO, TYPE_CHECKING, Any
 
-from rankscope.errors import InputError
+from rankscope.errors import InputError, ParseError
+from rankscope.io._files import compression_of, existing_file, open_input, open_stream
 from rankscope.io._formats import Kind, resolve_columns
+from rankscope.io._native import trec_qrels_rows, trec_run_rows, trec_run_tag
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE
-from rankscope.spark._partition import PROBLEM
+from rankscope.spark._session import quiet_pyspark
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["SPARK_FORMATS", "read_qrels", "read_run"]
+__all__ = ["RANGE_BYTES", "SPARK_FORMATS", "read_qrels", "read_range", "read_run"]
 
 SPARK_FORMATS = ("trec", "parquet")
 
-_SPACE = "[ \\t\\r\\x0b\\x0c]"
-_FIELD = "[^ \\t\\r\\x0b\\x0c]+"
-_BLANK_OR_COMMENT = f"^{_SPACE}*(#|$)"
-# Numbered groups: 1 query id, 2 doc id, 3 score or grade, 4 (runs) the tag.
-_RUN_PATTERN = (
-    f"^{_SPACE}*({_FIELD}){_SPACE}+{_FIELD}{_SPACE}+({_FIELD}){_SPACE}+{_FIELD}"
-    f"{_SPACE}+({_FIELD}){_SPACE}+({_FIELD})"
-)
-_QRELS_PATTERN = (
-    f"^{_SPACE}*({_FIELD}){_SPACE}+{_FIELD}{_SPACE}+({_FIELD}){_SPACE}+({_FIELD}){_SPACE}*$"
-)
-_RUN_FIELDS = "query_id Q0 doc_id rank score run_tag"
-_QRELS_FIELDS = "query_id iteration doc_id relevance"
+RANGE_BYTES = 64 * 1024 * 1024
+"""How much of a TREC file one Spark task reads (a file smaller than this is one task)."""
+
+_SCAN_BYTES = 1 << 22
 
 
 def _is_parquet(path: str) -> bool:
@@ -71,107 +68,166 @@ def _format(path: str, format: str | None) -> str:
     return fmt
 
 
-def _field_count(line: Column) -> Column:
-    from pyspark.sql import functions as F
-
-    return F.size(F.split(F.regexp_replace(line, f"^{_SPACE}+|{_SPACE}+$", ""), f"{_SPACE}+"))
-
-
-def _fields(spark: SparkSession, path: str, pattern: str, groups: int) -> DataFrame:
-    """The lines that are neither blank nor comments: their text and file, whether they match
-    ``pattern``, and its groups as ``_1``, ``_2``...; ``_3`` is the score or grade."""
-    from pyspark.sql import functions as F
-
-    line = F.col("value")
-    lines = (
-        spark.read.text(path)
-        .filter(~line.rlike(_BLANK_OR_COMMENT))
-        .withColumn("_file", F.regexp_replace(F.input_file_name(), "^file:(//)?", ""))
-    )
-    return lines.select(
-        line,
-        "_file",
-        line.rlike(pattern).alias("_matched"),
-        *(F.regexp_extract(line, pattern, i).alias(f"_{i}") for i in range(1, groups + 1)),
-    )
-
-
-def _problem(fields_expected: str, value_is_valid: Column, value_rule: str) -> Column:
-    """Null for a good line; for a malformed one, its file, what is wrong and its text
-    (NUL-separated), as the `PROBLEM` column carries them."""
-    from pyspark.sql import functions as F
-
-    line = F.col("value")
-
-    def described(message: Column) -> Column:
-        return F.concat_ws("\0", F.col("_file"), message, line)
-
-    found = F.concat(F.lit(f"{value_rule}; found '"), F.col("_3"), F.lit("'"))
-    return F.when(
-        ~F.col("_matched"),
-        described(F.format_string(f"expected {fields_expected}; found %d", _field_count(line))),
-    ).when(~value_is_valid, described(found))
-
-
 def _parquet(spark: SparkSession, path: str, kind: Kind) -> DataFrame:
     frame = spark.read.parquet(path)
     columns = resolve_columns(kind, frame.columns, {}, what="column", source=path)
     return frame.select(*(frame[theirs].alias(ours) for ours, theirs in columns.items()))
 
 
-def read_run(spark: SparkSession, path: str, format: str | None = None) -> tuple[DataFrame, str]:
-    """A run as a DataFrame (``query_id``, ``doc_id``, ``score``, and `PROBLEM` for TREC
-    files) and its name: the tag of its first line (TREC) or the file name without extension.
-    """
-    from pyspark.sql import functions as F
+def _hidden(name: str) -> bool:
+    """Files Spark's readers pass over in a directory (``_SUCCESS``, ``.crc`` files...)."""
+    return name.startswith(("_", "."))
 
+
+def _trec_files(path: str) -> list[str]:
+    """The files ``path`` names: itself, the files under a directory, or a glob's matches
+    (directories among them walked), in sorted order."""
+    if glob.has_magic(path):
+        matches = sorted(glob.glob(path))
+        if not matches:
+            raise InputError("no file matches the pattern", source=path)
+    else:
+        if not os.path.isdir(path):
+            existing_file(path)  # an InputError naming it if it is missing
+        matches = [path]
+    files = []
+    for match in matches:
+        if not os.path.isdir(match):
+            files.append(match)
+            continue
+        for folder, folders, names in os.walk(match):
+            folders[:] = sorted(name for name in folders if not _hidden(name))
+            files.extend(os.path.join(folder, n) for n in sorted(names) if not _hidden(n))
+    if not files:
+        raise InputError("the directory holds no files", source=path)
+    return files
+
+
+_WHOLE = -1
+"""The end of the range of a compressed file: the whole file, decompressed."""
+
+
+def _ranges(files: list[str], range_bytes: int) -> list[tuple[str, int, int]]:
+    """``(file, start, end)`` byte ranges of about ``range_bytes`` covering every file (an
+    empty file is one empty range, a compressed one the range ``(0, _WHOLE)``)."""
+    ranges: list[tuple[str, int, int]] = []
+    for file in files:
+        if compression_of(file) is not None:
+            ranges.append((file, 0, _WHOLE))
+            continue
+        size = os.path.getsize(file)
+        starts = range(0, size, range_bytes) if size else range(1)
+        ranges.extend((file, start, min(start + range_bytes, size)) for start in starts)
+    return ranges
+
+
+def _next_line_start(file: IO[bytes], position: int) -> int:
+    """Where the first line starting at or after ``position`` starts (the file's size if
+    none does): ``position`` itself when a line ends just before it."""
+    if position == 0:
+        return 0
+    file.seek(position - 1)
+    while block := file.read(_SCAN_BYTES):
+        newline = block.find(b"\n")
+        if newline >= 0:
+            return file.tell() - len(block) + newline + 1
+    return file.tell()
+
+
+def _newlines_before(file: IO[bytes], position: int) -> int:
+    file.seek(0)
+    count = 0
+    while position > 0 and (block := file.read(min(_SCAN_BYTES, position))):
+        count += block.count(b"\n")
+        position -= len(block)
+    return count
+
+
+def read_range(path: str, start: int, end: int, kind: Kind) -> Any:
+    """The rows of the lines that start in ``path``'s bytes ``start..end`` (of a compressed file
+    with ``end`` `_WHOLE`: every line), read by the core, as an Arrow table (``query_id``,
+    ``doc_id``, and ``score`` or ``relevance``); its errors name the line of the whole file."""
+    if end == _WHOLE:
+        data = open_input(path).data or b""
+        if kind == "run":
+            return trec_run_rows(data, path)[0]
+        return trec_qrels_rows(data, path)
+    with open(path, "rb") as file:
+        first = _next_line_start(file, start)
+        last = _next_line_start(file, end) if end > first else first
+        file.seek(first)
+        data = file.read(last - first)
+        # Line 1 is the file's start (a byte order mark there is skipped); a later range's
+        # lines are numbered once a message needs them.
+        first_line = 1 if first == 0 else 2
+        try:
+            if kind == "run":
+                return trec_run_rows(data, path, first_line)[0]
+            return trec_qrels_rows(data, path, first_line)
+        except ParseError as error:
+            if first == 0 or error.line is None:
+                raise
+            line = error.line - first_line + 1 + _newlines_before(file, first)
+            raise ParseError(error.message, source=path, line=line, text=error.text) from None
+
+
+def _read_ranges(batches: Iterator[Any], kind: Kind) -> Iterator[Any]:
+    """What runs on the executors: each range of ``batches`` (columns path, start, end) read
+    into Arrow record batches of Spark's types."""
+    import pyarrow as pa
+
+    schema = _arrow_schema(kind)
+    for batch in batches:
+        ranges = batch.to_pydict()
+        for path, start, end in zip(ranges["path"], ranges["start"], ranges["end"], strict=True):
+            table = pa.table(read_range(path, start, end, kind))
+            yield from table.select(schema.names).cast(schema).to_batches()
+
+
+def _arrow_schema(kind: Kind) -> Any:
+    import pyarrow as pa
+
+    value = (SCORE, pa.float64()) if kind == "run" else (RELEVANCE, pa.int64())
+    return pa.schema([(QUERY_ID, pa.string()), (DOC_ID, pa.string()), value])
+
+
+def _trec(spark: SparkSession, path: str, kind: Kind) -> DataFrame:
+    """A TREC file (or files) read by the core on the executors, one task per byte range."""
+    ranges = _ranges(_trec_files(path), RANGE_BYTES)
+    value = f"{SCORE} double" if kind == "run" else f"{RELEVANCE} bigint"
+    seeds = spark.sparkContext.parallelize(ranges, len(ranges))  # range i is partition i
+    schema = f"{QUERY_ID} string, {DOC_ID} string, {value}"
+    with quiet_pyspark():
+        table = spark.createDataFrame(seeds, "path string, start bigint, end bigint")
+        return table.mapInArrow(partial(_read_ranges, kind=kind), schema)
+
+
+def read_run(spark: SparkSession, path: str, format: str | None = None) -> tuple[DataFrame, str]:
+    """A run as a DataFrame (``query_id``, ``doc_id``, ``score``) and its name: the tag of the
+    last valid line of its last file (TREC, as trec_eval names a run; see `_run_name`) or the
+    file name without extension.
+    """
     stem = os.path.basename(path.rstrip("/")).split(".")[0] or "run"
     if _format(path, format) == "parquet":
         return _parquet(spark, path, "run"), stem
-    fields = _fields(spark, path, _RUN_PATTERN, 4)
-    score = F.expr("try_cast(_3 AS DOUBLE)")
-    finite = score.isNotNull() & ~F.isnan(score) & (F.abs(score) < float("inf"))
-    problem = _problem(
-        f"at least 6 whitespace-separated fields ({_RUN_FIELDS})",
-        finite,
-        "score must be a finite number",
-    )
-    run = fields.select(
-        F.col("_1").alias(QUERY_ID),
-        F.col("_2").alias(DOC_ID),
-        F.when(finite, score).alias(SCORE),
-        problem.alias(PROBLEM),
-    )
-    first = fields.filter(F.col("_matched")).select("_4").first()
-    return run, first[0] if first is not None else stem
+    run = _trec(spark, path, "run")
+    return run, _run_name(_trec_files(path)[-1]) or stem
+
+
+def _run_name(last: str) -> str | None:
+    """The tag of the last valid line of a run's last file; of a compressed one, which cannot
+    be read from its end, of the last line of its first 4 MiB (as `rankscope.io.read_run_batches`
+    names a compressed run by its first chunk)."""
+    if compression_of(last) is None:
+        return trec_run_tag(last, last)
+    with ExitStack() as stack:
+        head = open_stream(last, stack).file.read(_SCAN_BYTES)
+    cut = head.rfind(b"\n") + 1
+    return trec_run_rows(head[:cut] if cut else head, last)[1] or None
 
 
 def read_qrels(spark: SparkSession, path: str, format: str | None = None) -> DataFrame:
-    """Qrels as a DataFrame: ``query_id``, ``doc_id``, ``relevance`` (and `PROBLEM` for TREC
-    files)."""
-    from pyspark.sql import functions as F
-
+    """Qrels as a DataFrame: ``query_id``, ``doc_id``, ``relevance``."""
     if _format(path, format) == "parquet":
         return _parquet(spark, path, "qrels")
-    fields = _fields(spark, path, _QRELS_PATTERN, 3)
-    as_float = F.expr("try_cast(_3 AS DOUBLE)")
-    whole = (
-        as_float.isNotNull()
-        & ~F.isnan(as_float)
-        & (F.abs(as_float) < 2.0**62)
-        & (as_float == F.round(as_float, 0))
-    )
-    grade = F.when(F.col("_3").rlike("^[+-]?[0-9]+$"), F.expr("try_cast(_3 AS BIGINT)")).otherwise(
-        F.when(whole, as_float.cast("bigint"))
-    )
-    problem = _problem(
-        f"4 whitespace-separated fields ({_QRELS_FIELDS})",
-        grade.isNotNull(),
-        "relevance must be an integer grade",
-    )
-    return fields.select(
-        F.col("_1").alias(QUERY_ID),
-        F.col("_2").alias(DOC_ID),
-        grade.alias(RELEVANCE),
-        problem.alias(PROBLEM),
-    )
+    return _trec(spark, path, "qrels")

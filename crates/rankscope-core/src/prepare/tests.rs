@@ -1,6 +1,7 @@
 //! Hand-computed cases of prepare: orders, ties, duplicates, profiles, options.
 
 use super::*;
+use crate::batch::{Label, UNJUDGED};
 
 fn qrels(rows: &[(&str, &str, i64)]) -> Qrels {
     let mut qrels = Qrels::new("qrels.txt");

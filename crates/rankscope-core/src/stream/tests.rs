@@ -40,6 +40,32 @@ fn blocks_hold_whole_queries() {
     );
 }
 
+#[test]
+fn run_chunks_are_runs_of_whole_queries_named_by_their_last_line() {
+    let data = b"# c\nq1 Q0 a 1 3 t\nq1 Q0 b 2 2 u\n\nq2 Q0 c 1 x v\nq3 Q0 d 1 1 w\n";
+    let mut chunks = RunChunks::new(&data[..], 20, "run", true);
+    let mut seen = Vec::new();
+    while let Some(chunk) = chunks.next_chunk().unwrap() {
+        let queries: Vec<&str> = chunk.queries.names().collect();
+        seen.push(format!("{} {queries:?} {}", chunk.name, chunk.len()));
+    }
+    assert_eq!(seen, ["u [\"q1\"] 2", "w [\"q3\"] 1"]);
+    assert_eq!(
+        chunks.skipped.warning("run").unwrap(),
+        "skipped 1 malformed line in run; first at line 5: score must be a finite number; \
+         found 'x'"
+    );
+    let mut strict = RunChunks::new(&data[..], 20, "run", false);
+    strict.next_chunk().unwrap();
+    let error = strict.next_chunk().unwrap_err();
+    assert_eq!(error.input_problem().unwrap().line, Some(5));
+    let mut empty = RunChunks::new(&b"# only a comment\n"[..], 20, "run", false);
+    assert_eq!(
+        empty.next_chunk().unwrap_err().to_string(),
+        "run: file holds no TREC run lines; expected query_id Q0 doc_id rank score run_tag"
+    );
+}
+
 fn qrels() -> Qrels {
     let data = b"q1 0 a 1\nq1 0 b 2\nq2 0 c 1\nq3 0 d 1\nq4 0 e 1\n";
     parse_qrels(data, "qrels", &ReadOptions::default())

@@ -5,6 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
+use super::{fields::*, parse::*, source::*};
+use crate::error::Result;
+use crate::parallel::PARALLEL_MIN_BYTES;
+use crate::table::{Qrels, Run};
 
 #[path = "../../tests/common/mod.rs"]
 mod common;

@@ -23,11 +23,13 @@ from rankscope.report.compare._html import render_html
 from rankscope.report.compare._json import render_json
 from rankscope.report.compare._latex import latex_escape, render_latex
 from rankscope.report.compare._markdown import render_markdown
+from rankscope.report.compare._power import POWER_FORMATS, render_power
 from rankscope.report.compare._text import render_text, rich_table
 
 __all__ = [
     "CORRECTION_LABELS",
     "FORMATS",
+    "POWER_FORMATS",
     "TEST_LABELS",
     "footnote",
     "format_p",
@@ -37,6 +39,7 @@ __all__ = [
     "render_json",
     "render_latex",
     "render_markdown",
+    "render_power",
     "render_text",
     "rich_table",
 ]

@@ -16,6 +16,10 @@ from rankscope.report.compare._cells import value_text
 PALETTE = ("#2b6cb0", "#dd6b20", "#2f855a", "#805ad5", "#b83280", "#319795", "#975a16")
 _BASELINE_COLOR = "#718096"
 _METHOD_LABELS = {"bca": "BCa", "percentile": "percentile"}
+_INTERVAL_KINDS = {
+    "tukey": "simultaneous interval",
+    "randomized-tukey": "simultaneous interval",
+}
 _GAIN_COLOR = "#2f855a"
 _LOSS_COLOR = "#c53030"
 _TIE_COLOR = "#a0aec0"
@@ -196,9 +200,15 @@ def distribution_chart(report: ComparisonReport, measure: str) -> str:
 
 
 def interval_chart(report: ComparisonReport, measure: str) -> str:
-    """Per system: the mean difference with its confidence interval, and the zero line."""
-    rows = [report.comparison.row(system, measure) for system in report.aligned.systems]
-    row_h, left, right, top, bottom = 30, 120, 14, 8, 30
+    """Per system (or per pair, when pairs were compared): the mean difference with its
+    confidence interval, and the zero line."""
+    comparison = report.comparison
+    if comparison.pairwise:
+        rows = [row for row in comparison.rows if row.measure == measure]
+    else:
+        rows = [comparison.row(system, measure) for system in report.aligned.systems]
+    pairwise = comparison.pairwise
+    row_h, left, right, top, bottom = 30, 160 if pairwise else 120, 14, 8, 30
     width = 540
     height = top + row_h * len(rows) + bottom
     plot_w = width - left - right
@@ -211,7 +221,8 @@ def interval_chart(report: ComparisonReport, measure: str) -> str:
 
     level = rows[0].difference_ci.level
     method = _METHOD_LABELS.get(rows[0].difference_ci.method, rows[0].difference_ci.method)
-    label = f"Mean difference in {measure} from {report.baseline}, {level:.0%} intervals"
+    against = "between the pairs" if pairwise else f"from {report.baseline}"
+    label = f"Mean difference in {measure} {against}, {level:.0%} intervals"
     parts = [_svg_open(width, height, label, "ci-chart")]
     axis_y = top + row_h * len(rows)
     for tick in ticks:
@@ -224,10 +235,12 @@ def interval_chart(report: ComparisonReport, measure: str) -> str:
         center = top + index * row_h + row_h / 2
         color = run_color(report, row.system)
         ci = row.difference_ci
-        shown_name = row.system if len(row.system) <= 16 else row.system[:15] + "…"
+        name = f"{row.system} − {row.baseline}" if pairwise else row.system
+        limit = 24 if pairwise else 16
+        shown_name = name if len(name) <= limit else name[: limit - 1] + "…"
         parts.append(
             f'<text x="{left - 8}" y="{center + 4:.1f}" text-anchor="end">{esc(shown_name)}'
-            f"<title>{esc(row.system)}</title></text>"
+            f"<title>{esc(name)}</title></text>"
             f'<line x1="{x(ci.low):.1f}" x2="{x(ci.high):.1f}" y1="{center:.1f}" '
             f'y2="{center:.1f}" stroke="{color}" stroke-width="2.5"/>'
             f'<line x1="{x(ci.low):.1f}" x2="{x(ci.low):.1f}" y1="{center - 6:.1f}" '
@@ -236,12 +249,54 @@ def interval_chart(report: ComparisonReport, measure: str) -> str:
             f'y2="{center + 6:.1f}" stroke="{color}" stroke-width="2"/>'
             f'<circle cx="{x(row.test.mean_difference):.1f}" cy="{center:.1f}" r="4.5" '
             f'fill="{color if row.significant else "#fff"}" stroke="{color}" stroke-width="2">'
-            f"<title>{esc(row.system)}: {row.test.mean_difference:+.4f} "
+            f"<title>{esc(name)}: {row.test.mean_difference:+.4f} "
             f"[{ci.low:+.4f}, {ci.high:+.4f}]</title></circle>"
         )
+    kind = _INTERVAL_KINDS.get(method, f"{method} bootstrap interval")
     parts.append(
         f'<text x="{left + plot_w / 2:.1f}" y="{height - 2}" text-anchor="middle">'
-        f"mean difference from {esc(report.baseline)} ({level:.0%} {method} bootstrap "
-        "interval; filled: significant)</text></svg>"
+        f"mean difference {esc(against)} ({level:.0%} {kind}; filled: significant)</text></svg>"
+    )
+    return "".join(parts)
+
+
+def asl_chart(curves: Sequence[tuple[str, Sequence[float]]], alpha: float) -> str:
+    """Achieved significance level curves (Sakai 2006): per measure, the p-values of every
+    system pair in ascending order; the level ``alpha`` as a dashed line."""
+    width, height = 540, 260
+    left, right, top, bottom = 46, 120, 10, 34
+    plot_w, plot_h = width - left - right, height - top - bottom
+    n = max(len(asl) for _, asl in curves)
+
+    def x(position: int) -> float:
+        return left + (position + 0.5) / n * plot_w
+
+    def y(value: float) -> float:
+        return top + (1.0 - value) * plot_h
+
+    parts = [_svg_open(width, height, "Achieved significance level per system pair", "asl-chart")]
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        parts.append(
+            f'<line x1="{left}" x2="{left + plot_w}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" '
+            f'stroke="#edf2f7"/><text x="{left - 6}" y="{y(tick) + 4:.1f}" '
+            f'text-anchor="end">{tick:g}</text>'
+        )
+    parts.append(
+        f'<line x1="{left}" x2="{left + plot_w}" y1="{y(alpha):.1f}" y2="{y(alpha):.1f}" '
+        f'stroke="#c53030" stroke-dasharray="4 3"/><text x="{left + plot_w + 4}" '
+        f'y="{y(alpha) + 4:.1f}">α = {alpha:g}</text>'
+    )
+    for index, (measure, asl) in enumerate(curves):
+        color = PALETTE[index % len(PALETTE)]
+        points = " ".join(f"{x(i):.1f},{y(float(p)):.1f}" for i, p in enumerate(asl))
+        parts.append(
+            f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="2">'
+            f"<title>{esc(measure)}</title></polyline>"
+            f'<text x="{left + plot_w + 4}" y="{top + 14 + 14 * index}" style="fill:{color}">'
+            f"{esc(measure)}</text>"
+        )
+    parts.append(
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - 6}" text-anchor="middle">'
+        f"{n} system pairs, sorted by achieved significance level</text></svg>"
     )
     return "".join(parts)

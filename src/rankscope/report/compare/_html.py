@@ -11,6 +11,8 @@ from rankscope.report.compare._cells import (
     LARGEST_SHOWN,
     TEST_LABELS,
     Cell,
+    Section,
+    anova_section,
     corrected_label,
     footnote,
     format_p,
@@ -66,6 +68,10 @@ svg text { font: 11px system-ui, -apple-system, "DejaVu Sans", sans-serif; fill:
 code { font-size: 12.5px; }
 .provenance { color: #4a5568; font-size: 12.5px; margin: 4px 0 6px; }
 .provenance ul { margin: 4px 0; padding-left: 18px; }
+sup.cld { color: #2b6cb0; font-weight: 600; margin-left: 2px; }
+table.matrix td { text-align: center; min-width: 70px; }
+table.matrix td .d { display: block; font-size: 12px; }
+table.matrix td .p { display: block; font-size: 11px; color: #4a5568; }
 """
 
 # The summary table shown inline (Jupyter): only what it needs, scoped to its own class.
@@ -80,11 +86,14 @@ _SUMMARY_CSS = """
 .rankscope-summary .swatch { display: inline-block; width: 10px; height: 10px;
   border-radius: 2px; margin-right: 5px; }
 .rankscope-summary .footnote { font-size: 90%; opacity: 0.8; }
+.rankscope-summary sup.cld { font-weight: 600; margin-left: 2px; }
 """
 
 
 def _html_cell(cell: Cell) -> str:
     text = f"<strong>{cell.value}</strong>" if cell.best else cell.value
+    if cell.letters:
+        text += f'<sup class="cld" title="compact letter display">{esc(cell.letters)}</sup>'
     if cell.row is not None:
         if cell.significant:
             text += f'<span class="sig" title="significant">{DAGGER}</span>'
@@ -102,11 +111,16 @@ def _summary_table(report: ComparisonReport) -> str:
         tds = "".join(f"<td>{_html_cell(cell)}</td>" for cell in cells)
         body.append(f"<tr{css}><td>{swatch}{run_label(report, name, esc)}</td>{tds}</tr>")
     p_name = corrected_label(comparison.correction)
+    under = (
+        ""
+        if comparison.pairwise
+        else f" Under each system’s value: the {esc(p_name)}-value of its difference from the "
+        "baseline."
+    )
     return (
         f'<table class="summary"><thead><tr><th>run</th>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>"
-        f'<p class="footnote">{esc(footnote(report))} Under each system’s value: the '
-        f"{esc(p_name)}-value of its difference from the baseline.</p>"
+        f'<p class="footnote">{esc(footnote(report))}{under}</p>'
     )
 
 
@@ -177,7 +191,114 @@ def _moves_table(report: ComparisonReport, system: str, measure: str) -> str:
     return f'<div class="moves">{"".join(tables)}</div>'
 
 
+def _section_table(section: Section, css: str) -> str:
+    head = "".join(f"<th>{esc(cell)}</th>" for cell in section.header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in row) + "</tr>" for row in section.rows
+    )
+    return (
+        f"<h3>{esc(section.title)}</h3>"
+        f'<table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    )
+
+
+def _pairs_table(report: ComparisonReport, measure: str) -> str:
+    comparison = report.comparison
+    rows = [row for row in comparison.rows if row.measure == measure]
+    level = rows[0].difference_ci.level
+    p_header = "<th>p</th>" + (
+        f"<th>{esc(corrected_label(comparison.correction))}</th>"
+        if comparison.correction != "none"
+        else ""
+    )
+    effect = "effect (d)" if comparison.test not in ("tukey", "randomized-tukey") else "effect"
+    head = (
+        "<tr><th>pair</th><th>means</th><th>difference</th>"
+        f"<th>{level:.0%} CI of difference</th>{p_header}<th>{effect}</th>"
+        "<th>wins / ties / losses</th></tr>"
+    )
+    body = []
+    for row in rows:
+        difference = row.test.mean_difference
+        css = "gain" if difference > 0 else "loss" if difference < 0 else ""
+        mark = f'<span class="sig">{DAGGER}</span>' if row.significant else ""
+        size = f"{row.effect_size:+.2f}" if math.isfinite(row.effect_size) else "–"
+        p_cells = f"<td>{format_p(row.test.p_value)}</td>" + (
+            f"<td>{format_p(row.corrected_p_value)}</td>" if comparison.correction != "none" else ""
+        )
+        wtl = row.win_tie_loss
+        body.append(
+            f"<tr><td>{esc(row.system)} − {esc(row.baseline)}</td>"
+            f"<td>{value_text(row.system_mean)} − {value_text(row.baseline_mean)}</td>"
+            f'<td class="{css}">{difference:+.4f}{mark}</td>'
+            f"<td>[{row.difference_ci.low:+.4f}, {row.difference_ci.high:+.4f}]</td>"
+            f"{p_cells}<td>{size}</td><td>{wtl.wins} / {wtl.ties} / {wtl.losses}</td></tr>"
+        )
+    return f'<table class="stats"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
+
+
+def _matrix(report: ComparisonReport, measure: str) -> str:
+    """Every pair as a cell: the row's mean minus the column's, and the adjusted p-value,
+    shaded by significance."""
+    analysis = report.comparison.analyses[measure]
+    systems, means = analysis.systems, analysis.means
+    matrix = analysis.p_value_matrix()
+    head = "".join(f"<th>{esc(system)}</th>" for system in systems)
+    body = []
+    for i, system in enumerate(systems):
+        cells = []
+        for j in range(len(systems)):
+            value = float(matrix[i, j])
+            if i == j or math.isnan(value):
+                cells.append("<td>–</td>" if i == j else "<td></td>")
+                continue
+            shade = (
+                f"rgba(47,133,90,{0.15 + 0.6 * (1 - value / analysis.alpha):.2f})"
+                if value <= analysis.alpha
+                else "transparent"
+            )
+            cells.append(
+                f'<td style="background:{shade}" title="{esc(system)} − {esc(systems[j])}">'
+                f'<span class="d">{means[i] - means[j]:+.4f}</span>'
+                f'<span class="p">{esc(p_equals(value))}</span></td>'
+            )
+        body.append(f"<tr><th>{esc(system)}</th>{''.join(cells)}</tr>")
+    return (
+        f"<h3>Pairwise matrix: row − column, {esc(corrected_label(analysis.correction))}-value"
+        f'</h3><table class="matrix"><thead><tr><th></th>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table>"
+        f'<p class="footnote">Shaded: significant at α = {analysis.alpha:g}.</p>'
+    )
+
+
+def _pairwise_measure_section(report: ComparisonReport, index: int, measure: str) -> str:
+    analysis = report.comparison.analyses[measure]
+    level = f"{1 - analysis.alpha:.0%}"
+    anova = anova_section(analysis.anova, measure, analysis.margin_of_error, level)
+    letters = (
+        ""
+        if analysis.letters is None
+        else '<p class="footnote">Letters: '
+        + ", ".join(f"{esc(s)} <b>{esc(analysis.letters[s])}</b>" for s in analysis.systems)
+        + f"; residual standard deviation √V<sub>E</sub> = {analysis.residual_std:.4f}.</p>"
+    )
+    charts = (
+        "<figure><figcaption>Distribution of per-query scores</figcaption>"
+        f"{distribution_chart(report, measure)}</figure>"
+        "<figure><figcaption>Confidence intervals of the mean differences</figcaption>"
+        f"{interval_chart(report, measure)}</figure>"
+    )
+    return (
+        f'<section class="measure" id="measure-{index}" data-measure="{esc(measure)}">'
+        f"<h2>{esc(measure)}</h2>{_pairs_table(report, measure)}{_matrix(report, measure)}"
+        f'{letters}<div class="charts">{charts}</div>'
+        f"{_section_table(anova, 'anova')}</section>"
+    )
+
+
 def _measure_section(report: ComparisonReport, index: int, measure: str) -> str:
+    if report.comparison.pairwise:
+        return _pairwise_measure_section(report, index, measure)
     aligned = report.aligned
     base = aligned.scores[report.baseline][measure]
     differences = "".join(
@@ -234,15 +355,49 @@ def render_html(report: ComparisonReport, show_p: bool = False) -> str:
     aligned = report.aligned
     systems = ", ".join(aligned.systems)
     title = f"rankscope: {systems} vs {report.baseline}"
-    seed = "none" if comparison.seed is None else str(comparison.seed)
+    heading = f"{esc(systems)} compared with {esc(report.baseline)}"
+    intervals = (
+        f"BCa bootstrap intervals at {1 - comparison.alpha:.0%} "
+        f"({comparison.n_resamples:,} resamples, seed "
+        f"{'none' if comparison.seed is None else comparison.seed})"
+    )
+    if comparison.pairwise:
+        runs = ", ".join(aligned.names)
+        title = f"rankscope: pairs of {runs}"
+        heading = f"Pairs of {esc(runs)} compared"
+        if comparison.test in ("tukey", "randomized-tukey"):
+            intervals = f"simultaneous intervals at {1 - comparison.alpha:.0%}"
+            if comparison.test == "randomized-tukey":
+                intervals += (
+                    f" ({comparison.n_resamples:,} rounds, seed "
+                    f"{'none' if comparison.seed is None else comparison.seed})"
+                )
     meta = (
         f"{len(aligned.query_ids)} queries{' (complete)' if aligned.complete else ''} · "
         f"{TEST_LABELS[comparison.test]} · {CORRECTION_LABELS[comparison.correction]} · "
-        f"α = {comparison.alpha:g} · BCa bootstrap intervals at {1 - comparison.alpha:.0%} "
-        f"({comparison.n_resamples:,} resamples, seed {seed}) · rankscope {__version__}"
+        f"α = {comparison.alpha:g} · {intervals} · rankscope {__version__}"
     )
-    note = aligned.note()
-    stamp = provenance_lines(report)
+    nav = "".join(
+        f'<a href="#measure-{i}">{esc(m)}</a>' for i, m in enumerate(comparison.measures, 1)
+    )
+    sections = "".join(_measure_section(report, i, m) for i, m in enumerate(comparison.measures, 1))
+    content = (
+        f'<section id="summary"><h2>Summary</h2>{_summary_table(report)}'
+        f"<nav>Measures: {nav}</nav></section>{sections}"
+    )
+    return page(title, heading, esc(meta), provenance_lines(report), content, aligned.note())
+
+
+def page(
+    title: str,
+    heading: str,
+    meta: str,
+    stamp: list[str],
+    content: str,
+    note: str | None = None,
+) -> str:
+    """A self-contained report page: ``heading`` and ``meta`` (HTML), the ``note`` and the
+    provenance ``stamp`` (text) in its header, then ``content`` (HTML)."""
     provenance = (
         '<details class="provenance"><summary>How this report was made</summary><ul>'
         + "".join(f"<li>{esc(line)}</li>" for line in stamp)
@@ -250,10 +405,6 @@ def render_html(report: ComparisonReport, show_p: bool = False) -> str:
         if stamp
         else ""
     )
-    nav = "".join(
-        f'<a href="#measure-{i}">{esc(m)}</a>' for i, m in enumerate(comparison.measures, 1)
-    )
-    sections = "".join(_measure_section(report, i, m) for i, m in enumerate(comparison.measures, 1))
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -262,13 +413,12 @@ def render_html(report: ComparisonReport, show_p: bool = False) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<link rel="icon" href="data:,"><title>{esc(title)}</title>'
         f"<style>{_CSS}</style></head>\n<body><main>"
-        f"<header><h1>{esc(systems)} compared with {esc(report.baseline)}</h1>"
-        f'<p class="meta">{esc(meta)}</p>'
+        f"<header><h1>{heading}</h1>"
+        f'<p class="meta">{meta}</p>'
         + (f'<p class="note">{esc(note)}</p>' if note else "")
         + provenance
         + "</header>"
-        f'<section id="summary"><h2>Summary</h2>{_summary_table(report)}'
-        f"<nav>Measures: {nav}</nav></section>{sections}</main></body></html>\n"
+        f"{content}</main></body></html>\n"
     )
 
 

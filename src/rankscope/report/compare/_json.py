@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
-from rankscope.compare import ComparisonReport
+from rankscope.compare import ComparisonReport, MultipleComparison
 
 
 def _finite(value: float) -> float | None:
@@ -35,7 +36,8 @@ def render_json(report: ComparisonReport, show_p: bool = False) -> str:
     """
     comparison = report.comparison
     aligned = report.aligned
-    payload = {
+    pairwise = comparison.pairwise
+    payload: dict[str, Any] = {
         "baseline": report.baseline,
         "systems": list(comparison.systems),
         "measures": list(comparison.measures),
@@ -51,6 +53,7 @@ def render_json(report: ComparisonReport, show_p: bool = False) -> str:
         "provenance": None if report.provenance is None else report.provenance.to_dict(),
         "comparisons": [
             {
+                **({"baseline": row.baseline} if pairwise else {}),
                 "system": row.system,
                 "measure": row.measure,
                 "queries": row.n,
@@ -75,4 +78,54 @@ def render_json(report: ComparisonReport, show_p: bool = False) -> str:
             for row in comparison.rows
         ],
     }
+    if pairwise:
+        payload["baselines"] = list(comparison.baselines)
+        payload["analyses"] = {
+            measure: analysis_record(analysis) for measure, analysis in comparison.analyses.items()
+        }
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+
+
+def analysis_record(analysis: MultipleComparison) -> dict[str, Any]:
+    """A test of many systems as JSON: the means and letters, the margin of error, the ANOVA
+    table, the matrix of adjusted p-values (null where a pair was not compared) and every
+    pair."""
+    matrix = analysis.p_value_matrix()
+    return {
+        "method": analysis.method,
+        "design": analysis.design,
+        "correction": analysis.correction,
+        "alpha": analysis.alpha,
+        "systems": list(analysis.systems),
+        "means": dict(zip(analysis.systems, analysis.means, strict=True)),
+        "letters": None if analysis.letters is None else dict(analysis.letters),
+        "margin_of_error": analysis.margin_of_error,
+        "residual_std": analysis.residual_std,
+        "anova": [
+            {
+                "source": row.source,
+                "sum_of_squares": row.sum_of_squares,
+                "df": row.df,
+                "mean_square": row.mean_square,
+                "f": None if row.f is None else _finite(row.f),
+                "p_value": row.p_value,
+            }
+            for row in analysis.anova.rows
+        ],
+        "adjusted_p_values": [[_finite(float(value)) for value in row] for row in matrix],
+        "pairs": [
+            {
+                "first": pair.first,
+                "second": pair.second,
+                "mean_difference": pair.mean_difference,
+                "statistic": _finite(pair.statistic),
+                "p_value": pair.p_value,
+                "adjusted_p_value": pair.adjusted_p_value,
+                "significant": pair.significant,
+                "ci_low": pair.ci_low,
+                "ci_high": pair.ci_high,
+                "effect_size": _finite(pair.effect_size),
+            }
+            for pair in analysis.pairs
+        ],
+    }

@@ -6,8 +6,10 @@ from rankscope.compare import ComparisonReport
 from rankscope.report.compare._cells import (
     DAGGER,
     Cell,
+    Section,
     footnote,
     p_equals,
+    pairwise_sections,
     provenance_lines,
     run_label,
     table_grid,
@@ -45,13 +47,43 @@ def _latex_cell(cell: Cell, show_p: bool) -> str:
     text = rf"\textbf{{{cell.value}}}" if cell.best else cell.value
     if cell.significant:
         text += r"$^{\dagger}$"
+    if cell.letters:
+        text += rf"\textsuperscript{{{cell.letters}}}"
     if show_p and cell.row is not None:
         text += rf" {{\scriptsize(${p_equals(cell.row.corrected_p_value)}$)}}"
     return text
 
 
+def _latex_text(text: str) -> str:
+    return latex_escape(text).replace(DAGGER, r"$^{\dagger}$").replace("±", r"$\pm$")
+
+
+def _section(section: Section) -> list[str]:
+    """A section of the pairwise report: a small title, then a booktabs tabular."""
+    columns = "".join("r" if numeric else "l" for numeric in section.numeric)
+    return [
+        "",
+        r"  \medskip",
+        rf"  {{\small {_latex_text(section.title)}\par}}",
+        r"  \resizebox{\ifdim\width>\columnwidth\columnwidth\else\width\fi}{!}{%",
+        rf"  \begin{{tabular}}{{@{{}}{columns}@{{}}}}",
+        r"    \toprule",
+        "    " + " & ".join(_latex_text(cell) for cell in section.header) + r" \\",
+        r"    \midrule",
+        *("    " + " & ".join(_latex_text(cell) for cell in row) + r" \\" for row in section.rows),
+        r"    \bottomrule",
+        r"  \end{tabular}}",
+    ]
+
+
 def default_caption(report: ComparisonReport) -> str:
     """``dense and splade compared with the baseline bm25 (50 queries).``"""
+    if report.comparison.pairwise:
+        names = report.aligned.names
+        listed = ", ".join(names[:-1]) + " and " + names[-1]
+        pairs = len({(row.baseline, row.system) for row in report.comparison.rows})
+        queries = len(report.aligned.query_ids)
+        return f"{pairs} pairs of {listed} compared ({queries} queries)."
     systems = report.aligned.systems
     listed = ", ".join(systems[:-1]) + (" and " if len(systems) > 1 else "") + systems[-1]
     queries = len(report.aligned.query_ids)
@@ -111,7 +143,9 @@ def render_latex(
         [run_label(report, name, latex_escape), *(_latex_cell(c, show_p) for c in cells)]
         for name, cells in table_grid(report)
     ]
-    sentence = footnote(report).removeprefix(DAGGER).strip()
+    full = footnote(report)
+    mark = r"$^{\dagger}$\," if full.startswith(DAGGER) else ""
+    sentence = full.removeprefix(DAGGER).strip()
     note = latex_escape(sentence[:1].upper() + sentence[1:])
     note = note.replace("≤", r"$\le$")
     title = latex_escape(default_caption(report) if caption is None else caption)
@@ -134,7 +168,8 @@ def render_latex(
         r"  \end{tabular}}",
         "",
         r"  \smallskip",
-        rf"  {{\footnotesize $^{{\dagger}}$\,{note}\par}}",
+        rf"  {{\footnotesize {mark}{note}\par}}",
+        *(line for section in pairwise_sections(report) for line in _section(section)),
         r"\end{table}",
     ]
     return "\n".join(body) + "\n"

@@ -8,8 +8,10 @@ from rankscope.compare import ComparisonReport
 from rankscope.report.compare._cells import (
     DAGGER,
     Cell,
+    Section,
     footnotes,
     p_equals,
+    pairwise_sections,
     provenance_lines,
     run_label,
     table_grid,
@@ -24,6 +26,8 @@ def _markdown_cell(cell: Cell, show_p: bool) -> str:
     text = f"**{cell.value}**" if cell.best else cell.value
     if cell.significant:
         text += DAGGER
+    if cell.letters:
+        text += f" <sup>{cell.letters}</sup>"
     if show_p and cell.row is not None:
         text += f" ({p_equals(cell.row.corrected_p_value)})"
     return text
@@ -56,8 +60,17 @@ def render_markdown(report: ComparisonReport, show_p: bool = False) -> str:
     ]
     lines = ["| " + " | ".join(cells) + " |" for cells in [header, align, *rows]]
     notes = [_markdown_escape(note) for note in footnotes(report)]
+    notes += [line for section in pairwise_sections(report) for line in markdown_section(section)]
     # One paragraph, a line per item (a backslash ends a line in CommonMark).
     stamp = [_markdown_escape(line) for line in provenance_lines(report)]
     provenance = ["", "\\\n".join(stamp)] if stamp else []
     # The footnote starts with the dagger, which needs no escaping; keep it readable.
     return "\n".join([*lines, "", *notes, *provenance]) + "\n"
+
+
+def markdown_section(section: Section) -> list[str]:
+    """A section of the pairwise report: a bold title, then its table."""
+    align = ["---:" if numeric else "---" for numeric in section.numeric]
+    rows = [[_markdown_escape(cell) for cell in row] for row in [section.header, *section.rows]]
+    table = ["| " + " | ".join(cells) + " |" for cells in [rows[0], align, *rows[1:]]]
+    return ["", f"**{_markdown_escape(section.title)}**", "", *table]

@@ -9,8 +9,10 @@ from rankscope.errors import MissingDependencyError
 from rankscope.report.compare._cells import (
     DAGGER,
     Cell,
+    Section,
     footnotes,
     p_equals,
+    pairwise_sections,
     provenance_lines,
     run_label,
     table_grid,
@@ -24,11 +26,35 @@ if TYPE_CHECKING:
 _P_WIDTH = len(" p=0.000")
 
 
-def _plain_cell(cell: Cell, show_p: bool) -> str:
+def _plain_cell(cell: Cell, show_p: bool, letters_width: int = 0) -> str:
     text = cell.value + (DAGGER if cell.significant else " ")
+    if letters_width:
+        text += cell.letters.ljust(letters_width)
     if show_p:
         text += " " * _P_WIDTH if cell.row is None else " " + p_equals(cell.row.corrected_p_value)
     return text
+
+
+def aligned_lines(header: list[str], rows: list[list[str]], numeric: list[bool]) -> list[str]:
+    """Columns padded to their widest cell: text to the left, numbers to the right."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    return [
+        "  ".join(
+            cell.rjust(width) if right else cell.ljust(width)
+            for cell, width, right in zip(cells, widths, numeric, strict=True)
+        ).rstrip()
+        for cells in [header, *rows]
+    ]
+
+
+def section_lines(section: Section) -> list[str]:
+    """A section of the pairwise report as a title and an aligned table."""
+    return [
+        section.title + ":",
+        *aligned_lines(
+            list(section.header), [list(row) for row in section.rows], list(section.numeric)
+        ),
+    ]
 
 
 def render_text(report: ComparisonReport, show_p: bool = False) -> str:
@@ -52,24 +78,27 @@ def render_text(report: ComparisonReport, show_p: bool = False) -> str:
     † significantly different from the baseline bm25 (paired randomization test, Holm
     correction, corrected p ≤ 0.05; 8 queries).
     """
+    grid = table_grid(report)
+    measures = report.comparison.measures
+    letters = [max(len(cells[i].letters) for _, cells in grid) for i in range(len(measures))]
     # Headers end where the numbers do, before the dagger (and p-value) slot.
-    pad = " " * (1 + (_P_WIDTH if show_p else 0))
-    header = ["run", *(measure + pad for measure in report.comparison.measures)]
+    pads = [" " * (1 + width + (_P_WIDTH if show_p else 0)) for width in letters]
+    header = ["run", *(measure + pad for measure, pad in zip(measures, pads, strict=True))]
     rows = [
-        [run_label(report, name, str), *(_plain_cell(cell, show_p) for cell in cells)]
-        for name, cells in table_grid(report)
+        [
+            run_label(report, name, str),
+            *(_plain_cell(cell, show_p, width) for cell, width in zip(cells, letters, strict=True)),
+        ]
+        for name, cells in grid
     ]
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(
-            cell.ljust(width) if i == 0 else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
-        ).rstrip()
-
-    lines = [line(cells) for cells in [header, *rows]]
+    lines = aligned_lines(header, rows, [False, *([True] * len(measures))])
+    sections = [
+        line for section in pairwise_sections(report) for line in ["", *section_lines(section)]
+    ]
     stamp = provenance_lines(report)
-    return "\n".join([*lines, "", *footnotes(report, bold=False), *stamp]) + "\n"
+    if sections and stamp:
+        stamp = ["", *stamp]
+    return "\n".join([*lines, "", *footnotes(report, bold=False), *sections, *stamp]) + "\n"
 
 
 def rich_table(report: ComparisonReport, show_p: bool = False) -> Group:
@@ -105,9 +134,14 @@ def rich_table(report: ComparisonReport, show_p: bool = False) -> Group:
         for cell, width in zip(cells, widths, strict=True):
             text = Text(cell.value.rjust(width), style="bold" if cell.best else "")
             text.append(DAGGER if cell.significant else " ", style="bold green")
+            if cell.letters:
+                text.append(cell.letters, style="cyan")
             if show_p and cell.row is not None:
                 text.append(" " + p_equals(cell.row.corrected_p_value), style="dim")
             styled.append(text)
         table.add_row(*styled)
-    notes = Text("\n".join([*footnotes(report), *provenance_lines(report)]), style="dim")
+    sections = [
+        line for section in pairwise_sections(report) for line in ["", *section_lines(section)]
+    ]
+    notes = Text("\n".join([*footnotes(report), *sections, *provenance_lines(report)]), style="dim")
     return Group(table, Text(""), notes)

@@ -1,7 +1,5 @@
-//! trec_eval 10's preference measures (`-m all_prefs`): prefs_num_prefs_poss,
-//! prefs_num_prefs_ful, prefs_num_prefs_ful_ret, prefs_simp, prefs_pair, prefs_avgjg,
-//! prefs_avgjg_Rnonrel and their `_ret` and `_imp` variants, as trec_eval's
-//! form_prefs_counts.c and m_prefs_*.c define them.
+//! Preference counting, as trec_eval's form_prefs_counts.c does it: what the preference
+//! measures ([`super`]) are computed from.
 //!
 //! Preferences come in *judgement groups* (one user's information need), each made of
 //! *subgroups*: within a subgroup, a document with a higher level is preferred to one with a
@@ -16,8 +14,6 @@
 //! for each document pair (for the `pair` measures).
 
 use crate::batch::QueryView;
-
-use super::kernels::KernelArgs;
 
 /// One preference judgement: a document's level in a subgroup of a judgement group.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -395,13 +391,13 @@ impl PrefCounts {
     }
 
     /// Σ over groups of `part`.
-    fn total(&self, part: impl Fn(&GroupCounts) -> u64) -> u64 {
+    pub(super) fn total(&self, part: impl Fn(&GroupCounts) -> u64) -> u64 {
         self.groups.iter().map(|g| part(&g.counts)).sum()
     }
 
     /// Σ_g ful_g / poss_g over the groups with possible preferences, / number of groups (0 when
     /// the sum is 0), as trec_eval's prefs_avgjg.
-    fn average_over_groups(&self, ratio: impl Fn(&GroupCounts) -> (u64, u64)) -> f64 {
+    pub(super) fn average_over_groups(&self, ratio: impl Fn(&GroupCounts) -> (u64, u64)) -> f64 {
         let mut sum = 0.0;
         for group in &self.groups {
             let (fulfilled, possible) = ratio(&group.counts);
@@ -415,7 +411,7 @@ impl PrefCounts {
     /// The mean over document pairs with a preference of the share of groups the ranking
     /// satisfies, pairs counted in the regions asked: both retrieved, one retrieved, neither
     /// (pairs of the last region count, their share is 0).
-    fn pair_average(&self, one_retrieved: bool, neither: bool) -> f64 {
+    pub(super) fn pair_average(&self, one_retrieved: bool, neither: bool) -> f64 {
         let pairs = self.pairs.as_ref().expect("pair counts asked for");
         let ret = self.num_judged_ret;
         let all = self.num_judged;
@@ -457,7 +453,7 @@ impl PrefCounts {
     }
 
     /// prefs_avgjg_Rnonrel (`retrieved_only`: its `_ret` variant).
-    fn average_rnonrel(&self, retrieved_only: bool) -> f64 {
+    pub(super) fn average_rnonrel(&self, retrieved_only: bool) -> f64 {
         let mut sum = 0.0;
         for group in &self.groups {
             let c = &group.counts;
@@ -653,394 +649,5 @@ impl Group {
             }
         }
         (fulfilled, fulfilled + not_fulfilled)
-    }
-}
-
-/// A preference measure over a query's counts.
-pub type CountsMeasure = fn(&PrefCounts) -> f64;
-
-/// prefs_num_prefs_poss: preferences possible, whether retrieved or not.
-pub fn num_possible(p: &PrefCounts) -> f64 {
-    p.total(|c| c.possible_ret + c.possible_imp + c.possible_notoccur) as f64
-}
-
-/// prefs_num_prefs_ful: preferences fulfilled, implied ones included.
-pub fn num_fulfilled(p: &PrefCounts) -> f64 {
-    p.total(|c| c.fulfilled_ret + c.fulfilled_imp) as f64
-}
-
-/// prefs_num_prefs_ful_ret: preferences fulfilled among retrieved documents.
-pub fn num_fulfilled_ret(p: &PrefCounts) -> f64 {
-    p.total(|c| c.fulfilled_ret) as f64
-}
-
-fn ratio(fulfilled: u64, possible: u64) -> f64 {
-    if possible > 0 {
-        fulfilled as f64 / possible as f64
-    } else {
-        0.0
-    }
-}
-
-/// prefs_simp: fulfilled / possible, over every group's preferences.
-pub fn simple(p: &PrefCounts) -> f64 {
-    ratio(
-        p.total(|c| c.fulfilled_ret + c.fulfilled_imp),
-        p.total(|c| c.possible_ret + c.possible_imp + c.possible_notoccur),
-    )
-}
-
-/// prefs_simp_ret: fulfilled / possible among retrieved documents.
-pub fn simple_ret(p: &PrefCounts) -> f64 {
-    ratio(p.total(|c| c.fulfilled_ret), p.total(|c| c.possible_ret))
-}
-
-/// prefs_simp_imp: fulfilled / possible, pairs with neither document retrieved left out.
-pub fn simple_imp(p: &PrefCounts) -> f64 {
-    ratio(
-        p.total(|c| c.fulfilled_ret + c.fulfilled_imp),
-        p.total(|c| c.possible_ret + c.possible_imp),
-    )
-}
-
-/// prefs_pair: the mean over document pairs of the share of groups' preferences fulfilled.
-pub fn pair(p: &PrefCounts) -> f64 {
-    p.pair_average(true, true)
-}
-
-/// prefs_pair_ret: prefs_pair over pairs of retrieved documents.
-pub fn pair_ret(p: &PrefCounts) -> f64 {
-    p.pair_average(false, false)
-}
-
-/// prefs_pair_imp: prefs_pair over pairs with at least one document retrieved.
-pub fn pair_imp(p: &PrefCounts) -> f64 {
-    p.pair_average(true, false)
-}
-
-/// prefs_avgjg: fulfilled / possible per group, averaged over groups.
-pub fn average_groups(p: &PrefCounts) -> f64 {
-    p.average_over_groups(|c| {
-        (
-            c.fulfilled_ret + c.fulfilled_imp,
-            c.possible_ret + c.possible_imp + c.possible_notoccur,
-        )
-    })
-}
-
-/// prefs_avgjg_ret: prefs_avgjg among retrieved documents.
-pub fn average_groups_ret(p: &PrefCounts) -> f64 {
-    p.average_over_groups(|c| (c.fulfilled_ret, c.possible_ret))
-}
-
-/// prefs_avgjg_imp: prefs_avgjg, pairs with neither document retrieved left out.
-pub fn average_groups_imp(p: &PrefCounts) -> f64 {
-    p.average_over_groups(|c| {
-        (
-            c.fulfilled_ret + c.fulfilled_imp,
-            c.possible_ret + c.possible_imp,
-        )
-    })
-}
-
-/// prefs_avgjg_Rnonrel: prefs_avgjg with as many non-relevant documents per group as relevant.
-pub fn average_groups_rnonrel(p: &PrefCounts) -> f64 {
-    p.average_rnonrel(false)
-}
-
-/// prefs_avgjg_Rnonrel_ret: prefs_avgjg_Rnonrel among retrieved documents.
-pub fn average_groups_rnonrel_ret(p: &PrefCounts) -> f64 {
-    p.average_rnonrel(true)
-}
-
-/// Each preference family: its name, trec_eval's name, its measure over counts, and whether it
-/// needs the per-pair counts.
-pub static MEASURES: &[(&str, &str, CountsMeasure, bool)] = &[
-    ("NumPrefsPoss", "prefs_num_prefs_poss", num_possible, false),
-    ("NumPrefsFul", "prefs_num_prefs_ful", num_fulfilled, false),
-    (
-        "NumPrefsFulRet",
-        "prefs_num_prefs_ful_ret",
-        num_fulfilled_ret,
-        false,
-    ),
-    ("PrefsSimp", "prefs_simp", simple, false),
-    ("PrefsPair", "prefs_pair", pair, true),
-    ("PrefsAvgJG", "prefs_avgjg", average_groups, false),
-    (
-        "PrefsAvgJGRNonRel",
-        "prefs_avgjg_Rnonrel",
-        average_groups_rnonrel,
-        false,
-    ),
-    ("PrefsSimpRet", "prefs_simp_ret", simple_ret, false),
-    ("PrefsPairRet", "prefs_pair_ret", pair_ret, true),
-    (
-        "PrefsAvgJGRet",
-        "prefs_avgjg_ret",
-        average_groups_ret,
-        false,
-    ),
-    (
-        "PrefsAvgJGRNonRelRet",
-        "prefs_avgjg_Rnonrel_ret",
-        average_groups_rnonrel_ret,
-        false,
-    ),
-    ("PrefsSimpImp", "prefs_simp_imp", simple_imp, false),
-    ("PrefsPairImp", "prefs_pair_imp", pair_imp, true),
-    (
-        "PrefsAvgJGImp",
-        "prefs_avgjg_imp",
-        average_groups_imp,
-        false,
-    ),
-];
-
-/// The measure over counts of a preference family, and whether it needs the per-pair counts.
-pub fn counts_measure(family: &str) -> Option<(CountsMeasure, bool)> {
-    MEASURES
-        .iter()
-        .find(|entry| entry.0 == family)
-        .map(|&(_, _, measure, pairs)| (measure, pairs))
-}
-
-/// trec_eval's name of a preference family.
-pub fn trec_name(family: &str) -> Option<&'static str> {
-    MEASURES
-        .iter()
-        .find(|entry| entry.0 == family)
-        .map(|entry| entry.1)
-}
-
-macro_rules! query_kernels {
-    ($($kernel:ident => $measure:ident, $pairs:expr;)*) => {$(
-        #[doc = concat!("[`", stringify!($measure), "`] over the query's graded judgements as one \
-                         judgement group ([`PrefCounts::of_query`]).")]
-        pub fn $kernel(query: &QueryView<'_>, _args: &KernelArgs<'_>) -> f64 {
-            $measure(&PrefCounts::of_query(query, $pairs))
-        }
-    )*};
-}
-
-query_kernels! {
-    num_possible_kernel => num_possible, false;
-    num_fulfilled_kernel => num_fulfilled, false;
-    num_fulfilled_ret_kernel => num_fulfilled_ret, false;
-    simple_kernel => simple, false;
-    pair_kernel => pair, true;
-    average_groups_kernel => average_groups, false;
-    average_groups_rnonrel_kernel => average_groups_rnonrel, false;
-    simple_ret_kernel => simple_ret, false;
-    pair_ret_kernel => pair_ret, true;
-    average_groups_ret_kernel => average_groups_ret, false;
-    average_groups_rnonrel_ret_kernel => average_groups_rnonrel_ret, false;
-    simple_imp_kernel => simple_imp, false;
-    pair_imp_kernel => pair_imp, true;
-    average_groups_imp_kernel => average_groups_imp, false;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn judgements<'a>(lines: &[(&'a str, &'a str, &'a str, f64)]) -> Vec<Judgement<'a>> {
-        lines
-            .iter()
-            .map(|&(group, subgroup, doc, level)| Judgement {
-                group,
-                subgroup,
-                doc,
-                level,
-            })
-            .collect()
-    }
-
-    fn counts(lines: &[(&str, &str, &str, f64)], ranking: &[&str]) -> PrefCounts {
-        PrefCounts::new(&judgements(lines), ranking, true).unwrap()
-    }
-
-    fn close(a: f64, b: f64) {
-        assert!((a - b).abs() < 1e-15, "{a} != {b}");
-    }
-
-    #[test]
-    fn one_subgroup_counts_by_hand() {
-        // get_prefs.c's example of 13 preferences; retrieved d4, d1, d3: internal ranks d4 0,
-        // d1 1, d3 2, then d2 3, d5 4, d6 5. Fulfilled with both retrieved: d4>d1, d4>d3,
-        // d1>d3; with one: d4>d2, d4>d5, d4>d6, d1>d2, d1>d5, d1>d6; failed with one retrieved:
-        // d2>d3, d6>d3; neither retrieved: d2>d5, d6>d5.
-        let lines = [
-            ("u", "s", "d1", 3.0),
-            ("u", "s", "d2", 2.0),
-            ("u", "s", "d3", 0.0),
-            ("u", "s", "d4", 6.0),
-            ("u", "s", "d5", 0.0),
-            ("u", "s", "d6", 2.0),
-        ];
-        let p = counts(&lines, &["d4", "x", "d1", "d3"]);
-        assert_eq!((p.num_judged, p.num_judged_ret), (6, 3));
-        let c = &p.groups[0].counts;
-        assert_eq!(
-            (
-                c.fulfilled_ret,
-                c.possible_ret,
-                c.fulfilled_imp,
-                c.possible_imp
-            ),
-            (3, 3, 6, 8)
-        );
-        assert_eq!(c.possible_notoccur, 2);
-        assert_eq!(
-            (c.num_rel, c.num_rel_ret, c.num_nonrel, c.num_nonrel_ret),
-            (4, 2, 2, 1)
-        );
-        assert_eq!(num_possible(&p), 13.0);
-        assert_eq!(num_fulfilled(&p), 9.0);
-        assert_eq!(num_fulfilled_ret(&p), 3.0);
-        close(simple(&p), 9.0 / 13.0);
-        close(simple_ret(&p), 1.0);
-        close(simple_imp(&p), 9.0 / 11.0);
-        // One group: the pair and group averages are the simple ratios.
-        close(pair(&p), 9.0 / 13.0);
-        close(pair_ret(&p), 1.0);
-        close(pair_imp(&p), 9.0 / 11.0);
-        close(average_groups(&p), 9.0 / 13.0);
-        close(average_groups_ret(&p), 1.0);
-        close(average_groups_imp(&p), 9.0 / 11.0);
-        // R = 4 >= N = 2: 2 non-relevant added below each relevant document; fulfilled
-        // 9 + 2·2 (relevant retrieved), possible 13 + 2·4.
-        close(average_groups_rnonrel(&p), 13.0 / 21.0);
-        // Retrieved: R = 2, N = 1: fulfilled 3 + 2·1, possible 3 + 4·1 (trec_eval multiplies
-        // by all relevant documents).
-        close(average_groups_rnonrel_ret(&p), 5.0 / 7.0);
-    }
-
-    #[test]
-    fn subgroups_are_closed_transitively() {
-        // get_prefs.c: 1>2, 1>3, 2>3 and 2>4 give 1>4 too. Retrieved d4, d2, d1: 1>2, 2>4 and
-        // 1>4 fail with both retrieved; 1>3 and 2>3 are fulfilled with one retrieved.
-        let lines = [
-            ("u", "s1", "d1", 3.0),
-            ("u", "s1", "d2", 2.0),
-            ("u", "s1", "d3", 1.0),
-            ("u", "s2", "d2", 5.0),
-            ("u", "s2", "d4", 4.0),
-        ];
-        let p = counts(&lines, &["d4", "d2", "d1"]);
-        let c = &p.groups[0].counts;
-        assert_eq!(
-            (
-                c.fulfilled_ret,
-                c.possible_ret,
-                c.fulfilled_imp,
-                c.possible_imp
-            ),
-            (0, 3, 2, 2)
-        );
-        assert_eq!(num_possible(&p), 5.0);
-        close(simple(&p), 0.4);
-        assert_eq!(simple_ret(&p), 0.0);
-        assert_eq!((c.num_rel, c.num_rel_ret, c.num_nonrel), (4, 3, 0));
-        // R = 4, N = 0: fulfilled 2 + 3·4, possible 5 + 4·4.
-        close(average_groups_rnonrel(&p), 14.0 / 21.0);
-        // R = 3, N = 0: fulfilled 0 + 3·3, possible 3 + 4·3.
-        close(average_groups_rnonrel_ret(&p), 0.6);
-    }
-
-    #[test]
-    fn groups_disagreeing_on_a_pair_share_it() {
-        // get_prefs.c's two users: u1 1>2; u2 3>1, 4>1, 3>4, 2>1. Ranking d1 d2 d3 d4.
-        let lines = [
-            ("u1", "s1", "d1", 3.0),
-            ("u1", "s1", "d2", 2.0),
-            ("u2", "s1", "d1", 0.0),
-            ("u2", "s1", "d3", 6.0),
-            ("u2", "s1", "d4", 2.0),
-            ("u2", "s2", "d1", 0.0),
-            ("u2", "s2", "d2", 8.0),
-        ];
-        let p = counts(&lines, &["d1", "d2", "d3", "d4"]);
-        assert_eq!(num_possible(&p), 5.0);
-        // u1: 1 of 1; u2: 3>4 only, 1 of 4.
-        close(simple(&p), 0.4);
-        close(average_groups(&p), (1.0 + 0.25) / 2.0);
-        // Pairs {1,2}: 1/2; {1,3}: 0; {1,4}: 0; {3,4}: 1.
-        close(pair(&p), 1.5 / 4.0);
-    }
-
-    #[test]
-    fn nothing_retrieved_and_nothing_judged_apart() {
-        let lines = [("u", "s", "a", 1.0), ("u", "s", "b", 0.0)];
-        let p = counts(&lines, &[]);
-        assert_eq!((num_possible(&p), num_fulfilled(&p)), (1.0, 0.0));
-        assert_eq!(simple(&p), 0.0);
-        assert_eq!(pair(&p), 0.0);
-        // Retrieved only: R = N = 0, 0/0: the query scores 0 as in trec_eval.
-        assert_eq!(average_groups_rnonrel_ret(&p), 0.0);
-        // One level only: no preference at all.
-        let p = counts(&[("u", "s", "a", 1.0), ("u", "s", "b", 1.0)], &["a"]);
-        assert_eq!((num_possible(&p), simple(&p), pair(&p)), (0.0, 0.0, 0.0));
-    }
-
-    #[test]
-    fn contradictions_are_refused() {
-        let two_levels = [
-            ("u", "s", "a", 2.0),
-            ("u", "s", "a", 1.0),
-            ("u", "s", "b", 0.0),
-        ];
-        assert!(matches!(
-            PrefCounts::new(&judgements(&two_levels), &[], false),
-            Err(Conflict::TwoLevels { .. })
-        ));
-        let zero = [
-            ("u", "s1", "a", 2.0),
-            ("u", "s1", "b", 0.0),
-            ("u", "s2", "b", 1.0),
-            ("u", "s2", "c", 0.5),
-        ];
-        assert_eq!(
-            PrefCounts::new(&judgements(&zero), &[], false),
-            Err(Conflict::ZeroAndNonZero { judgement: 2 })
-        );
-        let cycle = [
-            ("u", "s1", "a", 2.0),
-            ("u", "s1", "b", 1.0),
-            ("u", "s2", "b", 2.0),
-            ("u", "s2", "c", 1.0),
-            ("u", "s3", "c", 2.0),
-            ("u", "s3", "a", 1.0),
-        ];
-        assert!(matches!(
-            PrefCounts::new(&judgements(&cycle), &[], false),
-            Err(Conflict::Cycle { group, .. }) if group == "u"
-        ));
-    }
-
-    #[test]
-    fn graded_judgements_are_one_group() {
-        // Grades in rank order (−1: unjudged), judged grades descending.
-        let grades = [2, crate::batch::UNJUDGED, 0, 1];
-        let judged = [2, 1, 1, 0, 0];
-        let query = QueryView {
-            grades: &grades,
-            judged: &judged,
-            num_distinct_relevant: None,
-            subtopics: None,
-        };
-        let of_query = PrefCounts::of_query(&query, true);
-        let lines = [
-            ("0", "0", "a", 2.0),
-            ("0", "0", "c", 0.0),
-            ("0", "0", "d", 1.0),
-            ("0", "0", "e", 1.0),
-            ("0", "0", "f", 0.0),
-        ];
-        let direct = counts(&lines, &["a", "b", "c", "d"]);
-        assert_eq!(of_query.groups[0].counts, direct.groups[0].counts);
-        for (name, _, measure, _) in MEASURES {
-            assert_eq!(measure(&of_query), measure(&direct), "{name}");
-        }
     }
 }

@@ -1,0 +1,267 @@
+//! Prepare: validate, de-duplicate, order and join a run with its qrels into a [`RankedBatch`].
+//!
+//! The qrels are indexed once ([`Judgements`]): a hash table from (query, document) to the
+//! judgement, each query's grades sorted for the ideal ranking. The run's rows are grouped by
+//! query (kept as they are when the file already groups them), and every query is then ordered,
+//! cut and looked up on its own, queries in parallel. A query already in rank order is only
+//! checked, not sorted.
+//!
+//! One concern a file: `judgements` indexes the qrels, `groups` finds each query's rows in the
+//! run, `rank` orders, cuts and looks up one query; this module joins them into the batch.
+
+mod groups;
+mod judgements;
+mod rank;
+
+pub use judgements::Judgements;
+
+use crate::batch::RankedBatch;
+use crate::error::{py_repr, Error, InputProblem, Result};
+use crate::parallel::{self, PARALLEL_MIN_ROWS};
+use crate::profile::{Conventions, DuplicatePolicy};
+use crate::table::{Qrels, Run};
+
+use groups::{Entry, QueryGroups, Rows};
+use judgements::subtopic_judgements;
+use rank::{rank_query, Ranked, Scratch};
+
+/// Options of an evaluation that change what is prepared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrepareOptions {
+    /// Lowest grade that counts as relevant; used here only by profiles with binary
+    /// relevance, whose grades become 0 or 1.
+    pub relevance_level: i64,
+    /// Include judged queries absent from the run, with an empty ranking (trec_eval `-c`).
+    pub complete: bool,
+    /// Keep only the first `max_documents` of each query's ranking (trec_eval `-M`).
+    pub max_documents: Option<usize>,
+    /// Attach the judgements per subtopic (for diversity measures).
+    pub subtopics: bool,
+}
+
+impl Default for PrepareOptions {
+    fn default() -> Self {
+        Self {
+            relevance_level: 1,
+            complete: false,
+            max_documents: None,
+            subtopics: false,
+        }
+    }
+}
+
+/// A batch with what was left out on the way.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Prepared {
+    /// The queries to evaluate, by query id (byte-wise ascending).
+    pub batch: RankedBatch,
+    /// Query ids of the run that have no judgements (ignored, as trec_eval does), sorted.
+    pub unjudged_queries: Vec<String>,
+    /// Judged query ids absent from the run (scored 0 under `complete`, else left out), sorted.
+    pub missing_queries: Vec<String>,
+}
+
+/// Refuse a document judged twice in one query (unless the profile counts duplicates).
+pub fn check_qrels(qrels: &Qrels, conventions: &Conventions) -> Result<()> {
+    Judgements::new(qrels, conventions, 1).map(|_| ())
+}
+
+/// Join `run` with `qrels` under `conventions` into a [`RankedBatch`].
+///
+/// Errors: a document judged twice (unless the profile keeps duplicate judgements), a
+/// document ranked twice in one evaluated query under [`DuplicatePolicy::Error`] (counted only
+/// in judged queries and within `max_documents`, as trec_eval), and no query of the run judged
+/// (unless `complete`).
+pub fn prepare(
+    qrels: &Qrels,
+    run: &Run,
+    conventions: &Conventions,
+    options: &PrepareOptions,
+) -> Result<Prepared> {
+    let judgements = Judgements::new(qrels, conventions, options.relevance_level)?;
+    let prepared = prepare_with(&judgements, run, options)?;
+    if prepared.batch.num_queries() == 0 && !options.complete {
+        return Err(no_common_queries(&run.source, run.queries.len(), qrels));
+    }
+    Ok(prepared)
+}
+
+/// The error for a run none of whose queries is judged.
+pub fn no_common_queries(run_source: &str, run_queries: usize, qrels: &Qrels) -> Error {
+    Error::NoCommonQueries(InputProblem::new(format!(
+        "no query of the run ({run_source}) is judged in the qrels ({}): the run has \
+         {run_queries} queries, the qrels {}, none in common; check that the query ids match",
+        qrels.source,
+        qrels.queries.len()
+    )))
+}
+
+/// [`prepare`] with qrels indexed once (streaming prepares many chunks against them). A run
+/// with no judged query gives an empty batch here (the caller decides whether that is an
+/// error); the missing queries are those of the qrels absent from this run. The conventions
+/// and relevance level are those `judgements` were indexed with (`options.relevance_level`
+/// is not looked at).
+pub fn prepare_with(
+    judgements: &Judgements<'_>,
+    run: &Run,
+    options: &PrepareOptions,
+) -> Result<Prepared> {
+    prepare_listing(judgements, run, options, true)
+}
+
+/// [`prepare_with`]; `list_missing` false leaves `missing_queries` empty (streaming prepares
+/// many chunks, each missing nearly every judged query, and finds the missing ones once).
+pub(crate) fn prepare_listing(
+    judgements: &Judgements<'_>,
+    run: &Run,
+    options: &PrepareOptions,
+    list_missing: bool,
+) -> Result<Prepared> {
+    let conventions = &judgements.conventions;
+    let qrels = judgements.qrels;
+    assert!(
+        run.len() < u32::MAX as usize,
+        "a run (or chunk) holds fewer than 2^32 rows"
+    );
+
+    let groups = QueryGroups::of(run);
+    let mut entries: Vec<Entry<'_>> = Vec::with_capacity(run.queries.len());
+    let mut unjudged: Vec<String> = Vec::new();
+    let mut in_run = vec![false; qrels.queries.len()];
+    for (code, name) in run.queries.names().enumerate() {
+        let Some(rows) = groups.rows(code) else {
+            continue; // an id interned without rows
+        };
+        match qrels.queries.get(name) {
+            Some(qrels_code) => {
+                in_run[qrels_code as usize] = true;
+                entries.push(Entry {
+                    name,
+                    qrels_code,
+                    run_code: code as u32,
+                    rows,
+                });
+            }
+            None => unjudged.push(name.to_string()),
+        }
+    }
+    let mut missing: Vec<String> = Vec::new();
+    for (code, name) in qrels.queries.names().enumerate() {
+        if !in_run[code] && (list_missing || options.complete) {
+            if list_missing {
+                missing.push(name.to_string());
+            }
+            if options.complete {
+                entries.push(Entry {
+                    name,
+                    qrels_code: code as u32,
+                    run_code: u32::MAX,
+                    rows: Rows::Range(0, 0),
+                });
+            }
+        }
+    }
+    unjudged.sort_unstable();
+    missing.sort_unstable();
+    entries.sort_unstable_by(|a, b| a.name.cmp(b.name));
+
+    let ranked: Vec<Ranked> = parallel::map_with_scratch(
+        &entries,
+        run.len() >= PARALLEL_MIN_ROWS,
+        Scratch::default,
+        |scratch, entry| rank_query(judgements, run, entry, options, scratch),
+    );
+
+    if conventions.duplicate_documents == DuplicatePolicy::Error {
+        // The query named is the first of the run that has one, as the run is read.
+        let first = entries
+            .iter()
+            .zip(&ranked)
+            .filter_map(|(entry, ranked)| ranked.duplicate.map(|position| (entry, position)))
+            .min_by_key(|(entry, _)| entry.run_code);
+        if let Some((entry, row)) = first {
+            return Err(Error::DuplicateDocument(
+                InputProblem::new(format!(
+                    "document {} appears more than once in the run of query {}; each document \
+                     may be ranked once per query (evaluate(..., \
+                     duplicate_documents='keep_first') keeps the first, as ranked by score)",
+                    py_repr(run.docs.get(row)),
+                    py_repr(entry.name)
+                ))
+                .in_source(&run.source),
+            ));
+        }
+    }
+
+    let total: usize = ranked.iter().map(|r| r.grades.len()).sum();
+    let mut batch = RankedBatch {
+        query_ids: Vec::with_capacity(entries.len()),
+        offsets: Vec::with_capacity(entries.len() + 1),
+        grades: Vec::with_capacity(total),
+        judged_offsets: Vec::with_capacity(entries.len() + 1),
+        judged: Vec::new(),
+        num_distinct_relevant: judgements.distinct_relevant.as_ref().map(|_| Vec::new()),
+        subtopics: None,
+    };
+    batch.offsets.push(0);
+    batch.judged_offsets.push(0);
+    if options.subtopics {
+        batch.subtopics = Some(subtopic_judgements(judgements, &entries, &ranked));
+    }
+    for (entry, Ranked { grades, .. }) in entries.iter().zip(ranked) {
+        batch.query_ids.push(entry.name.to_string());
+        batch.grades.extend_from_slice(&grades);
+        batch.offsets.push(batch.grades.len());
+        batch
+            .judged
+            .extend_from_slice(judgements.ideal_of(entry.qrels_code));
+        batch.judged_offsets.push(batch.judged.len());
+        if let (Some(out), Some(distinct)) = (
+            batch.num_distinct_relevant.as_mut(),
+            judgements.distinct_relevant.as_ref(),
+        ) {
+            out.push(distinct[entry.qrels_code as usize]);
+        }
+    }
+    Ok(Prepared {
+        batch,
+        unjudged_queries: unjudged,
+        missing_queries: missing,
+    })
+}
+
+/// A one-query batch from lists, for the single-question paths (WeKnora's metric API, the
+/// service): `judged` holds `(doc_id, grade)` pairs, `ranking` `(doc_id, score)` pairs; an
+/// empty ranking gives a query with nothing retrieved. The rules of [`prepare`]; errors name
+/// `<judgements of query q>` or `<ranking of query q>`.
+pub fn prepare_query(
+    judged: &[(&str, i64)],
+    ranking: &[(&str, f64)],
+    conventions: &Conventions,
+    relevance_level: i64,
+    query_id: &str,
+) -> Result<RankedBatch> {
+    let mut qrels = Qrels::new(format!("<judgements of query {query_id}>"));
+    for &(doc, grade) in judged {
+        qrels.push(query_id, doc, grade);
+    }
+    let mut run = Run::new("run", format!("<ranking of query {query_id}>"));
+    for &(doc, score) in ranking {
+        run.push(query_id, doc, score);
+    }
+    if judged.is_empty() {
+        // No judgement: the query is still evaluated (every measure 0).
+        qrels.queries.intern(query_id);
+    }
+    // One query: its judgements per subtopic (one subtopic) cost next to nothing.
+    let options = PrepareOptions {
+        relevance_level,
+        complete: true,
+        max_documents: None,
+        subtopics: true,
+    };
+    Ok(prepare(&qrels, &run, conventions, &options)?.batch)
+}
+
+#[cfg(test)]
+mod tests;

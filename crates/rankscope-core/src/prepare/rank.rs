@@ -1,0 +1,179 @@
+//! One query in rank order: sorted (or checked), de-duplicated, cut, and looked up.
+
+use hashbrown::HashTable;
+
+use crate::profile::{DuplicatePolicy, Ordering, ScorePrecision, UnjudgedDocuments};
+use crate::table::Run;
+
+use super::groups::Entry;
+use super::judgements::Judgements;
+use super::PrepareOptions;
+
+/// Buffers reused from query to query on one thread.
+#[derive(Default)]
+pub(super) struct Scratch {
+    rows: Vec<u32>,
+    keys: Vec<f64>,
+    hashes: Vec<u64>,
+    seen: HashTable<u32>,
+}
+
+/// One query prepared.
+pub(super) struct Ranked {
+    /// The grades of its documents in rank order.
+    pub(super) grades: Vec<i64>,
+    /// Duplicates an error: the run row of the first document ranked twice.
+    pub(super) duplicate: Option<usize>,
+    /// With subtopics: the first qrels row of each document (aligned with `grades`).
+    pub(super) judged_rows: Vec<Option<u32>>,
+}
+
+/// One query in rank order, cut and de-duplicated.
+pub(super) fn rank_query(
+    judgements: &Judgements<'_>,
+    run: &Run,
+    entry: &Entry<'_>,
+    options: &PrepareOptions,
+    scratch: &mut Scratch,
+) -> Ranked {
+    let conventions = &judgements.conventions;
+    let max_documents = options.max_documents;
+    if entry.rows.len() == 0 {
+        return Ranked {
+            grades: Vec::new(),
+            duplicate: None,
+            judged_rows: Vec::new(),
+        };
+    }
+    let Scratch {
+        rows,
+        keys,
+        hashes,
+        seen,
+    } = scratch;
+    entry.rows.fill(rows);
+    if conventions.ordering != Ordering::AsGiven {
+        let ascending = conventions.ordering == Ordering::ScoreThenDocidAsc;
+        keys.clear();
+        keys.extend(rows.iter().map(|&r| {
+            let score = run.score[r as usize];
+            match conventions.score_precision {
+                ScorePrecision::Float64 => score,
+                ScorePrecision::Float32 => f64::from(score as f32),
+            }
+        }));
+        let before = |a: usize, b: usize| -> std::cmp::Ordering {
+            // Score descending, then document id descending (or ascending), byte-wise.
+            keys[b]
+                .partial_cmp(&keys[a])
+                .expect("scores are finite")
+                .then_with(|| {
+                    let ids = run
+                        .docs
+                        .get_bytes(rows[b] as usize)
+                        .cmp(run.docs.get_bytes(rows[a] as usize));
+                    if ascending {
+                        ids.reverse()
+                    } else {
+                        ids
+                    }
+                })
+        };
+        let in_order = (1..rows.len()).all(|i| before(i - 1, i) != std::cmp::Ordering::Greater);
+        if !in_order {
+            let mut order: Vec<usize> = (0..rows.len()).collect();
+            order.sort_by(|&a, &b| before(a, b)); // stable: exact repeats keep the input order
+            let sorted: Vec<u32> = order.iter().map(|&i| rows[i]).collect();
+            *rows = sorted;
+        }
+    }
+
+    let hash_docs = |rows: &[u32], hashes: &mut Vec<u64>| {
+        hashes.clear();
+        hashes.extend(
+            rows.iter()
+                .map(|&r| judgements.doc_hash(run.docs.get_bytes(r as usize))),
+        );
+    };
+    hash_docs(rows, hashes);
+    let same_doc =
+        |a: u32, b: u32| run.docs.get_bytes(a as usize) == run.docs.get_bytes(b as usize);
+    let mut duplicate = None;
+    match conventions.duplicate_documents {
+        DuplicatePolicy::KeepAll => {}
+        DuplicatePolicy::KeepFirst => {
+            seen.clear();
+            let mut kept = 0;
+            for i in 0..rows.len() {
+                let (row, hash) = (rows[i], hashes[i]);
+                let fresh = seen.find(hash, |&other| same_doc(other, row)).is_none();
+                if fresh {
+                    seen.insert_unique(hash, row, |&r| {
+                        judgements.doc_hash(run.docs.get_bytes(r as usize))
+                    });
+                    rows[kept] = row;
+                    hashes[kept] = hash;
+                    kept += 1;
+                }
+            }
+            rows.truncate(kept);
+            hashes.truncate(kept);
+        }
+        DuplicatePolicy::Error => {}
+    }
+    if let Some(limit) = max_documents {
+        rows.truncate(limit);
+        hashes.truncate(limit);
+    }
+    if conventions.duplicate_documents == DuplicatePolicy::Error {
+        seen.clear();
+        // The first document (in rank order) that appears again later.
+        let mut first_repeat: Option<usize> = None;
+        for i in 0..rows.len() {
+            let (row, hash) = (rows[i], hashes[i]);
+            match seen.find(hash, |&other| same_doc(rows[other as usize], row)) {
+                Some(&earlier) => {
+                    let earlier = earlier as usize;
+                    first_repeat = Some(first_repeat.map_or(earlier, |f| f.min(earlier)));
+                }
+                None => {
+                    seen.insert_unique(hash, i as u32, |&j| hashes[j as usize]);
+                }
+            }
+        }
+        duplicate = first_repeat.map(|i| rows[i] as usize);
+    }
+    let mut judged_rows: Vec<Option<u32>> = Vec::new();
+    let mut grades: Vec<i64> = if options.subtopics {
+        judged_rows.extend(rows.iter().zip(hashes.iter()).map(|(&r, &h)| {
+            judgements.lookup_row(entry.qrels_code, run.docs.get_bytes(r as usize), h)
+        }));
+        judged_rows
+            .iter()
+            .map(|&row| judgements.grade_of(row))
+            .collect()
+    } else {
+        rows.iter()
+            .zip(hashes.iter())
+            .map(|(&r, &h)| judgements.lookup(entry.qrels_code, run.docs.get_bytes(r as usize), h))
+            .collect()
+    };
+    if conventions.unjudged_documents == UnjudgedDocuments::Drop {
+        // After the cut, as trec_eval -J with -M.
+        if options.subtopics {
+            let kept: Vec<Option<u32>> = judged_rows
+                .iter()
+                .zip(&grades)
+                .filter(|(_, &g)| g >= 0)
+                .map(|(&row, _)| row)
+                .collect();
+            judged_rows = kept;
+        }
+        grades.retain(|&g| g >= 0);
+    }
+    Ranked {
+        grades,
+        duplicate,
+        judged_rows,
+    }
+}
