@@ -437,3 +437,39 @@ def test_refuses_a_missing_or_doubled_judge(
     )
     assert code == EXIT_USAGE
     assert message in capsys.readouterr().err
+
+
+def test_merge_prints_the_agreement_where_humans_and_the_judge_both_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = write_inputs(tmp_path / "in", 6)
+    truth = {i: grade_of(query(i), passage(i)) for i in range(6)}
+    human = tmp_path / "human.qrels"
+    human.write_text(
+        "".join(
+            f"q{i:02d} 0 d{i:02d} {truth[i] if i < 3 else (truth[i] + 1) % 4}\n" for i in range(4)
+        )
+        + "q09 0 d09 2\n"
+    )
+    output = tmp_path / "judged.jsonl"
+    with serve_chat(ChatServer()) as server:
+        code = main(
+            judge_command(
+                files, server.url, str(tmp_path / "j.db"), str(output), "--merge", str(human)
+            )
+        )
+    err = capsys.readouterr().err
+    assert code == EXIT_OK, err
+    assert f"agreement with {human} (A: human, B: judge)" in err
+    assert "4 pairs judged in both (1 judged in QRELS_A only, 2 in QRELS_B only)" in err
+    assert "same grade" in err and "0.7500" in err
+    rows = [json.loads(line) for line in output.read_text().splitlines()]
+    assert [(r["query_id"], r["relevance"], r["source"]) for r in rows] == [
+        ("q00", truth[0], "human"),
+        ("q01", truth[1], "human"),
+        ("q02", truth[2], "human"),
+        ("q03", (truth[3] + 1) % 4, "human"),
+        ("q04", truth[4], "judge"),
+        ("q05", truth[5], "judge"),
+        ("q09", 2, "human"),
+    ]

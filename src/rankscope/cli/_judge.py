@@ -97,7 +97,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--merge",
         metavar="HUMAN_QRELS",
-        help="write these judgements too, in place of the judge's where both judge a pair",
+        help="write these judgements too, in place of the judge's where both judge a pair; "
+        "where both do, the judge's agreement with them is printed",
     )
     parser.add_argument("--name", help="a name for the judging task")
     parser.set_defaults(handler=run)
@@ -185,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     from rankscope.cli._agree import _judgement_lines
     from rankscope.io import Qrels, write_qrels
     from rankscope.io._write import write_table
-    from rankscope.judge import judge_pairs, judged_qrels
+    from rankscope.judge import human_agreement, judge_pairs, judged_qrels
     from rankscope.judge._judging import SOURCE
 
     fmt = _output_format(args)
@@ -217,4 +218,9 @@ def run(args: argparse.Namespace) -> int:
     if report.calibration is not None:
         print("calibration on the human-judged sample (A: human, B: judge)", file=sys.stderr)
         print(_judgement_lines(report.calibration, "table"), file=sys.stderr, end="")
+    if merged is not None and args.merge != args.calibrate:
+        found = human_agreement(args.db, report.task_id, merged)
+        if found is not None:
+            print(f"agreement with {args.merge} (A: human, B: judge)", file=sys.stderr)
+            print(_judgement_lines(found, "table"), file=sys.stderr, end="")
     return 0

@@ -19,7 +19,8 @@
   of one of the kinds of `FAILURES`, never a guess.
 * `judge_pairs`: a judge grades pairs into a store (SQLite or PostgreSQL), every call and
   grade committed as it arrives, resumed where it stopped; optionally calibrated first on a
-  sample of human-judged pairs. `judged_qrels`: its grades as qrels, merged with human ones.
+  sample of human-judged pairs. `judged_qrels`: its grades as qrels, merged with human ones;
+  `human_agreement`: how far they agree with human qrels where both judge.
 
 κ, α, τ and ρ need the ``judge`` extra (scikit-learn, krippendorff, scipy), imported on first
 use; so does `ChatJudge` (httpx).
@@ -44,7 +45,7 @@ from rankscope.judge._judges import (
     PromptJudge,
     Reply,
 )
-from rankscope.judge._judging import JudgingReport, judge_pairs, judged_qrels
+from rankscope.judge._judging import JudgingReport, human_agreement, judge_pairs, judged_qrels
 from rankscope.judge._pool import PLACEHOLDER_GRADE, Pool, pool, write_pool
 from rankscope.judge._prompt import DEFAULT_GRADES, RELEVANCE_PROMPT, Prompt, read_grade
 
@@ -68,6 +69,7 @@ __all__ = [
     "Reply",
     "RunHoles",
     "holes",
+    "human_agreement",
     "judge_pairs",
     "judged_qrels",
     "judgement_agreement",

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from rankscope.service.store import Store
     from rankscope.service.store.judging import JudgePair
 
-__all__ = ["JudgingReport", "judge_pairs", "judged_qrels"]
+__all__ = ["JudgingReport", "human_agreement", "judge_pairs", "judged_qrels"]
 
 SOURCE = "source"
 """The side column of judged qrels written as CSV, TSV, JSONL or Parquet: ``judge`` or
@@ -393,3 +393,47 @@ def judged_qrels(
         )
         frame = pl.concat([humans, frame.join(humans, on=[QUERY_ID, DOC_ID], how="anti")])
     return frame.sort(QUERY_ID, DOC_ID)
+
+
+def human_agreement(
+    store: Store | str | os.PathLike[str],
+    task_id: str,
+    human: Qrels | Mapping[str, Any] | str | os.PathLike[str],
+    relevance_level: int = 1,
+) -> JudgementAgreement | None:
+    """How far a judging task's grades agree with human qrels on the pairs both judge (the
+    calibration pairs among them): `rankscope.judge.judgement_agreement` with the humans as
+    ``A``; None when they share no pair.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from rankscope.judge import CallableJudge
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "judging.db"
+    >>> report = judge_pairs({"q1": {"d1": -1, "d2": -1}}, CallableJudge(lambda q, p: 1),
+    ...                      queries={"q1": "a query"}, corpus={"d1": "one", "d2": "two"},
+    ...                      store=db)
+    >>> found = human_agreement(db, report.task_id, {"q1": {"d1": 1, "d2": 0, "d3": 1}})
+    >>> found.shared, found.same_grade
+    (2, 0.5)
+    """
+    from rankscope.judge._agreement import judgement_agreement
+    from rankscope.service.store.judging import stored_grades
+
+    opened, owned = _open(store)
+    try:
+        graded = [
+            (g.pair.query_id, g.pair.doc_id, g.grade)
+            for g in stored_grades(opened, task_id)
+            if g.grade is not None
+        ]
+    finally:
+        if owned:
+            opened.close()
+    machine = pl.DataFrame(
+        graded, schema={QUERY_ID: pl.String, DOC_ID: pl.String, RELEVANCE: pl.Int64}, orient="row"
+    )
+    humans = as_qrels(human)
+    if humans.frame.join(machine, on=[QUERY_ID, DOC_ID], how="semi").height == 0:
+        return None
+    return judgement_agreement(humans, Qrels.from_frame(machine), relevance_level)
