@@ -279,6 +279,31 @@ def test_a_failed_pair_is_not_asked_again_on_a_second_run(tmp_path: Path) -> Non
     assert second.task_id == first.task_id
 
 
+def test_retry_failed_asks_the_failed_pairs_again_and_replaces_their_failure(
+    store_location: str, tmp_path: Path
+) -> None:
+    files = write_inputs(tmp_path / "in", 4)
+    state = ChatServer(faults=lambda q, p, a: "no grade" if q.endswith(" 3") and a == 1 else None)
+    with serve_chat(state) as server:
+        judge = ChatJudge(server.url, "judge-model", backoff=0.01)
+        inputs: dict[str, Any] = {"queries": files["queries"], "corpus": files["corpus"]}
+        first = judge_pairs(files["pairs"], judge, store=store_location, **inputs)
+        again = judge_pairs(
+            files["pairs"], judge, store=store_location, retry_failed=True, **inputs
+        )
+        assert server.calls[(query(3), passage(3))] == 2
+        assert sum(server.calls.values()) == 5
+    assert (first.graded, first.failed) == (3, 1)
+    assert (again.resumed, again.graded, again.failed, again.failures) == (3, 4, 0, {})
+    assert again.calls == {"answered": 5}
+    store = open_store(store_location)
+    try:
+        grades = stored_grades(store, again.task_id)
+    finally:
+        store.close()
+    assert [g.grade for g in grades] == [grade_of(query(i), passage(i)) for i in range(4)]
+
+
 # -- calibration, merging --------------------------------------------------------------------
 
 

@@ -100,6 +100,11 @@ def add_parser(subparsers: Any) -> None:
         help="write these judgements too, in place of the judge's where both judge a pair; "
         "where both do, the judge's agreement with them is printed",
     )
+    parser.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="ask again the pairs whose judgement failed in an earlier run of the same command",
+    )
     parser.add_argument("--name", help="a name for the judging task")
     parser.set_defaults(handler=run)
 
@@ -206,6 +211,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.calibration_seed,
         concurrency=args.concurrency,
         name=args.name,
+        retry_failed=args.retry_failed,
     )
     frame = judged_qrels(args.db, report.task_id, merged)
     if fmt == "trec":

@@ -146,6 +146,7 @@ def judge_pairs(
     seed: int = 0,
     concurrency: int = 4,
     name: str | None = None,
+    retry_failed: bool = False,
     on_judged: Callable[[JudgePair, Judgement], None] | None = None,
 ) -> JudgingReport:
     """Judge every pair with ``judge``, each call and grade committed to ``store`` as it
@@ -170,6 +171,9 @@ def judge_pairs(
         Calls in flight at once.
     name
         A name for the task.
+    retry_failed
+        Ask again the pairs whose judgement failed in an earlier run (otherwise a failure is
+        kept as it is); the new judgement replaces the failure.
     on_judged
         Called with each pair and its judgement once it is committed.
 
@@ -238,7 +242,7 @@ def judge_pairs(
                 query_texts,
                 doc_texts,
             )
-        report = _run(opened, task_id, judge, concurrency, on_judged)
+        report = _run(opened, task_id, judge, concurrency, retry_failed, on_judged)
         return report if human is None else _with_calibration(opened, task_id, report)
     finally:
         if owned:
@@ -287,6 +291,7 @@ def _run(
     task_id: str,
     judge: Judge,
     concurrency: int,
+    retry_failed: bool,
     on_judged: Callable[[JudgePair, Judgement], None] | None,
 ) -> JudgingReport:
     from rankscope.service.store.judging import (
@@ -298,7 +303,7 @@ def _run(
     owner = _claim(store, task_id)
     writer = JudgeWriter(store, task_id, owner)
     task = store.task(task_id)
-    pending = pending_pairs(store, task_id)
+    pending = pending_pairs(store, task_id, failed=retry_failed)
     resumed = int(task["total"]) - len(pending)
     queries, documents = judging_texts(store, task_id)
 

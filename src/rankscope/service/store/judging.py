@@ -136,16 +136,17 @@ def judging_pairs(store: Store, task_id: str) -> list[JudgePair]:
     return [_pair(row) for row in rows]
 
 
-def pending_pairs(store: Store, task_id: str) -> list[JudgePair]:
-    """The task's pairs without a stored judgement, in order: what a run (or a resumed one)
-    has left to ask."""
+def pending_pairs(store: Store, task_id: str, failed: bool = False) -> list[JudgePair]:
+    """The task's pairs without a stored judgement (and, with ``failed``, those whose stored
+    judgement failed), in order: what a run (or a resumed one) has left to ask."""
+    kept = " AND g.status = 'graded'" if failed else ""
     rows = (
         store._connection()
         .execute(
             "SELECT p.position, p.query_id, p.doc_id, p.calibration, p.human FROM judge_pairs p "
             "WHERE p.task_id = ? AND NOT EXISTS (SELECT 1 FROM judge_grades g WHERE "
-            "g.task_id = p.task_id AND g.query_id = p.query_id AND g.doc_id = p.doc_id) "
-            "ORDER BY p.position",
+            "g.task_id = p.task_id AND g.query_id = p.query_id AND g.doc_id = p.doc_id"
+            f"{kept}) ORDER BY p.position",
             (task_id,),
         )
         .fetchall()
@@ -277,18 +278,28 @@ class JudgeWriter(OwnedWriter):
         self.tallies = tallies
 
     def judged(self, pair: JudgePair, judgement: Judgement) -> bool:
-        """Commit a pair's judgement with the call that decided it; False (and nothing
-        written) if the pair has a stored judgement already."""
+        """Commit a pair's judgement with the call that decided it, in place of a failed one
+        (whose failure leaves the tallies); False (and nothing written) if the pair has a
+        stored grade already."""
         with self.timed(), self.store.transaction() as db:
             tallies, succeeded, failed = self._tallies(db)
-            if (
+            stored = db.execute(
+                "SELECT status, failure FROM judge_grades WHERE task_id = ? AND query_id = ? "
+                "AND doc_id = ?",
+                (self.task_id, pair.query_id, pair.doc_id),
+            ).fetchone()
+            if stored is not None:
+                if stored["status"] == "graded":
+                    return False
+                kind = stored["failure"] or "error"
+                tallies["failures"][kind] -= 1
+                if not tallies["failures"][kind]:
+                    del tallies["failures"][kind]
+                failed -= 1
                 db.execute(
-                    "SELECT 1 FROM judge_grades WHERE task_id = ? AND query_id = ? AND doc_id = ?",
+                    "DELETE FROM judge_grades WHERE task_id = ? AND query_id = ? AND doc_id = ?",
                     (self.task_id, pair.query_id, pair.doc_id),
-                ).fetchone()
-                is not None
-            ):
-                return False
+                )
             call = judgement.call
             if call is not None:
                 self._insert_call(db, pair.query_id, pair.doc_id, call)
