@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from loopback import serving
+
 PAIR = re.compile(r"Query: (?P<query>.*?)\n\nPassage: (?P<passage>.*?)\n\nWrite", re.DOTALL)
 
 
@@ -122,26 +124,7 @@ def make_app(state: ChatServer) -> Any:
 def serve_chat(state: ChatServer | None = None) -> Iterator[ChatServer]:
     """The server on a free loopback port, in a thread of this process (so that it outlives a
     judging process the test kills); ``state.url`` is its ``/v1`` base."""
-    import socket
-    import time
-
-    import uvicorn
-
     state = state or ChatServer()
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    config = uvicorn.Config(make_app(state), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.01)
-    state.url = f"http://127.0.0.1:{port}/v1"
-    try:
+    with serving(make_app(state)) as url:
+        state.url = f"{url}/v1"
         yield state
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)

@@ -19,6 +19,7 @@ import pytest
 
 from chat_server import ChatServer, grade_of, serve_chat
 from rankscope.cli import EXIT_OK, EXIT_USAGE, main
+from rankscope.errors import TaskStateError
 from rankscope.io import read_qrels
 from rankscope.judge import CallableJudge, ChatJudge, judge_pairs, judged_qrels
 from rankscope.service.store import open_store
@@ -61,26 +62,15 @@ def write_inputs(directory: Path, count: int) -> dict[str, str]:
     }
 
 
+def base_command(files: dict[str, str], db: str, output: str) -> list[str]:
+    """``rankscope judge``'s arguments but the judge."""
+    inputs = ["--queries", files["queries"], "--corpus", files["corpus"]]
+    return ["judge", files["pairs"], *inputs, "--db", db, "-o", output]
+
+
 def judge_command(files: dict[str, str], url: str, db: str, output: str, *extra: str) -> list[str]:
-    return [
-        "judge",
-        files["pairs"],
-        "--queries",
-        files["queries"],
-        "--corpus",
-        files["corpus"],
-        "--url",
-        url,
-        "--model",
-        "judge-model",
-        "--db",
-        db,
-        "-o",
-        output,
-        "--backoff",
-        "0.01",
-        *extra,
-    ]
+    judge = ["--url", url, "--model", "judge-model", "--backoff", "0.01"]
+    return [*base_command(files, db, output), *judge, *extra]
 
 
 def judging_task(location: str) -> str:
@@ -445,21 +435,7 @@ def test_refuses_a_missing_or_doubled_judge(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
 ) -> None:
     files = write_inputs(tmp_path / "in", 2)
-    code = main(
-        [
-            "judge",
-            files["pairs"],
-            "--queries",
-            files["queries"],
-            "--corpus",
-            files["corpus"],
-            "--db",
-            str(tmp_path / "j.db"),
-            "-o",
-            "-",
-            *extra,
-        ]
-    )
+    code = main([*base_command(files, str(tmp_path / "j.db"), "-"), *extra])
     assert code == EXIT_USAGE
     assert message in capsys.readouterr().err
 
@@ -498,3 +474,28 @@ def test_merge_prints_the_agreement_where_humans_and_the_judge_both_judge(
         ("q05", truth[5], "judge"),
         ("q09", 2, "human"),
     ]
+
+
+def test_a_task_another_live_process_is_judging_is_refused(tmp_path: Path) -> None:
+    files = write_inputs(tmp_path / "in", 6)
+    db = str(tmp_path / "j.db")
+    with serve_chat(ChatServer(delay=0.3)) as server:
+        command = [sys.executable, "-m", "rankscope", *judge_command(files, server.url, db, "-")]
+        other = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            while grades_stored(db) < 1:
+                assert other.poll() is None and time.monotonic() < deadline
+                time.sleep(0.02)
+            judge = ChatJudge(server.url, "judge-model", backoff=0.01)
+            with pytest.raises(TaskStateError, match="is running in another process"):
+                judge_pairs(
+                    files["pairs"],
+                    judge,
+                    queries=files["queries"],
+                    corpus=files["corpus"],
+                    store=db,
+                )
+        finally:
+            other.kill()
+            other.wait()

@@ -22,10 +22,10 @@ from service_helpers import (
     make_beir,
     serve_generator,
     serve_search,
-    serving,
 )
 
 import rankscope
+from loopback import serving
 from rankscope.errors import InputError, MeasureError
 from rankscope.service import Dataset, EvaluationService, create_app, load_dataset
 from rankscope.service.store.sqlite import SQLiteStore
