@@ -3,7 +3,7 @@
 use rayon::prelude::*;
 
 use crate::batch::{QueryView, RankedBatch};
-use crate::error::{py_repr, Error, Result};
+use crate::error::{quoted, Error, Result};
 use crate::measures::ir_measures::judged_grades;
 use crate::measures::trec_extra::relevance_string;
 use crate::measures::{check_profile_support, Context, Kernel, Measure, Reads};
@@ -38,18 +38,17 @@ impl EvalOptions {
         }
     }
 
-    /// Refuse a relevance level or document limit below 1 (Python's messages).
+    /// Refuse a relevance level or document limit below 1, as [`crate::settle::settle`]
+    /// does (for callers that build options themselves).
     pub fn check(&self) -> Result<()> {
         if self.relevance_level < 1 {
-            return Err(Error::Option(format!(
-                "relevance_level must be an integer >= 1; got {}",
-                self.relevance_level
-            )));
+            let value = self.relevance_level.to_string();
+            let message = format!("relevance_level must be an integer >= 1; got {value}");
+            return Err(Error::option("relevance_level", value, message));
         }
         if self.max_documents == Some(0) {
-            return Err(Error::Option(
-                "max_documents must be an integer >= 1; got 0".into(),
-            ));
+            let message = "max_documents must be an integer >= 1; got 0";
+            return Err(Error::option("max_documents", "0", message));
         }
         Ok(())
     }
@@ -101,7 +100,7 @@ impl Evaluation {
             .collect()
     }
 
-    /// The warning about unjudged queries, if there are any (Python's wording).
+    /// The warning about unjudged queries, if there are any.
     pub fn unjudged_warning(&self) -> Option<String> {
         if self.unjudged_queries.is_empty() {
             return None;
@@ -120,7 +119,7 @@ impl Evaluation {
         Some(format!(
             "{} queries of run {} have no judgements and were ignored: {}{more}",
             self.unjudged_queries.len(),
-            py_repr(&self.run_name),
+            quoted(&self.run_name),
             shown.join(", ")
         ))
     }
@@ -147,11 +146,14 @@ pub fn compute(
         .collect::<Result<_>>()?;
     if batch.subtopics.is_none() {
         if let Some(m) = measures.iter().find(|m| reads_subtopics(m)) {
-            return Err(Error::Measure(format!(
-                "{} reads judgements per subtopic, which this batch was prepared without \
-                 (PrepareOptions::subtopics)",
-                m.name()
-            )));
+            return Err(Error::measure(
+                m.name(),
+                format!(
+                    "{} reads judgements per subtopic, which this batch was prepared without \
+                     (PrepareOptions::subtopics)",
+                    m.name()
+                ),
+            ));
         }
     }
     for (m, kernel) in measures.iter().zip(&kernels) {

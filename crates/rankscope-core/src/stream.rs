@@ -529,7 +529,7 @@ fn evaluate_grouped<R: Read>(
             return Err(Error::NotGrouped(
                 InputProblem::new(format!(
                     "the run is not grouped by query: query {} appears again after other queries",
-                    crate::error::py_repr(again[0])
+                    crate::error::quoted(again[0])
                 ))
                 .in_source(source),
             ));

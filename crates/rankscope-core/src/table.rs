@@ -4,7 +4,7 @@
 //! ids are kept as one byte buffer with offsets (no allocation per row); rows stay in the order
 //! given.
 
-use crate::error::{py_float_repr, py_repr, Error, InputProblem, Result};
+use crate::error::{float_text, quoted, Error, InputProblem, Result};
 use crate::intern::Interner;
 use crate::parallel;
 
@@ -200,7 +200,7 @@ impl Qrels {
         self.queries.name(self.query[i])
     }
 
-    /// The checks of Python's `Qrels.from_frame` on built rows: some rows, no empty id.
+    /// The checks of every table of judgements on built rows: some rows, no empty id.
     pub fn check(&self) -> Result<()> {
         if self.is_empty() {
             return Err(Error::EmptyInput(
@@ -280,7 +280,7 @@ impl Run {
         self.queries.name(self.query[i])
     }
 
-    /// The checks of Python's `Run.from_frame` on built rows: some rows, no empty id, every
+    /// The checks of every run on built rows: some rows, no empty id, every
     /// score finite (the first bad one named with its query, document and row).
     pub fn check(&self) -> Result<()> {
         if self.is_empty() {
@@ -293,9 +293,9 @@ impl Run {
             return Err(Error::Input(
                 InputProblem::new(format!(
                     "score must be a finite number; found {} for query {}, document {} (row {})",
-                    py_float_repr(self.score[row]),
-                    py_repr(self.query_id(row)),
-                    py_repr(self.docs.get(row)),
+                    float_text(self.score[row]),
+                    quoted(self.query_id(row)),
+                    quoted(self.docs.get(row)),
                     row + 1
                 ))
                 .in_source(&self.source),

@@ -45,15 +45,12 @@ fn options_are_checked() {
     options.relevance_level = 0;
     let error = evaluate(&qrels(), &ranked, &measures, &options).unwrap_err();
     assert_eq!(
-        (error.python_class(), error.to_string().as_str()),
-        (
-            "OptionError",
-            "relevance_level must be an integer >= 1; got 0"
-        )
+        (error.kind(), error.to_string().as_str()),
+        ("Option", "relevance_level must be an integer >= 1; got 0")
     );
     let weknora = EvalOptions::new(Conventions::profile("weknora").unwrap());
     let error = evaluate(&qrels(), &ranked, &measures, &weknora).unwrap_err();
-    assert_eq!(error.python_class(), "ProfileError");
+    assert_eq!(error.kind(), "Profile");
 }
 
 #[test]
@@ -76,5 +73,5 @@ fn one_index_serves_many_runs() {
     }
     let unjudged = run(b"q7 Q0 a 1 1 t\n");
     let error = evaluate_with(&index, &unjudged, &measures, &options).unwrap_err();
-    assert_eq!(error.python_class(), "NoCommonQueriesError");
+    assert_eq!(error.kind(), "NoCommonQueries");
 }

@@ -12,6 +12,7 @@ mod measures;
 mod prefs;
 mod read;
 mod results;
+mod settle;
 mod stats;
 
 #[pymodule]
@@ -19,6 +20,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // One line per part of the module.
     evaluate::register(m)?;
     results::register(m)?;
+    settle::register(m)?;
     fuse::register(m)?;
     measures::register(m)?;
     prefs::register(m)?;

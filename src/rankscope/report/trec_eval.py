@@ -319,7 +319,7 @@ def _format_zscores(
     zscores: dict[tuple[str, str], tuple[float, float]],
     relstrings: dict[str, str] | None,
 ) -> str:
-    from rankscope import _core
+    from rankscope.engine.native import aggregate
 
     query_ids = results.query_ids
     converted = {
@@ -345,6 +345,6 @@ def _format_zscores(
                 out.append(f"{line.printed:<22}\tall\t{run_name}\n")
             continue
         how = FAMILIES[line.measure.family].aggregate
-        value = _core.aggregate(converted[line.printed], how)
+        value = aggregate(converted[line.printed], how)
         out.append(f"Z{line.printed:<22}\tall\t{value:.4f}\n")
     return "".join(out)

@@ -26,7 +26,7 @@ from typing import Any, TextIO
 
 import polars as pl
 
-from rankscope import _core
+from rankscope.engine.native import aggregate
 from rankscope.errors import InputError, RankscopeError
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE, Qrels, Run
 from rankscope.service._datasets import Dataset, load_dataset
@@ -922,7 +922,7 @@ class EvaluationService:
         answered = [r.answer_metrics for r in records if r.answer_metrics is not None]
 
         def mean(values: list[float]) -> float:
-            return _core.aggregate(values, "mean") if values else math.nan
+            return aggregate(values, "mean") if values else math.nan
 
         latencies = [r.latency for r in records if r.latency is not None]
         return {

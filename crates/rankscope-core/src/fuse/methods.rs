@@ -2,10 +2,10 @@
 
 use rayon::prelude::*;
 
-use super::normalize::python_extreme;
+use super::normalize::ranx_extreme;
 use super::rankings::{trec_order, Rankings};
 use super::train::SEGFUSE_ENDS;
-use super::FuseError;
+use crate::error::{Error, FusionProblem};
 
 /// A fusion method with its parameters (ranx's name in parentheses).
 ///
@@ -80,14 +80,15 @@ fn min_odd() -> f64 {
 
 impl Method {
     /// Check the parameters against the number of runs.
-    fn check(&self, n_runs: usize) -> Result<(), FuseError> {
+    fn check(&self, n_runs: usize) -> Result<(), Error> {
         let per_run = |what: &str, len: usize| {
             if len == n_runs {
                 Ok(())
             } else {
-                Err(FuseError::Parameter(format!(
+                Err(FusionProblem::Parameter(format!(
                     "{what}: expected one per run ({n_runs}); got {len}"
-                )))
+                ))
+                .into())
             }
         };
         match self {
@@ -98,9 +99,10 @@ impl Method {
             | Method::WCondorcet { weights } => per_run("weights", weights.len()),
             Method::Probfuse { probs } => {
                 if probs.iter().any(Vec::is_empty) {
-                    return Err(FuseError::Parameter(
+                    return Err(FusionProblem::Parameter(
                         "probs: every run needs at least one segment".into(),
-                    ));
+                    )
+                    .into());
                 }
                 per_run("probs", probs.len())
             }
@@ -207,13 +209,13 @@ impl SlotMap {
 
 /// Fuse the runs (all over the same query codes) into one ranking per query, ranked by the
 /// `trec` rule on the fused scores.
-pub fn fuse(runs: &[Rankings], method: &Method) -> Result<Rankings, FuseError> {
+pub fn fuse(runs: &[Rankings], method: &Method) -> Result<Rankings, Error> {
     method.check(runs.len())?;
     let n_queries = runs.first().map_or(0, Rankings::n_queries);
     if runs.iter().any(|run| run.n_queries() != n_queries) {
-        return Err(FuseError::Parameter(
-            "every run must cover the same query codes".into(),
-        ));
+        return Err(
+            FusionProblem::Parameter("every run must cover the same query codes".into()).into(),
+        );
     }
     let lists = (0..n_queries)
         .into_par_iter()
@@ -225,7 +227,7 @@ pub fn fuse(runs: &[Rankings], method: &Method) -> Result<Rankings, FuseError> {
             };
             if let Some(&(doc, _)) = list.iter().find(|(_, score)| !score.is_finite()) {
                 let query = query as u32;
-                return Err(FuseError::Overflow { query, doc });
+                return Err(Error::Fusion(FusionProblem::Overflow { query, doc }));
             }
             list.sort_by(trec_order);
             Ok(list)
@@ -289,13 +291,13 @@ fn combine_row(method: &Method, row: &[f64]) -> f64 {
             let filled = row
                 .iter()
                 .map(|&v| if v.is_nan() { MISSING_MAX } else { v });
-            python_extreme(filled, |a, b| a > b).unwrap_or(MISSING_MAX)
+            ranx_extreme(filled, |a, b| a > b).unwrap_or(MISSING_MAX)
         }
         Method::Min => {
             let filled = row
                 .iter()
                 .map(|&v| if v.is_nan() { MISSING_MIN } else { v });
-            python_extreme(filled, |a, b| a < b).unwrap_or(MISSING_MIN)
+            ranx_extreme(filled, |a, b| a < b).unwrap_or(MISSING_MIN)
         }
         Method::Med => {
             let mut values: Vec<f64> = present().collect();
@@ -534,6 +536,9 @@ mod tests {
     #[test]
     fn weights_must_match_the_runs() {
         let error = fuse(&two_runs(), &Method::Wsum { weights: vec![1.0] });
-        assert!(matches!(error, Err(FuseError::Parameter(_))));
+        assert!(matches!(
+            error,
+            Err(Error::Fusion(FusionProblem::Parameter(_)))
+        ));
     }
 }

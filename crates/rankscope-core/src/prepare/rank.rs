@@ -12,9 +12,9 @@ use super::PrepareOptions;
 /// Buffers reused from query to query on one thread.
 #[derive(Default)]
 pub(super) struct Scratch {
-    rows: Vec<u32>,
+    pub(super) rows: Vec<u32>,
     keys: Vec<f64>,
-    hashes: Vec<u64>,
+    pub(super) hashes: Vec<u64>,
     seen: HashTable<u32>,
 }
 
@@ -37,7 +37,6 @@ pub(super) fn rank_query(
     scratch: &mut Scratch,
 ) -> Ranked {
     let conventions = &judgements.conventions;
-    let max_documents = options.max_documents;
     if entry.rows.len() == 0 {
         return Ranked {
             grades: Vec::new(),
@@ -45,6 +44,56 @@ pub(super) fn rank_query(
             judged_rows: Vec::new(),
         };
     }
+    let duplicate = order_rows(judgements, run, entry, options, scratch);
+    let Scratch { rows, hashes, .. } = scratch;
+    let mut judged_rows: Vec<Option<u32>> = Vec::new();
+    let mut grades: Vec<i64> = if options.subtopics {
+        judged_rows.extend(rows.iter().zip(hashes.iter()).map(|(&r, &h)| {
+            judgements.lookup_row(entry.qrels_code, run.docs.get_bytes(r as usize), h)
+        }));
+        judged_rows
+            .iter()
+            .map(|&row| judgements.grade_of(row))
+            .collect()
+    } else {
+        rows.iter()
+            .zip(hashes.iter())
+            .map(|(&r, &h)| judgements.lookup(entry.qrels_code, run.docs.get_bytes(r as usize), h))
+            .collect()
+    };
+    if conventions.unjudged_documents == UnjudgedDocuments::Drop {
+        // After the cut, as trec_eval -J with -M.
+        if options.subtopics {
+            let kept: Vec<Option<u32>> = judged_rows
+                .iter()
+                .zip(&grades)
+                .filter(|(_, &g)| g >= 0)
+                .map(|(&row, _)| row)
+                .collect();
+            judged_rows = kept;
+        }
+        grades.retain(|&g| g >= 0);
+    }
+    Ranked {
+        grades,
+        duplicate,
+        judged_rows,
+    }
+}
+
+/// Put a query's rows in rank order in `scratch.rows` (their documents' hashes in
+/// `scratch.hashes`): sorted by the conventions' ordering, duplicates dropped or kept as the
+/// conventions say, cut at `max_documents`. Returns, when duplicates are an error, the run row
+/// of the first document ranked twice.
+pub(super) fn order_rows(
+    judgements: &Judgements<'_>,
+    run: &Run,
+    entry: &Entry<'_>,
+    options: &PrepareOptions,
+    scratch: &mut Scratch,
+) -> Option<usize> {
+    let conventions = &judgements.conventions;
+    let max_documents = options.max_documents;
     let Scratch {
         rows,
         keys,
@@ -143,37 +192,5 @@ pub(super) fn rank_query(
         }
         duplicate = first_repeat.map(|i| rows[i] as usize);
     }
-    let mut judged_rows: Vec<Option<u32>> = Vec::new();
-    let mut grades: Vec<i64> = if options.subtopics {
-        judged_rows.extend(rows.iter().zip(hashes.iter()).map(|(&r, &h)| {
-            judgements.lookup_row(entry.qrels_code, run.docs.get_bytes(r as usize), h)
-        }));
-        judged_rows
-            .iter()
-            .map(|&row| judgements.grade_of(row))
-            .collect()
-    } else {
-        rows.iter()
-            .zip(hashes.iter())
-            .map(|(&r, &h)| judgements.lookup(entry.qrels_code, run.docs.get_bytes(r as usize), h))
-            .collect()
-    };
-    if conventions.unjudged_documents == UnjudgedDocuments::Drop {
-        // After the cut, as trec_eval -J with -M.
-        if options.subtopics {
-            let kept: Vec<Option<u32>> = judged_rows
-                .iter()
-                .zip(&grades)
-                .filter(|(_, &g)| g >= 0)
-                .map(|(&row, _)| row)
-                .collect();
-            judged_rows = kept;
-        }
-        grades.retain(|&g| g >= 0);
-    }
-    Ranked {
-        grades,
-        duplicate,
-        judged_rows,
-    }
+    duplicate
 }

@@ -1,6 +1,6 @@
 //! Lines into rows: runs and qrels, lenient mode, and the messages for what is wrong.
 
-use crate::error::{py_repr, Error, InputProblem, Result, Skipped};
+use crate::error::{quoted, Error, InputProblem, Result, Skipped};
 use crate::intern::Interner;
 use crate::parallel::{self, PARALLEL_MIN_BYTES};
 use crate::table::{Qrels, Run, StrColumn};
@@ -288,7 +288,7 @@ impl LineKind for RunLine {
     }
 
     fn value_error(field: &str) -> String {
-        format!("score must be a finite number; found {}", py_repr(field))
+        format!("score must be a finite number; found {}", quoted(field))
     }
 }
 
@@ -311,7 +311,7 @@ impl LineKind for QrelsLine {
     fn value_error(field: &str) -> String {
         format!(
             "relevance must be an integer grade; found {}",
-            py_repr(field)
+            quoted(field)
         )
     }
 }

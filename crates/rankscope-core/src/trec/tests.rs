@@ -159,9 +159,9 @@ fn every_error_has_its_message() {
 #[test]
 fn errors_are_parse_or_empty_input_errors() {
     let bad = parse_run(b"q1 Q0 d1 1 x t\n", "r", &ReadOptions::default()).unwrap_err();
-    assert_eq!(bad.python_class(), "ParseError");
+    assert_eq!(bad.kind(), "Parse");
     let empty = parse_qrels(b"\n", "q", &ReadOptions::default()).unwrap_err();
-    assert_eq!(empty.python_class(), "EmptyInputError");
+    assert_eq!(empty.kind(), "EmptyInput");
 }
 
 #[test]
