@@ -72,7 +72,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (
             out.evaluation.aggregates(),
             n,
-            format!("stream {:?}", start.elapsed() - read_qrels),
+            format!("stream {:?}", start.elapsed().saturating_sub(read_qrels)),
         )
     } else {
         let t = Instant::now();

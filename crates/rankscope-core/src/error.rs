@@ -461,6 +461,14 @@ impl Skipped {
 /// A text quoted as messages quote values: single quotes unless the text holds one and no
 /// double quote, backslash escapes for the quote, the backslash and control characters (the
 /// quoting the bindings' own messages use, so that both read alike).
+///
+/// ```
+/// use rankscope_core::error::quoted;
+///
+/// assert_eq!(quoted("d1"), "'d1'");
+/// assert_eq!(quoted("it's"), "\"it's\"");
+/// assert_eq!(quoted("tab\there"), "'tab\\there'");
+/// ```
 pub fn quoted(text: &str) -> String {
     let quote = if text.contains('\'') && !text.contains('"') {
         '"'
@@ -506,7 +514,7 @@ pub fn quoted(text: &str) -> String {
 fn is_unprintable(c: char) -> bool {
     matches!(c as u32,
         0x1680 | 0x2000..=0x200f | 0x2028..=0x202f | 0x205f..=0x206f | 0x3000 | 0xfeff
-        | 0xfff9..=0xfffb | 0xe000..=0xf8ff | 0xf0000..=0x10ffff)
+        | 0xfff9..=0xfffb | 0xe000..=0xf8ff | 0xf_0000..=0x10_ffff)
 }
 
 /// A number as messages show it: the shortest digits that read back to it, an exponent from

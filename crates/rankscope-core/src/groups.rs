@@ -112,7 +112,7 @@ pub fn evaluate_groups(
     for (_, qrels) in &groups.groups {
         match evaluate(qrels, run, measures, options) {
             Ok(evaluation) => evaluations.push(evaluation),
-            Err(Error::NoCommonQueries(_)) => continue,
+            Err(Error::NoCommonQueries(_)) => {}
             Err(other) => return Err(other),
         }
     }
@@ -157,7 +157,7 @@ pub fn evaluate_groups(
     missing.dedup();
     Ok(Evaluation {
         measures: measures.to_vec(),
-        query_ids: sums.keys().map(|q| q.to_string()).collect(),
+        query_ids: sums.keys().map(|q| (*q).to_string()).collect(),
         values,
         unjudged_queries: evaluations[0]
             .unjudged_queries

@@ -273,6 +273,15 @@ impl Conventions {
     }
 
     /// The conventions of a built-in profile: `trec`, `trec9` or `weknora`.
+    ///
+    /// ```
+    /// use rankscope_core::profile::{Conventions, Gain, ScorePrecision};
+    ///
+    /// assert_eq!(Conventions::profile("weknora").unwrap().gain, Gain::Exp);
+    /// let trec9 = Conventions::profile("trec9").unwrap();
+    /// assert_eq!(trec9.score_precision, ScorePrecision::Float32);
+    /// assert!(Conventions::profile("trac").is_err());
+    /// ```
     pub fn profile(name: &str) -> Result<Self> {
         match name {
             "trec" => Ok(Self::trec_defaults("trec")),

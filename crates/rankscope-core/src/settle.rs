@@ -121,6 +121,23 @@ pub struct Settled {
 }
 
 /// Settle a request: the one place where measure names, profiles and options are checked.
+///
+/// ```
+/// use rankscope_core::settle::{settle, Given, MeasureSpec, ProfileSpec, Request};
+///
+/// let names = vec![MeasureSpec::Name("P@5".into()), MeasureSpec::Name("P_5".into())];
+/// let profile = ProfileSpec::Name(Given::Text("trec9".into()));
+/// let mut request = Request::new(Some(names), profile);
+/// request.relevance_level = Given::Integer(2);
+/// let settled = settle(&request).unwrap();
+/// assert_eq!(settled.measures.len(), 1); // P_5 is P@5
+/// assert_eq!(settled.options.relevance_level, 2);
+/// assert_eq!(settled.options.conventions.name, "trec9");
+///
+/// request.relevance_level = Given::Integer(0);
+/// let message = "relevance_level must be an integer >= 1; got 0";
+/// assert_eq!(settle(&request).unwrap_err().to_string(), message);
+/// ```
 pub fn settle(request: &Request) -> Result<Settled> {
     let mut conventions = settle_profile(&request.profile)?;
     match &request.duplicate_documents {
@@ -275,7 +292,7 @@ mod tests {
             Some(
                 names
                     .iter()
-                    .map(|n| MeasureSpec::Name(n.to_string()))
+                    .map(|n| MeasureSpec::Name((*n).to_string()))
                     .collect(),
             ),
             ProfileSpec::Name(Given::Text("trec".into())),

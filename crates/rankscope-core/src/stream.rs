@@ -184,7 +184,7 @@ impl ReadAhead {
             piece.resize(Self::PIECE_BYTES, 0);
             let result = loop {
                 match reader.read(&mut piece) {
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     other => break other,
                 }
             };

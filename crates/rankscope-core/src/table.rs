@@ -51,8 +51,12 @@ impl StrColumn {
     /// Item `i`.
     pub fn get(&self, i: usize) -> &str {
         let bytes = &self.bytes[self.offsets[i]..self.offsets[i + 1]];
-        // Only whole `&str`s are pushed, so every item is valid UTF-8.
-        unsafe { std::str::from_utf8_unchecked(bytes) }
+        // SAFETY: only whole `&str`s are pushed, and offsets fall between them, so every item
+        // is valid UTF-8.
+        #[allow(unsafe_code)]
+        unsafe {
+            std::str::from_utf8_unchecked(bytes)
+        }
     }
 
     /// Item `i` as bytes.

@@ -290,7 +290,9 @@ impl FusionRuns {
                 .ok_or_else(|| PyValueError::new_err(format!("query code {q} out of range")))?
                 .push(d);
         }
-        relevant.iter_mut().for_each(|docs| docs.sort_unstable());
+        for docs in &mut relevant {
+            docs.sort_unstable();
+        }
         py.detach(|| fuse::train(&self.runs, &judged, &relevant, training))
             .map_err(to_py)
     }

@@ -1,6 +1,10 @@
 //! PyO3 bindings: the private module `rankscope._core`. Converts and delegates to
 //! `rankscope-core`; no metric logic here.
 
+// PyO3 hands functions the values it extracted, owned: taking them by reference would only
+// add a copy.
+#![allow(clippy::needless_pass_by_value)]
+
 use pyo3::prelude::*;
 
 mod arrow;

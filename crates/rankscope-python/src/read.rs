@@ -223,7 +223,9 @@ fn strings(views: Vec<u128>, buffers: Vec<Buffer>) -> ArrayRef {
     // SAFETY: every view was made by `view_of` from a whole item of valid UTF-8 (a `StrColumn`
     // holds `&str`s only); a long one names the buffer that holds its item and the item's
     // offset in it, within that buffer's bounds (`string_views` cuts buffers between items).
-    Arc::new(unsafe { StringViewArray::new_unchecked(views.into(), buffers, None) })
+    #[allow(unsafe_code)]
+    let array = unsafe { StringViewArray::new_unchecked(views.into(), buffers, None) };
+    Arc::new(array)
 }
 
 fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {

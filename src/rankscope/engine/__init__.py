@@ -4,10 +4,15 @@ The engine (with `rankscope.io._native`) is the one package that talks to the pr
 ``rankscope._core``: `plan` hands it what the user asked, `evaluate` what to evaluate it on.
 """
 
-from rankscope.engine._evaluate import evaluate, evaluate_query, plan, relevance_strings
+from rankscope.engine._evaluate import (
+    evaluate,
+    evaluate_query,
+    plan,
+    ranked_documents,
+    relevance_strings,
+)
 from rankscope.engine.measures import FAMILIES, Measure, measure, parse_measures
 from rankscope.engine.profiles import PROFILES, Conventions, resolve_profile
-from rankscope.engine.ranked import ranked_documents
 from rankscope.engine.results import Results
 
 __all__ = [

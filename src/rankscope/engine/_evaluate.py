@@ -31,6 +31,8 @@ from rankscope.io._native import (
 )
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from rankscope.io.tables import Qrels, Run
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "evaluate_prefs",
     "evaluate_query",
     "plan",
+    "ranked_documents",
     "relevance_strings",
 ]
 
@@ -387,3 +390,36 @@ def evaluate_judgement_groups(
         max_documents=max_documents,
     )
     return _core.evaluate_judgement_groups(path, path, run, settled)
+
+
+def ranked_documents(
+    run: Any,
+    qrels: Any = None,
+    *,
+    profile: str | Conventions = "trec",
+    max_documents: int | None = None,
+) -> pl.DataFrame:
+    """Every query of ``run`` (judged or not, by query id, byte-wise), its documents in the
+    order `rankscope.evaluate` ranks them under ``profile`` (``trec``: score descending, ties
+    by document id descending), cut at ``max_documents``; with each document's grade in
+    ``qrels`` (if given).
+
+    Returns a frame of ``query_id``, ``doc_id``, ``score``, ``rank`` (1 for each query's
+    first), ``relevance`` (the grade; null where ``qrels`` hold none) and ``judged``. A
+    document ranked twice in one query is a `DuplicateDocumentError` (naming the query and
+    the document), unless the profile keeps duplicates.
+
+    Examples
+    --------
+    >>> from rankscope.io import Qrels, Run
+    >>> run = Run.from_dict({"q1": {"a": 0.5, "b": 0.5, "c": 0.9}})
+    >>> ranked_documents(run, Qrels.from_dict({"q1": {"b": 2}})).rows()
+    [('q1', 'c', 0.9, 1, None, False),
+     ('q1', 'b', 0.5, 2, 2, True),
+     ('q1', 'a', 0.5, 3, None, False)]
+    """
+    import polars as pl
+
+    settled = plan(None, profile, max_documents=max_documents)
+    judged = None if qrels is None else native_qrels(qrels)
+    return pl.DataFrame(_core.ranked_documents(native_run(run), settled, judged))

@@ -14,7 +14,7 @@ from typing import Any
 
 import polars as pl
 
-from rankscope.engine.ranked import ranked_documents
+from rankscope.engine import ranked_documents
 from rankscope.errors import DuplicateDocumentError, OptionError
 from rankscope.io import Qrels, Run, as_run
 from rankscope.io.tables import DOC_ID, QUERY_ID, SCORE

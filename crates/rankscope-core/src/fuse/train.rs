@@ -14,7 +14,10 @@ use crate::error::{Error, FusionProblem};
 pub enum Training {
     /// (`probfuse_train`) for each of `n_segments` equal segments of a ranking, the mean over
     /// queries of the segment's precision.
-    Probfuse { n_segments: usize },
+    Probfuse {
+        /// How many segments each ranking is cut into.
+        n_segments: usize,
+    },
     /// (`segfuse_train`) the same over SegFuse's ten segments of growing size, each precision
     /// taken over the segment's full size.
     Segfuse,

@@ -476,11 +476,7 @@ mod tests {
 
     #[test]
     fn names_print_as_ir_measures_prints_them() {
-        let name = |text: &str| {
-            parse_measure(text)
-                .map(|m| m.name())
-                .unwrap_or_else(|e| e.to_string())
-        };
+        let name = |text: &str| parse_measure(text).map_or_else(|e| e.to_string(), |m| m.name());
         assert_eq!(name("SDCG(max_rel=3,min_rel=0)@10"), "SDCG(max_rel=3)@10");
         assert_eq!(name("SDCG(dcg=log2,max_rel=3)@10"), "SDCG(max_rel=3)@10");
         assert_eq!(name("INST(T=1,max_rel=03)"), "INST(max_rel=3)");

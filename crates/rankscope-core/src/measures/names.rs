@@ -11,6 +11,16 @@ pub const MAX_CUTOFF: u64 = 1_000_000_000;
 
 /// Parse a measure name (canonical, ir_measures-style, trec_eval's or ranx's) into a
 /// [`Measure`]. An error names the whole name given (and the part of it that is wrong).
+///
+/// ```
+/// use rankscope_core::{parse_measure, Error};
+///
+/// assert_eq!(parse_measure("ndcg_cut.10").unwrap().name(), "nDCG@10");
+/// assert_eq!(parse_measure("rbp.95").unwrap().name(), "RBP(p=0.95)");
+/// let Err(Error::UnknownMeasure(problem)) = parse_measure("nDGC@10") else { panic!() };
+/// assert_eq!((problem.measure.as_str(), problem.part.as_deref()), ("nDGC@10", Some("nDGC")));
+/// assert_eq!(problem.suggestions[0], "nDCG");
+/// ```
 pub fn parse_measure(name: &str) -> Result<Measure> {
     parse(name.trim()).map_err(|error| error.in_measure(name.trim()))
 }
@@ -476,7 +486,7 @@ fn parse_gains(text: &str) -> Option<Vec<(i64, f64)>> {
 /// The unknown-name error, with up to three close names (as `difflib.get_close_matches`
 /// picks them) among its suggestions.
 fn unknown(name: &str) -> Error {
-    let mut known: Vec<&str> = families().flat_map(|f| f.names()).collect();
+    let mut known: Vec<&str> = families().flat_map(Family::names).collect();
     known.sort_unstable();
     known.dedup();
     let mut close: Vec<String> = close_matches(name, &known, 3, 0.5)
@@ -490,7 +500,7 @@ fn unknown(name: &str) -> Error {
         close = known
             .iter()
             .filter(|n| hits.contains(&n.to_lowercase().as_str()))
-            .map(|n| n.to_string())
+            .map(|n| (*n).to_string())
             .collect();
     }
     let hint = if close.is_empty() {
@@ -584,9 +594,7 @@ mod tests {
     use super::*;
 
     fn name(text: &str) -> String {
-        parse_measure(text)
-            .map(|m| m.name())
-            .unwrap_or_else(|e| format!("{}: {e}", e.kind()))
+        parse_measure(text).map_or_else(|e| format!("{}: {e}", e.kind()), |m| m.name())
     }
 
     #[test]

@@ -18,7 +18,9 @@ use crate::error::{quoted, Error, Result};
 pub const CITATION: &str = "Bassani, ranx: a blazing-fast Python library for ranking \
                             evaluation and comparison, ECIR 2022; https://github.com/AmenRa/ranx";
 
-/// ranx's own name of a family of this module: the same, with ranx's `@k` and `-lN`.
+/// ranx's own name of a family of this module: the same, with ranx's `@k` and `-lN` (an
+/// `Option`, as the registry's field that takes it).
+#[allow(clippy::unnecessary_wraps)]
 const fn own(name: &'static str, note: &'static str) -> Option<Ranx> {
     Some(Ranx {
         name,

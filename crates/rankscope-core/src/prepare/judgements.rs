@@ -24,7 +24,7 @@ use super::rank::Ranked;
 /// Qrels with subtopics (diversity qrels) may judge a document once per subtopic; measures
 /// that do not read subtopics see the document's highest grade (a document relevant to any
 /// subtopic is relevant to the query, as ndeval counts it for MAP). The judgements per
-/// subtopic are indexed on first use ([`SubtopicIndex`]).
+/// subtopic are indexed on first use (`SubtopicIndex`).
 #[derive(Debug)]
 pub struct Judgements<'a> {
     pub(super) qrels: &'a Qrels,
@@ -184,7 +184,7 @@ impl<'a> Judgements<'a> {
             .map(|&row| index.grade(index.topic_grade(row)))
             .collect();
         parallel::map(split_by_offsets(&mut ideal, &offsets), parallel, |grades| {
-            grades.sort_unstable_by(|a, b| b.cmp(a))
+            grades.sort_unstable_by(|a, b| b.cmp(a));
         });
         if conventions.keeps_duplicate_judgements() {
             index.distinct_relevant = Some(filled.iter().map(|(_, d, _)| *d).collect());

@@ -149,7 +149,6 @@ pub(super) fn order_rows(
         |a: u32, b: u32| run.docs.get_bytes(a as usize) == run.docs.get_bytes(b as usize);
     let mut duplicate = None;
     match conventions.duplicate_documents {
-        DuplicatePolicy::KeepAll => {}
         DuplicatePolicy::KeepFirst => {
             seen.clear();
             let mut kept = 0;
@@ -168,7 +167,7 @@ pub(super) fn order_rows(
             rows.truncate(kept);
             hashes.truncate(kept);
         }
-        DuplicatePolicy::Error => {}
+        DuplicatePolicy::KeepAll | DuplicatePolicy::Error => {}
     }
     if let Some(limit) = max_documents {
         rows.truncate(limit);

@@ -89,12 +89,20 @@ impl Pcg64 {
 pub enum ShapeError {
     /// `scores.len()` is not `topics * systems`.
     Size {
+        /// The number of scores.
         len: usize,
+        /// The number of topics.
         topics: usize,
+        /// The number of systems.
         systems: usize,
     },
     /// Fewer than two systems or one topic.
-    TooSmall { topics: usize, systems: usize },
+    TooSmall {
+        /// The number of topics.
+        topics: usize,
+        /// The number of systems.
+        systems: usize,
+    },
 }
 
 impl std::fmt::Display for ShapeError {

@@ -11,7 +11,7 @@ name. The core parses and prints every name.
 # No `from __future__ import annotations` in this module: typing.NamedTuple compiles each
 # string annotation into a ForwardRef when the class is made, milliseconds of every start-up.
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 __all__ = ["Measure", "from_core", "measures_of"]
 
@@ -71,11 +71,11 @@ class Measure(NamedTuple):
         return self.name
 
 
-_PRINTED: dict[Measure, tuple[str, str | None]] = {}
+_PRINTED: "dict[Measure, tuple[str, str | None]]" = {}
 """The canonical and trec_eval names of measures the core has parsed or printed."""
 
 
-def _printed(m: Measure) -> tuple[str, str | None]:
+def _printed(m: Measure) -> "tuple[str, str | None]":
     """The core's canonical name and trec_eval name of a measure (validated by the core)."""
     found = _PRINTED.get(m)
     if found is None:
@@ -86,12 +86,13 @@ def _printed(m: Measure) -> tuple[str, str | None]:
     return found
 
 
-Parsed = tuple[str, int | float | None, list[tuple[str, str]], str, str | None]
-"""A measure as the core describes it: family, cutoff, parameters, canonical name, trec_eval's
-name."""
+if TYPE_CHECKING:
+    Parsed = tuple[str, int | float | None, list[tuple[str, str]], str, str | None]
+    """A measure as the core describes it: family, cutoff, parameters, canonical name,
+    trec_eval's name."""
 
 
-def _remember(parsed: Parsed) -> tuple[Measure, tuple[str, str | None]]:
+def _remember(parsed: "Parsed") -> "tuple[Measure, tuple[str, str | None]]":
     """The `Measure` the core described, its names kept so that printing it asks nothing."""
     family, cutoff, params, name, trec_name = parsed
     measure = Measure(family, cutoff, tuple(params))
@@ -100,11 +101,11 @@ def _remember(parsed: Parsed) -> tuple[Measure, tuple[str, str | None]]:
     return measure, (name, trec_name)
 
 
-def from_core(parsed: Parsed) -> Measure:
+def from_core(parsed: "Parsed") -> Measure:
     """The `Measure` of the core's description of one."""
     return _remember(parsed)[0]
 
 
-def measures_of(settled: Any) -> list[Measure]:
+def measures_of(settled: Any) -> "list[Measure]":
     """The measures a plan of the core settled (`rankscope.engine.plan`), in order."""
     return [_remember(parsed)[0] for parsed in settled.measures]
