@@ -50,10 +50,10 @@ Examples
 ...     print(error.measure, error.part, error.suggestions)
 nDGC@10 nDGC ['nDCG', 'RnDCG', 'nDCGRel']
 >>> try:
-...     rankscope.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, "AP", relevance_level=0)
+...     rankscope.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, "AP", max_documents=-1)
 ... except rankscope.OptionError as error:
 ...     print(error.errors())
-{'option': 'relevance_level', 'value': '0', 'allowed': ()}
+{'option': 'max_documents', 'value': '-1', 'allowed': ()}
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def test_an_unknown_measure_suggests_close_names() -> None:
 @pytest.mark.parametrize(
     ("options", "option", "value", "allowed"),
     [
-        ({"relevance_level": 0}, "relevance_level", "0", ()),
+        ({"max_documents": -1}, "max_documents", "-1", ()),
         ({"relevance_level": 1.5}, "relevance_level", "1.5", ()),
         ({"max_documents": True}, "max_documents", "True", ()),
         ({"chunk_bytes": "big"}, "chunk_bytes", "'big'", ()),

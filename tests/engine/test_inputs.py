@@ -64,7 +64,7 @@ GOOD_RUN = {"q1": {"d1": 1.0, "d2": 0.5}}
             "qrels of query 'q1' must be a mapping doc_id -> grade; found list",
         ),
         ({}, GOOD_RUN, rankscope.EmptyInputError, "qrels hold no judgements"),
-        (GOOD_QRELS, {"q1": {}}, rankscope.EmptyInputError, "run holds no results"),
+        (GOOD_QRELS, {}, rankscope.EmptyInputError, "run holds no results"),
         (
             {"q2": {"d1": 1}},
             GOOD_RUN,
@@ -81,6 +81,19 @@ def test_bad_inputs_raise(qrels: Any, run: Any, error: type[Exception], message:
     with pytest.raises(error) as raised:
         rankscope.evaluate(qrels, run, "AP")
     assert message in str(raised.value)
+
+
+@pytest.mark.parametrize("profile", ["trec", "trec9", "weknora"])
+def test_a_query_given_an_empty_ranking_retrieved_nothing(profile: str) -> None:
+    run: dict[str, dict[str, float]] = {"q1": {}, "q2": {"d1": 1.0}}
+    qrels = {"q1": {"d1": 1}, "q2": {"d1": 1}}
+    values = rankscope.evaluate(qrels, run, ["AP", "RR", "nDCG@3"], profile=profile).to_dict()
+    assert values == {
+        "q1": {"AP": 0.0, "RR": 0.0, "nDCG@3": 0.0},
+        "q2": {"AP": 1.0, "RR": 1.0, "nDCG@3": 1.0},
+    }
+    alone = rankscope.evaluate(qrels, {"q1": {}}, "AP", profile=profile).to_dict()
+    assert alone == {"q1": {"AP": 0.0}}
 
 
 def test_duplicate_document_in_a_ranking_is_an_error_under_trec() -> None:
@@ -105,10 +118,9 @@ def test_duplicate_judgement_is_an_error() -> None:
     ("options", "message"),
     [
         ({"profile": "trac"}, "unknown profile 'trac'; expected one of 'trec', 'trec9', 'weknora'"),
-        ({"relevance_level": 0}, "relevance_level must be an integer >= 1; got 0"),
-        ({"relevance_level": 1.5}, "relevance_level must be an integer >= 1; got 1.5"),
-        ({"max_documents": 0}, "max_documents must be an integer >= 1; got 0"),
-        ({"max_documents": True}, "max_documents must be an integer >= 1; got True"),
+        ({"relevance_level": 1.5}, "relevance_level must be an integer; got 1.5"),
+        ({"max_documents": -1}, "max_documents must be an integer >= 0; got -1"),
+        ({"max_documents": True}, "max_documents must be an integer >= 0; got True"),
         ({"complete": "no"}, "complete must be True or False; got 'no'"),
         ({"stream": True}, "stream=True needs the run as a file path; a dict is already"),
         (
@@ -217,3 +229,24 @@ def test_exponential_gain_refuses_grades_that_overflow() -> None:
     assert rankscope.evaluate(qrels, GOOD_RUN, "nDCG@10").mean() == {"nDCG@10": 1.0}
     with pytest.raises(rankscope.MeasureError, match="gain=exp needs grades up to 1023"):
         rankscope.evaluate(qrels, GOOD_RUN, "nDCG(gain=exp)@10")
+
+
+def test_levels_below_one_and_no_documents_are_taken_as_trec_eval_takes_them() -> None:
+    # trec_eval -l0: the judged non-relevant document counts; -M0: nothing is retrieved.
+    qrels = {"q": {"a": 2, "b": 0, "c": -1}}
+    run = {"q": {"b": 3.0, "x": 2.0, "a": 1.0}}
+    names = ["P@1", "NumRel", "NumRelRet", "NumRet"]
+    assert rankscope.evaluate(qrels, run, names).mean() == {
+        "P@1": 0.0,
+        "NumRel": 1.0,
+        "NumRelRet": 1.0,
+        "NumRet": 3.0,
+    }
+    assert rankscope.evaluate(qrels, run, names, relevance_level=0).mean() == {
+        "P@1": 1.0,
+        "NumRel": 2.0,
+        "NumRelRet": 2.0,
+        "NumRet": 3.0,
+    }
+    nothing = rankscope.evaluate(qrels, run, names, max_documents=0).mean()
+    assert nothing == {"P@1": 0.0, "NumRel": 1.0, "NumRelRet": 0.0, "NumRet": 0.0}

@@ -145,6 +145,50 @@ convention!(
     }
 );
 
+convention!(
+    "What a measure that trec_eval computes as 0 divided by 0 gives: interpolated precision of \
+     an empty ranking (IPrec at recall levels that need no relevant document, IPrecAvg; \
+     trec_eval `-J` with nothing judged retrieved, or `-M0`) and RnDCG of a query whose \
+     relevant documents all have gain 0 (`-l0`). As scikit-learn's `zero_division`."
+    ZeroDivision {
+        Zero = "zero": "0, as every other measure gives where there is nothing to measure.",
+        Nan = "nan":
+            "Not a number, as trec_eval 10 prints it (`-nan`); a mean over queries with one is \
+             NaN too.",
+    }
+);
+
+impl ZeroDivision {
+    /// `numerator / denominator`, or this convention's value when the denominator is 0.
+    pub fn divide(self, numerator: f64, denominator: f64) -> f64 {
+        if denominator != 0.0 {
+            numerator / denominator
+        } else {
+            match self {
+                ZeroDivision::Zero => 0.0,
+                ZeroDivision::Nan => f64::NAN,
+            }
+        }
+    }
+}
+
+convention!(
+    "What a judged query absent from the run is scored on, when such queries are scored \
+     (`complete`, trec_eval `-c`)."
+    MissingQueryRanking {
+        Empty = "empty":
+            "An empty ranking: every measure of the query is what nothing retrieved gives.",
+        Placeholder = "placeholder":
+            "trec_eval 10's placeholder: one unjudged document (`ceci_nest_pas_un_docno`, \
+             score 1), after which trec_eval sets the values it prints as `num_ret`, \
+             `utility`, `rbp_resid` and `unj_*` to 0; measures with their own parameters \
+             (`utility_1,-1,0,1`) keep what the placeholder gives them.",
+    }
+);
+
+/// The document trec_eval ranks, alone, for a judged query absent from the run under `-c`.
+pub const PLACEHOLDER_DOCUMENT: &str = "ceci_nest_pas_un_docno";
+
 /// How a ranking is formed and how measures treat the contested cases.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Conventions {
@@ -170,6 +214,10 @@ pub struct Conventions {
     pub recall_level_rounding: RecallLevelRounding,
     /// Whether unjudged retrieved documents stay in the ranking.
     pub unjudged_documents: UnjudgedDocuments,
+    /// What trec_eval's 0 / 0 gives.
+    pub zero_division: ZeroDivision,
+    /// What a judged query absent from the run is scored on under `complete`.
+    pub missing_query_ranking: MissingQueryRanking,
 }
 
 /// The names of the built-in profiles, in the order they are listed.
@@ -218,7 +266,7 @@ const BINARY_RELEVANCE: Convention = Convention {
 
 /// Every convention, in the order of the fields of [`Conventions`] after the name.
 pub const CONVENTIONS: &[Convention] = &{
-    let named: &[Convention; 9] = conventions!(
+    let named: &[Convention; 11] = conventions!(
         "ordering" => Ordering,
         "score_precision" => ScorePrecision,
         "duplicate_documents" => DuplicatePolicy,
@@ -228,6 +276,8 @@ pub const CONVENTIONS: &[Convention] = &{
         "ap_denominator" => ApDenominator,
         "recall_level_rounding" => RecallLevelRounding,
         "unjudged_documents" => UnjudgedDocuments,
+        "zero_division" => ZeroDivision,
+        "missing_query_ranking" => MissingQueryRanking,
     );
     [
         named[0],
@@ -240,6 +290,8 @@ pub const CONVENTIONS: &[Convention] = &{
         named[6],
         named[7],
         named[8],
+        named[9],
+        named[10],
     ]
 };
 
@@ -269,6 +321,8 @@ impl Conventions {
             ap_denominator: ApDenominator::Relevant,
             recall_level_rounding: RecallLevelRounding::Nearest,
             unjudged_documents: UnjudgedDocuments::Keep,
+            zero_division: ZeroDivision::Zero,
+            missing_query_ranking: MissingQueryRanking::Empty,
         }
     }
 
@@ -354,6 +408,10 @@ impl Conventions {
             "unjudged_documents" => {
                 self.unjudged_documents = UnjudgedDocuments::from_given(field, value)?;
             }
+            "zero_division" => self.zero_division = ZeroDivision::from_given(field, value)?,
+            "missing_query_ranking" => {
+                self.missing_query_ranking = MissingQueryRanking::from_given(field, value)?;
+            }
             other => return Err(unknown_conventions(&[other])),
         }
         Ok(self)
@@ -383,6 +441,11 @@ impl Conventions {
                 text(self.recall_level_rounding.as_str()),
             ),
             ("unjudged_documents", text(self.unjudged_documents.as_str())),
+            ("zero_division", text(self.zero_division.as_str())),
+            (
+                "missing_query_ranking",
+                text(self.missing_query_ranking.as_str()),
+            ),
         ]
     }
 

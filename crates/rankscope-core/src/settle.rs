@@ -134,8 +134,8 @@ pub struct Settled {
 /// assert_eq!(settled.options.relevance_level, 2);
 /// assert_eq!(settled.options.conventions.name, "trec9");
 ///
-/// request.relevance_level = Given::Integer(0);
-/// let message = "relevance_level must be an integer >= 1; got 0";
+/// request.max_documents = Given::Integer(-1);
+/// let message = "max_documents must be an integer >= 0; got -1";
 /// assert_eq!(settle(&request).unwrap_err().to_string(), message);
 /// ```
 pub fn settle(request: &Request) -> Result<Settled> {
@@ -144,10 +144,11 @@ pub fn settle(request: &Request) -> Result<Settled> {
         Given::Absent => {}
         given => conventions = conventions.with_given("duplicate_documents", given)?,
     }
-    let relevance_level = at_least_one("relevance_level", &request.relevance_level, Some(1))?;
-    let max_documents = at_least_one("max_documents", &request.max_documents, None)?;
+    // As trec_eval takes -l and -M: any level, and 0 documents (every ranking empty).
+    let relevance_level = integer("relevance_level", &request.relevance_level, None, Some(1))?;
+    let max_documents = integer("max_documents", &request.max_documents, Some(0), None)?;
     let default_chunk = i64::try_from(DEFAULT_CHUNK_BYTES).unwrap_or(i64::MAX);
-    let chunk_bytes = at_least_one("chunk_bytes", &request.chunk_bytes, Some(default_chunk))?;
+    let chunk_bytes = integer("chunk_bytes", &request.chunk_bytes, Some(1), Some(default_chunk))?;
     let complete = flag("complete", &request.complete)?;
     let lenient = flag("lenient", &request.lenient)?;
     let measures = match &request.measures {
@@ -254,16 +255,21 @@ pub fn parse_spec(spec: &MeasureSpec) -> Result<Measure> {
     }
 }
 
-/// An integer option of at least 1 (`default` when absent; `None` if absent and no default).
-fn at_least_one(option: &str, given: &Given, default: Option<i64>) -> Result<Option<i64>> {
+/// An integer option, at least `least` when given (`default` when absent).
+fn integer(option: &str, given: &Given, least: Option<i64>, default: Option<i64>) -> Result<Option<i64>> {
     match given {
         Given::Absent => Ok(default),
-        Given::Integer(value) if *value >= 1 => Ok(Some(*value)),
-        other => Err(Error::Option(OptionProblem::new(
-            option,
-            other.shown(),
-            format!("{option} must be an integer >= 1; got {}", other.shown()),
-        ))),
+        Given::Integer(value) if !least.is_some_and(|least| *value < least) => Ok(Some(*value)),
+        other => {
+            let expected = least.map_or("an integer".to_string(), |least| {
+                format!("an integer >= {least}")
+            });
+            Err(Error::Option(OptionProblem::new(
+                option,
+                other.shown(),
+                format!("{option} must be {expected}; got {}", other.shown()),
+            )))
+        }
     }
 }
 
@@ -318,7 +324,7 @@ mod tests {
         };
         assert_eq!(
             problem.message,
-            "relevance_level must be an integer >= 1; got 1.5"
+            "relevance_level must be an integer; got 1.5"
         );
         assert_eq!(
             (problem.option.as_str(), problem.value.as_str()),
@@ -334,7 +340,7 @@ mod tests {
         bad.max_documents = Given::Flag(true);
         assert_eq!(
             settle(&bad).unwrap_err().to_string(),
-            "max_documents must be an integer >= 1; got True"
+            "max_documents must be an integer >= 0; got True"
         );
     }
 
@@ -363,9 +369,9 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "unknown convention(s) ['gian']; expected some of ['ap_denominator', \
-             'binary_relevance', 'duplicate_documents', 'gain', 'ideal_ranking', 'name', \
-             'ordering', 'precision_denominator', 'recall_level_rounding', 'score_precision', \
-             'unjudged_documents']"
+             'binary_relevance', 'duplicate_documents', 'gain', 'ideal_ranking', \
+             'missing_query_ranking', 'name', 'ordering', 'precision_denominator', \
+             'recall_level_rounding', 'score_precision', 'unjudged_documents', 'zero_division']"
         );
     }
 

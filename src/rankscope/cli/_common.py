@@ -298,9 +298,9 @@ def in_cli_terms(error: RankscopeError, qrels_path: str | None) -> str:
     An option the core checked names its flag (from the error's ``option``):
 
     >>> from rankscope.errors import OptionError
-    >>> error = OptionError("max_documents must be an integer >= 1; got 0", option="max_documents")
+    >>> error = OptionError("max_documents must be an integer >= 0; got -1", option="max_documents")
     >>> in_cli_terms(error, None)
-    '-M/--max-documents must be an integer >= 1; got 0'
+    '-M/--max-documents must be an integer >= 0; got -1'
     """
     message = str(error)
     option = getattr(error, "option", None)

@@ -127,10 +127,10 @@ def plan(
     >>> settled = plan(["ndcg_cut.10", "nDCG@10", "AP"], "trec9", relevance_level=2)
     >>> measures_of(settled), settled.relevance_level
     ([nDCG@10, AP], 2)
-    >>> plan("AP", max_documents=0)
+    >>> plan("AP", max_documents=-1)
     Traceback (most recent call last):
     ...
-    rankscope.errors.OptionError: max_documents must be an integer >= 1; got 0
+    rankscope.errors.OptionError: max_documents must be an integer >= 0; got -1
     """
     names = None if measures is None else _listed(measures)
     return _core.plan(
@@ -190,9 +190,14 @@ def evaluate(
         Score judged queries missing from the run as 0 and include them in the aggregates
         (trec_eval ``-c``). Otherwise they are left out.
     relevance_level
-        Lowest grade that counts as relevant for binary measures (trec_eval ``-l``).
+        Lowest grade that counts as relevant for binary measures (trec_eval ``-l``). Any
+        integer, compared as trec_eval compares it: below 1 judged non-relevant documents
+        count as relevant; below 0, in the measures that compare grades directly, so do
+        retrieved documents absent from the qrels (grade -1) and, below -1, pooled but unjudged
+        ones (a negative grade in the qrels, -2).
     max_documents
-        Evaluate only the first ``max_documents`` of each ranking (trec_eval ``-M``).
+        Evaluate only the first ``max_documents`` of each ranking (trec_eval ``-M``); 0 leaves
+        every ranking empty.
     duplicate_documents
         Override the profile's policy for a document ranked twice in one query:
         ``"error"``, ``"keep_first"`` or ``"keep_all"``.

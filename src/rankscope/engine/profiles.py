@@ -63,6 +63,8 @@ if TYPE_CHECKING:
         ap_denominator: str = _TREC["ap_denominator"]
         recall_level_rounding: str = _TREC["recall_level_rounding"]
         unjudged_documents: str = _TREC["unjudged_documents"]
+        zero_division: str = _TREC["zero_division"]
+        missing_query_ranking: str = _TREC["missing_query_ranking"]
 
 else:
     # The fields and their defaults (trec_eval 10's) as the core lists them.
