@@ -161,13 +161,13 @@ convention!(
 impl ZeroDivision {
     /// `numerator / denominator`, or this convention's value when the denominator is 0.
     pub fn divide(self, numerator: f64, denominator: f64) -> f64 {
-        if denominator != 0.0 {
-            numerator / denominator
-        } else {
+        if denominator == 0.0 {
             match self {
                 ZeroDivision::Zero => 0.0,
                 ZeroDivision::Nan => f64::NAN,
             }
+        } else {
+            numerator / denominator
         }
     }
 }

@@ -148,7 +148,12 @@ pub fn settle(request: &Request) -> Result<Settled> {
     let relevance_level = integer("relevance_level", &request.relevance_level, None, Some(1))?;
     let max_documents = integer("max_documents", &request.max_documents, Some(0), None)?;
     let default_chunk = i64::try_from(DEFAULT_CHUNK_BYTES).unwrap_or(i64::MAX);
-    let chunk_bytes = integer("chunk_bytes", &request.chunk_bytes, Some(1), Some(default_chunk))?;
+    let chunk_bytes = integer(
+        "chunk_bytes",
+        &request.chunk_bytes,
+        Some(1),
+        Some(default_chunk),
+    )?;
     let complete = flag("complete", &request.complete)?;
     let lenient = flag("lenient", &request.lenient)?;
     let measures = match &request.measures {
@@ -256,7 +261,12 @@ pub fn parse_spec(spec: &MeasureSpec) -> Result<Measure> {
 }
 
 /// An integer option, at least `least` when given (`default` when absent).
-fn integer(option: &str, given: &Given, least: Option<i64>, default: Option<i64>) -> Result<Option<i64>> {
+fn integer(
+    option: &str,
+    given: &Given,
+    least: Option<i64>,
+    default: Option<i64>,
+) -> Result<Option<i64>> {
     match given {
         Given::Absent => Ok(default),
         Given::Integer(value) if !least.is_some_and(|least| *value < least) => Ok(Some(*value)),
