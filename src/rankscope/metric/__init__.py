@@ -69,7 +69,7 @@ from dataclasses import dataclass, fields, replace
 from typing import TypeVar
 
 from rankscope.answers._weknora import BLEU_WEIGHTS, ROUGE_VARIANTS, weknora_bleu, weknora_rouge
-from rankscope.engine.evaluate import evaluate_query
+from rankscope.engine import evaluate_query
 from rankscope.engine.measures import Measure
 from rankscope.engine.profiles import PROFILES
 from rankscope.errors import OptionError
@@ -254,6 +254,11 @@ class _MetricFields:
     def as_dict(self) -> dict[str, float]:
         """``{field: value}``."""
         return {f.name: float(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        """The fields' names, in WeKnora's order (``precision``, ``recall``, ...)."""
+        return tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
