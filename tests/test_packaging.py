@@ -151,7 +151,7 @@ def test_scripts_wheel_builds_a_wheel_per_cpython_and_an_sdist(dist: Path) -> No
 def test_the_wheel_check_names_a_file_missing_from_a_wheel(dist: Path, tmp_path: Path) -> None:
     wheel = sorted(dist.glob("rankscope-*.whl"))[0]
     assert _script("wheel", "--check", str(wheel)).returncode == 0
-    missing = "rankscope/service/console/templates/task.html"
+    missing = "rankscope/service/web/console/templates/task.html"
     doctored = tmp_path / wheel.name
     with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(doctored, "w") as target:
         for item in source.infolist():
@@ -205,4 +205,4 @@ def test_the_suite_runs_against_the_installed_wheel_not_the_source() -> None:
     package = Path(rankscope.__file__).resolve().parent
     assert package != ROOT / "src" / "rankscope" and "site-packages" in package.parts, package
     assert Path(rankscope._core.__file__ or "").resolve().parent == package
-    assert (package / "service" / "console" / "templates" / "base.html").is_file()
+    assert (package / "service" / "web" / "console" / "templates" / "base.html").is_file()

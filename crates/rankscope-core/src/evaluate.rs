@@ -19,11 +19,15 @@ pub use crate::measures::kernels::MAX_EXP_GRADE;
 pub struct EvalOptions {
     /// The profile's conventions (possibly with options changed).
     pub conventions: Conventions,
-    /// Lowest grade that counts as relevant for binary measures (trec_eval `-l`).
+    /// Lowest grade that counts as relevant for binary measures (trec_eval `-l`): any
+    /// integer, compared as trec_eval compares it (below 1, judged non-relevant documents
+    /// count; below 0, where a measure compares grades directly, documents absent from the
+    /// qrels, graded [`crate::batch::UNJUDGED`], and pooled but unjudged ones too).
     pub relevance_level: i64,
     /// Score judged queries missing from the run as 0 (trec_eval `-c`).
     pub complete: bool,
-    /// Evaluate only the first documents of each ranking (trec_eval `-M`).
+    /// Evaluate only the first documents of each ranking (trec_eval `-M`; 0 leaves every
+    /// ranking empty).
     pub max_documents: Option<usize>,
 }
 
@@ -36,22 +40,6 @@ impl EvalOptions {
             complete: false,
             max_documents: None,
         }
-    }
-
-    /// Refuse a relevance level or document limit below 1 (Python's messages).
-    pub fn check(&self) -> Result<()> {
-        if self.relevance_level < 1 {
-            return Err(Error::Option(format!(
-                "relevance_level must be an integer >= 1; got {}",
-                self.relevance_level
-            )));
-        }
-        if self.max_documents == Some(0) {
-            return Err(Error::Option(
-                "max_documents must be an integer >= 1; got 0".into(),
-            ));
-        }
-        Ok(())
     }
 
     /// What prepare needs of these options.
@@ -204,7 +192,6 @@ pub fn evaluate(
     measures: &[Measure],
     options: &EvalOptions,
 ) -> Result<Evaluation> {
-    options.check()?;
     let judgements = Judgements::new(qrels, &options.conventions, options.relevance_level)?;
     evaluate_with(&judgements, run, measures, options)
 }
@@ -217,7 +204,6 @@ pub fn evaluate_with(
     measures: &[Measure],
     options: &EvalOptions,
 ) -> Result<Evaluation> {
-    options.check()?;
     check_profile_support(measures, &options.conventions)?;
     let (prepared, values) = score(judgements, run, measures, options, options.complete, true)?;
     if prepared.batch.num_queries() == 0 && !options.complete {
@@ -245,12 +231,17 @@ pub fn relevance_strings(
     options: &EvalOptions,
     length: usize,
 ) -> Result<Vec<(String, String)>> {
-    options.check()?;
     let judgements = Judgements::new(qrels, &options.conventions, options.relevance_level)?;
-    let batch = prepare_listing(&judgements, run, &options.prepare_options(), false)?.batch;
+    let prepared = prepare_listing(&judgements, run, &options.prepare_options(), false)?;
+    let batch = prepared.batch;
     Ok((0..batch.num_queries())
         .map(|q| {
-            let grades = batch.query(q).grades;
+            // trec_eval clears the relstring of a query scored on its placeholder.
+            let grades = if prepared.placeholders.contains(&q) {
+                &[]
+            } else {
+                batch.query(q).grades
+            };
             (batch.query_ids[q].clone(), relevance_string(grades, length))
         })
         .collect())
@@ -272,11 +263,28 @@ pub(crate) fn score(
         ..options.prepare_options()
     };
     let prepared = prepare_listing(judgements, run, &prepare_options, list_missing)?;
-    let values = compute(
+    let mut values = compute(
         &prepared.batch,
         measures,
         &options.conventions,
         options.relevance_level,
     )?;
+    for (measure, values) in measures.iter().zip(values.iter_mut()) {
+        if cleared_after_placeholder(measure) {
+            for &q in &prepared.placeholders {
+                values[q] = 0.0;
+            }
+        }
+    }
     Ok((prepared, values))
+}
+
+/// Whether trec_eval sets the measure to 0 for a query scored on its placeholder ranking: it
+/// clears the values it prints as exactly `num_ret`, `utility` or `rbp_resid`, and every `unj`
+/// one (trec_eval.c, after "clean up leftovers"); a measure with parameters of its own prints
+/// another name and keeps its value.
+fn cleared_after_placeholder(measure: &Measure) -> bool {
+    measure.trec_name().is_some_and(|name| {
+        matches!(name.as_str(), "num_ret" | "utility" | "rbp_resid") || name.starts_with("unj")
+    })
 }

@@ -174,7 +174,6 @@ pub fn evaluate_prefs(
     measures: &[Measure],
     options: &EvalOptions,
 ) -> Result<Evaluation> {
-    options.check()?;
     let mut with_pairs = false;
     let mut scorers = Vec::with_capacity(measures.len());
     for m in measures {

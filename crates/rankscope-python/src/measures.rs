@@ -88,6 +88,7 @@ fn trec_dict<'py>(
     item.set_item("judgements", name.judgements.as_str())?;
     item.set_item("pytrec_eval", name.pytrec_eval)?;
     item.set_item("params", name.params)?;
+    item.set_item("undetermined", name.undetermined)?;
     Ok(item)
 }
 

@@ -146,9 +146,14 @@ def evaluate(
         Score judged queries missing from the run as 0 and include them in the aggregates
         (trec_eval ``-c``). Otherwise they are left out.
     relevance_level
-        Lowest grade that counts as relevant for binary measures (trec_eval ``-l``).
+        Lowest grade that counts as relevant for binary measures (trec_eval ``-l``). Any
+        integer, compared as trec_eval compares it: below 1 judged non-relevant documents
+        count as relevant; below 0, in the measures that compare grades directly, so do
+        retrieved documents absent from the qrels (grade -1) and, below -1, pooled but unjudged
+        ones (a negative grade in the qrels, -2).
     max_documents
-        Evaluate only the first ``max_documents`` of each ranking (trec_eval ``-M``).
+        Evaluate only the first ``max_documents`` of each ranking (trec_eval ``-M``); 0 leaves
+        every ranking empty.
     duplicate_documents
         Override the profile's policy for a document ranked twice in one query:
         ``"error"``, ``"keep_first"`` or ``"keep_all"``.
@@ -187,15 +192,19 @@ def evaluate(
     conventions = resolve_profile(profile)
     if duplicate_documents is not None:
         conventions = conventions.with_options(duplicate_documents=duplicate_documents)
-    for option, value in (
-        ("relevance_level", relevance_level),
-        ("max_documents", max_documents),
-        ("chunk_bytes", chunk_bytes),
+    # As trec_eval takes -l and -M: any level, and 0 documents (every ranking empty).
+    for option, value, least in (
+        ("relevance_level", relevance_level, None),
+        ("max_documents", max_documents, 0),
+        ("chunk_bytes", chunk_bytes, 1),
     ):
         if value is None and option == "max_documents":
             continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise OptionError(f"{option} must be an integer >= 1; got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int):
+            expected = "an integer" if least is None else f"an integer >= {least}"
+            raise OptionError(f"{option} must be {expected}; got {value!r}")
+        if least is not None and value < least:
+            raise OptionError(f"{option} must be an integer >= {least}; got {value!r}")
     for option, flag in (("complete", complete), ("lenient", lenient)):
         if not isinstance(flag, bool):
             raise OptionError(f"{option} must be True or False; got {flag!r}")

@@ -8,6 +8,7 @@ byte-wise and the summary (``all``) last.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from dataclasses import dataclass
@@ -106,6 +107,24 @@ def _pairs(family: str, spec: str, text: str) -> dict[str, float]:
     return pairs
 
 
+def _warn_close_gains(spec: str, gains: dict[int, float]) -> None:
+    """Warn where trec_eval's order of gains is the C library's: its comparator truncates the
+    difference of two gains to an integer, so gains less than 1 apart (among those given and
+    the grades' own gains) compare equal and qsort may put them either way."""
+    if not gains:
+        return
+    table = {grade: float(grade) for grade in range(max(0, max(gains)) + 1)} | gains
+    values = sorted(set(table.values()))
+    if any(later - earlier < 1 for earlier, later in itertools.pairwise(values)):
+        warnings.warn(
+            f"-m {spec}: gains less than 1 apart; trec_eval 10 compares gains by their "
+            "difference truncated to an integer, so the order it sorts them in (and its value) "
+            "depends on the C library; this prints the value with the gains in order",
+            RankscopeWarning,
+            stacklevel=3,
+        )
+
+
 def _lines_of(family: str, spec: str, text: str | None, collection_size: int) -> list[TrecMeasure]:
     entry = _TABLE[family]
     if entry.family is None:  # runid and relstring are lines, not measures
@@ -138,6 +157,7 @@ def _lines_of(family: str, spec: str, text: str | None, collection_size: int) ->
         takes = FAMILIES[ours].params
         pairs = _pairs(family, spec, text) if given and text else {}
         gains = {k: v for k, v in pairs.items() if k.lstrip("+-").isdigit()}
+        _warn_close_gains(spec, {int(k): v for k, v in gains.items()})
         params = []
         if gains and "gains" in takes:
             params.append("gains=" + ";".join(f"{int(k)}:{v!r}" for k, v in sorted(gains.items())))
@@ -152,7 +172,11 @@ def _lines_of(family: str, spec: str, text: str | None, collection_size: int) ->
                 f"trec_eval measure 'utility' takes 4 coefficients (a,b,c,d); got -m {spec!r}"
             )
         a, b, c, d = values
-        name = f"{ours}(a={a!r},b={b!r},c={c!r},d={d!r},n={float(collection_size)!r})"
+        size = f"n={float(collection_size)!r}" if collection_size else ""
+        if given:
+            name = f"{ours}(a={a!r},b={b!r},c={c!r},d={d!r}{',' if size else ''}{size})"
+        else:  # trec_eval's coefficients: the measure it prints as plain utility
+            name = f"{ours}({size})" if size else ours
         return [line(printed, name)]
     if style == "number":
         return [line(printed, f"{ours}(beta={values[0]!r})")]
@@ -212,6 +236,14 @@ def _value(line: TrecMeasure, value: float, run_name: str) -> str:
         return run_name
     if line.is_count:
         return str(round(value))
+    return _number(value)
+
+
+def _number(value: float) -> str:
+    """A value as trec_eval's ``%6.4f`` prints it; NaN as the ``-nan`` of 0.0 / 0.0 on the
+    machines trec_eval runs on (x86 and ARM set the sign of that NaN)."""
+    if math.isnan(value):
+        return "  -nan"
     return f"{value:.4f}"
 
 
@@ -284,7 +316,9 @@ def format_trec_eval(
     run_name = run_name or results.run_name
     summary_from = summary_from or {}
     if zscores is not None:
-        return _format_zscores(results, lines, per_query, summary, run_name, zscores, relstrings)
+        return _format_zscores(
+            results, lines, per_query, summary, run_name, zscores, relstrings, summary_from
+        )
     out: list[str] = []
     if per_query:
         columns = {
@@ -318,14 +352,27 @@ def _format_zscores(
     run_name: str,
     zscores: dict[tuple[str, str], tuple[float, float]],
     relstrings: dict[str, str] | None,
+    summary_from: dict[str, TrecMeasure],
 ) -> str:
     from rankscope import _core
 
     query_ids = results.query_ids
+
+    def geometric(measure: Measure) -> bool:
+        return FAMILIES[measure.family].aggregate == "geometric_mean"
+
+    def query_values(measure: Measure) -> list[float]:
+        values = results.score_list(measure)
+        if geometric(measure):
+            # trec_eval's gm_* keep log(max(value, floor)) per query: the z-score is of that.
+            floor = _core.GEOMETRIC_MEAN_FLOOR
+            return [math.log(max(value, floor)) for value in values]
+        return values
+
     converted = {
         line.printed: [
             _zscore(value, zscores.get((query_id, line.printed)))
-            for query_id, value in zip(query_ids, results.score_list(line.measure), strict=True)
+            for query_id, value in zip(query_ids, query_values(line.measure), strict=True)
         ]
         for line in lines
         if line.measure is not None
@@ -338,13 +385,22 @@ def _format_zscores(
                 out.append(f"{line.printed:<22}\t{query_id}\t'{text}'\n")
             elif line.measure is not None and not line.summary_only:
                 value = converted[line.printed][row]
-                out.append(f"Z{line.printed:<22}\t{query_id}\t{value:.4f}\n")
+                out.append(f"Z{line.printed:<22}\t{query_id}\t{_number(value)}\n")
+    means = results.mean() if summary and summary_from else {}
     for line in lines if summary else []:
         if line.measure is None:
             if line.relstring is None:
                 out.append(f"{line.printed:<22}\tall\t{run_name}\n")
             continue
-        how = FAMILIES[line.measure.family].aggregate
-        value = _core.aggregate(converted[line.printed], how)
-        out.append(f"Z{line.printed:<22}\tall\t{value:.4f}\n")
+        source = summary_from.get(line.printed)
+        if source is not None and source.measure is not None:
+            # trec_eval's summary of num_rel under -c is its count of relevant judgements,
+            # not a z-score.
+            value = means[source.measure.name]
+        elif geometric(line.measure):
+            value = math.exp(_core.aggregate(converted[line.printed], "mean"))
+        else:
+            how = FAMILIES[line.measure.family].aggregate
+            value = _core.aggregate(converted[line.printed], how)
+        out.append(f"Z{line.printed:<22}\tall\t{_number(value)}\n")
     return "".join(out)

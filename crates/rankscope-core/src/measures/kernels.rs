@@ -505,14 +505,17 @@ pub fn bpref(query: &QueryView<'_>, p: &Binary, cx: &Context<'_>) -> f64 {
     let mut nonrel_above = 0usize;
     let mut total = 0.0;
     for &grade in query.grades {
-        if grade >= level {
+        if grade < 0 {
+            continue; // not in the pool, or pooled but unjudged: no preference either way
+        }
+        if grade < level {
+            nonrel_above += 1;
+        } else {
             total += if nonrel_above > 0 {
                 1.0 - divide(nonrel_above.min(num_rel) as f64, cap)
             } else {
                 1.0
             };
-        } else if grade >= 0 {
-            nonrel_above += 1;
         }
     }
     divide(total, num_rel as f64)
@@ -540,21 +543,36 @@ pub fn interpolated_precision_at(
         RecallLevelRounding::Nearest => (exact + 0.5).floor(),
         RecallLevelRounding::Add09Truncate => (exact + 0.9).trunc(),
     } as usize;
-    let precisions: Vec<f64> = query
-        .grades
-        .iter()
-        .enumerate()
-        .filter(|&(_, &g)| g >= level)
-        .enumerate()
-        .map(|(seen, (rank, _))| (seen as f64 + 1.0) / (rank as f64 + 1.0))
-        .collect();
-    if precisions.is_empty() || needed > precisions.len() {
-        return 0.0;
+    let num_retrieved = query.grades.len();
+    let num_relevant_retrieved = query.num_relevant_retrieved(level, None);
+    if needed > num_relevant_retrieved {
+        return 0.0; // a recall level the ranking never reaches
     }
-    precisions[needed.max(1) - 1..]
-        .iter()
-        .copied()
-        .fold(f64::NEG_INFINITY, f64::max)
+    if num_retrieved == 0 {
+        // Nothing retrieved (so `needed` is 0): trec_eval divides 0 by 0 here.
+        return cx.conventions.zero_division.divide(0.0, 0.0);
+    }
+    // As trec_eval walks the ranking: from the last document up, the precision at each rank
+    // interpolated (the highest at that rank or below), read at the relevant document where
+    // the relevant ones counted from the top reach `needed`.
+    let mut relevant_so_far = num_relevant_retrieved;
+    let mut interpolated = relevant_so_far as f64 / num_retrieved as f64;
+    for (rank, &grade) in query.grades.iter().enumerate().rev() {
+        if relevant_so_far == 0 {
+            break;
+        }
+        let precision = relevant_so_far as f64 / (rank + 1) as f64;
+        if interpolated < precision {
+            interpolated = precision;
+        }
+        if grade >= level {
+            if relevant_so_far == needed {
+                return interpolated;
+            }
+            relevant_so_far -= 1;
+        }
+    }
+    interpolated
 }
 
 fn gain_of(grade: i64, gain: Gain) -> f64 {

@@ -92,6 +92,12 @@ pub struct TrecName {
     /// The parameters of the measures it names, as names write them (`relative=True` for
     /// `set_relative_P` of SetP); empty for most.
     pub params: &'static str,
+    /// Parameters trec_eval takes from its own options rather than from `-m`, which its
+    /// printed names leave out (utility's `n`, from `-N`).
+    pub from_options: &'static [&'static str],
+    /// Why trec_eval's own value is not determined by its inputs here (it reads memory it
+    /// never wrote), or empty: the command warns that it prints the corrected value.
+    pub undetermined: &'static str,
 }
 
 impl TrecName {
@@ -106,6 +112,8 @@ impl TrecName {
             judgements: Judgements::Qrels,
             pytrec_eval: true,
             params: "",
+            from_options: &[],
+            undetermined: "",
         }
     }
 
@@ -145,6 +153,18 @@ impl TrecName {
     /// The same, naming the measures with these parameters.
     pub const fn with_params(mut self, params: &'static str) -> Self {
         self.params = params;
+        self
+    }
+
+    /// The same, with parameters that trec_eval's options set (left out of printed names).
+    pub const fn with_options(mut self, params: &'static [&'static str]) -> Self {
+        self.from_options = params;
+        self
+    }
+
+    /// The same, where trec_eval's value depends on memory it never wrote, for `why`.
+    pub const fn undetermined(mut self, why: &'static str) -> Self {
+        self.undetermined = why;
         self
     }
 }
@@ -299,11 +319,19 @@ pub fn table() -> Vec<(Option<&'static Family>, &'static TrecName)> {
 /// the first of the family's names of its shape (a cutoff, a level or none) whose parameters
 /// are the measure's. Judgement groups' names are left out (they name `-R qrels_jg` lines).
 pub(super) fn printed_name(m: &Measure) -> Option<String> {
-    let params = m.params_text().join(",");
+    let named = |t: &TrecName| {
+        let params: Vec<String> = m
+            .params
+            .iter()
+            .filter(|(param, _)| !t.from_options.contains(&param.name))
+            .map(|(param, value)| format!("{}={}", param.name, param.print(value)))
+            .collect();
+        params.join(",")
+    };
     m.family
         .trec_eval
         .iter()
-        .filter(|t| t.judgements != Judgements::Groups && t.params == params)
+        .filter(|t| t.judgements != Judgements::Groups && t.params == named(t))
         .find_map(|t| match (m.cutoff, t.style) {
             (
                 None,
@@ -353,6 +381,7 @@ mod tests {
         assert_eq!(name("SetR").as_deref(), Some("set_recall"));
         assert_eq!(name("Utility").as_deref(), Some("utility"));
         assert_eq!(name("Utility(a=2.0)"), None);
+        assert_eq!(name("Utility(n=50)").as_deref(), Some("utility"));
         assert_eq!(name("PrefsSimp").as_deref(), Some("prefs_simp"));
         assert_eq!(name("RBP"), None);
     }

@@ -81,7 +81,9 @@ pub static FAMILIES: &[Family] = &[
         ],
         bounded: false,
         aliases: &[Alias::trec_eval("utility")],
-        trec_eval: &[TrecName::at("utility", 17).reads(Style::Utility, &[1.0, -1.0, 0.0, 0.0])],
+        trec_eval: &[TrecName::at("utility", 17)
+            .reads(Style::Utility, &[1.0, -1.0, 0.0, 0.0])
+            .with_options(&["n"])],
         ..Family::DEFAULTS
     },
     Family {
@@ -214,7 +216,11 @@ pub static FAMILIES: &[Family] = &[
         params: &[GAINS, Param::new("p", ParamKind::Number)],
         trec_eval: &[TrecName::at("rbp", 52)
             .reads(Style::Pairs, &[])
-            .not_in_pytrec_eval()],
+            .not_in_pytrec_eval()
+            .undetermined(
+                "trec_eval 10 scales the gains by a lowest and a highest gain it never \
+                 initialises",
+            )],
         ..Family::DEFAULTS
     },
     Family {
@@ -494,8 +500,25 @@ pub fn infap(query: &QueryView<'_>, p: &Binary, cx: &Context<'_>) -> f64 {
 pub fn rprec_mult(query: &QueryView<'_>, p: &Factor, cx: &Context<'_>) -> f64 {
     let level = cx.level(p.rel);
     let cut = (p.factor * query.num_relevant(level) as f64 + 0.9).trunc() as usize;
-    let hits = query.num_relevant_retrieved(level, Some(cut));
-    divide(hits as f64, cut as f64)
+    let num_relevant_retrieved = query.num_relevant_retrieved(level, None);
+    if cut > query.num_retrieved() {
+        return num_relevant_retrieved as f64 / cut as f64;
+    }
+    // As trec_eval counts: from the last document up, the relevant documents still above
+    // (judged ones, less each document whose grade reaches the level), read at rank `cut`.
+    let mut relevant_so_far = num_relevant_retrieved;
+    for rank in (1..=query.num_retrieved()).rev() {
+        if relevant_so_far == 0 {
+            break;
+        }
+        if rank == cut {
+            return relevant_so_far as f64 / rank as f64;
+        }
+        if query.grades[rank - 1] >= level {
+            relevant_so_far -= 1;
+        }
+    }
+    0.0
 }
 
 /// utility = a·relret + b·(ret − relret) + c·(R − relret) + d·(N + relret − ret − R), N the
@@ -655,7 +678,10 @@ pub fn rndcg(query: &QueryView<'_>, p: &Graded, cx: &Context<'_>) -> f64 {
         }
         i += 1;
     }
-    divide(points.0, points.1 as f64)
+    // No level ended with an ideal DCG above 0 (every relevant document has gain 0).
+    cx.conventions
+        .zero_division
+        .divide(points.0, points.1 as f64)
 }
 
 /// relative_P@k = relevant in the top k / min(k, R); without k (set_relative_P), relevant

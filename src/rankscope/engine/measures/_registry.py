@@ -68,6 +68,10 @@ class TrecName(NamedTuple):
         Whether pytrec_eval (trec_eval 9) computes it.
     params
         The parameters of the measures it names, as names write them (usually empty).
+    undetermined
+        Why trec_eval's own value of it is not determined by its inputs (it reads memory it
+        never wrote), or empty; the trec-eval command warns that it prints the corrected
+        value there.
     """
 
     name: str
@@ -79,6 +83,7 @@ class TrecName(NamedTuple):
     judgements: TrecJudgements
     pytrec_eval: bool
     params: str
+    undetermined: str = ""
 
 
 class Ranx(NamedTuple):
@@ -168,6 +173,7 @@ def trec_name(entry: dict[str, object]) -> TrecName:
         judgements=cast(TrecJudgements, entry["judgements"]),
         pytrec_eval=cast(bool, entry["pytrec_eval"]),
         params=cast(str, entry["params"]),
+        undetermined=cast(str, entry["undetermined"]),
     )
 
 

@@ -32,6 +32,10 @@ pub struct Preference {
 
 impl Params for Preference {}
 
+/// Why trec_eval's values of the Rnonrel preference measures are not determined by its input.
+const RNONREL_UNDETERMINED: &str = "trec_eval 10 can read past the end of an array when it \
+                                    adds the non-relevant documents (valgrind: invalid read)";
+
 /// The 14 preference families, in trec_eval's order.
 pub static FAMILIES: &[Family] = &[
     Family {
@@ -159,7 +163,8 @@ pub static FAMILIES: &[Family] = &[
         aliases: &[Alias::trec_eval("prefs_avgjg_Rnonrel")],
         trec_eval: &[TrecName::at("prefs_avgjg_Rnonrel", 40)
             .from(Judgements::Preferences)
-            .not_in_pytrec_eval()],
+            .not_in_pytrec_eval()
+            .undetermined(RNONREL_UNDETERMINED)],
         reads: Reads::Preferences(Preference {
             score: average_groups_rnonrel,
             pairs: false,
@@ -231,7 +236,8 @@ pub static FAMILIES: &[Family] = &[
         aliases: &[Alias::trec_eval("prefs_avgjg_Rnonrel_ret")],
         trec_eval: &[TrecName::at("prefs_avgjg_Rnonrel_ret", 44)
             .from(Judgements::Preferences)
-            .not_in_pytrec_eval()],
+            .not_in_pytrec_eval()
+            .undetermined(RNONREL_UNDETERMINED)],
         reads: Reads::Preferences(Preference {
             score: average_groups_rnonrel_ret,
             pairs: false,
