@@ -6,6 +6,7 @@ the modules that imported it are forgotten for the test, so that they import it 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,21 @@ CASES = [
 ]
 
 
+FORGOTTEN = ("rankscope.service", "rankscope.spark", "rankscope.judge")
+
+
+@pytest.fixture
+def fresh_modules() -> Iterator[None]:
+    """Put back the modules as they were: those imported again during the test are dropped
+    (monkeypatch restores the originals), so later tests see one copy of each class."""
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if name.startswith(FORGOTTEN):
+            del sys.modules[name]
+
+
+@pytest.mark.usefixtures("fresh_modules")
 @pytest.mark.parametrize(
     ("package", "named", "extra", "argv"),
     CASES,
@@ -47,9 +63,8 @@ def test_a_missing_optional_package_exits_3_naming_the_extra(
     tmp_path: Path,
 ) -> None:
     monkeypatch.chdir(tmp_path)  # a task store, if one were opened, lands here
-    monkeypatch.setenv("RANKSCOPE_DB", str(tmp_path / "tasks.sqlite"))
     for name in list(sys.modules):
-        if name.startswith(("rankscope.service", "rankscope.spark", "rankscope.judge")):
+        if name.startswith(FORGOTTEN):
             monkeypatch.delitem(sys.modules, name)
         if name == package or name.startswith(f"{package}."):
             monkeypatch.delitem(sys.modules, name)
