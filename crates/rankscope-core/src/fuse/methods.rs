@@ -592,7 +592,7 @@ mod tests {
             run(&[&[(3, 1.0)]]),
         ];
         assert_eq!(
-            fused(&runs, Method::Condorcet),
+            fused(&runs, &Method::Condorcet),
             vec![(2, 3.0), (1, 2.0), (3, 1.0)]
         );
     }
@@ -600,7 +600,7 @@ mod tests {
     #[test]
     fn condorcet_keeps_first_appearance_when_each_comes_first() {
         let runs = [run(&[&[(1, 1.0)]]), run(&[&[(2, 1.0)]])];
-        assert_eq!(fused(&runs, Method::Condorcet), vec![(1, 2.0), (2, 1.0)]);
+        assert_eq!(fused(&runs, &Method::Condorcet), vec![(1, 2.0), (2, 1.0)]);
     }
 
     #[test]
