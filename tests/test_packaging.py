@@ -1,13 +1,24 @@
-"""The extras install what the code asks for: every missing-dependency message names an extra
-that brings the package, and ``all`` brings every runtime extra."""
+"""What is installed: the extras install what the code asks for (every missing-dependency message
+names an extra that brings the package, and ``all`` brings every runtime extra), and the wheels
+of scripts/wheel install without a Rust toolchain and work (the slow part)."""
 
 from __future__ import annotations
 
 import ast
+import os
 import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
 from pathlib import Path
 
-import tomllib
+import pytest
+
+# tomllib is 3.11's: on 3.10 (scripts/test's second CPython) these checks of the repository's
+# pyproject.toml are left to the main Python's run.
+tomllib = pytest.importorskip("tomllib")
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
@@ -72,7 +83,126 @@ def test_the_pandas_extra_brings_pyarrow_which_pandas_conversions_need() -> None
 
 
 def test_the_all_extra_brings_every_runtime_extra() -> None:
-    assert RUNTIME_EXTRAS == ["answers", "cli", "pandas", "service", "spark", "stats", "zstd"]
+    assert RUNTIME_EXTRAS == [
+        "answers",
+        "cli",
+        "judge",
+        "pandas",
+        "postgres",
+        "service",
+        "spark",
+        "stats",
+        "zstd",
+    ]
     everything = _packages("all")
     for extra in RUNTIME_EXTRAS:
         assert _packages(extra) <= everything, extra
+
+
+# --- the wheels ------------------------------------------------------------------------------
+# scripts/wheel builds them (once per hash of the sources; dist/ is reused after that) and
+# checks their contents; these tests install each into a fresh environment, as a user would.
+
+SCRIPTS = ROOT / "scripts"
+PYTHONS = ("3.10", "3.11", "3.12", "3.13")
+# A machine path with Python's usual places and no Rust toolchain (cargo is in ~/.cargo/bin).
+NO_CARGO_PATH = os.pathsep.join(["/usr/local/bin", "/usr/bin", "/bin"])
+
+
+def _script(*args: str, path: str | None = None) -> subprocess.CompletedProcess[str]:
+    environment = dict(os.environ)
+    if path is not None:
+        environment["PATH"] = path
+    return subprocess.run(
+        ["bash", str(SCRIPTS / args[0]), *args[1:]],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+
+
+@pytest.fixture(scope="module")
+def dist() -> Path:
+    """dist/ as scripts/wheel leaves it: a wheel per CPython 3.10-3.13 and the sdist."""
+    done = _script("wheel")
+    assert done.returncode == 0, done.stderr[-4000:]
+    return ROOT / "dist"
+
+
+@pytest.mark.slow
+def test_scripts_wheel_builds_a_wheel_per_cpython_and_an_sdist(dist: Path) -> None:
+    names = sorted(path.name for path in dist.glob("rankscope-*"))
+    for version in PYTHONS:
+        tag = "cp" + version.replace(".", "")
+        wheels = [name for name in names if f"-{tag}-{tag}-" in name]
+        assert len(wheels) == 1, (version, names)
+        if sys.platform == "linux":
+            assert "manylinux2014" in wheels[0] and "manylinux_2_17" in wheels[0], wheels
+    sdists = [name for name in names if name.endswith(".tar.gz")]
+    assert len(sdists) == 1, names
+    with tarfile.open(dist / sdists[0]) as sdist:
+        members = {member.split("/", 1)[1] for member in sdist.getnames() if "/" in member}
+    assert {"Cargo.lock", "crates/rankscope-core/src/lib.rs", "src/rankscope/py.typed"} <= members
+
+
+@pytest.mark.slow
+def test_the_wheel_check_names_a_file_missing_from_a_wheel(dist: Path, tmp_path: Path) -> None:
+    wheel = sorted(dist.glob("rankscope-*.whl"))[0]
+    assert _script("wheel", "--check", str(wheel)).returncode == 0
+    missing = "rankscope/service/web/console/templates/task.html"
+    doctored = tmp_path / wheel.name
+    with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(doctored, "w") as target:
+        for item in source.infolist():
+            if item.filename != missing:
+                target.writestr(item, source.read(item))
+    done = _script("wheel", "--check", str(doctored))
+    assert done.returncode != 0
+    assert f"{wheel.name} lacks {missing}" in done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", PYTHONS)
+def test_the_wheel_installs_where_there_is_no_cargo_and_passes_the_smoke_test(
+    dist: Path, version: str, tmp_path: Path
+) -> None:
+    assert shutil.which("cargo", path=NO_CARGO_PATH) is None
+    venv = tmp_path / "venv"
+    installed = _script(
+        "wheel", "--install", str(venv), "cli,service", "--python", version, path=NO_CARGO_PATH
+    )
+    assert installed.returncode == 0, installed.stderr[-4000:]
+    python = venv / "bin" / "python"
+    reported = subprocess.run([str(python), "--version"], capture_output=True, text=True)
+    assert reported.stdout.startswith(f"Python {version}."), reported.stdout
+    smoke = subprocess.run(
+        [str(python), str(SCRIPTS / "wheel_smoke.py"), str(ROOT / "examples" / "data")],
+        cwd=tmp_path,  # not the repository: src/ must not be what is imported
+        env={"PATH": os.pathsep.join([str(venv / "bin"), NO_CARGO_PATH]), "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert smoke.returncode == 0, smoke.stdout + smoke.stderr
+    for line in (
+        "rankscope is the installed package",
+        "rankscope._core imports",
+        "rankscope evaluate prints the mean AP",
+        "rankscope serve answers / with the console page",
+        "rankscope serve serves /static/console/console.css",
+    ):
+        assert f"wheel smoke: {line}" in smoke.stdout, smoke.stdout
+
+
+@pytest.mark.skipif(
+    not os.environ.get("RANKSCOPE_TEST_WHEEL"), reason="scripts/test --wheel sets it (CI)"
+)
+def test_the_suite_runs_against_the_installed_wheel_not_the_source() -> None:
+    import rankscope
+    import rankscope._core
+
+    package = Path(rankscope.__file__).resolve().parent
+    assert package != ROOT / "src" / "rankscope" and "site-packages" in package.parts, package
+    assert Path(rankscope._core.__file__ or "").resolve().parent == package
+    assert (package / "service" / "web" / "console" / "templates" / "base.html").is_file()

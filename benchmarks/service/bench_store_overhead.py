@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from rankscope.service import Dataset, EvaluationService
-from rankscope.service._retrievers import CallableRetriever
-from rankscope.service._runner import Control, run_queries
-from rankscope.service._scoring import MeasureSet, QueryScorer
-from rankscope.service._store import Counters, QueryRecord
+from rankscope.service.sources.retrievers import CallableRetriever
+from rankscope.service.store import Counters, QueryRecord
+from rankscope.service.tasks.runner import Control, run_queries
+from rankscope.service.tasks.scoring import MeasureSet, QueryScorer
 
 HERE = Path(__file__).resolve().parent
 

@@ -13,30 +13,51 @@
      │    └── UnknownMeasureError      no measure of that name; suggests close names
      ├── ProfileError (ValueError)     an unknown profile or convention
      ├── OptionError (ValueError)      an option value outside what a function accepts
-     ├── TaskNotFoundError             (rankscope.service) no task has that id
-     ├── TaskStateError                (rankscope.service) the task's status forbids that
-     ├── RetrieverError                (rankscope.service) a retriever call failed
+     ├── ServiceError                  (rankscope.service) the evaluation service
+     │    ├── TaskNotFoundError        no task has that id (LookupError; HTTP 404)
+     │    ├── TaskStateError           the task's status forbids that (HTTP 409)
+     │    │    └── TaskTakenOverError  another process took the running task over
+     │    ├── QueueFullError           too many tasks wait to run (HTTP 429)
+     │    ├── StoreError               the task store cannot be written (exit 1)
+     │    │    ├── StoreFullError      the disk is full (HTTP 507)
+     │    │    └── StoreReadOnlyError  the store is read-only (HTTP 503)
+     │    └── CallError                a call out of the service failed
+     │         ├── RetrieverError      a retriever call failed or returned no ranking
+     │         └── GeneratorError      a generator call failed or returned no answer
      └── MissingDependencyError        an optional extra is not installed (ImportError)
 
     RankscopeWarning (UserWarning)     something was left out or skipped, and counted
 
 Every message says what was expected and what was found; input errors name the file, the line
-number and the offending line when the input came from a file.
+number and the offending line when the input came from a file. Invalid datasets, retriever and
+generator specifications and measure names given to the service raise `InputError`,
+`MeasureError` and `ProfileError` (the service's API answers them 422).
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "CallError",
     "DuplicateDocumentError",
     "EmptyInputError",
+    "GeneratorError",
     "InputError",
     "MeasureError",
     "MissingDependencyError",
     "OptionError",
     "ParseError",
     "ProfileError",
+    "QueueFullError",
     "RankscopeError",
     "RankscopeWarning",
+    "RetrieverError",
+    "ServiceError",
+    "StoreError",
+    "StoreFullError",
+    "StoreReadOnlyError",
+    "TaskNotFoundError",
+    "TaskStateError",
+    "TaskTakenOverError",
     "UnknownMeasureError",
     "require",
 ]
@@ -121,6 +142,69 @@ class ProfileError(RankscopeError, ValueError):
 
 class OptionError(RankscopeError, ValueError):
     """An option (a test name, a level, a count) is outside what the function accepts."""
+
+
+class ServiceError(RankscopeError):
+    """Root of the evaluation service's own errors (`rankscope.service`)."""
+
+
+class TaskNotFoundError(ServiceError, LookupError):
+    """No task has the given id (or the prefix matches none or several)."""
+
+    def __init__(self, message: str, task_id: str) -> None:
+        self.task_id = task_id
+        super().__init__(message)
+
+
+class TaskStateError(ServiceError):
+    """The task's status does not allow the operation (e.g. resuming a task that is running)."""
+
+
+class TaskTakenOverError(TaskStateError):
+    """Another process took the running task over (a forced resume): this one stops writing."""
+
+
+class QueueFullError(ServiceError):
+    """As many tasks as the server allows wait to run; submit again once some have finished."""
+
+
+class StoreError(ServiceError):
+    """The task store cannot be written; nothing committed is lost, and a resume continues
+    once the cause is removed."""
+
+
+class StoreFullError(StoreError):
+    """The disk (or the database server's) holding the task store is full."""
+
+
+class StoreReadOnlyError(StoreError):
+    """The task store is read-only (its file, directory or file system, or the server)."""
+
+
+class CallError(ServiceError):
+    """A call to a retriever or a generator failed after its retries, or returned something
+    unusable; the question is recorded as failed and the task goes on.
+
+    Attributes
+    ----------
+    attempts
+        How many calls were made before giving up.
+    transient
+        Whether the last failure was of a kind that is retried (timeouts, 429, 5xx).
+    """
+
+    def __init__(self, message: str, *, attempts: int = 1, transient: bool = False) -> None:
+        self.attempts = attempts
+        self.transient = transient
+        super().__init__(message)
+
+
+class RetrieverError(CallError):
+    """A retriever call failed after its retries, or returned something that is not a ranking."""
+
+
+class GeneratorError(CallError):
+    """A generator call failed after its retries, or returned something that is not an answer."""
 
 
 class MissingDependencyError(RankscopeError, ImportError):

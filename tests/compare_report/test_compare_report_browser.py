@@ -20,6 +20,9 @@ from compare_report_data import write_trec_files
 
 from rankscope.cli import main
 
+# A slow group (Chromium): left out by `scripts/test --quick`.
+pytestmark = pytest.mark.slow
+
 # The launch flags live in the screenshot script, the one other place that starts Chromium.
 _script = importlib.util.spec_from_file_location(
     "screenshot_report", Path(__file__).resolve().parents[2] / "scripts" / "screenshot_report.py"

@@ -1,62 +1,55 @@
-"""ranx's metric names give ranx's values: every name of `RANX_NAMES` (and ranx's ``-l2``
-relevance levels, written ``(rel=2)``) per query against ranx itself, on generated data without
-tied scores (ranx orders tied documents arbitrarily). ranx compiles with numba on first use, so
-it is called once, for all names together."""
+"""ranx's metric names give ranx's values: every ranx name the registry knows (ranx's documented
+list: hits, hit_rate, precision, recall, f1, r-precision, mrr, map, dcg, dcg_burges, ndcg,
+ndcg_burges, bpref, rbp), with and without ``@k`` and ranx's ``-lN``, parsed by rankscope and
+compared per query with ranx itself on generated data without tied scores (ranx orders tied
+documents arbitrarily). ranx compiles with numba on first use, so it is called once per data
+set, for all names together; those tests are marked slow."""
 
 from __future__ import annotations
 
 import math
 import random
+import re
 from typing import Any
 
 import pytest
 
 import rankscope
-from rankscope.engine.measures._ranx import RANX_NAMES
+from rankscope.engine.measures import FAMILIES
 
-# ranx's name -> rankscope's spelling of the same measure.
-PAIRS: dict[str, str] = {
-    "hits@5": "hits@5",
-    "hits": "hits",
-    "hits@10-l2": "hits(rel=2)@10",
-    "hit_rate@3": "hit_rate@3",
-    "precision@5": "precision@5",
-    "precision@50": "precision@50",
-    "precision@5-l2": "P(rel=2)@5",
-    "recall@10": "recall@10",
-    "f1@5": "f1@5",
-    "f1": "f1",
-    "f1@50": "f1@50",
-    "f1@10-l2": "f1(rel=2)@10",
-    "r-precision": "r-precision",
-    "mrr@10": "mrr@10",
-    "mrr": "mrr",
-    "map@10": "map@10",
-    "map": "map",
-    "ndcg@10": "ndcg@10",
-    "ndcg": "ndcg",
-    "ndcg_burges@10": "ndcg_burges@10",
-    "ndcg_burges": "ndcg_burges",
-    "ndcg_burges@10-l2": "ndcg_burges(rel=2)@10",
-    "dcg@10": "dcg@10",
-    "dcg": "dcg",
-    "dcg@10-l2": "dcg(rel=2)@10",
-    "dcg_burges@5": "dcg_burges@5",
+FORMS = {
+    "cutoff": ["", "@3", "@10", "@50"],
+    "persistence": [".95", ".8", ".5"],
+    "none": [""],
 }
 
 
-def generate(seed: int, all_relevant: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+def ranx_names(*, bpref: bool) -> list[str]:
+    """Every ranx name of the registry in each form it takes (bpref's, or all the others),
+    with ranx's default level and levels 2 and 3."""
+    names = []
+    for family in FAMILIES.values():
+        ranx = family.ranx
+        if ranx is None or (ranx.name == "bpref") != bpref:
+            continue
+        for form in FORMS[ranx.number]:
+            names += [f"{ranx.name}{form}", f"{ranx.name}{form}-l2", f"{ranx.name}{form}-l3"]
+    return names
+
+
+def generate(seed: int, relevant_at: int = 0) -> tuple[dict[str, Any], dict[str, Any]]:
     """30 queries, each judged (with a non-relevant document) and ranked, without tied
-    scores; some with no relevant document unless ``all_relevant``."""
+    scores; some with no relevant document unless every query must have one graded
+    ``relevant_at`` or more (and one graded below 1)."""
     rng = random.Random(seed)
     qrels: dict[str, dict[str, int]] = {}
     run: dict[str, dict[str, float]] = {}
     for q in range(30):
         docs = rng.sample(range(100), 45)
-        grades = [0] if q % 8 == 5 and not all_relevant else [0, 0, 1, 1, 2, 3]
+        grades = [0] if q % 8 == 5 and not relevant_at else [0, 0, 1, 1, 2, 3]
         judged = {f"d{d}": rng.choice(grades) for d in docs[:25]}
         judged[f"d{docs[0]}"] = 0
-        judged[f"d{docs[1]}"] = max(judged[f"d{docs[1]}"], 0 if grades == [0] else 1)
+        judged[f"d{docs[1]}"] = max(judged[f"d{docs[1]}"], relevant_at, 0 if grades == [0] else 1)
         qrels[f"q{q:02d}"] = judged
         ranked = docs[5 : 5 + rng.randint(1, 40)]
         scores = rng.sample(range(1000), len(ranked))
@@ -69,55 +62,119 @@ Values = tuple[dict[str, Any], dict[str, Any], dict[str, list[float]]]
 
 @pytest.fixture(scope="module")
 def ranx_values() -> dict[str, Values]:
-    """ranx's per-query values of every name in PAIRS, and of bpref on data where ranx
-    defines it (every query with a relevant and a judged non-relevant document: without a
-    relevant one, ranx's bpref divides by zero, which in its parallel loop leaves that query
-    and the following ones at 0)."""
+    """ranx's per-query values of every name, bpref's on data where ranx defines it at every
+    level tested (every query with a document graded 3 or more and a judged non-relevant one:
+    without a relevant one, ranx's bpref divides by zero, which in its parallel loop leaves
+    that query and the following ones at 0)."""
     ranx = pytest.importorskip("ranx")
     values: dict[str, Values] = {}
     for key, names, (qrels, run) in (
-        ("names", list(PAIRS), generate(11)),
-        ("bpref", ["bpref"], generate(12, all_relevant=True)),
+        ("names", ranx_names(bpref=False), generate(11)),
+        ("bpref", ranx_names(bpref=True), generate(12, relevant_at=3)),
     ):
         scores = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), names, return_mean=False)
-        if len(names) == 1:
-            scores = {names[0]: scores}
         values[key] = qrels, run, {name: [float(v) for v in s] for name, s in scores.items()}
     return values
 
 
-def compare(values: Values, pairs: dict[str, str]) -> None:
+def compare(values: Values) -> None:
     qrels, run, expected = values
-    results = rankscope.evaluate(qrels, run, list(pairs.values()))
+    names = list(expected)
+    results = rankscope.evaluate(qrels, run, names)
     assert results.query_ids == sorted(qrels)
     mismatches = [
-        (ranx_name, query_id, got, want)
-        for ranx_name, ours in pairs.items()
+        (name, query_id, got, want)
+        for name in names
         for query_id, got, want in zip(
-            results.query_ids, results.score_list(ours), expected[ranx_name], strict=True
+            results.query_ids, results.score_list(name), expected[name], strict=True
         )
         if not math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-12)
     ]
     assert not mismatches, mismatches[:10]
 
 
-def test_every_ranx_name_is_tested_and_parses_as_documented() -> None:
-    tested = {name.split("@")[0].split("-l")[0] for name in [*PAIRS, "bpref"]}
-    assert tested == {name.split("@")[0] for name in RANX_NAMES}
-    for name, (ours, _) in RANX_NAMES.items():
-        assert rankscope.measure(name.replace("@k", "@10")) == rankscope.measure(
-            ours.replace("@k", "@10")
-        )
+def test_ranx_names_are_ranx_s_documented_list() -> None:
+    named = {family.ranx.name for family in FAMILIES.values() if family.ranx is not None}
+    assert named == {
+        "hits",
+        "hit_rate",
+        "precision",
+        "recall",
+        "f1",
+        "r-precision",
+        "mrr",
+        "map",
+        "dcg",
+        "dcg_burges",
+        "ndcg",
+        "ndcg_burges",
+        "bpref",
+        "rbp",
+    }
 
 
+@pytest.mark.parametrize(
+    ("ranx_name", "ours"),
+    [
+        ("rbp.95", "RBP(p=0.95)"),
+        ("rbp.8", "RBP"),
+        ("rbp.05", "RBP(p=0.05)"),
+        ("rbp.95-l2", "RBP(p=0.95,gains=1:0.0)"),
+        ("rbp.9-l3", "RBP(p=0.9,gains=1:0.0;2:0.0)"),
+        ("ndcg@10-l2", "nDCG(gains=1:0.0)@10"),
+        ("ndcg-l1", "nDCG"),
+        ("ndcg@10", "nDCG@10"),
+        ("hits@10-l2", "hits(rel=2)@10"),
+        ("precision@5-l2", "P(rel=2)@5"),
+        ("precision-l2", "P(rel=2)"),
+        ("map@100", "AP@100"),
+        ("mrr@10", "RR@10"),
+        ("hit_rate@5", "Success@5"),
+        ("hit_rate", "Success@1000000000"),
+        ("hit_rate-l2", "Success(rel=2)@1000000000"),
+        ("r-precision-l2", "Rprec(rel=2)"),
+        ("bpref-l2", "Bpref(rel=2)"),
+        ("dcg_burges@5-l3", "dcg_burges(rel=3)@5"),
+    ],
+)
+def test_ranx_names_parse_to_what_ranx_computes(ranx_name: str, ours: str) -> None:
+    parsed = rankscope.measure(ranx_name)
+    assert parsed.name == ours
+    assert rankscope.measure(parsed.name) == parsed
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("rbp@95", "ranx writes RBP's persistence after a dot, as in rbp.95"),
+        ("rbp.9x", "ranx writes RBP's persistence after a dot"),
+        ("rbp.0", "parameter p of RBP must be a number strictly between 0 and 1; got '0.0'"),
+        ("ndcg@10-l0", "ranx's relevance level (-lN) must be an integer from 1"),
+        ("bpref@5", "measure Bpref takes no cutoff; got 'bpref@5'"),
+    ],
+)
+def test_bad_ranx_names_say_what_ranx_writes(name: str, message: str) -> None:
+    with pytest.raises(rankscope.MeasureError, match=re.escape(message)):
+        rankscope.measure(name)
+
+
+def test_other_spellings_keep_their_meaning() -> None:
+    """ranx's grammar reads ranx's spellings only: ir_measures' RBP@k is a cutoff."""
+    assert rankscope.measure("RBP@95").name == "RBP@95"
+    assert rankscope.measure("rbp").name == "RBP"
+
+
+@pytest.mark.slow
 def test_ranx_names_give_ranx_values(ranx_values: dict[str, Values]) -> None:
-    compare(ranx_values["names"], PAIRS)
+    compare(ranx_values["names"])
 
 
+@pytest.mark.slow
 def test_bpref_gives_ranx_values_where_ranx_defines_it(ranx_values: dict[str, Values]) -> None:
-    compare(ranx_values["bpref"], {"bpref": "bpref"})
+    compare(ranx_values["bpref"])
 
 
+@pytest.mark.slow
 def test_bpref_where_ranx_gives_nan() -> None:
     """A query without judged non-relevant documents: ranx's bpref is NaN (0 / 0), trec_eval's
     (which the name keeps) a number."""

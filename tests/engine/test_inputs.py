@@ -105,10 +105,9 @@ def test_duplicate_judgement_is_an_error() -> None:
     ("options", "message"),
     [
         ({"profile": "trac"}, "unknown profile 'trac'; expected one of 'trec', 'trec9', 'weknora'"),
-        ({"relevance_level": 0}, "relevance_level must be an integer >= 1; got 0"),
-        ({"relevance_level": 1.5}, "relevance_level must be an integer >= 1; got 1.5"),
-        ({"max_documents": 0}, "max_documents must be an integer >= 1; got 0"),
-        ({"max_documents": True}, "max_documents must be an integer >= 1; got True"),
+        ({"relevance_level": 1.5}, "relevance_level must be an integer; got 1.5"),
+        ({"max_documents": -1}, "max_documents must be an integer >= 0; got -1"),
+        ({"max_documents": True}, "max_documents must be an integer >= 0; got True"),
         ({"complete": "no"}, "complete must be True or False; got 'no'"),
         ({"stream": True}, "stream=True needs the run as a file path; a dict is already"),
         (
@@ -217,3 +216,24 @@ def test_exponential_gain_refuses_grades_that_overflow() -> None:
     assert rankscope.evaluate(qrels, GOOD_RUN, "nDCG@10").mean() == {"nDCG@10": 1.0}
     with pytest.raises(rankscope.MeasureError, match="gain=exp needs grades up to 1023"):
         rankscope.evaluate(qrels, GOOD_RUN, "nDCG(gain=exp)@10")
+
+
+def test_levels_below_one_and_no_documents_are_taken_as_trec_eval_takes_them() -> None:
+    # trec_eval -l0: the judged non-relevant document counts; -M0: nothing is retrieved.
+    qrels = {"q": {"a": 2, "b": 0, "c": -1}}
+    run = {"q": {"b": 3.0, "x": 2.0, "a": 1.0}}
+    names = ["P@1", "NumRel", "NumRelRet", "NumRet"]
+    assert rankscope.evaluate(qrels, run, names).mean() == {
+        "P@1": 0.0,
+        "NumRel": 1.0,
+        "NumRelRet": 1.0,
+        "NumRet": 3.0,
+    }
+    assert rankscope.evaluate(qrels, run, names, relevance_level=0).mean() == {
+        "P@1": 1.0,
+        "NumRel": 2.0,
+        "NumRelRet": 2.0,
+        "NumRet": 3.0,
+    }
+    nothing = rankscope.evaluate(qrels, run, names, max_documents=0).mean()
+    assert nothing == {"P@1": 0.0, "NumRel": 1.0, "NumRelRet": 0.0, "NumRet": 0.0}

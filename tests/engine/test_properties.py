@@ -115,6 +115,8 @@ MEASURES = [
     "SetR",
     "nDCG(dcg='exp-log2')@5",
     "nDCG(judged_only=True)@5",
+    "NCG",
+    "NCG@5",
     # ranx's own
     "hits",
     "hits@5",

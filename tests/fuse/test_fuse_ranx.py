@@ -15,6 +15,9 @@ from hypothesis import strategies as st
 import rankscope
 from rankscope.fuse import METHODS, NORMS
 
+# A slow group (numba compiles ranx's fusion methods): left out by `scripts/test --quick`.
+pytestmark = pytest.mark.slow
+
 NORM_CHOICES: list[str | None] = [*NORMS, None]
 UNTRAINED = [name for name, method in METHODS.items() if not method.trained]
 DOCS = [f"d{i:02d}" for i in range(14)]

@@ -17,6 +17,9 @@ from ranx.fusion import fusion_switch
 import rankscope
 from rankscope.fuse import METHODS, NORMS
 
+# A slow group (numba compiles ranx's fusion methods): left out by `scripts/test --quick`.
+pytestmark = pytest.mark.slow
+
 TRAINED = [name for name, method in METHODS.items() if method.trained]
 NORM_CHOICES: list[str | None] = [*NORMS, None]
 DOCS = [f"d{i:02d}" for i in range(40)]

@@ -109,14 +109,17 @@ def answer(question, passages):
 
 
 @contextmanager
-def serving(app: Any) -> Iterator[str]:
-    """``app`` served by uvicorn on a free loopback port, in a thread; its base URL."""
+def serving(app: Any, config: Any = None) -> Iterator[str]:
+    """``app`` served by uvicorn on a free loopback port (or as ``config`` says), in a thread;
+    its base URL."""
     import time
 
     import uvicorn
 
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    if config is None:
+        config = uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning")
+    port = config.port
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
@@ -247,3 +250,18 @@ HTTP_OPTIONS = {
     "score_field": "relevance",
     "backoff": 0.01,
 }
+
+
+def client_for(service: Any, root: Path, **options: Any) -> Any:
+    """A test client of the service's app (datasets under ``root``), as from 127.0.0.1:8000;
+    a server error is answered 500, not raised."""
+    from fastapi.testclient import TestClient
+
+    from rankscope.service import create_app
+
+    options.setdefault("data_roots", [root])
+    return TestClient(
+        create_app(service, **options),
+        base_url="http://127.0.0.1:8000",
+        raise_server_exceptions=False,
+    )

@@ -28,7 +28,7 @@ from service_helpers import (
 import rankscope
 from rankscope.errors import InputError, MeasureError
 from rankscope.service import Dataset, EvaluationService, create_app, load_dataset
-from rankscope.service._store import Store
+from rankscope.service.store.sqlite import SQLiteStore
 
 pytest.importorskip("sacrebleu", reason="the answer measures need the answers extra")
 pytest.importorskip("rouge_score", reason="the answer measures need the answers extra")
@@ -363,7 +363,7 @@ def test_a_version_2_store_keeps_its_tasks_and_gains_answers(
         ]:
             db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
         db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
-    Store(path).close()
+    SQLiteStore(path).close()
     with sqlite3.connect(path) as db:
         (version,) = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     assert version == "3"
@@ -471,7 +471,7 @@ def test_the_api_runs_a_generator_and_checks_it(
 def test_scoring_threads_do_not_share_rouge_state() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from rankscope.service._scoring import AnswerMeasureSet, AnswerScorer
+    from rankscope.service.tasks.scoring import AnswerMeasureSet, AnswerScorer
 
     words = [
         "the",

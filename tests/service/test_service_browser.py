@@ -24,6 +24,9 @@ from service_helpers import RETRIEVER_MODULE, make_beir, serving
 
 from rankscope.service import EvaluationService, create_app
 
+# A slow group (Chromium): left out by `scripts/test --quick`.
+pytestmark = pytest.mark.slow
+
 # The launch flags live in the screenshot script, the one place that starts Chromium.
 _script = importlib.util.spec_from_file_location(
     "screenshot_report", Path(__file__).resolve().parents[2] / "scripts" / "screenshot_report.py"
@@ -317,7 +320,7 @@ def test_compare_two_tasks(watched: Watched, server: tuple[str, EvaluationServic
 
 def test_sign_in_when_a_token_is_set(browser: Any, root: Path) -> None:
     service = EvaluationService(root / "signed.db")
-    app = create_app(service, data_roots=[root], token="open sesame")
+    app = create_app(service, data_roots=[root], token="open sesame, open up")
     try:
         with serving(app) as base:
             context = browser.new_context()
@@ -328,7 +331,7 @@ def test_sign_in_when_a_token_is_set(browser: Any, root: Path) -> None:
             page.fill('input[name="token"]', "wrong")
             page.click('button[type="submit"]')
             assert page.inner_text(".error") == "That is not the token."
-            page.fill('input[name="token"]', "open sesame")
+            page.fill('input[name="token"]', "open sesame, open up")
             page.click('button[type="submit"]')
             page.wait_for_url("**/tasks/new")
             assert page.is_visible("#start")
@@ -354,3 +357,37 @@ def test_docs_work_offline(watched: Watched) -> None:
         op.replace("\u200b", "") for op in operations
     }
     watched.check()
+
+
+def test_a_task_with_a_generator_fits_a_1400_pixel_window(
+    browser: Any, server: tuple[str, EvaluationService], root: Path
+) -> None:
+    # An answer of one long word (a URL, a code) and the twelve default measures.
+    (root / "modules" / "long_answers.py").write_text(
+        "def answer(question, passages):\n    return 'https://example.org/' + 'x' * 300\n"
+    )
+    base, service = server
+    task = service.submit(
+        root / "beir",
+        f"{MODULE}:ids_only",
+        generator="long_answers:answer",
+        name="a task with a generator and every answer measure",
+    )
+    info = service.run(task.id)
+    sys.modules.pop("long_answers", None)
+    assert info.status == "succeeded"
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        watched = Watched(context.new_page(), base)
+        page = watched.page
+        page.goto(f"{base}/tasks/{task.id}")
+        page.wait_for_selector("#queries tbody tr")
+        table, frame = page.evaluate(
+            "[document.querySelector('#queries').scrollWidth,"
+            " document.querySelector('#queries').parentElement.clientWidth]"
+        )
+        assert table <= frame, f"the table is {table} px wide in a frame of {frame} px"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1400
+        watched.check()
+    finally:
+        context.close()

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from rankscope.cli import main
 from rankscope.service import EvaluationService, create_app
-from rankscope.service._console import evaluation_payload, find_datasets
+from rankscope.service.web.routers.console import evaluation_payload, find_datasets
 
 API = "/api/v1/evaluations"
 
@@ -95,7 +95,7 @@ def test_forms_need_the_session_csrf_token(service: EvaluationService, beir_dir:
 
 
 def test_sign_in_with_the_token(service: EvaluationService, beir_dir: Path) -> None:
-    with console(service, beir_dir.parent, token="s3cret") as client:
+    with console(service, beir_dir.parent, token="s3cret-token-of-20ch") as client:
         first = client.get("/tasks/new", follow_redirects=False)
         assert first.status_code == 303 and first.headers["location"] == "/signin?next=/tasks/new"
         assert "set-cookie" not in first.headers  # no session before signing in
@@ -105,7 +105,9 @@ def test_sign_in_with_the_token(service: EvaluationService, beir_dir: Path) -> N
         wrong = client.post("/signin", data={"token": "nope", "next": "/tasks/new"})
         assert wrong.status_code == 401 and "not the token" in wrong.text
         right = client.post(
-            "/signin", data={"token": "s3cret", "next": "/tasks/new"}, follow_redirects=False
+            "/signin",
+            data={"token": "s3cret-token-of-20ch", "next": "/tasks/new"},
+            follow_redirects=False,
         )
         assert right.status_code == 303 and right.headers["location"] == "/tasks/new"
         assert "HttpOnly" in right.headers["set-cookie"]
@@ -134,9 +136,9 @@ def test_sign_in_with_the_token(service: EvaluationService, beir_dir: Path) -> N
 def test_sign_in_goes_back_to_a_page_of_this_server_only(
     service: EvaluationService, beir_dir: Path, given: str, expected: str
 ) -> None:
-    with console(service, beir_dir.parent, token="t") as client:
+    with console(service, beir_dir.parent, token="t-is-a-token-of-16+") as client:
         response = client.post(
-            "/signin", data={"token": "t", "next": given}, follow_redirects=False
+            "/signin", data={"token": "t-is-a-token-of-16+", "next": given}, follow_redirects=False
         )
     assert response.headers["location"] == expected
 

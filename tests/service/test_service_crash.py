@@ -1,13 +1,13 @@
 """Crash safety: a process killed with SIGKILL mid-task, resumed, gives the results of an
 uninterrupted run, with no query lost, none run twice and no duplicate in the store; with a
 generator (a callable, or an HTTP endpoint served by the test), no committed question is
-answered again, and the answers and their measures equal an uninterrupted run's."""
+answered again, and the answers and their measures equal an uninterrupted run's. Each runs
+against both back-ends of the store (a SQLite file, a PostgreSQL server)."""
 
 from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -17,6 +17,7 @@ import pytest
 from service_helpers import GENERATOR_OPTIONS, make_beir, serve_generator
 
 from rankscope.service import EvaluationService, load_dataset
+from rankscope.service.store import open_store
 
 CHILD = """
 import sys
@@ -32,11 +33,14 @@ def _comparable(service: EvaluationService, task_id: str) -> list[tuple[object, 
     ]
 
 
-def _kill_once_recorded(child: subprocess.Popen[bytes], db: Path, task_id: str, count: int) -> None:
+def _kill_once_recorded(
+    child: subprocess.Popen[bytes], location: str, task_id: str, count: int
+) -> None:
     """SIGKILL the child once it has recorded ``count`` queries of the task."""
+    store = open_store(location)
     try:
         deadline = time.monotonic() + 30
-        while len(_recorded(db, task_id)) < count:
+        while len(store.finished_query_ids(task_id)) < count:
             assert child.poll() is None, "the child ended before it was killed"
             assert time.monotonic() < deadline, "the child recorded too little in 30 s"
             time.sleep(0.005)
@@ -44,13 +48,26 @@ def _kill_once_recorded(child: subprocess.Popen[bytes], db: Path, task_id: str, 
     finally:
         child.kill()
         child.wait(timeout=10)
+        store.close()
     assert child.returncode == -signal.SIGKILL
 
 
-def _recorded(db: Path, task_id: str) -> set[str]:
-    with sqlite3.connect(db, timeout=10) as connection:
-        rows = connection.execute("SELECT query_id FROM results WHERE task_id = ?", (task_id,))
-        return {row[0] for row in rows}
+def _recorded(location: str, task_id: str) -> set[str]:
+    store = open_store(location)
+    try:
+        return store.finished_query_ids(task_id)
+    finally:
+        store.close()
+
+
+def _settled(attempts: dict[str, int]) -> dict[str, int]:
+    """The server's count of calls once no call of the killed child is still arriving."""
+    seen = dict(attempts)
+    while True:
+        time.sleep(0.3)
+        if dict(attempts) == seen:
+            return seen
+        seen = dict(attempts)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
@@ -61,11 +78,12 @@ def test_sigkill_mid_task_then_resume_equals_an_uninterrupted_run(
     toy_module: str,
     monkeypatch: pytest.MonkeyPatch,
     kill_after: int,
+    store_location: str,
 ) -> None:
     # The same corpus as beir_dir (the toy retriever's), with more questions.
     data = load_dataset(make_beir(tmp_path / "bigger", n_queries=120))
     spec = f"{toy_module}:search"
-    db = tmp_path / "crash.db"
+    db = store_location
     service = EvaluationService(db)
     task = service.submit(data, spec, concurrency=4)
     service.close()
@@ -104,11 +122,7 @@ def test_sigkill_mid_task_then_resume_equals_an_uninterrupted_run(
         assert _comparable(resumed_service, task.id) == _comparable(resumed_service, reference.id)
         assert resumed.metrics == uninterrupted.metrics
 
-        with sqlite3.connect(db) as connection:
-            rows, distinct = connection.execute(
-                "SELECT COUNT(*), COUNT(DISTINCT query_id) FROM results WHERE task_id = ?",
-                (task.id,),
-            ).fetchone()
+        rows, distinct = resumed_service.store.result_rows(task.id)
         assert rows == distinct == task.total
     finally:
         resumed_service.close()
@@ -117,12 +131,17 @@ def test_sigkill_mid_task_then_resume_equals_an_uninterrupted_run(
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 @pytest.mark.parametrize("kind", ["callable", "http"])
 def test_sigkill_with_a_generator_then_resume_answers_every_question_once(
-    tmp_path: Path, beir_dir: Path, toy_module: str, monkeypatch: pytest.MonkeyPatch, kind: str
+    tmp_path: Path,
+    beir_dir: Path,
+    toy_module: str,
+    monkeypatch: pytest.MonkeyPatch,
+    kind: str,
+    store_location: str,
 ) -> None:
     data = load_dataset(make_beir(tmp_path / "bigger", n_queries=80, answers=True))
     texts = dict(data.queries)
     spec = f"{toy_module}:search"
-    db = tmp_path / "crash.db"
+    db = store_location
     with serve_generator() as server:
         generator = f"{toy_module}:answer" if kind == "callable" else server.url
         options = None if kind == "callable" else GENERATOR_OPTIONS
@@ -144,7 +163,7 @@ def test_sigkill_with_a_generator_then_resume_answers_every_question_once(
         _kill_once_recorded(child, db, task.id, 25)
         committed = _recorded(db, task.id)
         assert 25 <= len(committed) < task.total
-        asked_before = dict(server.attempts)
+        asked_before = _settled(server.attempts)
 
         resume_log = tmp_path / "resume_answers.log"
         monkeypatch.setenv("TOY_ANSWER_CALLS", str(resume_log))

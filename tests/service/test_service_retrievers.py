@@ -13,9 +13,10 @@ from service_helpers import HTTP_OPTIONS, serve_search
 
 from rankscope.errors import InputError
 from rankscope.service import Dataset, EvaluationService, RetrieverError, load_dataset
-from rankscope.service._bm25 import BM25Retriever, tokenize
-from rankscope.service._http import HTTPRetriever, http_spec
-from rankscope.service._retrievers import check_allowed, normalise_ranking, parse_retriever_spec
+from rankscope.service.sources.allow import check_allowed
+from rankscope.service.sources.bm25 import BM25Retriever, tokenize
+from rankscope.service.sources.http import HTTPRetriever, http_spec
+from rankscope.service.sources.retrievers import normalise_ranking, parse_retriever_spec
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 from service_helpers import make_beir  # noqa: E402
 
 from rankscope.service import EvaluationService, create_app  # noqa: E402
-from rankscope.service._guard import LOOPBACK_HOSTS  # noqa: E402
+from rankscope.service.web.dependencies import LOOPBACK_HOSTS  # noqa: E402
 
 _folder = Path(tempfile.mkdtemp(prefix="rankscope-schema-"))
 make_beir(_folder / "beir", n_queries=5, n_docs=20)

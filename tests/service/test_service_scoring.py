@@ -10,7 +10,7 @@ import rankscope
 from rankscope.errors import DuplicateDocumentError, MeasureError
 from rankscope.metric import MetricInput, retrieval_metrics
 from rankscope.service import MeasureSet
-from rankscope.service._scoring import QueryScorer
+from rankscope.service.tasks.scoring import QueryScorer
 
 DOCS = st.sampled_from([f"d{i}" for i in range(8)])
 GRADES = st.dictionaries(DOCS, st.integers(min_value=0, max_value=3), min_size=1, max_size=6)

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from rankscope.service import Dataset, EvaluationService, QueryRecord
-from rankscope.service._latency import exact_summary, histogram_summary
-from rankscope.service._store import Counters, Store
+from rankscope.service.store import Counters
+from rankscope.service.store.sqlite import SQLiteStore
+from rankscope.service.tasks.latency import exact_summary, histogram_summary
 
 
 def _record_many(service: EvaluationService, n: int, seed: int = 0) -> tuple[str, list[float]]:
@@ -99,7 +100,7 @@ def test_a_version_1_store_is_migrated_with_its_counters(tmp_path: Path) -> None
         db.execute("ALTER TABLE tasks DROP COLUMN latency_max")
         db.execute("UPDATE tasks SET succeeded = 0, failed = 0, sums = '{}', latency_sum = 0")
         db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
-    Store(path).close()
+    SQLiteStore(path).close()
     service = EvaluationService(path)
     try:
         after = service.get(task_id)

@@ -29,8 +29,9 @@ from rankscope.service import (
 
 
 @pytest.fixture
-def service(tmp_path: Path) -> Any:
-    service = EvaluationService(tmp_path / "tasks.db")
+def service(store_location: str) -> Any:
+    """A service on each back-end of the store in turn (SQLite, PostgreSQL)."""
+    service = EvaluationService(store_location)
     yield service
     service.close()
 

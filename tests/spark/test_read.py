@@ -70,6 +70,7 @@ def test_a_compressed_file_is_one_range_read_whole(tmp_path: Path) -> None:
         _rows_by_ranges(broken, "run", 100)
 
 
+@pytest.mark.slow  # a local Spark cluster: left out by `scripts/test --quick`
 def test_the_run_is_named_by_the_last_line_of_its_last_file(spark: Any, tmp_path: Path) -> None:
     parts = tmp_path / "parts"
     parts.mkdir()

@@ -13,6 +13,9 @@ import pytest
 
 from rankscope.cli import EXIT_INPUT, EXIT_OK, EXIT_USAGE, main
 
+# A slow group (a local Spark cluster): left out by `scripts/test --quick`.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "data"
 QRELS, BM25, DENSE = (str(EXAMPLE / name) for name in ("qrels.txt", "bm25.run", "dense.run"))

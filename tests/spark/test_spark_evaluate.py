@@ -22,6 +22,9 @@ from rankscope.errors import (
     UnknownMeasureError,
 )
 
+# A slow group (a local Spark cluster): left out by `scripts/test --quick`.
+pytestmark = pytest.mark.slow
+
 
 def in_memory(qrels: pd.DataFrame, run: pd.DataFrame, measures: list[str], **options: Any) -> Any:
     with warnings.catch_warnings():

@@ -10,6 +10,9 @@ import textwrap
 
 import pytest
 
+# A slow group (a local Spark cluster): left out by `scripts/test --quick`.
+pytestmark = pytest.mark.slow
+
 # The interpreter this environment was made from: a Python without rankscope, as a user's
 # system python3 is when they run a virtual environment without activating it.
 BASE = getattr(sys, "_base_executable", sys.executable)

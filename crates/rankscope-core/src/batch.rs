@@ -193,12 +193,16 @@ impl QueryView<'_> {
     }
 
     /// Judged documents with grade at least `level` (the distinct ones when the qrels keep
-    /// duplicates).
+    /// duplicates). A negative grade in the qrels is a pooled but unjudged document, never
+    /// relevant, whatever the level (trec_eval counts only grades of 0 and more in num_rel).
     pub fn num_relevant(&self, level: i64) -> usize {
         match self.num_distinct_relevant {
             Some(count) => count as usize,
             // Sorted descending: the relevant ones come first.
-            None => self.judged.partition_point(|&g| g >= level),
+            None => {
+                let level = level.max(0);
+                self.judged.partition_point(|&g| g >= level)
+            }
         }
     }
 
@@ -211,12 +215,23 @@ impl QueryView<'_> {
     }
 
     /// Relevant documents among the first `cutoff` retrieved (all if `None`).
+    ///
+    /// Within a cutoff, grades are compared with `level` as they are, as trec_eval's measures
+    /// at a cutoff read its ranked list: below level 0 a document absent from the qrels
+    /// ([`UNJUDGED`]) counts, below -1 a pooled but unjudged one too. Over the whole ranking
+    /// only judged documents count, as trec_eval's num_rel_ret (what its set measures divide).
+    /// For levels of 0 and more the two are the same.
     pub fn num_relevant_retrieved(&self, level: i64, cutoff: Option<usize>) -> usize {
-        let top = match cutoff {
-            Some(k) => &self.grades[..k.min(self.grades.len())],
-            None => self.grades,
-        };
-        top.iter().filter(|&&g| g >= level).count()
+        match cutoff {
+            Some(k) => {
+                let top = &self.grades[..k.min(self.grades.len())];
+                top.iter().filter(|&&g| g >= level).count()
+            }
+            None => {
+                let level = level.max(0);
+                self.grades.iter().filter(|&&g| g >= level).count()
+            }
+        }
     }
 }
 

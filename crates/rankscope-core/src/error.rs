@@ -253,7 +253,7 @@ pub fn py_float_repr(value: f64) -> String {
     // Rust prints the shortest round-trip digits too; only the exponent style differs.
     let plain = format!("{value:?}");
     let exponent = value.abs().log10().floor();
-    if value != 0.0 && !(-5.0..16.0).contains(&exponent) {
+    if value != 0.0 && !(-4.0..16.0).contains(&exponent) {
         let sci = format!("{value:e}");
         let (mantissa, exp) = sci.split_once('e').expect("an exponent");
         let exp: i32 = exp.parse().expect("an integer exponent");
@@ -297,6 +297,8 @@ mod tests {
         assert_eq!(py_float_repr(2.0), "2.0");
         assert_eq!(py_float_repr(1e20), "1e+20");
         assert_eq!(py_float_repr(1e-7), "1e-07");
+        assert_eq!(py_float_repr(1e-5), "1e-05");
+        assert_eq!(py_float_repr(1.5e-5), "1.5e-05");
         assert_eq!(py_float_repr(0.0001), "0.0001");
         assert_eq!(py_float_repr(f64::NEG_INFINITY), "-inf");
     }

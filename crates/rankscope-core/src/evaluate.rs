@@ -4,27 +4,30 @@ use rayon::prelude::*;
 
 use crate::batch::{QueryView, RankedBatch};
 use crate::error::{py_repr, Error, Result};
-use crate::measures::diversity::reads_subtopics;
+use crate::measures::ir_measures::judged_grades;
 use crate::measures::trec_extra::relevance_string;
-use crate::measures::{check_profile_support, Measure};
+use crate::measures::{check_profile_support, Context, Kernel, Measure, Reads};
 use crate::parallel::PARALLEL_MIN_ROWS;
 use crate::prepare::{no_common_queries, prepare_listing, Judgements, PrepareOptions, Prepared};
-use crate::profile::{Conventions, Gain};
+use crate::profile::Conventions;
 use crate::table::{Qrels, Run};
 
-/// The largest grade nDCG's exponential gain accepts (2^grade must fit a float).
-pub const MAX_EXP_GRADE: i64 = 1023;
+pub use crate::measures::kernels::MAX_EXP_GRADE;
 
 /// The options of an evaluation besides the measures.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EvalOptions {
     /// The profile's conventions (possibly with options changed).
     pub conventions: Conventions,
-    /// Lowest grade that counts as relevant for binary measures (trec_eval `-l`).
+    /// Lowest grade that counts as relevant for binary measures (trec_eval `-l`): any
+    /// integer, compared as trec_eval compares it (below 1, judged non-relevant documents
+    /// count; below 0, where a measure compares grades directly, documents absent from the
+    /// qrels, graded [`crate::batch::UNJUDGED`], and pooled but unjudged ones too).
     pub relevance_level: i64,
     /// Score judged queries missing from the run as 0 (trec_eval `-c`).
     pub complete: bool,
-    /// Evaluate only the first documents of each ranking (trec_eval `-M`).
+    /// Evaluate only the first documents of each ranking (trec_eval `-M`; 0 leaves every
+    /// ranking empty).
     pub max_documents: Option<usize>,
 }
 
@@ -37,22 +40,6 @@ impl EvalOptions {
             complete: false,
             max_documents: None,
         }
-    }
-
-    /// Refuse a relevance level or document limit below 1 (Python's messages).
-    pub fn check(&self) -> Result<()> {
-        if self.relevance_level < 1 {
-            return Err(Error::Option(format!(
-                "relevance_level must be an integer >= 1; got {}",
-                self.relevance_level
-            )));
-        }
-        if self.max_documents == Some(0) {
-            return Err(Error::Option(
-                "max_documents must be an integer >= 1; got 0".into(),
-            ));
-        }
-        Ok(())
     }
 
     /// What prepare needs of these options.
@@ -130,34 +117,24 @@ impl Evaluation {
 /// Every measure's per-query values on a prepared batch: `values[m][q]`. Queries are scored
 /// in parallel, every measure of a query on the same thread.
 ///
-/// Errors: an exponential gain (`2^grade - 1`) meeting a grade above [`MAX_EXP_GRADE`]; ERR
-/// meeting a grade above gdeval's 4. A measure with `judged_only=True` sees the ranking
-/// without its unjudged documents.
+/// Each measure's kernel is bound to its parameters once; the context (the conventions and
+/// the relevance level) is passed to every kernel alike. Errors: an answer measure; a measure
+/// reading subtopics on a batch prepared without them; a kernel refusing the batch's grades
+/// (the exponential gain above [`MAX_EXP_GRADE`], ERR above gdeval's 4). A measure with
+/// `judged_only=True` sees the ranking without its unjudged documents.
 pub fn compute(
     batch: &RankedBatch,
     measures: &[Measure],
     conventions: &Conventions,
     relevance_level: i64,
 ) -> Result<Vec<Vec<f64>>> {
-    let args: Vec<_> = measures
+    let context = Context::new(conventions, relevance_level);
+    let kernels: Vec<Box<dyn Kernel>> = measures
         .iter()
-        .map(|m| m.kernel_args(conventions, relevance_level))
-        .collect();
-    let exp_gain = measures
-        .iter()
-        .zip(&args)
-        .any(|(m, a)| m.family.name == "nDCG" && a.gain == Gain::Exp);
-    if exp_gain {
-        let top = batch.max_judged_grade();
-        if top > MAX_EXP_GRADE {
-            return Err(Error::Measure(format!(
-                "nDCG with gain=exp needs grades up to {MAX_EXP_GRADE} (2**grade must fit a \
-                 float); found a grade of {top}; use the linear gain"
-            )));
-        }
-    }
+        .map(Measure::kernel)
+        .collect::<Result<_>>()?;
     if batch.subtopics.is_none() {
-        if let Some(m) = measures.iter().find(|m| reads_subtopics(m.family.name)) {
+        if let Some(m) = measures.iter().find(|m| reads_subtopics(m)) {
             return Err(Error::Measure(format!(
                 "{} reads judgements per subtopic, which this batch was prepared without \
                  (PrepareOptions::subtopics)",
@@ -165,25 +142,28 @@ pub fn compute(
             )));
         }
     }
-    crate::measures::ir_measures::check_grades(batch, measures)?;
+    for (m, kernel) in measures.iter().zip(&kernels) {
+        kernel.check(&m.name(), batch, &context)?;
+    }
+    // Asked once, not per query.
+    let judged_only: Vec<bool> = kernels.iter().map(|k| k.judged_only()).collect();
     let width = measures.len();
     let queries = batch.num_queries();
     let mut flat = vec![0.0; width * queries];
     let score = |(q, row): (usize, &mut [f64])| {
         let query = batch.query(q);
-        for ((value, measure), args) in row.iter_mut().zip(measures).zip(&args) {
-            // The diversity kernels drop unjudged documents themselves, with their subtopics.
-            *value = if args.judged_only && !reads_subtopics(measure.family.name) {
-                let grades = crate::measures::ir_measures::judged_grades(query.grades);
-                (measure.family.kernel)(
+        for ((value, kernel), &judged_only) in row.iter_mut().zip(&kernels).zip(&judged_only) {
+            *value = if judged_only {
+                let grades = judged_grades(query.grades);
+                kernel.score(
                     &QueryView {
                         grades: &grades,
                         ..query
                     },
-                    args,
+                    &context,
                 )
             } else {
-                (measure.family.kernel)(&query, args)
+                kernel.score(&query, &context)
             };
         }
     };
@@ -200,6 +180,11 @@ pub fn compute(
         .collect())
 }
 
+/// Whether the measure's kernel reads judgements per subtopic.
+fn reads_subtopics(m: &Measure) -> bool {
+    matches!(m.family.reads, Reads::Subtopics)
+}
+
 /// Evaluate a run against qrels: prepare, then compute every measure.
 pub fn evaluate(
     qrels: &Qrels,
@@ -207,7 +192,6 @@ pub fn evaluate(
     measures: &[Measure],
     options: &EvalOptions,
 ) -> Result<Evaluation> {
-    options.check()?;
     let judgements = Judgements::new(qrels, &options.conventions, options.relevance_level)?;
     evaluate_with(&judgements, run, measures, options)
 }
@@ -220,7 +204,6 @@ pub fn evaluate_with(
     measures: &[Measure],
     options: &EvalOptions,
 ) -> Result<Evaluation> {
-    options.check()?;
     check_profile_support(measures, &options.conventions)?;
     let (prepared, values) = score(judgements, run, measures, options, options.complete, true)?;
     if prepared.batch.num_queries() == 0 && !options.complete {
@@ -248,12 +231,17 @@ pub fn relevance_strings(
     options: &EvalOptions,
     length: usize,
 ) -> Result<Vec<(String, String)>> {
-    options.check()?;
     let judgements = Judgements::new(qrels, &options.conventions, options.relevance_level)?;
-    let batch = prepare_listing(&judgements, run, &options.prepare_options(), false)?.batch;
+    let prepared = prepare_listing(&judgements, run, &options.prepare_options(), false)?;
+    let batch = prepared.batch;
     Ok((0..batch.num_queries())
         .map(|q| {
-            let grades = batch.query(q).grades;
+            // trec_eval clears the relstring of a query scored on its placeholder.
+            let grades = if prepared.placeholders.contains(&q) {
+                &[]
+            } else {
+                batch.query(q).grades
+            };
             (batch.query_ids[q].clone(), relevance_string(grades, length))
         })
         .collect())
@@ -271,15 +259,32 @@ pub(crate) fn score(
 ) -> Result<(Prepared, Vec<Vec<f64>>)> {
     let prepare_options = PrepareOptions {
         complete,
-        subtopics: measures.iter().any(|m| reads_subtopics(m.family.name)),
+        subtopics: measures.iter().any(reads_subtopics),
         ..options.prepare_options()
     };
     let prepared = prepare_listing(judgements, run, &prepare_options, list_missing)?;
-    let values = compute(
+    let mut values = compute(
         &prepared.batch,
         measures,
         &options.conventions,
         options.relevance_level,
     )?;
+    for (measure, values) in measures.iter().zip(values.iter_mut()) {
+        if cleared_after_placeholder(measure) {
+            for &q in &prepared.placeholders {
+                values[q] = 0.0;
+            }
+        }
+    }
     Ok((prepared, values))
+}
+
+/// Whether trec_eval sets the measure to 0 for a query scored on its placeholder ranking: it
+/// clears the values it prints as exactly `num_ret`, `utility` or `rbp_resid`, and every `unj`
+/// one (trec_eval.c, after "clean up leftovers"); a measure with parameters of its own prints
+/// another name and keeps its value.
+fn cleared_after_placeholder(measure: &Measure) -> bool {
+    measure.trec_name().is_some_and(|name| {
+        matches!(name.as_str(), "num_ret" | "utility" | "rbp_resid") || name.starts_with("unj")
+    })
 }

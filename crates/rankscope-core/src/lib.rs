@@ -27,7 +27,7 @@ pub mod trec;
 pub use batch::{QueryView, RankedBatch, POOLED_UNJUDGED, UNJUDGED};
 pub use error::{Error, InputProblem, Result, Skipped};
 pub use evaluate::{compute, evaluate, evaluate_with, relevance_strings, EvalOptions, Evaluation};
-pub use measures::{parse_measure, parse_measures, Family, Measure, FAMILIES};
+pub use measures::{families, parse_measure, parse_measures, Family, Measure};
 pub use prepare::{prepare, prepare_query, Judgements, PrepareOptions, Prepared};
 pub use profile::Conventions;
 pub use table::{Qrels, Run};

@@ -13,8 +13,8 @@ use rayon::prelude::*;
 
 use crate::error::{py_repr, Error, InputProblem, Result, Skipped};
 use crate::evaluate::{EvalOptions, Evaluation};
-use crate::measures::prefs::{counts_measure, Conflict, CountsMeasure, Judgement, PrefCounts};
-use crate::measures::Measure;
+use crate::measures::prefs::{Conflict, Judgement, PrefCounts, Preference};
+use crate::measures::{families, Measure, Reads};
 use crate::table::Run;
 use crate::trec::{byte_problem, empty_error, io_error, parse_score, split_fields, strip_bom};
 
@@ -158,7 +158,7 @@ pub fn parse_prefs(data: &[u8], source: &str, format: PrefsFormat) -> Result<Pre
 /// How one measure is scored from a query's counts.
 #[derive(Clone, Copy)]
 enum Scorer {
-    Counts(CountsMeasure),
+    Counts(Preference),
     /// NumQ: 1 per query.
     One,
 }
@@ -174,24 +174,23 @@ pub fn evaluate_prefs(
     measures: &[Measure],
     options: &EvalOptions,
 ) -> Result<Evaluation> {
-    options.check()?;
     let mut with_pairs = false;
     let mut scorers = Vec::with_capacity(measures.len());
     for m in measures {
-        let scorer = match counts_measure(m.family.name) {
-            Some((measure, pairs)) => {
-                with_pairs |= pairs;
-                Scorer::Counts(measure)
+        let scorer = match m.family.reads {
+            Reads::Preferences(preference) => {
+                with_pairs |= preference.pairs;
+                Scorer::Counts(preference)
             }
-            None if m.family.name == "NumQ" => Scorer::One,
-            None => {
+            _ if m.family.name == "NumQ" => Scorer::One,
+            _ => {
                 return Err(Error::Measure(format!(
                     "{} is not computed from preference judgements; the preference measures are \
                      {}",
                     m.name(),
-                    crate::measures::prefs::MEASURES
-                        .iter()
-                        .map(|entry| entry.0)
+                    families()
+                        .filter(|f| matches!(f.reads, Reads::Preferences(_)))
+                        .map(|f| f.name)
                         .collect::<Vec<_>>()
                         .join(", ")
                 )))
@@ -262,7 +261,7 @@ pub fn evaluate_prefs(
             Ok(scorers
                 .iter()
                 .map(|scorer| match scorer {
-                    Scorer::Counts(measure) => measure(&counts),
+                    Scorer::Counts(preference) => (preference.score)(&counts),
                     Scorer::One => 1.0,
                 })
                 .collect())

@@ -140,6 +140,51 @@ convention!(
     }
 );
 
+convention!(
+    /// What a measure that trec_eval computes as 0 divided by 0 gives: interpolated precision
+    /// of an empty ranking (IPrec at recall levels that need no relevant document, IPrecAvg;
+    /// trec_eval `-J` with nothing judged retrieved, or `-M0`) and RnDCG of a query whose
+    /// relevant documents all have gain 0 (`-l0`). As scikit-learn's `zero_division`.
+    ZeroDivision {
+        /// 0, as every other measure gives where there is nothing to measure.
+        Zero = "zero",
+        /// Not a number, as trec_eval 10 prints it (`-nan`); a mean over queries with one is
+        /// NaN too.
+        Nan = "nan",
+    }
+);
+
+impl ZeroDivision {
+    /// `numerator / denominator`, or this convention's value when the denominator is 0.
+    pub fn divide(self, numerator: f64, denominator: f64) -> f64 {
+        if denominator != 0.0 {
+            numerator / denominator
+        } else {
+            match self {
+                ZeroDivision::Zero => 0.0,
+                ZeroDivision::Nan => f64::NAN,
+            }
+        }
+    }
+}
+
+convention!(
+    /// What a judged query absent from the run is scored on, when such queries are scored
+    /// (`complete`, trec_eval `-c`).
+    MissingQueryRanking {
+        /// An empty ranking: every measure of the query is what nothing retrieved gives.
+        Empty = "empty",
+        /// trec_eval 10's placeholder: one unjudged document (`ceci_nest_pas_un_docno`, score
+        /// 1), after which trec_eval sets the values it prints as `num_ret`, `utility`,
+        /// `rbp_resid` and `unj_*` to 0; measures with their own parameters (`utility_1,-1,0,1`)
+        /// keep what the placeholder gives them.
+        Placeholder = "placeholder",
+    }
+);
+
+/// The document trec_eval ranks, alone, for a judged query absent from the run under `-c`.
+pub const PLACEHOLDER_DOCUMENT: &str = "ceci_nest_pas_un_docno";
+
 /// How a ranking is formed and how measures treat the contested cases (Python's
 /// `Conventions`, field for field).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -166,10 +211,25 @@ pub struct Conventions {
     pub recall_level_rounding: RecallLevelRounding,
     /// Whether unjudged retrieved documents stay in the ranking.
     pub unjudged_documents: UnjudgedDocuments,
+    /// What trec_eval's 0 / 0 gives.
+    pub zero_division: ZeroDivision,
+    /// What a judged query absent from the run is scored on under `complete`.
+    pub missing_query_ranking: MissingQueryRanking,
 }
 
 /// The names of the built-in profiles, in the order Python lists them.
 pub const PROFILE_NAMES: [&str; 3] = ["trec", "trec9", "weknora"];
+
+/// What a profile computes when no measure is named (the command line's defaults): for the
+/// trec profiles the usual ranking measures, for `weknora` WeKnora's RetrievalMetrics
+/// (precision, recall, ndcg3, ndcg10, mrr, map). `None` for an unknown profile.
+pub fn default_measures(profile: &str) -> Option<&'static [&'static str]> {
+    match profile {
+        "trec" | "trec9" => Some(&["nDCG@10", "nDCG@3", "AP", "RR", "P@10", "R@10", "R@100"]),
+        "weknora" => Some(&["P", "R", "nDCG@3", "nDCG@10", "RR", "AP"]),
+        _ => None,
+    }
+}
 
 impl Conventions {
     /// trec_eval 10's conventions under the given name.
@@ -186,6 +246,8 @@ impl Conventions {
             ap_denominator: ApDenominator::Relevant,
             recall_level_rounding: RecallLevelRounding::Nearest,
             unjudged_documents: UnjudgedDocuments::Keep,
+            zero_division: ZeroDivision::Zero,
+            missing_query_ranking: MissingQueryRanking::Empty,
         }
     }
 
@@ -253,12 +315,17 @@ impl Conventions {
             "unjudged_documents" => {
                 self.unjudged_documents = UnjudgedDocuments::parse(field, value)?
             }
+            "zero_division" => self.zero_division = ZeroDivision::parse(field, value)?,
+            "missing_query_ranking" => {
+                self.missing_query_ranking = MissingQueryRanking::parse(field, value)?
+            }
             other => {
                 return Err(Error::Profile(format!(
                     "unknown convention(s) ['{other}']; expected some of ['ap_denominator', \
-                     'binary_relevance', 'duplicate_documents', 'gain', 'ideal_ranking', 'name', \
-                     'ordering', 'precision_denominator', 'recall_level_rounding', \
-                     'score_precision', 'unjudged_documents']"
+                     'binary_relevance', 'duplicate_documents', 'gain', 'ideal_ranking', \
+                     'missing_query_ranking', 'name', 'ordering', 'precision_denominator', \
+                     'recall_level_rounding', 'score_precision', 'unjudged_documents', \
+                     'zero_division']"
                 )))
             }
         }
@@ -290,6 +357,16 @@ mod tests {
         assert!(!Conventions::profile("trec")
             .unwrap()
             .keeps_duplicate_judgements());
+    }
+
+    #[test]
+    fn every_profile_defines_its_default_measures() {
+        for name in PROFILE_NAMES {
+            let conventions = Conventions::profile(name).unwrap();
+            let measures = crate::parse_measures(default_measures(name).unwrap()).unwrap();
+            crate::measures::check_profile_support(&measures, &conventions).unwrap();
+        }
+        assert_eq!(default_measures("trac"), None);
     }
 
     #[test]

@@ -110,7 +110,6 @@ pub fn evaluate_stream<R: Read, F: FnMut() -> Result<R>>(
     options: &EvalOptions,
     stream: &StreamOptions,
 ) -> Result<Streamed> {
-    options.check()?;
     if stream.chunk_bytes < 1 {
         return Err(Error::Input(InputProblem::new(
             "chunk_bytes must be at least 1; got 0",

@@ -230,6 +230,9 @@ pub struct Run {
     pub docs: StrColumn,
     /// The score of each row.
     pub score: Vec<f64>,
+    /// Queries given with an empty ranking (`{q: []}` in memory; a TREC file cannot say so):
+    /// they retrieved nothing and are evaluated so, as pytrec_eval and WeKnora evaluate them.
+    pub empty_queries: Vec<u32>,
 }
 
 impl Run {
@@ -240,6 +243,12 @@ impl Run {
             source: source.into(),
             ..Self::default()
         }
+    }
+
+    /// Name a query whose ranking is empty (see [`Run::empty_queries`]).
+    pub fn push_empty(&mut self, query_id: &str) {
+        let code = self.queries.intern(query_id);
+        self.empty_queries.push(code);
     }
 
     /// Append one result.
@@ -283,7 +292,7 @@ impl Run {
     /// The checks of Python's `Run.from_frame` on built rows: some rows, no empty id, every
     /// score finite (the first bad one named with its query, document and row).
     pub fn check(&self) -> Result<()> {
-        if self.is_empty() {
+        if self.is_empty() && self.empty_queries.is_empty() {
             return Err(Error::EmptyInput(
                 InputProblem::new("run holds no results").in_source(&self.source),
             ));

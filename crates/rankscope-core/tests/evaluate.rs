@@ -38,18 +38,30 @@ fn values_sorted_by_query_with_what_was_left_out() {
 }
 
 #[test]
-fn options_are_checked() {
-    let measures = parse_measures(&["P@1"]).unwrap();
-    let ranked = run(b"q1 Q0 a 1 1 t\n");
+fn levels_below_one_and_no_documents_are_trec_evals() {
+    // trec_eval -l0: a judged non-relevant document counts; -M0: nothing is retrieved.
+    let measures = parse_measures(&["P@1", "NumRel", "NumRet"]).unwrap();
+    let ranked = run(b"q1 Q0 b 1 1 t\n");
     let mut options = trec();
-    options.relevance_level = 0;
-    let error = evaluate(&qrels(), &ranked, &measures, &options).unwrap_err();
     assert_eq!(
-        (error.python_class(), error.to_string().as_str()),
-        (
-            "OptionError",
-            "relevance_level must be an integer >= 1; got 0"
-        )
+        evaluate(&qrels(), &ranked, &measures, &options)
+            .unwrap()
+            .aggregates(),
+        [0.0, 1.0, 1.0]
+    );
+    options.relevance_level = 0;
+    assert_eq!(
+        evaluate(&qrels(), &ranked, &measures, &options)
+            .unwrap()
+            .aggregates(),
+        [1.0, 2.0, 1.0]
+    );
+    options.max_documents = Some(0);
+    assert_eq!(
+        evaluate(&qrels(), &ranked, &measures, &options)
+            .unwrap()
+            .aggregates(),
+        [0.0, 2.0, 0.0]
     );
     let weknora = EvalOptions::new(Conventions::profile("weknora").unwrap());
     let error = evaluate(&qrels(), &ranked, &measures, &weknora).unwrap_err();

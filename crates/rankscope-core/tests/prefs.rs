@@ -2,7 +2,7 @@
 //! random judgements and runs (bounds, counts that nest, invariance to the order of lines and
 //! queries, qrels read as preferences giving what the qrels kernels give).
 
-use rankscope_core::measures::prefs::MEASURES;
+use rankscope_core::measures::prefs::FAMILIES;
 use rankscope_core::prefs::{evaluate_prefs, parse_prefs, Prefs, PrefsFormat};
 use rankscope_core::trec::{parse_qrels, parse_run, ReadOptions};
 use rankscope_core::{evaluate, parse_measures, Conventions, EvalOptions, Measure, Run};
@@ -11,7 +11,7 @@ mod common;
 use common::Random;
 
 fn prefs_measures() -> Vec<Measure> {
-    let names: Vec<&str> = MEASURES.iter().map(|entry| entry.0).collect();
+    let names: Vec<&str> = FAMILIES.iter().map(|family| family.name).collect();
     parse_measures(&names).unwrap()
 }
 

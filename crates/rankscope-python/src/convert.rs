@@ -179,6 +179,8 @@ fn is_mapping(value: &Bound<'_, PyAny>) -> PyResult<bool> {
 trait Rows {
     fn intern(&mut self, query: &str) -> u32;
     fn reserve(&mut self, rows: usize, bytes: usize);
+    /// A query given with no entries (`{q: {}}`); judgements keep nothing of it.
+    fn named_without_rows(&mut self, _query: &str) {}
 }
 
 impl Rows for Qrels {
@@ -196,6 +198,10 @@ impl Rows for Run {
     }
     fn reserve(&mut self, rows: usize, bytes: usize) {
         Run::reserve(self, rows, bytes);
+    }
+    /// A ranking that retrieved nothing: the query is evaluated, as pytrec_eval evaluates it.
+    fn named_without_rows(&mut self, query: &str) {
+        self.push_empty(query);
     }
 }
 
@@ -246,6 +252,9 @@ fn walk_nested<'py, T: Rows>(
             for (doc_id, value) in items(docs)? {
                 entry(table, &doc_id, &value)?;
             }
+        }
+        if rows == 0 {
+            table.named_without_rows(&query);
         }
         if std::mem::take(&mut first_query) {
             let more = pairs.len() - 1;
@@ -370,6 +379,8 @@ pub fn run_from_lists(run: &Bound<'_, PyAny>, name: &str, source: &str) -> PyRes
             for (i, doc) in doc_ids.iter().enumerate() {
                 table.push_coded(code, doc, (count - i) as f64);
             }
+        } else {
+            table.push_empty(&query);
         }
     }
     table

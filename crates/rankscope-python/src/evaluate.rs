@@ -162,7 +162,7 @@ fn run_from_arrow(table: &Bound<'_, PyAny>, name: &str, source: &str) -> PyResul
 
 /// Conventions from the fields of Python's `Conventions` (already validated there), given as
 /// `(field, value)` pairs of text, the name among them.
-fn conventions(fields: &[(String, String)]) -> rankscope_core::Result<Conventions> {
+pub(crate) fn conventions(fields: &[(String, String)]) -> rankscope_core::Result<Conventions> {
     let mut conventions = Conventions::profile("trec")?;
     for (field, value) in fields {
         conventions = conventions.with_option(field, value)?;

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rankscope.answers._weknora import BLEU_WEIGHTS, weknora_bleu, weknora_rouge
-from rankscope.engine.measures import FAMILIES, Measure
+from rankscope.engine.measures import FAMILIES, Measure, default_measures
 from rankscope.errors import MeasureError, MissingDependencyError, ProfileError
 
 __all__ = [
@@ -49,10 +49,10 @@ Scorer = Callable[[str, Sequence[str]], float]
 ANSWER_PROFILES = ("standard", "weknora")
 
 DEFAULT_MEASURES: dict[str, tuple[str, ...]] = {
-    "standard": ("BLEU", "ROUGE-1", "ROUGE-2", "ROUGE-L", "ExactMatch", "TokenF1"),
-    "weknora": ("BLEU(n=1)", "BLEU(n=2)", "BLEU(n=4)", "ROUGE-1", "ROUGE-2", "ROUGE-L"),
+    profile: default_measures(profile, "answer") for profile in ANSWER_PROFILES
 }
-"""What `evaluate_answers` computes when no measure is named: WeKnora's six for ``weknora``."""
+"""What `evaluate_answers` computes when no measure is named, by profile (the registry's):
+WeKnora's six for ``weknora``."""
 
 _ROUGE_TYPES = {"ROUGE-1": "rouge1", "ROUGE-2": "rouge2", "ROUGE-L": "rougeL"}
 _WEKNORA_ROUGE = {"ROUGE-1": "rouge-1", "ROUGE-2": "rouge-2", "ROUGE-L": "rouge-l"}

@@ -128,8 +128,12 @@ COMMANDS = {
     "run": ("_service", "evaluate a live retriever on a dataset, keeping every result"),
     "tasks": ("_service", "list, show, resume, cancel, export or compare stored evaluation tasks"),
     "serve": ("_service", "serve the evaluation API and web console over HTTP"),
+    "worker": ("_service", "run the pending evaluation tasks of a shared store"),
     "fuse": ("_fuse", "fuse several runs into one (RRF, CombSUM, BordaFuse, ProbFuse, ...)"),
     "measures": ("_measures", "list every measure, its aliases and its definition"),
+    "pool": ("_pool", "pool runs to a depth: the pairs to judge next, as a to-judge file"),
+    "holes": ("_holes", "Judged@k, unjudged documents, and how far holes could move each measure"),
+    "agree": ("_agree", "agreement of two qrels: kappa, alpha, their leaderboards' tau and RBO"),
 }
 """Each command, in help order: the module that registers it (``add_parser``) and its summary
 (shown by ``rankscope --help`` without importing the module)."""

@@ -3,7 +3,7 @@ a progress display), and the names the options offer.
 
 This module imports nothing heavy: building a parser (for ``--help``) must stay fast. The names
 below mirror the library's tables (a test keeps them equal), so that offering them does not load
-the engine.
+the engine. The default measures are each profile's, read from the registry when used.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from rankscope.io import Qrels, Run
     from rankscope.io._native import NativeQrels, NativeRun
 
-DEFAULT_MEASURES = ("nDCG@10", "nDCG@3", "AP", "RR", "P@10", "R@10", "R@100")
 PROFILE_NAMES = ("trec", "trec9", "weknora")
 ANSWER_PROFILE_NAMES = ("standard", "weknora")
 INPUT_FORMATS = ("trec", "jsonl", "csv", "tsv", "parquet")
@@ -116,6 +115,11 @@ def add_measure_options(parser: Any) -> None:
         help="conventions to follow: trec (trec_eval 10, default), trec9 (trec_eval 9, "
         "pytrec_eval), weknora (WeKnora's metrics)",
     )
+    add_relevance_option(parser)
+
+
+def add_relevance_option(parser: Any) -> None:
+    """``-l/--relevance-level``: the lowest grade that counts as relevant."""
     parser.add_argument(
         "-l",
         "--relevance-level",
@@ -238,9 +242,21 @@ def split_measures(given: list[str] | None) -> list[str]:
     return [name.strip() for name in names if name.strip()]
 
 
-def measure_names(given: list[str] | None) -> list[str]:
-    """The measure names of repeated ``-m`` options; the defaults when none were given."""
-    return split_measures(given) or list(DEFAULT_MEASURES)
+def measure_names(given: list[str] | None, profile: str) -> list[str]:
+    """The measure names of repeated ``-m`` options; the profile's defaults when none were
+    given."""
+    if given:
+        return split_measures(given)
+    from rankscope.engine.measures import default_measures
+
+    return list(default_measures(profile))
+
+
+def default_measures_help(profile: str | None = None) -> str:
+    """The help's sentence on the measures computed without ``-m`` (``profile``: the one a
+    command without ``--profile`` evaluates under)."""
+    whose = f"the {profile} profile's" if profile else "the profile's"
+    return f"Without -m, {whose} default measures (`rankscope measures` lists them)."
 
 
 # The library's words for options, and the command line's (an error message names the flag).

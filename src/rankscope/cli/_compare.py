@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from rankscope.cli import COMMANDS
 from rankscope.cli._common import (
-    DEFAULT_MEASURES,
     add_input_options,
     add_measure_options,
+    default_measures_help,
     duplicate_policy,
     load_qrels,
     load_run,
@@ -38,8 +38,7 @@ def add_parser(subparsers: Any) -> None:
             "runs at once, and the reports add a compact letter display, the pairwise matrix "
             "and the ANOVA table. --discriminative-power reports instead how many run pairs "
             "each measure separates. Output as a table, Markdown, LaTeX (booktabs), JSON, or a "
-            "self-contained HTML report. "
-            f"Default measures: {', '.join(DEFAULT_MEASURES)}."
+            "self-contained HTML report. " + default_measures_help()
         ),
     )
     parser.add_argument("qrels", metavar="QRELS", help="relevance judgements ('-' for stdin)")
@@ -87,7 +86,7 @@ def _aligned(args: argparse.Namespace) -> tuple[AlignedScores, list[str], Proven
     from rankscope.engine import evaluate, parse_measures
     from rankscope.engine.provenance import Provenance, command_line, distinct_names
 
-    measures = parse_measures(measure_names(args.measures))
+    measures = parse_measures(measure_names(args.measures, args.profile))
     qrels = load_qrels(args.qrels, args.qrels_format, args.lenient, args.qrels_columns)
     paths = [args.baseline, *args.runs]
     results = [

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from rankscope.cli import COMMANDS
 from rankscope.cli._common import (
-    DEFAULT_MEASURES,
     RESULT_FORMATS,
     add_input_options,
     add_measure_options,
+    default_measures_help,
     duplicate_policy,
     load_judgements,
     load_ranking,
@@ -32,7 +32,7 @@ def add_parser(subparsers: Any) -> None:
         description=(
             "Evaluate runs against relevance judgements. Formats (TREC, JSONL, CSV/TSV, "
             "Parquet, compressed) are detected from the extension and content. "
-            f"Default measures: {', '.join(DEFAULT_MEASURES)}."
+            + default_measures_help()
         ),
     )
     parser.add_argument("qrels", metavar="QRELS", help="relevance judgements ('-' for stdin)")
@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     from rankscope.engine.provenance import Provenance, command_line, distinct_names
     from rankscope.report.results import write_results
 
-    measures = parse_measures(measure_names(args.measures))
+    measures = parse_measures(measure_names(args.measures, args.profile))
     if args.engine == "spark":
         results = _evaluate_on_spark(args, [m.name for m in measures])
     else:

@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 from rankscope.cli import COMMANDS
-from rankscope.engine.measures import FAMILIES
-from rankscope.engine.measures._ranx import RANX_NAMES
+from rankscope.cli._common import ANSWER_PROFILE_NAMES, PROFILE_NAMES
+from rankscope.engine.measures import FAMILIES, default_measures
 
 
 def add_parser(subparsers: Any) -> None:
@@ -60,8 +60,23 @@ def run(args: argparse.Namespace) -> int:
         print(f"{indent}formula: {family.formula}")
         print(f"{indent}source:  {family.citation}")
     print()
-    print("ranx's names (any k; ties: rankscope orders equal scores by document id, descending):")
-    width = max(len(name) for name in RANX_NAMES)
-    for name, (ours, how) in RANX_NAMES.items():
-        print(f"{indent}{name:<{width}}  = {ours}: {how}")
+    print("Default measures (without -m), by profile:")
+    for profile in PROFILE_NAMES:
+        print(f"{indent}{profile}: {', '.join(default_measures(profile))}")
+    for profile in ANSWER_PROFILE_NAMES:
+        print(f"{indent}{profile} (answers): {', '.join(default_measures(profile, 'answer'))}")
+    print()
+    print(
+        "ranx's names (any k; -lN sets the relevance level, as in ranx; ties: rankscope orders "
+        "equal scores by document id, descending):"
+    )
+    forms = {"cutoff": "[@k]", "persistence": ".p", "none": ""}
+    named = [
+        (f"{ranx.name}{forms[ranx.number]}", family.name, ranx.note)
+        for family in FAMILIES.values()
+        if (ranx := family.ranx) is not None
+    ]
+    width = max(len(name) for name, _, _ in named)
+    for name, ours, note in named:
+        print(f"{indent}{name:<{width}}  = {ours}: {note}")
     return 0

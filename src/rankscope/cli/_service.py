@@ -1,9 +1,9 @@
-"""``rankscope run``, ``rankscope tasks`` and ``rankscope serve``: the evaluation service.
+"""``rankscope run``, ``tasks``, ``serve`` and ``worker``: the evaluation service.
 
 ``run`` evaluates a live retriever (and optionally a generator of answers) on a dataset,
 recording every query in the task store, and prints the metrics and the task id; ``tasks``
 lists, shows, resumes, cancels, exports and compares stored tasks; ``serve`` starts the HTTP
-API.
+API; ``worker`` runs the pending tasks of a store that several processes share (PostgreSQL).
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ EXIT_TASK_NOT_SUCCEEDED = 1
 
 
 def add_parser(subparsers: Any) -> None:
-    """Register ``run``, ``tasks`` and ``serve``."""
+    """Register ``run``, ``tasks``, ``serve`` and ``worker``."""
     _add_run(subparsers)
     _add_tasks(subparsers)
     _add_serve(subparsers)
+    _add_worker(subparsers)
 
 
 # --- arguments ------------------------------------------------------------------------------
@@ -38,8 +39,9 @@ def add_parser(subparsers: Any) -> None:
 def _db_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",
-        metavar="FILE",
-        help="the task store, a SQLite file (default: $RANKSCOPE_DB, else "
+        metavar="FILE|URL",
+        help="the task store: a SQLite file, or a PostgreSQL server's postgresql://user@host/db "
+        "URL that several machines share (default: $RANKSCOPE_DB, else "
         "~/.local/share/rankscope/tasks.db)",
     )
 
@@ -201,21 +203,8 @@ def _add_tasks(subparsers: Any) -> None:
     compare.set_defaults(handler=_tasks_compare)
 
 
-def _add_serve(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "serve",
-        help="serve the evaluation service's web console and HTTP API",
-        description="Serve the web console at / and the HTTP API (FastAPI + uvicorn; "
-        "documentation at /docs, usable offline). Binds 127.0.0.1 unless told otherwise; "
-        "another address needs a bearer token (the console asks for it at sign-in).",
-    )
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument(
-        "--token",
-        help="bearer token required on every request (default: $RANKSCOPE_TOKEN); "
-        "required when binding an address other than loopback",
-    )
+def _allow_arguments(parser: argparse.ArgumentParser) -> None:
+    """The allow-lists of ``serve`` and ``worker``: what their tasks may import, call, read."""
     parser.add_argument(
         "--allow-callable",
         action="append",
@@ -240,6 +229,24 @@ def _add_serve(subparsers: Any) -> None:
         help="directory the datasets clients name must lie in (repeatable; symbolic links "
         "resolved); default: the working directory",
     )
+
+
+def _add_serve(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve the evaluation service's web console and HTTP API",
+        description="Serve the web console at / and the HTTP API (FastAPI + uvicorn; "
+        "documentation at /docs, usable offline). Binds 127.0.0.1 unless told otherwise; "
+        "another address needs a bearer token (the console asks for it at sign-in).",
+    )
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--token",
+        help="bearer token required on every request (default: $RANKSCOPE_TOKEN); "
+        "required when binding an address other than loopback",
+    )
+    _allow_arguments(parser)
     parser.add_argument(
         "--allowed-host",
         action="append",
@@ -261,9 +268,67 @@ def _add_serve(subparsers: Any) -> None:
         default="resume",
         help="what to do at start-up with tasks a previous run left unfinished (default resume)",
     )
-    parser.add_argument("--max-running", type=int, default=2, help="tasks run at once (default 2)")
+    parser.add_argument(
+        "--max-running",
+        type=int,
+        default=2,
+        help="tasks run at once in this process (default 2; 0 leaves them to workers)",
+    )
+    parser.add_argument(
+        "--max-pending",
+        type=int,
+        default=100,
+        metavar="N",
+        help="tasks that may wait to run, in the whole store (default 100; 429 beyond)",
+    )
+    limits = parser.add_argument_group("slow clients")
+    limits.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="a connection must send its request's headers within this (default 10)",
+    )
+    limits.add_argument(
+        "--body-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="a request's body must arrive whole within this (default 30; 408 after)",
+    )
+    limits.add_argument(
+        "--max-connections",
+        type=int,
+        default=200,
+        metavar="N",
+        help="connections open at once; more are closed as they open (default 200)",
+    )
     _db_argument(parser)
     parser.set_defaults(handler=_serve)
+
+
+def _add_worker(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "worker",
+        help="run the pending evaluation tasks of a shared store",
+        description="Take the pending tasks of the store one at a time and run them (each "
+        "question committed as it finishes), with other workers and 'rankscope serve' "
+        "processes on any machine that share the store (a PostgreSQL server: tasks are "
+        "claimed with SELECT ... FOR UPDATE SKIP LOCKED, so none runs twice). A task whose "
+        "worker died is taken up again where it stopped. SIGTERM or Ctrl-C stop it; the "
+        "tasks it was running go back to the queue.",
+    )
+    parser.add_argument("--max-running", type=int, default=1, help="tasks run at once (default 1)")
+    parser.add_argument(
+        "--poll",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="how often an idle worker looks for a task (default 1)",
+    )
+    _allow_arguments(parser)
+    _db_argument(parser)
+    parser.set_defaults(handler=_worker)
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -449,7 +514,8 @@ def _run(args: argparse.Namespace) -> int:
         )
         if not args.json:
             print(
-                f"task {info.id}: {info.total} queries, store {service.store.path}", file=sys.stderr
+                f"task {info.id}: {info.total} queries, store {service.store.location}",
+                file=sys.stderr,
             )
         return _execute(service, info.id, info.total, args)
     finally:
@@ -578,7 +644,7 @@ def _tasks_compare(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from rankscope.service._api import create_app, is_loopback
+    from rankscope.service.web.app import create_app, is_loopback
 
     token = args.token or os.environ.get("RANKSCOPE_TOKEN") or None
     if not is_loopback(args.host) and token is None:
@@ -590,11 +656,22 @@ def _serve(args: argparse.Namespace) -> int:
         import uvicorn
     except ImportError:
         raise MissingDependencyError("uvicorn", "rankscope serve", "service") from None
-    from rankscope.service._guard import LOOPBACK_HOSTS
-    from rankscope.service._policy import Policy
+    from rankscope.service.sources.policy import Policy
+    from rankscope.service.web.session import Sessions
+
+    Sessions(token)  # a token too short to be safe is refused before anything starts
+    from rankscope.service.web.dependencies import LOOPBACK_HOSTS
 
     if args.max_body_bytes < 1024:
         raise InputError(f"--max-body-bytes must be at least 1024; found {args.max_body_bytes}")
+    for option, value, low in (
+        ("--max-pending", args.max_pending, 1),
+        ("--max-connections", args.max_connections, 1),
+        ("--header-timeout", args.header_timeout, 0.1),
+        ("--body-timeout", args.body_timeout, 0.1),
+    ):
+        if not value >= low:
+            raise InputError(f"{option} must be at least {low}; found {value}")
     policy = Policy.make(args.data_root, args.allow_callable, args.allow_url)
     for root in policy.data_roots:
         if not root.is_dir():
@@ -608,6 +685,7 @@ def _serve(args: argparse.Namespace) -> int:
         allowed_urls=policy.allowed_urls,
         data_roots=policy.data_roots,
         max_running=args.max_running,
+        max_pending=args.max_pending,
     )
     app = create_app(
         service,
@@ -618,16 +696,71 @@ def _serve(args: argparse.Namespace) -> int:
         data_roots=policy.data_roots,
         allowed_hosts=hosts,
         max_body_bytes=args.max_body_bytes,
+        body_timeout=args.body_timeout,
     )
     shown = args.host if ":" not in args.host else f"[{args.host}]"
     print(
         f"rankscope: serving the console on http://{shown}:{args.port}/ and the API "
         f"(documentation at /docs); datasets under {', '.join(map(str, policy.data_roots))}; "
-        f"store {service.store.path}",
+        f"store {service.store.location}",
         file=sys.stderr,
     )
+    from rankscope.service.web.server import server_config
+
+    config = server_config(
+        app,
+        args.host,
+        args.port,
+        header_timeout=args.header_timeout,
+        max_connections=args.max_connections,
+    )
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+        uvicorn.Server(config).run()
     finally:
+        service.close()
+    return EXIT_OK
+
+
+def _worker(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from rankscope.service.sources.policy import Policy
+
+    if args.max_running < 1 or not args.poll > 0:
+        raise InputError("--max-running must be at least 1 and --poll above 0")
+    policy = Policy.make(args.data_root, args.allow_callable, args.allow_url)
+    service = _service(
+        args,
+        allowed_callables=policy.allowed_callables,
+        allowed_urls=policy.allowed_urls,
+        data_roots=policy.data_roots,
+        max_running=args.max_running,
+    )
+    stop = threading.Event()
+
+    def stopping(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, stopping)
+    signal.signal(signal.SIGINT, stopping)
+    print(
+        f"rankscope: worker running up to {args.max_running} tasks of {service.store.location}",
+        file=sys.stderr,
+    )
+    threads = [
+        threading.Thread(target=service.work, args=(stop,), kwargs={"poll": args.poll})
+        for _ in range(args.max_running)
+    ]
+    for thread in threads:
+        thread.start()
+    try:
+        while any(thread.is_alive() for thread in threads) and not stop.is_set():
+            stop.wait(0.5)
+    finally:
+        stop.set()
+        service.shutdown()  # the tasks running here go back to pending
+        for thread in threads:
+            thread.join()
         service.close()
     return EXIT_OK

@@ -18,7 +18,7 @@ from rankscope.cli import COMMANDS
 from rankscope.cli._common import load_judgements, load_ranking, reading
 from rankscope.engine import evaluate
 from rankscope.engine.evaluate import _conventions_fields, relevance_strings
-from rankscope.engine.measures import Measure, measure
+from rankscope.engine.measures import FAMILIES, Measure, measure
 from rankscope.engine.profiles import resolve_profile
 from rankscope.engine.results import Results
 from rankscope.errors import (
@@ -28,9 +28,6 @@ from rankscope.errors import (
 )
 from rankscope.report.results import write_text
 from rankscope.report.trec_eval import (
-    JUDGEMENT_GROUP_MEASURES,
-    PREFERENCE_MEASURES,
-    WITHOUT_JUDGEMENTS,
     TrecMeasure,
     format_trec_eval,
     read_zscores,
@@ -194,7 +191,24 @@ def add_parser(subparsers: Any) -> None:
         default="trec",
         help="trec (trec_eval 10, default) or trec9 (trec_eval 9: float32 scores)",
     )
+    parser.add_argument(
+        "--fix-trec-eval-quirks",
+        dest="fix_quirks",
+        action="store_true",
+        help="the corrected values where trec_eval 10 has deterministic quirks: 0 rather than "
+        "-nan for interpolated precision of an empty ranking (-J, -M0); under -c, a missing "
+        "query scored on an empty ranking rather than trec_eval's placeholder document; "
+        "without -c, a judged query missing from the run left out (with a warning) rather "
+        "than ending the output with exit status 4",
+    )
     parser.set_defaults(handler=run)
+
+
+# The exit status of trec_eval for a judged query without results (and no -c).
+EXIT_MISSING_QUERY = 4
+
+# trec_eval 10's deterministic quirks, as conventions (--fix-trec-eval-quirks leaves them).
+_QUIRKS = {"zero_division": "nan", "missing_query_ranking": "placeholder"}
 
 
 # A qrels line whose grade holds something besides an optional sign and digits.
@@ -239,15 +253,6 @@ def _debug_query(text: str | None) -> str | None:
     if not level.lstrip("-").isdigit():
         raise OptionError(f"-D {text!r}: expected a debug level, N or N.QID")
     return query or None
-
-
-def _kind(printed: str) -> str:
-    """The kind of judgements a measure line needs."""
-    if printed.startswith(PREFERENCE_MEASURES):
-        return "prefs"
-    if printed.startswith(JUDGEMENT_GROUP_MEASURES):
-        return "qrels_jg"
-    return "qrels"
 
 
 def _results(
@@ -310,6 +315,7 @@ def _judgement_group_results(
 def run(args: argparse.Namespace) -> int:
     only_query = _debug_query(args.debug_level)
     lines = trec_eval_measures(args.measures or [], args.collection_size)
+    _warn_undetermined(lines)
     measures = [line.measure for line in lines if line.measure is not None]
     kind = _REL_INFO_FORMATS[args.rel_info_format]
     # Under -c, trec_eval sums num_rel over every line of the qrels with a grade above 0,
@@ -322,11 +328,14 @@ def run(args: argparse.Namespace) -> int:
     profile = resolve_profile(args.profile)
     if args.judged_only:
         profile = profile.with_options(unjudged_documents="drop")
+    if not args.fix_quirks:
+        profile = profile.with_options(**_QUIRKS)
     zscores = read_zscores(args.zscores) if args.zscores is not None else None
     for line in lines:
-        needs = _kind(line.printed)
-        if line.printed not in WITHOUT_JUDGEMENTS and needs != kind:
-            raise OptionError(f"-m {line.printed}: trec_eval computes it only with {_NEEDS[needs]}")
+        if line.judgements not in ("any", kind):
+            raise OptionError(
+                f"-m {line.printed}: trec_eval computes it only with {_NEEDS[line.judgements]}"
+            )
     ranking = load_ranking(args.run, "trec", lenient=False)
     options: dict[str, Any] = {
         "profile": profile,
@@ -354,14 +363,63 @@ def run(args: argparse.Namespace) -> int:
     summary_from: dict[str, TrecMeasure] = {}
     if counts_num_rel:
         summary_from = {"num_rel": TrecMeasure("num_rel", complete_num_rel)}
-    text = format_trec_eval(
-        results,
-        lines,
-        per_query=args.query,
-        summary=not args.nosummary,
-        summary_from=summary_from,
-        relstrings=strings,
-        zscores=zscores,
+    stop_at = _first_missing(results, only_query) if not args.fix_quirks else None
+    printed: Results | None = results
+    if stop_at is not None:
+        # trec_eval prints the queries before the first judged one without results, then
+        # stops: no summary.
+        shown = [query for query in results.query_ids if query < stop_at]
+        printed = results.only_queries(shown) if shown else None
+    text = (
+        ""
+        if printed is None
+        else format_trec_eval(
+            printed,
+            lines,
+            per_query=args.query,
+            summary=not args.nosummary and stop_at is None,
+            summary_from=summary_from,
+            relstrings=strings,
+            zscores=zscores,
+        )
     )
     write_text(text, None)
+    if stop_at is not None:
+        print(
+            f"rankscope: error: query {stop_at!r} is judged in {args.qrels} but has no results "
+            f"in {args.run}; trec_eval stops there with exit status {EXIT_MISSING_QUERY}, "
+            "and so does this command (the output above is what trec_eval prints before it). "
+            "Give -c to score such queries, or --fix-trec-eval-quirks to leave them out of the "
+            "averages",
+            file=sys.stderr,
+        )
+        return EXIT_MISSING_QUERY
     return 0
+
+
+def _warn_undetermined(lines: list[TrecMeasure]) -> None:
+    """Warn, once per line kind, where trec_eval's own value depends on memory it never wrote
+    (the registry says where): what this command prints is the corrected computation's."""
+    for line in lines:
+        if line.measure is None:
+            continue
+        for entry in FAMILIES[line.measure.family].trec_eval:
+            if entry.undetermined and line.printed.startswith(entry.name):
+                warnings.warn(
+                    f"{line.printed}: {entry.undetermined}, so its value there is not "
+                    "determined by the input; this prints the corrected value",
+                    RankscopeWarning,
+                    stacklevel=2,
+                )
+                break
+
+
+def _first_missing(results: Results, only_query: str | None) -> str | None:
+    """The first judged query (byte-wise) that the run has no results for, when they are not
+    scored: where trec_eval stops (with -D N.QID, only QID is looked at)."""
+    missing = results.missing_queries
+    if only_query is not None:
+        missing = tuple(query for query in missing if query == only_query)
+    if results.complete or not missing:
+        return None
+    return min(missing, key=lambda query: query.encode())

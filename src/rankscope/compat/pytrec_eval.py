@@ -45,10 +45,17 @@ from typing import Any
 
 from rankscope import _core
 from rankscope.engine.evaluate import _conventions_fields
+from rankscope.engine.measures import FAMILIES
+from rankscope.engine.measures._registry import (
+    GEOMETRIC_MEAN_FLOOR,
+    TrecName,
+    trec_eval_nicknames,
+    trec_eval_table,
+)
 from rankscope.engine.profiles import PROFILES
 from rankscope.errors import EmptyInputError, OptionError, ParseError
 from rankscope.io._native import native_qrels, native_run, trec_qrels_rows, trec_run_rows
-from rankscope.report.trec_eval import OFFICIAL, trec_eval_measures
+from rankscope.report.trec_eval import trec_eval_measures
 
 __all__ = [
     "RelevanceEvaluator",
@@ -59,77 +66,38 @@ __all__ = [
     "supported_nicknames",
 ]
 
-# pytrec_eval's measures: trec_eval 9's.
-supported_measures: frozenset[str] = frozenset(
-    {
-        "11pt_avg",
-        "G",
-        "P",
-        "Rndcg",
-        "Rprec",
-        "Rprec_mult",
-        "binG",
-        "bpref",
-        "gm_bpref",
-        "gm_map",
-        "infAP",
-        "iprec_at_recall",
-        "map",
-        "map_cut",
-        "ndcg",
-        "ndcg_cut",
-        "ndcg_rel",
-        "num_nonrel_judged_ret",
-        "num_q",
-        "num_rel",
-        "num_rel_ret",
-        "num_ret",
-        "recall",
-        "recip_rank",
-        "relative_P",
-        "relstring",
-        "runid",
-        "set_F",
-        "set_P",
-        "set_map",
-        "set_recall",
-        "set_relative_P",
-        "success",
-        "utility",
-    }
-)
+# pytrec_eval is trec_eval 9: the lines of trec_eval's table it computes (the registry says
+# which), and the nicknames made of them alone.
+_FULL_TABLE = {entry.name: entry for entry in trec_eval_table()}
+_TABLE: dict[str, TrecName] = {
+    name: entry for name, entry in _FULL_TABLE.items() if entry.pytrec_eval
+}
+supported_measures: frozenset[str] = frozenset(_TABLE)
 supported_nicknames: dict[str, frozenset[str]] = {
-    "official": frozenset(OFFICIAL),
-    "set": frozenset(
-        {
-            "runid",
-            "num_q",
-            "num_ret",
-            "num_rel",
-            "num_rel_ret",
-            "utility",
-            "set_P",
-            "set_recall",
-            "set_relative_P",
-            "set_map",
-            "set_F",
-        }
-    ),
-    "all_trec": supported_measures,
+    nickname: frozenset(names) & supported_measures
+    for nickname, names in trec_eval_nicknames().items()
+    # pytrec_eval reads qrels only: not the nicknames of preferences or judgement groups.
+    if all(_FULL_TABLE[name].judgements in ("qrels", "any") for name in names)
 }
 # Families with one output key per parameter (``P_5``, ``iprec_at_recall_0.10``); the others
 # print their bare name whatever their parameters.
 _PER_PARAMETER = frozenset(
-    {"P", "recall", "ndcg_cut", "map_cut", "relative_P", "success", "iprec_at_recall", "Rprec_mult"}
+    name
+    for name, entry in _TABLE.items()
+    if entry.family is not None and entry.style in ("cutoffs", "levels", "factors")
 )
 # trec_eval reads these families' parameters as grade=gain pairs, which pytrec_eval's syntax
 # cannot write.
-_GAIN_PAIRS = frozenset({"ndcg", "G", "ndcg_rel", "Rndcg"})
-# Keys pytrec_eval reports as 0.0 for every query.
-_ZEROS = frozenset({"runid", "relstring"})
-# Keys whose per-query value pytrec_eval reports as log(max(value, 1e-5)).
-_LOGARITHMS = frozenset({"gm_map", "gm_bpref"})
-_GEOMETRIC_MEAN_FLOOR = 1e-5
+_GAIN_PAIRS = frozenset(name for name, entry in _TABLE.items() if entry.style == "pairs")
+# Keys pytrec_eval reports as 0.0 for every query: the lines that are not measures.
+_ZEROS = frozenset(name for name, entry in _TABLE.items() if entry.family is None)
+# Keys whose per-query value pytrec_eval reports as log(max(value, floor)): the measures
+# aggregated by geometric mean.
+_LOGARITHMS = frozenset(
+    name
+    for name, entry in _TABLE.items()
+    if entry.family is not None and FAMILIES[entry.family].aggregate == "geometric_mean"
+)
 # As pytrec_eval: the measure, then "." or "_" and numbers separated by commas (a prefix match).
 _PARAMETERS = r"{}[\._]([0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*)"
 
@@ -279,7 +247,7 @@ class RelevanceEvaluator:
                 for key in zeros:
                     per_query[key] = 0.0
                 for key in logarithms:
-                    per_query[key] = math.log(max(per_query[key], _GEOMETRIC_MEAN_FLOOR))
+                    per_query[key] = math.log(max(per_query[key], GEOMETRIC_MEAN_FLOOR))
         return result
 
     def _empty_rankings(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, Any]:

@@ -9,17 +9,10 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, cast
 
 from rankscope import _core
-from rankscope.engine.measures import FAMILIES, Measure, parse_measures
+from rankscope.engine.measures import Measure, parse_measures
 from rankscope.engine.profiles import Conventions, resolve_profile
 from rankscope.engine.results import Results
-from rankscope.errors import (
-    InputError,
-    MeasureError,
-    OptionError,
-    ProfileError,
-    RankscopeError,
-    RankscopeWarning,
-)
+from rankscope.errors import InputError, OptionError, RankscopeError, RankscopeWarning
 from rankscope.io._files import STDIN, open_plain, open_stream
 from rankscope.io._native import (
     DEFAULT_CHUNK_BYTES,
@@ -112,34 +105,9 @@ def _conventions_fields(conventions: Conventions) -> list[tuple[str, str]]:
 
 
 def _check_profile_support(measures: list[Measure], conventions: Conventions) -> None:
-    for m in measures:
-        if FAMILIES[m.family].kind == "answer":
-            raise MeasureError(
-                f"{m.name} scores generated answers, not rankings; use "
-                "rankscope.evaluate_answers (command line: rankscope answers)"
-            )
-    if not conventions.binary_relevance:
-        return
-    for m in measures:
-        family = FAMILIES[m.family]
-        if not family.weknora:
-            supported = ", ".join(
-                f.name for f in FAMILIES.values() if f.weknora and f.kind == "ranking"
-            )
-            raise ProfileError(
-                f"{m.name} is not defined by the {conventions.name} profile "
-                f"(it defines {supported}); use profile='trec'"
-            )
-        if m.relevance_level is not None:
-            raise ProfileError(
-                f"{m.name}: the {conventions.name} profile has binary relevance; set "
-                "relevance_level on evaluate() instead of rel= on the measure"
-            )
-        if m.family != "nDCG" and m.cutoff is not None:
-            raise ProfileError(
-                f"{m.name}: the {conventions.name} profile defines {m.family} over the whole "
-                f"ranking, without a cutoff; use {m.family} or profile='trec'"
-            )
+    """Refuse what the profile does not define (answer measures always), before any input is
+    read: the core's check."""
+    _core.check_measures([m.name for m in measures], _conventions_fields(conventions))
 
 
 def evaluate(
@@ -178,9 +146,14 @@ def evaluate(
         Score judged queries missing from the run as 0 and include them in the aggregates
         (trec_eval ``-c``). Otherwise they are left out.
     relevance_level
-        Lowest grade that counts as relevant for binary measures (trec_eval ``-l``).
+        Lowest grade that counts as relevant for binary measures (trec_eval ``-l``). Any
+        integer, compared as trec_eval compares it: below 1 judged non-relevant documents
+        count as relevant; below 0, in the measures that compare grades directly, so do
+        retrieved documents absent from the qrels (grade -1) and, below -1, pooled but unjudged
+        ones (a negative grade in the qrels, -2).
     max_documents
-        Evaluate only the first ``max_documents`` of each ranking (trec_eval ``-M``).
+        Evaluate only the first ``max_documents`` of each ranking (trec_eval ``-M``); 0 leaves
+        every ranking empty.
     duplicate_documents
         Override the profile's policy for a document ranked twice in one query:
         ``"error"``, ``"keep_first"`` or ``"keep_all"``.
@@ -219,15 +192,19 @@ def evaluate(
     conventions = resolve_profile(profile)
     if duplicate_documents is not None:
         conventions = conventions.with_options(duplicate_documents=duplicate_documents)
-    for option, value in (
-        ("relevance_level", relevance_level),
-        ("max_documents", max_documents),
-        ("chunk_bytes", chunk_bytes),
+    # As trec_eval takes -l and -M: any level, and 0 documents (every ranking empty).
+    for option, value, least in (
+        ("relevance_level", relevance_level, None),
+        ("max_documents", max_documents, 0),
+        ("chunk_bytes", chunk_bytes, 1),
     ):
         if value is None and option == "max_documents":
             continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise OptionError(f"{option} must be an integer >= 1; got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int):
+            expected = "an integer" if least is None else f"an integer >= {least}"
+            raise OptionError(f"{option} must be {expected}; got {value!r}")
+        if least is not None and value < least:
+            raise OptionError(f"{option} must be an integer >= {least}; got {value!r}")
     for option, flag in (("complete", complete), ("lenient", lenient)):
         if not isinstance(flag, bool):
             raise OptionError(f"{option} must be True or False; got {flag!r}")

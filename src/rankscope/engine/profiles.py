@@ -23,6 +23,8 @@ PrecisionDenominator = Literal["cutoff", "retrieved"]
 APDenominator = Literal["relevant", "relevant_retrieved"]
 RecallLevelRounding = Literal["nearest", "add_0.9_truncate"]
 UnjudgedDocuments = Literal["keep", "drop"]
+ZeroDivision = Literal["zero", "nan"]
+MissingQueryRanking = Literal["empty", "placeholder"]
 
 
 class Conventions(NamedTuple):
@@ -66,6 +68,19 @@ class Conventions(NamedTuple):
         ``"keep"``: retrieved documents without a judgement (absent from the qrels or with a
         negative grade) stay in the ranking as non-relevant (trec_eval). ``"drop"``: they
         leave the ranking before any measure is computed (trec_eval ``-J``).
+    zero_division
+        What a measure trec_eval computes as 0 divided by 0 gives: ``"zero"``, or ``"nan"`` as
+        trec_eval 10 prints it (``-nan``): interpolated precision (IPrec, IPrecAvg) of an
+        empty ranking (trec_eval ``-J`` with nothing judged retrieved, or ``-M0``) and RnDCG
+        of a query whose relevant documents all have gain 0 (``-l0``). A mean over queries
+        with a NaN is NaN. Named after scikit-learn's ``zero_division``.
+    missing_query_ranking
+        What a judged query absent from the run is scored on under ``complete=True``:
+        ``"empty"`` (nothing retrieved), or ``"placeholder"`` as trec_eval 10 ``-c``: one
+        unjudged document, after which trec_eval sets its ``num_ret``, ``utility``,
+        ``rbp_resid`` and ``unj_*`` to 0, while measures with parameters of their own
+        (``Utility(a=1,b=-1,c=0,d=1)``, ``TrecRBPResid(p=0.5)``) keep what the placeholder
+        gives them.
     """
 
     name: str
@@ -79,6 +94,8 @@ class Conventions(NamedTuple):
     ap_denominator: APDenominator = "relevant"
     recall_level_rounding: RecallLevelRounding = "nearest"
     unjudged_documents: UnjudgedDocuments = "keep"
+    zero_division: ZeroDivision = "zero"
+    missing_query_ranking: MissingQueryRanking = "empty"
 
     def checked(self) -> "Conventions":
         """These conventions, once every field holds a value its type allows."""

@@ -15,6 +15,8 @@ Any file may be compressed (.gz, .bz2, .xz, .zst); ``-`` is standard input or ou
 file holding one object ``{query_id: {doc_id: value}}`` (ranx, pytrec_eval) reads as such.
 `as_qrels` and `as_run` take anything `rankscope.evaluate` takes: files, dicts, frames (polars,
 pandas, pyarrow, datasets, Arrow streams) and iterables of records (ir_datasets, ir_measures).
+`read_corpus` and `read_queries` read the texts of documents and queries by id (BEIR's JSONL,
+MS MARCO's TSV, WeKnora's Parquet).
 
 Examples
 --------
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from rankscope.io._inputs import as_qrels, as_run
     from rankscope.io._read import read_qrels, read_run
     from rankscope.io._stream import read_run_batches
+    from rankscope.io._texts import read_corpus, read_queries
     from rankscope.io._write import write_qrels, write_run
     from rankscope.io.tables import Qrels, Run
 
@@ -48,7 +51,9 @@ __all__ = [
     "as_qrels",
     "as_run",
     "open_output",
+    "read_corpus",
     "read_qrels",
+    "read_queries",
     "read_run",
     "read_run_batches",
     "write_qrels",
@@ -67,6 +72,8 @@ __getattr__ = lazy_attributes(
         "read_qrels": "rankscope.io._read",
         "read_run": "rankscope.io._read",
         "read_run_batches": "rankscope.io._stream",
+        "read_corpus": "rankscope.io._texts",
+        "read_queries": "rankscope.io._texts",
         "write_qrels": "rankscope.io._write",
         "write_run": "rankscope.io._write",
     },

@@ -7,12 +7,13 @@ from typing import IO
 
 import polars as pl
 
+from rankscope.errors import InputError
 from rankscope.io._files import open_output
 from rankscope.io._formats import normalize_format
 from rankscope.io._trec import qrels_lines, run_lines, write_lines
 from rankscope.io.tables import Qrels, Run
 
-__all__ = ["write_qrels", "write_run"]
+__all__ = ["write_qrels", "write_run", "write_table"]
 
 
 def _write_table(frame: pl.DataFrame, file: IO[bytes], fmt: str) -> None:
@@ -24,6 +25,28 @@ def _write_table(frame: pl.DataFrame, file: IO[bytes], fmt: str) -> None:
         frame.write_csv(file, separator="\t")
     else:
         frame.write_parquet(file)
+
+
+def write_table(frame: pl.DataFrame, path: str | os.PathLike[str], format: str) -> None:
+    """Write a table of any columns (a judging sheet, say) as JSONL, CSV, TSV or Parquet, to a
+    file compressed by its extension or to ``"-"``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "sheet.csv"
+    >>> write_table(pl.DataFrame({"query_id": ["q1"], "note": ["a, b"]}), path, "csv")
+    >>> print(path.read_text(), end="")
+    query_id,note
+    q1,"a, b"
+    """
+    fmt = normalize_format(format)
+    if fmt == "trec":
+        raise InputError(
+            "TREC files have fixed fields; write a table as jsonl, csv, tsv or parquet"
+        )
+    with open_output(path) as file:
+        _write_table(frame, file, fmt)
 
 
 def write_run(run: Run, path: str | os.PathLike[str], format: str = "trec") -> None:

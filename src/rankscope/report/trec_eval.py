@@ -8,12 +8,18 @@ byte-wise and the summary (``all``) last.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Literal
 
 from rankscope.engine.measures import FAMILIES, Measure, measure
+from rankscope.engine.measures._registry import (
+    TrecJudgements,
+    TrecName,
+    trec_eval_nicknames,
+    trec_eval_table,
+)
 from rankscope.engine.results import Results
 from rankscope.errors import MeasureError, RankscopeWarning
 
@@ -25,128 +31,12 @@ __all__ = [
     "trec_eval_measures",
 ]
 
-_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-_RPREC_FACTORS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
-
-# How a family reads the parameters of ``-m family.params``:
-#   none       no parameters
-#   cutoffs    integer cutoffs, one line each (``P_5``); read with strtol, so 23.4 is 23
-#   levels     recall levels, one line each (``iprec_at_recall_0.10``)
-#   factors    multiples of R, one line each (``Rprec_mult_0.20``)
-#   level_set  recall levels averaged into one line (11pt_avg)
-#   utility    the four coefficients a, b, c, d
-#   pairs      ``grade=gain`` pairs (and ``p=`` for rbp): one line
-#   number     one number (set_F's beta)
-ParamStyle = Literal[
-    "none", "cutoffs", "levels", "factors", "level_set", "utility", "pairs", "number"
-]
-
-
-@dataclass(frozen=True)
-class _Family:
-    ours: str | None  # the rankscope family; None for runid
-    style: ParamStyle = "none"
-    defaults: tuple[float, ...] = ()
-
-
-# trec_eval 10's measure table, in its order (the order it prints families in).
-_TABLE: dict[str, _Family] = {
-    "runid": _Family(None),
-    "num_q": _Family("NumQ"),
-    "num_ret": _Family("NumRet"),
-    "num_rel": _Family("NumRel"),
-    "num_rel_ret": _Family("NumRelRet"),
-    "map": _Family("AP"),
-    "gm_map": _Family("GM_AP"),
-    "Rprec": _Family("Rprec"),
-    "bpref": _Family("Bpref"),
-    "recip_rank": _Family("RR"),
-    "iprec_at_recall": _Family("IPrec", "levels", _RECALL_LEVELS),
-    "P": _Family("P", "cutoffs", _CUTS),
-    "relstring": _Family("relstring", "cutoffs", (10,)),
-    "recall": _Family("R", "cutoffs", _CUTS),
-    "infAP": _Family("infAP"),
-    "gm_bpref": _Family("GM_Bpref"),
-    "Rprec_mult": _Family("RprecMult", "factors", _RPREC_FACTORS),
-    "utility": _Family("Utility", "utility", (1.0, -1.0, 0.0, 0.0)),
-    "11pt_avg": _Family("IPrecAvg", "level_set"),
-    "binG": _Family("BinG"),
-    "G": _Family("G", "pairs"),
-    "ndcg": _Family("nDCG", "pairs"),
-    "ndcg_rel": _Family("nDCGRel", "pairs"),
-    "Rndcg": _Family("RnDCG", "pairs"),
-    "ndcg_cut": _Family("nDCG", "cutoffs", _CUTS),
-    "map_cut": _Family("AP", "cutoffs", _CUTS),
-    "relative_P": _Family("RelP", "cutoffs", _CUTS),
-    "success": _Family("Success", "cutoffs", (1, 5, 10)),
-    "set_P": _Family("P"),
-    "set_relative_P": _Family("RelP"),
-    "set_recall": _Family("R"),
-    "set_map": _Family("SetAP"),
-    "set_F": _Family("SetF", "number", (1.0,)),
-    "num_nonrel_judged_ret": _Family("NumNonRelJudgedRet"),
-    "prefs_num_prefs_poss": _Family("NumPrefsPoss"),
-    "prefs_num_prefs_ful": _Family("NumPrefsFul"),
-    "prefs_num_prefs_ful_ret": _Family("NumPrefsFulRet"),
-    "prefs_simp": _Family("PrefsSimp"),
-    "prefs_pair": _Family("PrefsPair"),
-    "prefs_avgjg": _Family("PrefsAvgJG"),
-    "prefs_avgjg_Rnonrel": _Family("PrefsAvgJGRNonRel"),
-    "prefs_simp_ret": _Family("PrefsSimpRet"),
-    "prefs_pair_ret": _Family("PrefsPairRet"),
-    "prefs_avgjg_ret": _Family("PrefsAvgJGRet"),
-    "prefs_avgjg_Rnonrel_ret": _Family("PrefsAvgJGRNonRelRet"),
-    "prefs_simp_imp": _Family("PrefsSimpImp"),
-    "prefs_pair_imp": _Family("PrefsPairImp"),
-    "prefs_avgjg_imp": _Family("PrefsAvgJGImp"),
-    "map_avgjg": _Family("AP"),
-    "P_avgjg": _Family("P", "cutoffs", _CUTS),
-    "Rprec_mult_avgjg": _Family("RprecMult", "factors", _RPREC_FACTORS),
-    "yaap": _Family("YAAP"),
-    "rbp": _Family("TrecRBP", "pairs"),
-    "rbp_resid": _Family("TrecRBPResid", "pairs"),
-    "unj": _Family("Unjudged", "cutoffs", (5, 10, 20)),
-}
-# trec_eval's nicknames (measures.c), in their own order; the output follows _TABLE's.
-_NICKNAMES: dict[str, tuple[str, ...]] = {
-    "official": (
-        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-        "bpref", "recip_rank", "iprec_at_recall", "P",
-    ),
-    "all_trec": (
-        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-        "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp",
-        "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P",
-        "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G",
-        "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret",
-    ),
-    "set": (
-        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
-        "set_recall", "set_relative_P", "set_map", "set_F",
-    ),
-    "all_prefs": (
-        "runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
-        "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
-        "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
-        "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
-    ),
-    "prefs": (
-        "runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
-        "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
-    ),
-    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
-}  # fmt: skip
-# The judgement-group measures (-R qrels_jg): the measure of each group, averaged per query.
-JUDGEMENT_GROUP_MEASURES = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
-# Measures that need no judgements (any -R).
-WITHOUT_JUDGEMENTS = ("runid", "num_q")
-# The preference measures (-R prefs, -R qrels_prefs).
-PREFERENCE_MEASURES = tuple(name for name in _TABLE if name.startswith("prefs_"))
+# trec_eval's measure table, in its order (the order it prints families in), and its
+# nicknames: the core's registry, by trec_eval name.
+_TABLE: dict[str, TrecName] = {entry.name: entry for entry in trec_eval_table()}
+_NICKNAMES: dict[str, tuple[str, ...]] = trec_eval_nicknames()
 ALL_TREC = _NICKNAMES["all_trec"]
 OFFICIAL = _NICKNAMES["official"]
-# trec_eval prints these only in the summary (runid too).
-_SUMMARY_ONLY = {"NumQ", "GM_AP", "GM_Bpref"}
 
 
 @dataclass(frozen=True)
@@ -156,12 +46,13 @@ class TrecMeasure:
     printed: str
     measure: Measure | None  # None for runid and relstring
     relstring: int | None = None  # relstring's length
+    judgements: TrecJudgements = "qrels"  # what it is computed from (trec_eval's -R)
 
     @property
     def summary_only(self) -> bool:
         if self.measure is None:
             return self.relstring is None  # runid
-        return self.measure.family in _SUMMARY_ONLY
+        return any(entry.summary_only for entry in FAMILIES[self.measure.family].trec_eval)
 
     @property
     def is_count(self) -> bool:
@@ -216,16 +107,39 @@ def _pairs(family: str, spec: str, text: str) -> dict[str, float]:
     return pairs
 
 
+def _warn_close_gains(spec: str, gains: dict[int, float]) -> None:
+    """Warn where trec_eval's order of gains is the C library's: its comparator truncates the
+    difference of two gains to an integer, so gains less than 1 apart (among those given and
+    the grades' own gains) compare equal and qsort may put them either way."""
+    if not gains:
+        return
+    table = {grade: float(grade) for grade in range(max(0, max(gains)) + 1)} | gains
+    values = sorted(set(table.values()))
+    if any(later - earlier < 1 for earlier, later in itertools.pairwise(values)):
+        warnings.warn(
+            f"-m {spec}: gains less than 1 apart; trec_eval 10 compares gains by their "
+            "difference truncated to an integer, so the order it sorts them in (and its value) "
+            "depends on the C library; this prints the value with the gains in order",
+            RankscopeWarning,
+            stacklevel=3,
+        )
+
+
 def _lines_of(family: str, spec: str, text: str | None, collection_size: int) -> list[TrecMeasure]:
     entry = _TABLE[family]
-    ours = entry.ours
-    if ours is None:
-        return [TrecMeasure("runid", None)]
-    if ours == "relstring":
+    if entry.family is None:  # runid and relstring are lines, not measures
+        if family == "runid":
+            return [TrecMeasure("runid", None, judgements=entry.judgements)]
         values = _numbers(family, spec, text) if text else list(entry.defaults)
         printed = f"{family}_{text}" if text else family
         return [TrecMeasure(printed, None, relstring=int(values[0]))]
+    ours = entry.family
     style = entry.style
+    judgements = entry.judgements
+
+    def line(printed: str, name: str) -> TrecMeasure:
+        return TrecMeasure(printed, measure(name), judgements=judgements)
+
     if text is not None and style == "none":
         warnings.warn(
             f"trec_eval measure {family!r} takes no parameters; {text!r} ignored in "
@@ -237,17 +151,20 @@ def _lines_of(family: str, spec: str, text: str | None, collection_size: int) ->
     # A one-line family with parameters prints them as given: utility_2,-1,0,0.
     printed = f"{family}_{text}" if given else family
     if style == "none":
-        return [TrecMeasure(family, measure(ours))]
+        return [line(family, ours)]
     if style == "pairs":
+        # trec_eval's pairs set the gains of grades and (rbp's) p: the family's own parameters.
+        takes = FAMILIES[ours].params
         pairs = _pairs(family, spec, text) if given and text else {}
         gains = {k: v for k, v in pairs.items() if k.lstrip("+-").isdigit()}
+        _warn_close_gains(spec, {int(k): v for k, v in gains.items()})
         params = []
-        if gains and ours != "TrecRBPResid":
+        if gains and "gains" in takes:
             params.append("gains=" + ";".join(f"{int(k)}:{v!r}" for k, v in sorted(gains.items())))
-        if "p" in pairs and ours in ("TrecRBP", "TrecRBPResid"):
+        if "p" in pairs and "p" in takes:
             params.append(f"p={pairs['p']!r}")
         name = f"{ours}({','.join(params)})" if params else ours
-        return [TrecMeasure(printed, measure(name))]
+        return [line(printed, name)]
     values = _numbers(family, spec, text) if given and text else list(entry.defaults)
     if style == "utility":
         if len(values) != 4:
@@ -255,28 +172,27 @@ def _lines_of(family: str, spec: str, text: str | None, collection_size: int) ->
                 f"trec_eval measure 'utility' takes 4 coefficients (a,b,c,d); got -m {spec!r}"
             )
         a, b, c, d = values
-        name = f"Utility(a={a!r},b={b!r},c={c!r},d={d!r},n={float(collection_size)!r})"
-        return [TrecMeasure(printed, measure(name))]
+        size = f"n={float(collection_size)!r}" if collection_size else ""
+        if given:
+            name = f"{ours}(a={a!r},b={b!r},c={c!r},d={d!r}{',' if size else ''}{size})"
+        else:  # trec_eval's coefficients: the measure it prints as plain utility
+            name = f"{ours}({size})" if size else ours
+        return [line(printed, name)]
     if style == "number":
-        return [TrecMeasure(printed, measure(f"{ours}(beta={values[0]!r})"))]
+        return [line(printed, f"{ours}(beta={values[0]!r})")]
     if style == "level_set":
         if not given:
-            return [TrecMeasure(family, measure(ours))]
+            return [line(family, ours)]
         levels = ";".join(repr(v) for v in _distinct_sorted(family, spec, values))
-        return [TrecMeasure(printed, measure(f"{ours}(levels={levels})"))]
-    if style == "levels":
+        return [line(printed, f"{ours}(levels={levels})")]
+    if style in ("levels", "factors"):
         return [
-            TrecMeasure(f"{family}_{level:.2f}", measure(f"{ours}@{level!r}"))
+            line(f"{family}_{level:.2f}", f"{ours}@{level!r}")
             for level in _distinct_sorted(family, spec, values)
-        ]
-    if style == "factors":
-        return [
-            TrecMeasure(f"{family}_{factor:.2f}", measure(f"{ours}@{factor!r}"))
-            for factor in _distinct_sorted(family, spec, values)
         ]
     # trec_eval reads integer cutoffs with strtol: 23.4 becomes 23.
     cuts = _distinct_sorted(family, spec, [float(int(v)) for v in values])
-    return [TrecMeasure(f"{family}_{int(cut)}", measure(f"{ours}@{int(cut)}")) for cut in cuts]
+    return [line(f"{family}_{int(cut)}", f"{ours}@{int(cut)}") for cut in cuts]
 
 
 def trec_eval_measures(specs: list[str], collection_size: int = 0) -> list[TrecMeasure]:
@@ -320,6 +236,14 @@ def _value(line: TrecMeasure, value: float, run_name: str) -> str:
         return run_name
     if line.is_count:
         return str(round(value))
+    return _number(value)
+
+
+def _number(value: float) -> str:
+    """A value as trec_eval's ``%6.4f`` prints it; NaN as the ``-nan`` of 0.0 / 0.0 on the
+    machines trec_eval runs on (x86 and ARM set the sign of that NaN)."""
+    if math.isnan(value):
+        return "  -nan"
     return f"{value:.4f}"
 
 
@@ -392,7 +316,9 @@ def format_trec_eval(
     run_name = run_name or results.run_name
     summary_from = summary_from or {}
     if zscores is not None:
-        return _format_zscores(results, lines, per_query, summary, run_name, zscores, relstrings)
+        return _format_zscores(
+            results, lines, per_query, summary, run_name, zscores, relstrings, summary_from
+        )
     out: list[str] = []
     if per_query:
         columns = {
@@ -426,14 +352,27 @@ def _format_zscores(
     run_name: str,
     zscores: dict[tuple[str, str], tuple[float, float]],
     relstrings: dict[str, str] | None,
+    summary_from: dict[str, TrecMeasure],
 ) -> str:
     from rankscope import _core
 
     query_ids = results.query_ids
+
+    def geometric(measure: Measure) -> bool:
+        return FAMILIES[measure.family].aggregate == "geometric_mean"
+
+    def query_values(measure: Measure) -> list[float]:
+        values = results.score_list(measure)
+        if geometric(measure):
+            # trec_eval's gm_* keep log(max(value, floor)) per query: the z-score is of that.
+            floor = _core.GEOMETRIC_MEAN_FLOOR
+            return [math.log(max(value, floor)) for value in values]
+        return values
+
     converted = {
         line.printed: [
             _zscore(value, zscores.get((query_id, line.printed)))
-            for query_id, value in zip(query_ids, results.score_list(line.measure), strict=True)
+            for query_id, value in zip(query_ids, query_values(line.measure), strict=True)
         ]
         for line in lines
         if line.measure is not None
@@ -446,13 +385,22 @@ def _format_zscores(
                 out.append(f"{line.printed:<22}\t{query_id}\t'{text}'\n")
             elif line.measure is not None and not line.summary_only:
                 value = converted[line.printed][row]
-                out.append(f"Z{line.printed:<22}\t{query_id}\t{value:.4f}\n")
+                out.append(f"Z{line.printed:<22}\t{query_id}\t{_number(value)}\n")
+    means = results.mean() if summary and summary_from else {}
     for line in lines if summary else []:
         if line.measure is None:
             if line.relstring is None:
                 out.append(f"{line.printed:<22}\tall\t{run_name}\n")
             continue
-        how = FAMILIES[line.measure.family].aggregate
-        value = _core.aggregate(converted[line.printed], how)
-        out.append(f"Z{line.printed:<22}\tall\t{value:.4f}\n")
+        source = summary_from.get(line.printed)
+        if source is not None and source.measure is not None:
+            # trec_eval's summary of num_rel under -c is its count of relevant judgements,
+            # not a z-score.
+            value = means[source.measure.name]
+        elif geometric(line.measure):
+            value = math.exp(_core.aggregate(converted[line.printed], "mean"))
+        else:
+            how = FAMILIES[line.measure.family].aggregate
+            value = _core.aggregate(converted[line.printed], how)
+        out.append(f"Z{line.printed:<22}\tall\t{_number(value)}\n")
     return "".join(out)

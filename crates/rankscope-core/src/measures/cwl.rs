@@ -12,45 +12,171 @@
 //! a grade becomes a gain in [0, 1] by `(clamp(max(grade, 0), min_rel, max_rel) - min_rel) /
 //! (max_rel - min_rel)`; an unjudged document gains 0.
 
-use super::kernels::KernelArgs;
-use super::{CutoffKind, Family};
+use super::{
+    kernel, Context, CutoffKind, Family, Kind, Measure, Param, ParamKind, Params, Scalar, Value,
+};
 use crate::batch::{QueryView, UNJUDGED};
 use crate::error::{py_repr, Error, Result};
 
 /// The ranks every C/W/L measure looks at (cwl_eval's `max_n`).
 pub const DEPTH: usize = 1000;
 
-/// The families of this module.
-const FAMILY_NAMES: [&str; 8] = [
-    "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM",
+const MAX_REL: Param = Param::new("max_rel", ParamKind::Integer);
+const MIN_REL: Param = Param::with_default("min_rel", ParamKind::Integer, Scalar::Integer(0));
+const TARGET: Param = Param::with_default("T", ParamKind::Number, Scalar::Number(1.0));
+const SDCG_CITATION: &str =
+    "Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, \
+     ACM TOIS 20(4), 2002, scaled as in cwl_eval (Azzopardi, Thomas & Moffat, \
+     cwl_eval: An Evaluation Tool for Information Retrieval, SIGIR 2019)";
+const NERR: &str = "Azzopardi, Mackenzie & Moffat, ERR is not C/W/L: Exploring the \
+                    Relationship Between Expected Reciprocal Rank and Other Metrics, ICTIR \
+                    2021; as computed by cwl_eval";
+
+/// The C/W/L measures of cwl_eval, under ir_measures' names.
+pub static FAMILIES: &[Family] = &[
+    Family {
+        name: "SDCG",
+        kind: Kind::Ranking(|m| kernel(Cwl::of(m), sdcg)),
+        summary: "scaled DCG: DCG@k of gains in [0, 1] over the DCG of k documents of gain 1 (cwl_eval's NDCG-k); needs max_rel",
+        formula: "sum_{i<=k} gain_i / log2(i + 1) / sum_{i<=k} 1 / log2(i + 1), gain = (clamp(max(grade, 0), min_rel, max_rel) - min_rel) / (max_rel - min_rel), unjudged 0, ranks to 1000",
+        citation: SDCG_CITATION,
+        cutoff: CutoffKind::Required,
+        params: &[
+            Param::with_default("dcg", ParamKind::Words(&["log2"]), Scalar::Word("log2")),
+            MAX_REL,
+            MIN_REL,
+        ],
+        check: Some(check),
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "NERR8",
+        kind: Kind::Ranking(|m| kernel(Cwl::of(m), nerr8)),
+        summary: "not (but nearly) ERR, eq. 8: the user stops at a document with its scaled gain, or after rank k; needs max_rel",
+        formula: "C/W/L with C(i) = 1 - gain_i for i < k, else 0; sum_i W(i) gain_i, W(i) = prod_{j<i} C(j) / sum_n prod_{j<n} C(j)",
+        citation: NERR,
+        cutoff: CutoffKind::Required,
+        params: &[MAX_REL, MIN_REL],
+        check: Some(check),
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "NERR9",
+        kind: Kind::Ranking(|m| kernel(Cwl::of(m), nerr9)),
+        summary: "not (but nearly) ERR, eq. 9: NERR8 with a rank discount; needs max_rel",
+        formula: "C/W/L with C(i) = i / (i + 1) (1 - gain_i) for i < k, else 0",
+        citation: NERR,
+        cutoff: CutoffKind::Required,
+        params: &[MAX_REL, MIN_REL],
+        check: Some(check),
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "NERR10",
+        kind: Kind::Ranking(|m| kernel(Cwl::of(m), nerr10)),
+        summary: "not (but nearly) ERR, eq. 10: RBP's persistence p (0.9 by default), stopped by gain; needs max_rel",
+        formula: "C/W/L with C(i) = p (1 - gain_i), ranks to 1000",
+        citation: NERR,
+        cutoff: CutoffKind::None,
+        params: &[
+            MAX_REL,
+            MIN_REL,
+            Param::with_default("p", ParamKind::Number, Scalar::Number(0.9)),
+        ],
+        check: Some(check),
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "NERR11",
+        kind: Kind::Ranking(|m| kernel(Cwl::of(m), nerr11)),
+        summary: "not (but nearly) ERR, eq. 11: INSQ's patience for a goal T (1 by default), stopped by gain; needs max_rel",
+        formula: "C/W/L with C(i) = ((i + 2T - 1) / (i + 2T))^2 (1 - gain_i), ranks to 1000",
+        citation: NERR,
+        cutoff: CutoffKind::None,
+        params: &[TARGET, MAX_REL, MIN_REL],
+        check: Some(check),
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "INST",
+        kind: Kind::Ranking(|m| kernel(Cwl::of(m), inst)),
+        summary: "INST: a user who wants gain T (1 by default) and grows less patient as gain comes; needs max_rel",
+        formula: "C/W/L with C(i) = ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - sum_{j<=i} gain_j, ranks to 1000",
+        citation: "Moffat, Bailey, Scholer & Thomas, INST: An Adaptive Metric for Information \
+                   Retrieval Evaluation, ADCS 2015; as computed by cwl_eval (Azzopardi, Thomas & \
+                   Moffat, SIGIR 2019)",
+        cutoff: CutoffKind::None,
+        params: &[TARGET, MAX_REL, MIN_REL],
+        check: Some(check),
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "INSQ",
+        kind: Kind::Ranking(|m| kernel(Cwl::of(m), insq)),
+        summary: "INSQ: INST's patience for a goal T (1 by default), whatever the gain found; needs max_rel",
+        formula: "C/W/L with C(i) = ((i + 2T - 1) / (i + 2T))^2, ranks to 1000",
+        citation: "Moffat, Scholer & Thomas, Models and Metrics: IR Evaluation as a User \
+                   Process, ADCS 2012; as computed by cwl_eval (Azzopardi, Thomas & Moffat, \
+                   SIGIR 2019)",
+        cutoff: CutoffKind::None,
+        params: &[TARGET, MAX_REL, MIN_REL],
+        check: Some(check),
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "BPM",
+        kind: Kind::Ranking(|m| kernel(Cwl::of(m), bpm)),
+        summary: "static Bejeweled Player Model: mean gain of the documents read until gain T (1 by default) or k documents; needs max_rel",
+        formula: "sum_{i<=s} gain_i / s, s = min(k, 1000, first i with sum_{j<=i} gain_j >= T)",
+        citation: "Zhang et al., Evaluating Web Search with a Bejeweled Player Model, SIGIR \
+                   2017; as computed by cwl_eval (Azzopardi, Thomas & Moffat, SIGIR 2019)",
+        cutoff: CutoffKind::Required,
+        params: &[TARGET, MAX_REL, MIN_REL],
+        check: Some(check),
+        ..Family::DEFAULTS
+    },
 ];
 
-/// Parameter values that ir_measures leaves out of a measure's name, as canonical text.
-const DEFAULTS: [(&str, &str); 4] = [
-    ("min_rel", "0"),
-    ("T", "1.0"),
-    ("p", "0.9"),
-    ("dcg", "log2"),
-];
+/// The parameters of a C/W/L measure.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cwl {
+    /// The grades that gain 0 and 1 (`min_rel=`, `max_rel=`); grades between scale linearly.
+    pub grade_range: (i64, i64),
+    /// The cutoff `k` of the measures that take one.
+    pub cutoff: Option<usize>,
+    /// NERR10's persistence (`p=`, 0.9 by default).
+    pub p: f64,
+    /// The total gain the user wants (`T=`, 1 by default).
+    pub target_gain: f64,
+}
 
-/// Check the parameters of a C/W/L measure and drop those holding their default, as
-/// ir_measures prints names (`INST(T=1.0,max_rel=3)` is `INST(max_rel=3)`). Other families'
-/// parameters pass through unchanged; `name` is the whole text, for messages.
-pub(super) fn settle_params(
-    family: &Family,
-    params: Vec<(String, String)>,
-    name: &str,
-) -> Result<Vec<(String, String)>> {
-    if !FAMILY_NAMES.contains(&family.name) {
-        return Ok(params);
+impl Cwl {
+    fn of(m: &Measure) -> Self {
+        Self {
+            // `max_rel` is required (see `check`).
+            grade_range: (
+                m.integer("min_rel").unwrap_or(0),
+                m.integer("max_rel").unwrap_or(1),
+            ),
+            cutoff: m.cutoff_count(),
+            p: m.number("p").unwrap_or(0.9),
+            target_gain: m.number("T").unwrap_or(1.0),
+        }
     }
-    let get = |key: &str| {
-        params
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    };
-    let Some(max_rel) = get("max_rel") else {
+
+    /// The cutoff `k` (required by the families that read it; all ranks without one).
+    fn k(&self) -> usize {
+        self.cutoff.unwrap_or(usize::MAX)
+    }
+}
+
+impl Params for Cwl {}
+
+/// The rules of a C/W/L measure's parameters: `max_rel` given, above `min_rel`; `T` positive,
+/// `p` in [0, 1]. `name` is the whole text, for messages.
+fn check(m: &Measure, name: &str) -> Result<()> {
+    let family = m.family;
+    let Some(max_rel) = m.integer("max_rel") else {
         return Err(Error::Measure(format!(
             "measure {0} needs max_rel, the grade that gains 1, as in {0}(max_rel=3){1}; got {2}",
             family.name,
@@ -62,36 +188,35 @@ pub(super) fn settle_params(
             py_repr(name)
         )));
     };
-    let integer = |text: &str| text.parse::<i64>().expect("validated when parsed");
-    let min_rel = get("min_rel").map_or(0, integer);
-    if min_rel >= integer(max_rel) {
+    let min_rel = m.integer("min_rel").unwrap_or(0);
+    if min_rel >= max_rel {
         return Err(Error::Measure(format!(
             "min_rel of {} must be below max_rel; got min_rel={min_rel}, max_rel={max_rel} in {}",
             family.name,
             py_repr(name)
         )));
     }
-    let number = |text: &str| text.parse::<f64>().expect("validated when parsed");
-    if let Some(target) = get("T").filter(|t| number(t) <= 0.0) {
-        return Err(Error::Measure(format!(
-            "parameter T of {} must be a positive number; got {} in {}",
-            family.name,
-            py_repr(target),
-            py_repr(name)
-        )));
+    for (param, value) in &m.params {
+        let Value::Number(number) = value else {
+            continue;
+        };
+        let text = py_repr(&param.print(value));
+        if param.name == "T" && *number <= 0.0 {
+            return Err(Error::Measure(format!(
+                "parameter T of {} must be a positive number; got {text} in {}",
+                family.name,
+                py_repr(name)
+            )));
+        }
+        if param.name == "p" && !(0.0..=1.0).contains(number) {
+            return Err(Error::Measure(format!(
+                "parameter p of {} must be a number in [0, 1]; got {text} in {}",
+                family.name,
+                py_repr(name)
+            )));
+        }
     }
-    if let Some(p) = get("p").filter(|p| !(0.0..=1.0).contains(&number(p))) {
-        return Err(Error::Measure(format!(
-            "parameter p of {} must be a number in [0, 1]; got {} in {}",
-            family.name,
-            py_repr(p),
-            py_repr(name)
-        )));
-    }
-    Ok(params
-        .into_iter()
-        .filter(|(k, v)| !DEFAULTS.contains(&(k.as_str(), v.as_str())))
-        .collect())
+    Ok(())
 }
 
 /// The gain of a grade: clamped to `[min_rel, max_rel]` and scaled to [0, 1]; negative grades
@@ -108,7 +233,7 @@ fn gain(grade: i64, (min_rel, max_rel): (i64, i64)) -> f64 {
 /// `C(i)` for the 1-based rank i.
 fn expected_utility(
     query: &QueryView<'_>,
-    args: &KernelArgs<'_>,
+    p: &Cwl,
     continuation: impl Fn(usize, f64, f64) -> f64,
 ) -> f64 {
     let mut reach = 1.0;
@@ -119,7 +244,7 @@ fn expected_utility(
         let g = query
             .grades
             .get(rank - 1)
-            .map_or(0.0, |&grade| gain(grade, args.grade_range));
+            .map_or(0.0, |&grade| gain(grade, p.grade_range));
         total_reach += reach;
         utility += reach * g;
         cumulative += g;
@@ -129,11 +254,6 @@ fn expected_utility(
         }
     }
     utility / total_reach
-}
-
-/// The cutoff `k` of the measures that need one (validated when parsed).
-fn cutoff(args: &KernelArgs<'_>) -> usize {
-    args.cutoff.expect("validated when parsed")
 }
 
 /// `(rank + a - 1) / (rank + a)` squared: INSQ's and NERR11's continuation (a = 2T).
@@ -146,10 +266,10 @@ fn insq_continuation(rank: usize, a: f64) -> f64 {
 ///
 /// `C(i) = log2(i + 1) / log2(i + 2)` for i < k, else 0, which makes it
 /// `Σ_{i<=k} gain_i / log2(i + 1) / Σ_{i<=k} 1 / log2(i + 1)`.
-pub fn sdcg(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    let k = cutoff(args);
+pub fn sdcg(query: &QueryView<'_>, p: &Cwl, _: &Context<'_>) -> f64 {
+    let k = p.k();
     let log2 = |x: f64| x.ln() / std::f64::consts::LN_2;
-    expected_utility(query, args, |rank, _, _| {
+    expected_utility(query, p, |rank, _, _| {
         if rank < k {
             log2(rank as f64 + 1.0) / log2(rank as f64 + 2.0)
         } else {
@@ -159,19 +279,15 @@ pub fn sdcg(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
 }
 
 /// NERR8@k (Azzopardi, Mackenzie & Moffat, ICTIR 2021, eq. 8): `C(i) = 1 - gain_i` for i < k.
-pub fn nerr8(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    let k = cutoff(args);
-    expected_utility(
-        query,
-        args,
-        |rank, g, _| if rank < k { 1.0 - g } else { 0.0 },
-    )
+pub fn nerr8(query: &QueryView<'_>, p: &Cwl, _: &Context<'_>) -> f64 {
+    let k = p.k();
+    expected_utility(query, p, |rank, g, _| if rank < k { 1.0 - g } else { 0.0 })
 }
 
 /// NERR9@k (eq. 9): `C(i) = i / (i + 1) (1 - gain_i)` for i < k.
-pub fn nerr9(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    let k = cutoff(args);
-    expected_utility(query, args, |rank, g, _| {
+pub fn nerr9(query: &QueryView<'_>, p: &Cwl, _: &Context<'_>) -> f64 {
+    let k = p.k();
+    expected_utility(query, p, |rank, g, _| {
         if rank < k {
             (rank as f64 / (rank as f64 + 1.0)) * (1.0 - g)
         } else {
@@ -181,23 +297,23 @@ pub fn nerr9(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
 }
 
 /// NERR10(p) (eq. 10): `C(i) = p (1 - gain_i)`, RBP's patience stopped by gain.
-pub fn nerr10(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    expected_utility(query, args, |_, g, _| args.p * (1.0 - g))
+pub fn nerr10(query: &QueryView<'_>, p: &Cwl, _: &Context<'_>) -> f64 {
+    expected_utility(query, p, |_, g, _| p.p * (1.0 - g))
 }
 
 /// NERR11(T) (eq. 11): `C(i) = ((i + 2T - 1) / (i + 2T))^2 (1 - gain_i)`.
-pub fn nerr11(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    let a = 2.0 * args.target_gain;
-    expected_utility(query, args, |rank, g, _| {
+pub fn nerr11(query: &QueryView<'_>, p: &Cwl, _: &Context<'_>) -> f64 {
+    let a = 2.0 * p.target_gain;
+    expected_utility(query, p, |rank, g, _| {
         insq_continuation(rank, a) * (1.0 - g)
     })
 }
 
 /// INST(T) (Moffat, Bailey, Scholer & Thomas, ADCS 2015):
 /// `C(i) = ((i + T + T_i - 1) / (i + T + T_i))^2`, `T_i = T - Σ_{j<=i} gain_j`.
-pub fn inst(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    let target = args.target_gain;
-    expected_utility(query, args, |rank, _, cumulative| {
+pub fn inst(query: &QueryView<'_>, p: &Cwl, _: &Context<'_>) -> f64 {
+    let target = p.target_gain;
+    expected_utility(query, p, |rank, _, cumulative| {
         let left = target - cumulative;
         let rank = rank as f64;
         ((rank + target + left - 1.0) / (rank + target + left)).powi(2)
@@ -205,18 +321,18 @@ pub fn inst(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
 }
 
 /// INSQ(T) (Moffat, Scholer & Thomas, ADCS 2012): `C(i) = ((i + 2T - 1) / (i + 2T))^2`.
-pub fn insq(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    let a = 2.0 * args.target_gain;
-    expected_utility(query, args, |rank, _, _| insq_continuation(rank, a))
+pub fn insq(query: &QueryView<'_>, p: &Cwl, _: &Context<'_>) -> f64 {
+    let a = 2.0 * p.target_gain;
+    expected_utility(query, p, |rank, _, _| insq_continuation(rank, a))
 }
 
 /// BPM(T)@K, static (Zhang et al., SIGIR 2017): the user reads on while the gain so far is
 /// below T and fewer than K documents were read, `C(i) = [Σ_{j<=i} gain_j < T and i < K]`;
 /// the value is the mean gain of the documents read.
-pub fn bpm(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    let k = cutoff(args);
-    let target = args.target_gain;
-    expected_utility(query, args, |rank, _, cumulative| {
+pub fn bpm(query: &QueryView<'_>, p: &Cwl, _: &Context<'_>) -> f64 {
+    let k = p.k();
+    let target = p.target_gain;
+    expected_utility(query, p, |rank, _, cumulative| {
         f64::from(u8::from(cumulative < target && rank < k))
     })
 }
@@ -238,7 +354,10 @@ mod tests {
             num_distinct_relevant: None,
             subtopics: None,
         };
-        (measure.family.kernel)(&query, &measure.kernel_args(&conventions, 1))
+        measure
+            .kernel()
+            .unwrap()
+            .score(&query, &crate::measures::Context::new(&conventions, 1))
     }
 
     fn close(got: f64, expected: f64, what: &str) {

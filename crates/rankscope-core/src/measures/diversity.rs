@@ -20,26 +20,170 @@
 //! `judged_only=True` (ir_measures) drops documents without any judgement from the ranking
 //! first.
 
-use super::kernels::KernelArgs;
+use super::{
+    kernel, Alias, Context, CutoffKind, Family, Kind, Measure, Param, ParamKind, Params, Reads,
+    Scalar, JUDGED_ONLY, REL,
+};
 use crate::batch::{Label, QueryView, SubtopicView, UNJUDGED};
 
-/// The families whose kernels read judgements per subtopic.
-pub const FAMILY_NAMES: &[&str] = &[
-    "alpha_nDCG",
-    "alpha_DCG",
-    "ERR_IA",
-    "nERR_IA",
-    "NRBP",
-    "nNRBP",
-    "P_IA",
-    "AP_IA",
-    "StRecall",
+const ALPHA: Param = Param::with_default("alpha", ParamKind::Number, Scalar::Number(0.5));
+// Without `rel=` a judgement counts at the evaluation's relevance level (1 unless asked), as for
+// every family; so `rel=1` stays in names (ir_measures leaves it out).
+const INTENT_PARAMS: &[Param] = &[REL, JUDGED_ONLY];
+const ALPHA_PARAMS: &[Param] = &[ALPHA, REL, JUDGED_ONLY];
+const NRBP_PARAMS: &[Param] = &[
+    ALPHA,
+    Param::with_default("beta", ParamKind::Number, Scalar::Number(0.5)),
+    REL,
+];
+const ALPHA_NDCG_CITATION: &str = "Clarke et al., Novelty and diversity in information retrieval \
+    evaluation, SIGIR 2008; ndeval 4.5 (TREC Web track)";
+const ERR_IA_CITATION: &str = "Chapelle et al., Expected reciprocal rank for graded relevance, \
+    CIKM 2009; Agrawal et al., Diversifying search results, WSDM 2009; ndeval 4.5";
+const NRBP_CITATION: &str = "Clarke, Kolla & Vechtomova, An effectiveness measure for ambiguous \
+    and underspecified queries, ICTIR 2009; ndeval 4.5";
+const IA_CITATION: &str = "Agrawal et al., Diversifying search results, WSDM 2009; ndeval 4.5";
+
+/// The diversity measures (ndeval's; ir_measures' names and parameters).
+pub static FAMILIES: &[Family] = &[
+    Family {
+        name: "alpha_nDCG",
+        kind: Kind::Ranking(|m| kernel(Diversity::of(m), alpha_ndcg)),
+        summary: "alpha-nDCG: nDCG of novelty gains over subtopics, normalized by ndeval's greedy ideal ranking",
+        formula: "alpha-DCG@k / alpha-DCG@k of the greedy ideal; gain g_i = sum_{s rel} (1 - alpha)^{c_s}, c_s = documents relevant to s above i",
+        citation: ALPHA_NDCG_CITATION,
+        cutoff: CutoffKind::Required,
+        params: ALPHA_PARAMS,
+        reads: Reads::Subtopics,
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "alpha_DCG",
+        kind: Kind::Ranking(|m| kernel(Diversity::of(m), alpha_dcg)),
+        summary: "alpha-DCG, divided by ndeval's ideal ideal (every rank relevant to every subtopic; not at k = 1)",
+        formula: "sum_{i<=k} g_i / log2(i + 1) / sum_{i<=k} |S| (1 - alpha)^(i-1) / log2(i + 1)",
+        citation: ALPHA_NDCG_CITATION,
+        cutoff: CutoffKind::Required,
+        params: ALPHA_PARAMS,
+        bounded: false,
+        reads: Reads::Subtopics,
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "ERR_IA",
+        kind: Kind::Ranking(|m| kernel(Diversity::of(m), err_ia)),
+        summary: "intent-aware ERR (alpha = 0.5), divided by ndeval's ideal ideal (not at k = 1)",
+        formula: "sum_{i<=k} g_i / i / sum_{i<=k} |S| 0.5^(i-1) / i",
+        citation: ERR_IA_CITATION,
+        cutoff: CutoffKind::Required,
+        params: INTENT_PARAMS,
+        bounded: false,
+        reads: Reads::Subtopics,
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "nERR_IA",
+        kind: Kind::Ranking(|m| kernel(Diversity::of(m), nerr_ia)),
+        summary: "intent-aware ERR normalized by ndeval's greedy ideal ranking",
+        formula: "ERR-IA@k / ERR-IA@k of the greedy ideal",
+        citation: ERR_IA_CITATION,
+        cutoff: CutoffKind::Required,
+        params: INTENT_PARAMS,
+        reads: Reads::Subtopics,
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "NRBP",
+        kind: Kind::Ranking(|m| kernel(Diversity::of(m), nrbp)),
+        summary: "novelty- and rank-biased precision over the whole ranking (alpha, beta = 0.5)",
+        formula: "(1 - (1 - alpha) beta) / |S| sum_i beta^(i-1) g_i",
+        citation: NRBP_CITATION,
+        cutoff: CutoffKind::None,
+        params: NRBP_PARAMS,
+        reads: Reads::Subtopics,
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "nNRBP",
+        kind: Kind::Ranking(|m| kernel(Diversity::of(m), nnrbp)),
+        summary: "NRBP normalized by ndeval's greedy ideal ranking (0 without a relevant subtopic)",
+        formula: "NRBP / NRBP of the greedy ideal",
+        citation: NRBP_CITATION,
+        cutoff: CutoffKind::None,
+        params: NRBP_PARAMS,
+        reads: Reads::Subtopics,
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "P_IA",
+        kind: Kind::Ranking(|m| kernel(Diversity::of(m), precision_ia)),
+        summary: "intent-aware precision: relevant (document, subtopic) pairs in the top k / (k |S|)",
+        formula: "sum_{i<=k} |{s: rel_{i,s}}| / (k |S|)",
+        citation: IA_CITATION,
+        cutoff: CutoffKind::Required,
+        params: INTENT_PARAMS,
+        reads: Reads::Subtopics,
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "AP_IA",
+        kind: Kind::Ranking(|m| kernel(Diversity::of(m), average_precision_ia)),
+        summary: "intent-aware average precision: AP per subtopic, averaged over subtopics",
+        formula: "(1/|S|) sum_s sum_{i rel to s} P_s@i / R_s",
+        citation: IA_CITATION,
+        cutoff: CutoffKind::None,
+        params: INTENT_PARAMS,
+        aliases: &[Alias::ir_measures("map_ia")],
+        reads: Reads::Subtopics,
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "StRecall",
+        kind: Kind::Ranking(|m| kernel(Diversity::of(m), subtopic_recall)),
+        summary: "subtopic recall: subtopics with a relevant document in the top k / |S|",
+        formula: "|{s: exists i<=k, rel_{i,s}}| / |S|",
+        citation: "Zhai, Cohen & Lafferty, Beyond independent relevance, SIGIR 2003; ndeval's strec",
+        cutoff: CutoffKind::Required,
+        params: &[REL],
+        aliases: &[Alias::other("strec")],
+        reads: Reads::Subtopics,
+        ..Family::DEFAULTS
+    },
 ];
 
-/// Whether the family `name` reads judgements per subtopic.
-pub fn reads_subtopics(name: &str) -> bool {
-    FAMILY_NAMES.contains(&name)
+/// The parameters of the diversity measures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Diversity {
+    /// The cutoff `k` (required by the measures that read it; all ranks without one).
+    pub cutoff: Option<usize>,
+    /// Redundancy intolerance (`alpha=`, 0.5 by default).
+    pub alpha: f64,
+    /// NRBP's patience (`beta=`, 0.5 by default).
+    pub beta: f64,
+    /// The measure's own relevance level (`rel=`), if given.
+    pub rel: Option<i64>,
+    /// Documents without any judgement leave the ranking first (`judged_only=True`): these
+    /// kernels drop them themselves, with their subtopics.
+    pub judged_only: bool,
 }
+
+impl Diversity {
+    fn of(m: &Measure) -> Self {
+        Self {
+            cutoff: m.cutoff_count(),
+            alpha: m.number("alpha").unwrap_or(0.5),
+            beta: m.number("beta").unwrap_or(0.5),
+            rel: m.relevance_level(),
+            judged_only: m.flag("judged_only"),
+        }
+    }
+
+    fn k(&self) -> usize {
+        self.cutoff.unwrap_or(usize::MAX)
+    }
+}
+
+impl Params for Diversity {}
 
 /// ndeval's rank discount: `log(2) / log(i + 2)` for the 0-based rank i.
 fn discount(i: usize) -> f64 {
@@ -57,20 +201,20 @@ struct Intents<'a> {
 }
 
 impl<'a> Intents<'a> {
-    fn of(query: &QueryView<'a>, args: &KernelArgs<'_>) -> Self {
+    fn of(query: &QueryView<'a>, level: i64) -> Self {
         let view = query
             .subtopics
             .expect("diversity measures are computed on batches prepared with subtopics");
         let mut relevant = vec![0usize; view.num_subtopics];
         for labels in view.judged.iter() {
-            for label in labels.iter().filter(|l| l.grade >= args.level) {
+            for label in labels.iter().filter(|l| l.grade >= level) {
                 relevant[label.subtopic as usize] += 1;
             }
         }
         let covered = relevant.iter().filter(|&&n| n > 0).count();
         Self {
             view,
-            level: args.level,
+            level,
             relevant,
             covered,
         }
@@ -178,98 +322,99 @@ fn reciprocal(i: usize) -> f64 {
 /// alpha-DCG@k, or (normalized by the greedy ideal) alpha-nDCG@k, or the ERR-IA pair.
 fn cumulative(
     query: &QueryView<'_>,
-    args: &KernelArgs<'_>,
+    p: &Diversity,
+    cx: &Context<'_>,
     weight: fn(usize) -> f64,
     ideal: bool,
 ) -> f64 {
-    let intents = Intents::of(query, args);
+    let intents = Intents::of(query, cx.level(p.rel));
     if intents.covered == 0 {
         return 0.0;
     }
-    let k = args.cutoff.expect("a cutoff is required");
-    let ranking = intents.ranking(query, args.judged_only);
+    let k = p.k();
+    let ranking = intents.ranking(query, p.judged_only);
     let value = normalized_sum(
-        &intents.gains(&ranking, args.alpha),
+        &intents.gains(&ranking, p.alpha),
         k,
-        args.alpha,
+        p.alpha,
         intents.covered,
         weight,
     );
     if !ideal || value == 0.0 {
         return value;
     }
-    let best = intents.ideal(args.alpha, k);
+    let best = intents.ideal(p.alpha, k);
     value
         / normalized_sum(
-            &intents.gains(&best, args.alpha),
+            &intents.gains(&best, p.alpha),
             k,
-            args.alpha,
+            p.alpha,
             intents.covered,
             weight,
         )
 }
 
 /// alpha-DCG@k = Σ_{i<=k} g_i / log2(i + 1), over the ideal ideal (ndeval's alpha-DCG).
-pub fn alpha_dcg(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    cumulative(query, args, discount, false)
+pub fn alpha_dcg(query: &QueryView<'_>, p: &Diversity, cx: &Context<'_>) -> f64 {
+    cumulative(query, p, cx, discount, false)
 }
 
 /// alpha-nDCG@k = alpha-DCG@k of the ranking / alpha-DCG@k of the greedy ideal ranking.
-pub fn alpha_ndcg(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    cumulative(query, args, discount, true)
+pub fn alpha_ndcg(query: &QueryView<'_>, p: &Diversity, cx: &Context<'_>) -> f64 {
+    cumulative(query, p, cx, discount, true)
 }
 
 /// ERR-IA@k = Σ_{i<=k} g_i / i, over the ideal ideal (ndeval's ERR-IA, alpha = 0.5).
-pub fn err_ia(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    cumulative(query, args, reciprocal, false)
+pub fn err_ia(query: &QueryView<'_>, p: &Diversity, cx: &Context<'_>) -> f64 {
+    cumulative(query, p, cx, reciprocal, false)
 }
 
 /// nERR-IA@k = ERR-IA@k of the ranking / ERR-IA@k of the greedy ideal ranking.
-pub fn nerr_ia(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    cumulative(query, args, reciprocal, true)
+pub fn nerr_ia(query: &QueryView<'_>, p: &Diversity, cx: &Context<'_>) -> f64 {
+    cumulative(query, p, cx, reciprocal, true)
 }
 
 /// NRBP = (1 - (1 - alpha) beta) / |S| · Σ_i beta^(i-1) g_i over the whole ranking.
-fn nrbp_of(gains: &[f64], args: &KernelArgs<'_>, covered: usize) -> f64 {
+fn nrbp_of(gains: &[f64], p: &Diversity, covered: usize) -> f64 {
     let mut decay = 1.0;
     let mut total = 0.0;
     for g in gains {
         total += g * decay;
-        decay *= args.patience;
+        decay *= p.beta;
     }
-    total * (1.0 - (1.0 - args.alpha) * args.patience) / covered as f64
+    total * (1.0 - (1.0 - p.alpha) * p.beta) / covered as f64
 }
 
 /// Novelty- and rank-biased precision (Clarke, Kolla & Vechtomova, ICTIR 2009).
-pub fn nrbp(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    let intents = Intents::of(query, args);
+pub fn nrbp(query: &QueryView<'_>, p: &Diversity, cx: &Context<'_>) -> f64 {
+    let intents = Intents::of(query, cx.level(p.rel));
     if intents.covered == 0 {
         return 0.0;
     }
     let ranking = intents.ranking(query, false);
-    nrbp_of(&intents.gains(&ranking, args.alpha), args, intents.covered)
+    nrbp_of(&intents.gains(&ranking, p.alpha), p, intents.covered)
 }
 
 /// NRBP / NRBP of the greedy ideal ranking (0, not ndeval's NaN, without a relevant subtopic).
-pub fn nnrbp(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    let intents = Intents::of(query, args);
+pub fn nnrbp(query: &QueryView<'_>, p: &Diversity, cx: &Context<'_>) -> f64 {
+    let intents = Intents::of(query, cx.level(p.rel));
     if intents.covered == 0 {
         return 0.0;
     }
     let ranking = intents.ranking(query, false);
-    let value = nrbp_of(&intents.gains(&ranking, args.alpha), args, intents.covered);
-    let best = intents.ideal(args.alpha, usize::MAX);
-    value / nrbp_of(&intents.gains(&best, args.alpha), args, intents.covered)
+    let value = nrbp_of(&intents.gains(&ranking, p.alpha), p, intents.covered);
+    let best = intents.ideal(p.alpha, usize::MAX);
+    value / nrbp_of(&intents.gains(&best, p.alpha), p, intents.covered)
 }
 
 /// P-IA@k = Σ_{i<=k} (subtopics document i is relevant to) / (k |S|).
-pub fn precision_ia(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    let intents = Intents::of(query, args);
+pub fn precision_ia(query: &QueryView<'_>, p: &Diversity, cx: &Context<'_>) -> f64 {
+    let intents = Intents::of(query, cx.level(p.rel));
     if intents.covered == 0 {
         return 0.0;
     }
-    let k = args.cutoff.expect("a cutoff is required");
-    let ranking = intents.ranking(query, args.judged_only);
+    let k = p.k();
+    let ranking = intents.ranking(query, p.judged_only);
     let hits: usize = ranking
         .iter()
         .take(k)
@@ -279,12 +424,12 @@ pub fn precision_ia(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
 }
 
 /// Subtopic recall: subtopics with a relevant document in the top k / |S|.
-pub fn subtopic_recall(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    let intents = Intents::of(query, args);
+pub fn subtopic_recall(query: &QueryView<'_>, p: &Diversity, cx: &Context<'_>) -> f64 {
+    let intents = Intents::of(query, cx.level(p.rel));
     if intents.covered == 0 {
         return 0.0;
     }
-    let k = args.cutoff.expect("a cutoff is required");
+    let k = p.k();
     let mut seen = vec![false; intents.view.num_subtopics];
     for labels in intents.ranking(query, false).iter().take(k) {
         for s in intents.relevant_to(labels) {
@@ -296,14 +441,14 @@ pub fn subtopic_recall(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
 
 /// MAP-IA: the mean over subtopics with a relevant document of the subtopic's average
 /// precision, Σ_{i relevant to s} P_s@i / R_s.
-pub fn average_precision_ia(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    let intents = Intents::of(query, args);
+pub fn average_precision_ia(query: &QueryView<'_>, p: &Diversity, cx: &Context<'_>) -> f64 {
+    let intents = Intents::of(query, cx.level(p.rel));
     if intents.covered == 0 {
         return 0.0;
     }
     let subtopics = intents.view.num_subtopics;
     let (mut found, mut total) = (vec![0usize; subtopics], vec![0.0; subtopics]);
-    for (i, labels) in intents.ranking(query, args.judged_only).iter().enumerate() {
+    for (i, labels) in intents.ranking(query, p.judged_only).iter().enumerate() {
         for s in intents.relevant_to(labels) {
             found[s] += 1;
             total[s] += found[s] as f64 / (i as f64 + 1.0);

@@ -1,59 +1,265 @@
 //! ir_measures' measures that trec_eval lacks, each as the ir_measures provider that computes
 //! it does: Judged (its judged provider), ERR@k (gdeval), RBP (trectools for graded
 //! relevance, cwl_eval with `rel=`) and its residual, Compat (its compat provider), and SetP
-//! with `relative=`. Also what ir_measures' names need around them: `SetRelP` standing for
-//! `SetP(relative=True)`, `judged_only=True` applied to any measure, gdeval's grade limit.
+//! with `relative=`; and NCG, which ir_measures lists as wanted (no provider computes it). Also
+//! what ir_measures' names need around them: `SetRelP` standing for `SetP(relative=True)`,
+//! `judged_only=True` applied to any measure, gdeval's grade limit.
 //!
 //! Notation as in [`super::kernels`]; `n` is the number of documents retrieved.
 
-use super::kernels::{precision, top, KernelArgs};
-use super::trec_extra::relative_precision;
-use super::{Family, Measure};
+use super::kernels::{divide, precision, recall, top, Binary, TREC_EVAL};
+use super::trec_eval::TrecName;
+use super::trec_extra::{gain_of, relative_precision, RBP_CITATION};
+use super::{
+    kernel, Alias, Context, CutoffKind, Family, Kind, Measure, Param, ParamKind, Params, Scalar,
+    GAINS, JUDGED_ONLY, REL,
+};
 use crate::batch::{QueryView, RankedBatch, UNJUDGED};
 use crate::error::{py_repr, Error, Result};
 
 /// gdeval's MAX_JUDGMENT: ERR's probabilities are `(2^g - 1) / 2^4`.
 pub const ERR_MAX_GRADE: i64 = 4;
 
-/// Names that stand for a family with a parameter set, as ir_measures registers them
-/// (`SetRelP` is `SetP(relative=True)` and prints so).
-const PRESETS: &[(&str, &str, &str)] = &[("setrelp", "SetP", "relative=True")];
+const CITATION: &str = "MacAvaney, Macdonald & Ounis, Streamlining evaluation with \
+                        ir-measures, ECIR 2022";
+const PERSISTENCE: Param = Param::with_default("p", ParamKind::Fraction, Scalar::Number(0.8));
 
-/// The family and parameter a preset name stands for.
-pub(super) fn preset(name: &str) -> Option<(&'static str, &'static str)> {
-    let lower = name.to_lowercase();
-    PRESETS
-        .iter()
-        .find(|(alias, _, _)| *alias == lower)
-        .map(|&(_, family, params)| (family, params))
+/// ir_measures' measures that trec_eval lacks (gdeval's ERR, Judged, RBP with its residual,
+/// Compat, the set measures); `nDCG(dcg=..., judged_only=...)` is nDCG's.
+pub static FAMILIES: &[Family] = &[
+    Family {
+        name: "Judged",
+        kind: Kind::Ranking(|m| kernel(Binary::of(m), judged)),
+        summary: "fraction of the top k that is judged (any grade, negative ones too); divides by \
+                  the number retrieved when fewer than k",
+        formula: "(1 / min(k, n)) sum_{i<=k} [d_i in the qrels]",
+        citation: CITATION,
+        cutoff: CutoffKind::Optional,
+        params: &[],
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "ERR",
+        kind: Kind::Ranking(|m| kernel(Gdeval::of(m), err)),
+        summary: "expected reciprocal rank for graded relevance, as gdeval computes it (grades up \
+                  to 4)",
+        formula: "sum_{i<=k} (r_i / i) prod_{j<i} (1 - r_j), r_i = (2^g_i - 1) / 2^4",
+        citation: "Chapelle, Metzler, Zhang & Grinspan, Expected reciprocal rank for graded \
+                   relevance, CIKM 2009; gdeval.pl of the TREC 2010 Web track",
+        cutoff: CutoffKind::Optional,
+        params: &[],
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "RBP",
+        kind: Kind::Ranking(|m| kernel(Rbp::of(m), rbp)),
+        summary: "rank-biased precision as ir_measures: p = 0.8 by default, gain = grade \
+                  (trectools; gains= sets the gain of grades), or 1 for grades >= rel with rel= \
+                  (cwl_eval); trec_eval's rbp is TrecRBP",
+        formula: "(1 - p) sum_{i<=k} gain_i p^(i-1), gain_i = max(g_i, 0), or [g_i >= rel]",
+        citation: RBP_CITATION,
+        cutoff: CutoffKind::Optional,
+        params: &[PERSISTENCE, REL, GAINS],
+        check: Some(one_gain),
+        bounded: false,
+        ranx: Some(super::Ranx {
+            name: "rbp",
+            number: super::RanxNumber::Persistence,
+            level: super::RanxLevel::ZeroGainsBelow,
+            note: "the same definition (gain = grade; ranx's -lN gives the grades below N no \
+                   gain), over the whole ranking",
+        }),
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "RBPResid",
+        kind: Kind::Ranking(|m| kernel(Rbp::of(m), rbp_residual)),
+        summary: "the residual of RBP: the most unjudged documents and the positions beyond the \
+                  ranking (to k) could add, each at the highest gain",
+        formula: "G ((1 - p) sum_{i<=k, d_i unjudged} p^(i-1) + p^min(n,k) - p^k), G = 1 with \
+                  rel=, else max(1, highest grade judged); p^k = 0 without k",
+        citation: "Moffat & Zobel, ACM TOIS 27(1), 2008",
+        cutoff: CutoffKind::Optional,
+        params: &[PERSISTENCE, REL],
+        bounded: false,
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "Compat",
+        kind: Kind::Ranking(|m| kernel(Compat::of(m), compat)),
+        summary: "compatibility: rank-biased overlap of the ranking with an ideal ranking \
+                  (by grade, ties in the run's order), normalized by the ideal's own",
+        formula: "RBO(run, ideal) / RBO(ideal, ideal) (normalize=False: RBO(run, ideal)), \
+                  RBO = sum_{i<=D} p^(i-1) |run_i & ideal_i| / i / sum_{i<=D} p^(i-1), \
+                  D = max(n, number judged relevant)",
+        citation: "Clarke, Vtyurina & Smucker, Assessing top-k preferences, ACM TOIS 39(3), 2021",
+        cutoff: CutoffKind::None,
+        params: &[
+            Param::with_default("p", ParamKind::Fraction, Scalar::Number(0.95)),
+            Param::with_default("normalize", ParamKind::Flag, Scalar::Flag(true)),
+        ],
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "NCG",
+        kind: Kind::Ranking(|m| kernel(Binary::of(m), ncg)),
+        summary: "normalized cumulative gain: the gain in the top k over the most any ranking \
+                  of k documents could gain (gain = grade); TREC's Deep Learning track reports \
+                  NCG@100 and NCG@1000 of candidate rankings",
+        formula: "sum_{i<=k} max(g_i, 0) / sum_{i<=k} ideal_i, ideal = the judged grades in \
+                  descending order (0 if that is 0); no k: the whole ranking over every judged \
+                  grade",
+        citation: "Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, \
+                   ACM TOIS 20(4), 2002 (nCG); Craswell et al., Overview of the TREC 2019 deep \
+                   learning track, TREC 2019",
+        cutoff: CutoffKind::Optional,
+        params: &[],
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "SetP",
+        kind: Kind::Ranking(|m| kernel(SetPrecision::of(m), set_precision)),
+        summary: "precision of the retrieved set (relative=True, or SetRelP: over the best \
+                  possible, trec_eval's set_relative_P)",
+        formula: "relret / ret; relative: relret / min(ret, R)",
+        citation: TREC_EVAL,
+        cutoff: CutoffKind::None,
+        params: &[
+            REL,
+            Param::with_default("relative", ParamKind::Flag, Scalar::Flag(false)),
+            JUDGED_ONLY,
+        ],
+        aliases: &[Alias::ir_measures_preset("SetRelP", "relative=True")],
+        trec_eval: &[
+            TrecName::printed("set_P"),
+            TrecName::printed("set_relative_P").with_params("relative=True"),
+        ],
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "SetR",
+        kind: Kind::Ranking(|m| kernel(Binary::of(m), recall)),
+        summary: "recall of the retrieved set",
+        formula: "relret / R",
+        citation: TREC_EVAL,
+        cutoff: CutoffKind::None,
+        params: &[REL],
+        trec_eval: &[TrecName::printed("set_recall")],
+        ..Family::DEFAULTS
+    },
+];
+
+/// ERR's parameters, as gdeval takes them: the cutoff.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gdeval {
+    /// The cutoff `k`, if any.
+    pub cutoff: Option<usize>,
 }
 
-/// Refuse parameters that contradict each other: nDCG's gain given both as `gain=` and as
-/// ir_measures' `dcg=`.
-pub(super) fn check_params(family: &Family, params: &[(String, String)], name: &str) -> Result<()> {
-    let has = |key: &str| params.iter().any(|(k, _)| k == key);
-    if family.name == "nDCG" && has("gain") && has("dcg") {
+impl Gdeval {
+    fn of(m: &Measure) -> Self {
+        Self {
+            cutoff: m.cutoff_count(),
+        }
+    }
+}
+
+impl Params for Gdeval {
+    /// ERR takes gdeval's grades, up to [`ERR_MAX_GRADE`].
+    fn check(&self, name: &str, batch: &RankedBatch, _: &Context<'_>) -> Result<()> {
+        let top = batch.max_judged_grade();
+        if top > ERR_MAX_GRADE {
+            return Err(Error::Measure(format!(
+                "{name} takes grades up to {ERR_MAX_GRADE}, as gdeval (r = (2^g - 1) / 2^4); \
+                 found a grade of {top}"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// RBP's and RBPResid's parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rbp {
+    /// The cutoff `k`, if any.
+    pub cutoff: Option<usize>,
+    /// The persistence (`p=`, 0.8 by default).
+    pub p: f64,
+    /// The measure's own `rel=`: binary at this level, graded without it.
+    pub binary_level: Option<i64>,
+    /// Gains by grade (`gains=`), overriding the grade as gain.
+    pub gains: Vec<(i64, f64)>,
+}
+
+impl Rbp {
+    fn of(m: &Measure) -> Self {
+        Self {
+            cutoff: m.cutoff_count(),
+            p: m.number("p").unwrap_or(0.8),
+            binary_level: m.relevance_level(),
+            gains: m.gains("gains"),
+        }
+    }
+}
+
+impl Params for Rbp {}
+
+/// RBP's gain is binary (`rel=`) or graded (`gains=`), not both.
+fn one_gain(m: &Measure, name: &str) -> Result<()> {
+    if m.has("rel") && m.has("gains") {
         return Err(Error::Measure(format!(
-            "nDCG's gain is given by gain= or by dcg=, not both; got {}",
+            "RBP's gain is binary with rel= or graded with gains=, not both; got {}",
             py_repr(name)
         )));
     }
     Ok(())
 }
 
-/// Refuse grades a measure is not defined for: ERR takes gdeval's grades, up to 4.
-pub fn check_grades(batch: &RankedBatch, measures: &[Measure]) -> Result<()> {
-    if let Some(m) = measures.iter().find(|m| m.family.name == "ERR") {
-        let top = batch.max_judged_grade();
-        if top > ERR_MAX_GRADE {
-            return Err(Error::Measure(format!(
-                "{} takes grades up to {ERR_MAX_GRADE}, as gdeval (r = (2^g - 1) / 2^4); found \
-                 a grade of {top}",
-                m.name()
-            )));
+/// Compat's parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Compat {
+    /// The persistence of RBO (`p=`, 0.95 by default).
+    pub p: f64,
+    /// Divided by the ideal ranking's own (`normalize=True`, the default).
+    pub normalize: bool,
+}
+
+impl Compat {
+    fn of(m: &Measure) -> Self {
+        Self {
+            p: m.number("p").unwrap_or(0.95),
+            normalize: m.flag("normalize"),
         }
     }
-    Ok(())
+}
+
+impl Params for Compat {}
+
+/// SetP's parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SetPrecision {
+    /// Relevant retrieved and retrieved, as precision counts them.
+    pub binary: Binary,
+    /// Over the best precision possible (`relative=True`).
+    pub relative: bool,
+    /// Unjudged documents leave the ranking first (`judged_only=True`).
+    pub judged_only: bool,
+}
+
+impl SetPrecision {
+    fn of(m: &Measure) -> Self {
+        Self {
+            binary: Binary::of(m),
+            relative: m.flag("relative"),
+            judged_only: m.flag("judged_only"),
+        }
+    }
+}
+
+impl Params for SetPrecision {
+    fn judged_only(&self) -> bool {
+        self.judged_only
+    }
 }
 
 /// The grades of the judged documents only, in rank order (`judged_only=True`, trec_eval's
@@ -66,8 +272,8 @@ pub fn judged_grades(grades: &[i64]) -> Vec<i64> {
 ///
 /// A document is judged when the qrels hold it, whatever its grade (negative ones too), as
 /// ir_measures' judged provider counts.
-pub fn judged(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    let top = top(query, args.cutoff);
+pub fn judged(query: &QueryView<'_>, p: &Binary, _: &Context<'_>) -> f64 {
+    let top = top(query, p.cutoff);
     if top.is_empty() {
         return 0.0;
     }
@@ -77,11 +283,11 @@ pub fn judged(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
 
 /// ERR@k = Σ_{i<=k} (r_i / i) Π_{j<i} (1 − r_j), r_i = (2^g_i − 1) / 2^4, negative grades
 /// counting 0 (Chapelle et al., CIKM 2009, with gdeval's scale of grades 0 to 4).
-pub fn err(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
+pub fn err(query: &QueryView<'_>, p: &Gdeval, _: &Context<'_>) -> f64 {
     let scale = (ERR_MAX_GRADE as f64).exp2();
     let mut not_stopped = 1.0;
     let mut total = 0.0;
-    for (i, &grade) in top(query, args.cutoff).iter().enumerate() {
+    for (i, &grade) in top(query, p.cutoff).iter().enumerate() {
         let r = ((grade.max(0) as f64).exp2() - 1.0) / scale;
         total += r * not_stopped / (i as f64 + 1.0);
         not_stopped *= 1.0 - r;
@@ -89,19 +295,20 @@ pub fn err(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
     total
 }
 
-/// RBP@k = (1 − p) Σ_{i<=k} gain_i p^(i−1): the gain is the grade (negative ones 0), as
-/// trectools computes ir_measures' graded RBP, or 1 for grades >= `rel=` and else 0, as
-/// cwl_eval computes `RBP(rel=...)` (Moffat & Zobel, ACM TOIS 27(1), 2008).
-pub fn rbp(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    let mut weight = 1.0 - args.p;
+/// RBP@k = (1 − p) Σ_{i<=k} gain_i p^(i−1): the gain is the grade (negative ones 0; with
+/// `gains=`, the gain given for the grade), as trectools computes ir_measures' graded RBP, or
+/// 1 for grades >= `rel=` and else 0, as cwl_eval computes `RBP(rel=...)` (Moffat & Zobel, ACM
+/// TOIS 27(1), 2008).
+pub fn rbp(query: &QueryView<'_>, p: &Rbp, _: &Context<'_>) -> f64 {
+    let mut weight = 1.0 - p.p;
     let mut total = 0.0;
-    for &grade in top(query, args.cutoff) {
-        let gain = match args.binary_level {
+    for &grade in top(query, p.cutoff) {
+        let gain = match p.binary_level {
             Some(level) => f64::from(u8::from(grade >= level)),
-            None => grade.max(0) as f64,
+            None => gain_of(grade, &p.gains),
         };
         total += gain * weight;
-        weight *= args.p;
+        weight *= p.p;
     }
     total
 }
@@ -110,22 +317,22 @@ pub fn rbp(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
 /// gain if every unjudged document in the top k, and every position between the end of the
 /// ranking and k (all of them without k), had the highest gain G: 1 with `rel=`, else the
 /// highest grade judged for the query (at least 1).
-pub fn rbp_residual(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    let highest = match args.binary_level {
+pub fn rbp_residual(query: &QueryView<'_>, params: &Rbp, _: &Context<'_>) -> f64 {
+    let highest = match params.binary_level {
         Some(_) => 1.0,
         None => query.judged.first().copied().unwrap_or(0).max(1) as f64,
     };
-    let p = args.p;
+    let p = params.p;
     let mut weight = 1.0;
     let mut unjudged = 0.0;
-    for &grade in top(query, args.cutoff) {
+    for &grade in top(query, params.cutoff) {
         if grade < 0 {
             unjudged += weight;
         }
         weight *= p;
     }
     // `weight` is now p^min(n, k): the mass of every position after the ranking.
-    let beyond_cutoff = args.cutoff.map_or(0.0, |k| p.powf(k as f64));
+    let beyond_cutoff = params.cutoff.map_or(0.0, |k| p.powf(k as f64));
     highest * ((1.0 - p) * unjudged + weight - beyond_cutoff)
 }
 
@@ -138,7 +345,7 @@ pub fn rbp_residual(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
 /// retrieved documents come first in the ranking's order, then the unretrieved ones (ties in
 /// the ideal are broken in the run's favour, as ir_measures' compat provider does for runs
 /// with positive scores).
-pub fn compat(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
+pub fn compat(query: &QueryView<'_>, p: &Compat, _: &Context<'_>) -> f64 {
     let grades = query.grades;
     // The ideal ranking: each entry the rank of a retrieved document, or None.
     let mut ideal: Vec<Option<usize>> = Vec::new();
@@ -181,24 +388,35 @@ pub fn compat(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
         score += weight * overlap as f64 / seen;
         best += weight * (i + 1).min(ideal.len()) as f64 / seen;
         normalizer += weight;
-        weight *= args.p;
+        weight *= p.p;
     }
     if depth == 0 {
         0.0
-    } else if args.normalize && best > 0.0 {
+    } else if p.normalize && best > 0.0 {
         score / best
     } else {
         score / normalizer
     }
 }
 
+/// NCG@k = CG@k / ideal CG@k: Σ_{i<=k} max(g_i, 0) over the same sum for the judged grades in
+/// descending order, cut at k (all of them without k); 0 when the ideal gains nothing
+/// (Järvelin & Kekäläinen's nCG, ACM TOIS 20(4), 2002).
+pub fn ncg(query: &QueryView<'_>, p: &Binary, _: &Context<'_>) -> f64 {
+    let gain = |sum: f64, &grade: &i64| sum + grade.max(0) as f64;
+    let cumulative = top(query, p.cutoff).iter().fold(0.0, gain);
+    let k = p.cutoff.unwrap_or(usize::MAX);
+    let ideal = query.judged.iter().take(k).fold(0.0, gain);
+    divide(cumulative, ideal)
+}
+
 /// SetP = relevant retrieved / retrieved; with `relative=True`, relevant retrieved /
 /// min(retrieved, R) (trec_eval's set_P and set_relative_P).
-pub fn set_precision(query: &QueryView<'_>, args: &KernelArgs<'_>) -> f64 {
-    if args.relative {
-        relative_precision(query, args)
+pub fn set_precision(query: &QueryView<'_>, p: &SetPrecision, cx: &Context<'_>) -> f64 {
+    if p.relative {
+        relative_precision(query, &p.binary, cx)
     } else {
-        precision(query, args)
+        precision(query, &p.binary, cx)
     }
 }
 
@@ -330,6 +548,21 @@ mod tests {
         close(value(&perfect, "Compat"), 1.0, "perfect Compat");
         let none = prepare_query(&[("a", 0)], &[("a", 2.0)], &trec, 1, "q").unwrap();
         close(value(&none, "Compat"), 0.0, "Compat without relevant");
+    }
+
+    #[test]
+    fn ncg_is_the_gain_over_the_ideal_gain_at_k() {
+        // Grades in rank order 3, unjudged, 0, 1, -1; judged 3, 3, 1, 1, 0, -1.
+        let batch = example();
+        close(value(&batch, "NCG@1"), 3.0 / 3.0, "NCG@1");
+        close(value(&batch, "NCG@2"), 3.0 / 6.0, "NCG@2");
+        close(value(&batch, "NCG@4"), 4.0 / 8.0, "NCG@4");
+        close(value(&batch, "NCG@10"), 4.0 / 8.0, "NCG@10");
+        close(value(&batch, "NCG"), 4.0 / 8.0, "NCG");
+        // Nothing relevant judged: 0.
+        let trec = Conventions::profile("trec").unwrap();
+        let none = prepare_query(&[("a", 0)], &[("a", 1.0)], &trec, 1, "q").unwrap();
+        close(value(&none, "NCG@5"), 0.0, "NCG without gain");
     }
 
     #[test]

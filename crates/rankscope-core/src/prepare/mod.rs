@@ -18,7 +18,7 @@ pub use judgements::Judgements;
 use crate::batch::RankedBatch;
 use crate::error::{py_repr, Error, InputProblem, Result};
 use crate::parallel::{self, PARALLEL_MIN_ROWS};
-use crate::profile::{Conventions, DuplicatePolicy};
+use crate::profile::{Conventions, DuplicatePolicy, MissingQueryRanking};
 use crate::table::{Qrels, Run};
 
 use groups::{Entry, QueryGroups, Rows};
@@ -59,6 +59,9 @@ pub struct Prepared {
     pub unjudged_queries: Vec<String>,
     /// Judged query ids absent from the run (scored 0 under `complete`, else left out), sorted.
     pub missing_queries: Vec<String>,
+    /// Positions in `batch` of the queries scored on trec_eval's placeholder ranking (judged,
+    /// absent from the run, under `complete` and [`MissingQueryRanking::Placeholder`]).
+    pub placeholders: Vec<usize>,
 }
 
 /// Refuse a document judged twice in one query (unless the profile counts duplicates).
@@ -129,8 +132,11 @@ pub(crate) fn prepare_listing(
     let mut unjudged: Vec<String> = Vec::new();
     let mut in_run = vec![false; qrels.queries.len()];
     for (code, name) in run.queries.names().enumerate() {
-        let Some(rows) = groups.rows(code) else {
-            continue; // an id interned without rows
+        let rows = match groups.rows(code) {
+            Some(rows) => rows,
+            // A ranking given empty: the query retrieved nothing.
+            None if run.empty_queries.contains(&(code as u32)) => Rows::Range(0, 0),
+            None => continue, // an id interned without rows
         };
         match qrels.queries.get(name) {
             Some(qrels_code) => {
@@ -208,6 +214,16 @@ pub(crate) fn prepare_listing(
     if options.subtopics {
         batch.subtopics = Some(subtopic_judgements(judgements, &entries, &ranked));
     }
+    let placeholders: Vec<usize> =
+        if conventions.missing_query_ranking == MissingQueryRanking::Placeholder {
+            let scored_missing = entries.iter().map(|entry| entry.run_code == u32::MAX);
+            scored_missing
+                .enumerate()
+                .filter_map(|(position, missing)| missing.then_some(position))
+                .collect()
+        } else {
+            Vec::new()
+        };
     for (entry, Ranked { grades, .. }) in entries.iter().zip(ranked) {
         batch.query_ids.push(entry.name.to_string());
         batch.grades.extend_from_slice(&grades);
@@ -227,6 +243,7 @@ pub(crate) fn prepare_listing(
         batch,
         unjudged_queries: unjudged,
         missing_queries: missing,
+        placeholders,
     })
 }
 

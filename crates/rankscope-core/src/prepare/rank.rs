@@ -2,7 +2,10 @@
 
 use hashbrown::HashTable;
 
-use crate::profile::{DuplicatePolicy, Ordering, ScorePrecision, UnjudgedDocuments};
+use crate::profile::{
+    DuplicatePolicy, MissingQueryRanking, Ordering, ScorePrecision, UnjudgedDocuments,
+    PLACEHOLDER_DOCUMENT,
+};
 use crate::table::Run;
 
 use super::groups::Entry;
@@ -39,6 +42,11 @@ pub(super) fn rank_query(
     let conventions = &judgements.conventions;
     let max_documents = options.max_documents;
     if entry.rows.len() == 0 {
+        if entry.run_code == u32::MAX
+            && conventions.missing_query_ranking == MissingQueryRanking::Placeholder
+        {
+            return placeholder_ranking(judgements, entry, options);
+        }
         return Ranked {
             grades: Vec::new(),
             duplicate: None,
@@ -174,6 +182,35 @@ pub(super) fn rank_query(
     Ranked {
         grades,
         duplicate,
+        judged_rows,
+    }
+}
+
+/// trec_eval's ranking of a judged query absent from the run under `-c`: the one document
+/// [`PLACEHOLDER_DOCUMENT`] (graded as the qrels grade it, which they normally do not), cut by
+/// `max_documents` and dropped under `-J` as any document would be.
+fn placeholder_ranking(
+    judgements: &Judgements<'_>,
+    entry: &Entry<'_>,
+    options: &PrepareOptions,
+) -> Ranked {
+    let doc = PLACEHOLDER_DOCUMENT.as_bytes();
+    let row = judgements.lookup_row(entry.qrels_code, doc, judgements.doc_hash(doc));
+    let mut grades = vec![judgements.grade_of(row)];
+    let mut judged_rows = if options.subtopics {
+        vec![row]
+    } else {
+        Vec::new()
+    };
+    let dropped =
+        judgements.conventions.unjudged_documents == UnjudgedDocuments::Drop && grades[0] < 0;
+    if options.max_documents == Some(0) || dropped {
+        grades.clear();
+        judged_rows.clear();
+    }
+    Ranked {
+        grades,
+        duplicate: None,
         judged_rows,
     }
 }

@@ -60,6 +60,7 @@ fn run_of(columns: Columns<f64>, tag: Option<String>, source: &str) -> Run {
         query: columns.query,
         docs: columns.docs,
         score: columns.values,
+        empty_queries: Vec::new(),
     }
 }
 

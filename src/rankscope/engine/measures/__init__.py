@@ -1,9 +1,11 @@
-"""Measures: canonical names, the registry, and one vectorized kernel per family."""
+"""Measures: canonical names and the registry, both read from the core, where each family is
+declared beside its kernel."""
 
 from rankscope.engine.measures._names import Measure
 from rankscope.engine.measures._registry import (
     FAMILIES,
     Family,
+    default_measures,
     measure,
     parse_measures,
 )
@@ -12,6 +14,7 @@ __all__ = [
     "FAMILIES",
     "Family",
     "Measure",
+    "default_measures",
     "measure",
     "parse_measures",
 ]

@@ -2,24 +2,19 @@
 
 A name is ``Family[(param=value, ...)][@cutoff]``. It parses without ``eval`` and prints back
 canonically: the family's canonical spelling, parameters in the family's order
-(ir_measures' order; defaults left out), the cutoff last.
-trec_eval names (``ndcg_cut.10``, ``ndcg_cut_10``, ``P_5``, ``map``, ``recip_rank``, ...) are
-accepted as aliases; :attr:`Measure.trec_name` gives a measure's trec_eval output name.
+(ir_measures' order; defaults left out), the cutoff last. trec_eval's names (``ndcg_cut.10``,
+``ndcg_cut_10``, ``P_5``, ``map``, ``recip_rank``, ...) and ranx's (``ndcg@10-l2``,
+``rbp.95``) are accepted too; :attr:`Measure.trec_name` gives a measure's trec_eval output
+name. The core parses and prints every name.
 """
 
 # No `from __future__ import annotations` in this module: typing.NamedTuple compiles each
 # string annotation into a ForwardRef when the class is made, milliseconds of every start-up.
 
+from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["Measure", "format_cutoff"]
-
-
-def format_cutoff(cutoff: int | float) -> str:
-    """The canonical text of a cutoff: integers plainly, recall levels as short floats."""
-    if isinstance(cutoff, float):
-        return repr(cutoff)
-    return str(cutoff)
+__all__ = ["Measure"]
 
 
 class Measure(NamedTuple):
@@ -45,13 +40,8 @@ class Measure(NamedTuple):
 
     @property
     def name(self) -> str:
-        """The canonical name; parsing it gives this measure back."""
-        text = self.family
-        if self.params:
-            text += "(" + ",".join(f"{key}={value}" for key, value in self.params) + ")"
-        if self.cutoff is not None:
-            text += "@" + format_cutoff(self.cutoff)
-        return text
+        """The canonical name, as the core prints it; parsing it gives this measure back."""
+        return _printed(self)[0]
 
     def param(self, key: str) -> str | None:
         """The value of parameter ``key``, or None when not given."""
@@ -73,15 +63,20 @@ class Measure(NamedTuple):
         A measure with its own parameters (``rel=``, ``gains=``, ...) has none: trec_eval sets
         those for all measures at once (``-l``) or prints the family's name whatever they are.
         """
-        from rankscope import _core
-        from rankscope.engine.measures._registry import ANSWER_FAMILIES
-
-        if self.family in ANSWER_FAMILIES:
-            return None
-        return _core.parse_measure(self.name)[3]
+        return _printed(self)[1]
 
     def __str__(self) -> str:
         return self.name
 
     def __repr__(self) -> str:
         return self.name
+
+
+@lru_cache(maxsize=4096)
+def _printed(m: Measure) -> tuple[str, str | None]:
+    """The core's canonical name and trec_eval name of a measure (validated by the core)."""
+    from rankscope import _core
+
+    cutoff = None if m.cutoff is None else repr(m.cutoff)
+    _, _, _, name, trec_name = _core.build_measure(m.family, cutoff, list(m.params))
+    return name, trec_name

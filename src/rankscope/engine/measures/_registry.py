@@ -1,29 +1,103 @@
-"""The registry of measures, as the compiled core holds it: each family's parameters,
-aggregate, aliases, formula and citation, for parsing names and reporting.
+"""The registry of measures, as the compiled core holds it: each family's names and aliases by
+tool, parameters, aggregate, trec_eval's names, ranx's, formula and citation.
 
-The kernels and the registry live in the core (``crates/rankscope-core/src/measures``):
-adding a measure is a kernel and one entry there; names parse there too, so Python and the
-core read every name the same way. Answer measures (BLEU, ROUGE, exact match, token F1) are
-registered here, for their names only: they score text pairs in `rankscope.answers`, and
-`evaluate` refuses them.
+The kernels and the registry live in the core (``crates/rankscope-core/src/measures``), each
+family declared beside its kernel: adding a measure is a kernel and one entry there. Names
+parse there too, answer measures' (BLEU, ROUGE, exact match, token F1) included, so every
+entry point reads every name the same way. Answer measures score text pairs in
+`rankscope.answers`; `evaluate` refuses them.
 """
 
 # No `from __future__ import annotations` in this module: typing.NamedTuple compiles each
 # string annotation into a ForwardRef when the class is made, milliseconds of every start-up.
 
-import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Literal, NamedTuple, cast
 
 from rankscope import _core
 from rankscope.engine.measures._names import Measure
-from rankscope.errors import MeasureError
+from rankscope.errors import MeasureError, ProfileError
 
-__all__ = ["ANSWER_FAMILIES", "FAMILIES", "Family", "measure", "parse_measures"]
+__all__ = [
+    "FAMILIES",
+    "GEOMETRIC_MEAN_FLOOR",
+    "Family",
+    "Ranx",
+    "TrecName",
+    "default_measures",
+    "measure",
+    "parse_measures",
+    "trec_eval_nicknames",
+    "trec_eval_table",
+]
 
 Aggregate = Literal["mean", "geometric_mean", "sum", "count"]
 CutoffKind = Literal["none", "optional", "required", "recall_level", "factor"]
 Kind = Literal["ranking", "answer"]
+Reads = Literal["grades", "subtopics", "preferences"]
+TrecStyle = Literal[
+    "none", "cutoffs", "levels", "factors", "level_set", "utility", "pairs", "number"
+]
+TrecJudgements = Literal["qrels", "qrels_jg", "prefs", "any"]
+
+
+class TrecName(NamedTuple):
+    """One of trec_eval's names for a family's measures (or a line of its table that is not a
+    measure: ``runid``, ``relstring``).
+
+    Attributes
+    ----------
+    name
+        The name (``ndcg_cut``; lines print ``ndcg_cut_10``).
+    family
+        The family ``-m`` reads it as; None for runid and relstring.
+    position
+        Its place in trec_eval 10's measure table, the order trec_eval prints in; None for a
+        name trec_eval prints that ``-m`` reads as another family's (SetP's ``set_P``).
+    style
+        How ``-m name.params`` reads parameters: none; cutoffs, levels or factors (one line
+        each); level_set (averaged into one line); utility (four coefficients); pairs
+        (``grade=gain``, and ``p=`` for rbp); number (set_F's beta).
+    defaults
+        The parameters trec_eval uses when ``-m`` gives none.
+    summary_only
+        Whether trec_eval prints it only in the summary.
+    judgements
+        What it is computed from (``-R``): qrels, qrels_jg, prefs, or any.
+    pytrec_eval
+        Whether pytrec_eval (trec_eval 9) computes it.
+    params
+        The parameters of the measures it names, as names write them (usually empty).
+    undetermined
+        Why trec_eval's own value of it is not determined by its inputs (it reads memory it
+        never wrote), or empty; the trec-eval command warns that it prints the corrected
+        value there.
+    """
+
+    name: str
+    family: str | None
+    position: int | None
+    style: TrecStyle
+    defaults: tuple[float, ...]
+    summary_only: bool
+    judgements: TrecJudgements
+    pytrec_eval: bool
+    params: str
+    undetermined: str = ""
+
+
+class Ranx(NamedTuple):
+    """How ranx names a family's measures: ``name[@k][-lN]``, or ``name.p`` for RBP.
+
+    ``number`` says what follows the name (``cutoff``, ``persistence`` or ``none``), ``level``
+    what ranx's ``-lN`` does (``rel``: sets ``rel=N``; ``zero_gains_below``: grades below N gain
+    nothing), ``note`` how the measure compares with ranx's definition.
+    """
+
+    name: str
+    number: Literal["cutoff", "persistence", "none"]
+    level: Literal["rel", "zero_gains_below"]
+    note: str
 
 
 class Family(NamedTuple):
@@ -43,18 +117,30 @@ class Family(NamedTuple):
         Whether ``@k`` is refused, optional, required, a recall level in [0, 1], or a
         positive factor.
     params
-        Allowed parameters and the values each takes (``integer``, ``number``, ...).
+        Allowed parameters and the values each takes (``integer``, ``number``, ...; a default
+        in brackets).
     aggregate
         How per-query values combine: mean, geometric mean (trec_eval's gm_*), or sum and
         count for the counting measures, as trec_eval prints them.
     bounded
         Whether values lie in [0, 1].
     aliases
-        Other names (case-insensitive), including trec_eval's.
+        Other names (case-insensitive): trec_eval's, ir_measures', ranx's and other spellings.
     weknora
         Whether the ``weknora`` profile defines the measure.
     kind
         ``"ranking"`` (a kernel of the core) or ``"answer"`` (scores text pairs).
+    tools
+        The aliases by tool: ``(tool, name)`` pairs, tool ``trec_eval``, ``ir_measures`` or
+        ``other``.
+    trec_eval
+        trec_eval's names for the family's measures.
+    ranx
+        ranx's name, if ranx has the measure.
+    profiles
+        The profiles that define it (answer measures: the answer profiles).
+    reads
+        What its kernel reads: grades, subtopics or preferences.
     """
 
     name: str
@@ -68,146 +154,108 @@ class Family(NamedTuple):
     aliases: tuple[str, ...]
     weknora: bool
     kind: Kind = "ranking"
+    tools: tuple[tuple[str, str], ...] = ()
+    trec_eval: tuple[TrecName, ...] = ()
+    ranx: Ranx | None = None
+    profiles: tuple[str, ...] = ()
+    reads: Reads = "grades"
 
 
-def _answer_family(
-    name: str,
-    summary: str,
-    citation: str,
-    *,
-    aliases: tuple[str, ...],
-    params: dict[str, str] | None = None,
-    weknora: bool = True,
-) -> Family:
-    """An answer measure: no cutoff, ``stem`` as its parameter unless said, mean aggregate.
-    A parameter's description lists its values, separated by ``|``."""
+def trec_name(entry: dict[str, object]) -> TrecName:
+    """A `TrecName` from the core's description of it."""
+    return TrecName(
+        name=cast(str, entry["name"]),
+        family=cast("str | None", entry["family"]),
+        position=cast("int | None", entry["position"]),
+        style=cast(TrecStyle, entry["style"]),
+        defaults=tuple(cast("list[float]", entry["defaults"])),
+        summary_only=cast(bool, entry["summary_only"]),
+        judgements=cast(TrecJudgements, entry["judgements"]),
+        pytrec_eval=cast(bool, entry["pytrec_eval"]),
+        params=cast(str, entry["params"]),
+        undetermined=cast(str, entry["undetermined"]),
+    )
+
+
+def _other_names(
+    name: str, aliases: list[tuple[str, str, str]], ranx: tuple[str, str, str, str] | None
+) -> tuple[str, ...]:
+    """Every other name a family answers to (each once, whatever its case): its tools'
+    aliases, then ranx's name."""
+    names: dict[str, str] = {name.lower(): name}
+    for other in [alias for _, alias, _ in aliases] + ([ranx[0]] if ranx else []):
+        names.setdefault(other.lower(), other)
+    return tuple(names.values())[1:]
+
+
+def _family(entry: dict[str, object]) -> Family:
+    aliases = cast("list[tuple[str, str, str]]", entry["aliases"])
+    profiles = tuple(cast("list[str]", entry["profiles"]))
+    ranx = cast("tuple[str, str, str, str] | None", entry["ranx"])
     return Family(
-        name=name,
-        summary=summary,
-        formula="per question, the best score over its references; mean over questions",
-        citation=citation,
-        cutoff="none",
-        params={"stem": "True|False"} if params is None else params,
-        aggregate="mean",
-        bounded=True,
-        aliases=aliases,
-        weknora=weknora,
-        kind="answer",
-    )
-
-
-_ROUGE = "Lin, ROUGE (2004); rouge-score (Google Research)"
-ANSWER_FAMILIES: dict[str, Family] = {
-    f.name: f
-    for f in [
-        _answer_family(
-            "BLEU",
-            "sentence BLEU of an answer, 0-1 (sacrebleu: exp smoothing; n = highest n-gram "
-            "order, default 4; tokenize = sacrebleu's tokenizer, default 13a, zh for Chinese; "
-            "profile weknora: WeKnora's add-1 BLEU-n)",
-            "Papineni et al., BLEU (ACL 2002); Post, sacrebleu (WMT 2018)",
-            params={"n": "1|2|3|4", "tokenize": "13a|zh|intl|char|none"},
-            aliases=("sacrebleu", "bleu4"),
-        ),
-        _answer_family(
-            "ROUGE-1",
-            "ROUGE-1 F-measure of an answer (rouge-score; stem=True: Porter stemming)",
-            _ROUGE,
-            aliases=("rouge1",),
-        ),
-        _answer_family(
-            "ROUGE-2",
-            "ROUGE-2 F-measure of an answer (rouge-score; stem=True: Porter stemming)",
-            _ROUGE,
-            aliases=("rouge2",),
-        ),
-        _answer_family(
-            "ROUGE-L",
-            "ROUGE-L F-measure (longest common subsequence) of an answer (rouge-score; "
-            "profile weknora: summary level)",
-            _ROUGE,
-            aliases=("rougeL",),
-        ),
-        _answer_family(
-            "ExactMatch",
-            "1 if the answer equals a reference after SQuAD's normalization, else 0",
-            "Rajpurkar et al., SQuAD (EMNLP 2016)",
-            params={},
-            aliases=("EM", "exact_match", "exact"),
-            weknora=False,
-        ),
-        _answer_family(
-            "TokenF1",
-            "F1 of the answer's and a reference's tokens after SQuAD's normalization",
-            "Rajpurkar et al., SQuAD (EMNLP 2016)",
-            params={},
-            aliases=("token_f1",),
-            weknora=False,
-        ),
-    ]
-}
-_ANSWER_LOOKUP = {
-    alias.lower(): family.name
-    for family in ANSWER_FAMILIES.values()
-    for alias in (family.name, *family.aliases)
-}
-# Family[(k=v,...)][@cutoff]: how an answer measure's name is read.
-_ANSWER_NAME = re.compile(
-    r"^(?P<family>[A-Za-z][A-Za-z0-9_-]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>.+))?$"
-)
-
-
-def _answer_measure(text: str) -> Measure | None:
-    """The answer measure ``text`` names, or None when it names none."""
-    match = _ANSWER_NAME.match(text.strip())
-    family_name = _ANSWER_LOOKUP.get(match["family"].lower()) if match else None
-    if match is None or family_name is None:
-        return None
-    family = ANSWER_FAMILIES[family_name]
-    if match["cutoff"] is not None:
-        raise MeasureError(f"measure {family.name} takes no cutoff; got {text!r}")
-    params: dict[str, str] = {}
-    for item in filter(None, (match["params"] or "").split(",")):
-        key, sep, value = (part.strip() for part in item.partition("="))
-        if not sep or not key or not value:
-            raise MeasureError(f"parameters are written key=value; got {item!r} in {text!r}")
-        allowed = family.params.get(key)
-        if allowed is None:
-            names = ", ".join(family.params) or "none"
-            raise MeasureError(
-                f"measure {family.name} has no parameter {key!r} (parameters: {names}); "
-                f"got {text!r}"
-            )
-        if value not in allowed.split("|"):
-            raise MeasureError(
-                f"parameter {key} of {family.name} must be one of "
-                f"{allowed.replace('|', ', ')}; got {value!r} in {text!r}"
-            )
-        if key in params:
-            raise MeasureError(f"parameter {key!r} given twice in {text!r}")
-        params[key] = value
-    return Measure(family.name, None, tuple(sorted(params.items())))
-
-
-FAMILIES: dict[str, Family] = {
-    entry["name"]: Family(
-        name=entry["name"],
-        summary=entry["summary"],
-        formula=entry["formula"],
-        citation=entry["citation"],
+        name=cast(str, entry["name"]),
+        summary=cast(str, entry["summary"]),
+        formula=cast(str, entry["formula"]),
+        citation=cast(str, entry["citation"]),
         cutoff=cast(CutoffKind, entry["cutoff"]),
-        params=dict(entry["params"]),
+        params=dict(cast("list[tuple[str, str]]", entry["params"])),
         aggregate=cast(Aggregate, entry["aggregate"]),
-        bounded=entry["bounded"],
-        aliases=tuple(entry["aliases"]),
-        weknora=entry["weknora"],
+        bounded=cast(bool, entry["bounded"]),
+        aliases=_other_names(cast(str, entry["name"]), aliases, ranx),
+        weknora="weknora" in profiles,
+        kind=cast(Kind, entry["kind"]),
+        tools=tuple((tool, name) for tool, name, _ in aliases),
+        trec_eval=tuple(trec_name(t) for t in cast("list[dict[str, object]]", entry["trec_eval"])),
+        ranx=None if ranx is None else Ranx(*ranx),  # type: ignore[arg-type]
+        profiles=profiles,
+        reads=cast(Reads, entry["reads"]),
     )
-    for entry in _core.families()
-} | ANSWER_FAMILIES
+
+
+GEOMETRIC_MEAN_FLOOR: float = _core.GEOMETRIC_MEAN_FLOOR
+"""trec_eval's floor for geometric means (gm_map, gm_bpref): ``exp(mean(ln(max(v, floor))))``."""
+
+
+class _Registry(Mapping[str, Family]):
+    """Every family by canonical name, in the order `rankscope measures` lists them: a
+    read-only mapping over the core's registry, each family read when first asked for (start-up
+    reads none)."""
+
+    def __init__(self) -> None:
+        self._families: dict[str, Family] = {}
+        self._names: list[str] | None = None
+
+    def __getitem__(self, name: str) -> Family:
+        found = self._families.get(name)
+        if found is None:
+            entry = _core.family(name)
+            if entry is None:
+                raise KeyError(name)
+            found = self._families[name] = _family(entry)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        if self._names is None:
+            self._names = _core.family_names()
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and (name in self._families or name in list(self))
+
+    def __repr__(self) -> str:
+        return f"FAMILIES({', '.join(self)})"
+
+
+FAMILIES: Mapping[str, Family] = _Registry()
+"""Every family by canonical name, in the order `rankscope measures` lists them."""
 
 
 def measure(name: str | Measure) -> Measure:
-    """Parse a measure name (canonical, ir_measures-style or trec_eval) into a `Measure`.
+    """Parse a measure name (canonical, ir_measures-style, trec_eval's or ranx's) into a
+    `Measure`.
 
     Examples
     --------
@@ -217,6 +265,8 @@ def measure(name: str | Measure) -> Measure:
     (AP, RR, P@5, IPrec@0.1)
     >>> measure("nDCG(gain=exp)@3").name
     'nDCG(gain=exp)@3'
+    >>> measure("rbp.95"), measure("ndcg@10-l2")  # ranx's names
+    (RBP(p=0.95), nDCG(gains=1:0.0)@10)
     >>> measure("nDGC@10")
     Traceback (most recent call last):
     ...
@@ -226,10 +276,7 @@ def measure(name: str | Measure) -> Measure:
         return name
     if not isinstance(name, str):
         raise MeasureError(f"a measure is given by its name as a string; got {name!r}")
-    answer = _answer_measure(name)
-    if answer is not None:
-        return answer
-    family, cutoff, params, _ = _core.parse_measure(name)
+    family, cutoff, params, _, _ = _core.parse_measure(name)
     return Measure(family, cutoff, tuple(params))
 
 
@@ -251,3 +298,45 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
     if not result:
         raise MeasureError("no measure given; name at least one, e.g. 'nDCG@10'")
     return result
+
+
+def trec_eval_table() -> list[TrecName]:
+    """trec_eval 10's measure table in its order (the order it prints in): every name it
+    reads with ``-m``, runid and relstring among them (with no family).
+
+    Examples
+    --------
+    >>> [(entry.name, entry.family) for entry in trec_eval_table()[:3]]
+    [('runid', None), ('num_q', 'NumQ'), ('num_ret', 'NumRet')]
+    """
+    return [trec_name(entry) for entry in _core.trec_eval_table()]
+
+
+def trec_eval_nicknames() -> dict[str, tuple[str, ...]]:
+    """trec_eval's nicknames (``official``, ``all_trec``, ``set``, ``all_prefs``, ``prefs``,
+    ``qrels_jg``), each with the trec_eval names it stands for.
+
+    Examples
+    --------
+    >>> trec_eval_nicknames()["qrels_jg"]
+    ('runid', 'num_q', 'map_avgjg', 'P_avgjg', 'Rprec_mult_avgjg')
+    """
+    return {nickname: tuple(names) for nickname, names in _core.trec_eval_nicknames()}
+
+
+def default_measures(profile: str, kind: Kind = "ranking") -> tuple[str, ...]:
+    """What a profile computes when no measure is named: a ranking profile's (``trec``,
+    ``trec9``, ``weknora``), or with ``kind="answer"`` an answer profile's (``standard``,
+    ``weknora``).
+
+    Examples
+    --------
+    >>> default_measures("weknora")
+    ('P', 'R', 'nDCG@3', 'nDCG@10', 'RR', 'AP')
+    >>> default_measures("standard", "answer")
+    ('BLEU', 'ROUGE-1', 'ROUGE-2', 'ROUGE-L', 'ExactMatch', 'TokenF1')
+    """
+    names = _core.default_measures(profile, kind)
+    if names is None:
+        raise ProfileError(f"unknown {'answer ' if kind == 'answer' else ''}profile {profile!r}")
+    return tuple(names)

@@ -1,0 +1,62 @@
+"""Runs in rank order, as the core ranks them: score descending, ties by document id descending
+(byte-wise), trec_eval's order and the ``trec`` profile's.
+
+The core orders each run once (the rankings fusion starts from); the ranked rows come back with
+their rank, so that a pool or a list of holes cuts a ranking exactly where an evaluation does.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from rankscope.errors import OptionError
+from rankscope.fuse._fuse import encode
+from rankscope.io import Qrels, Run, as_run
+from rankscope.io.tables import QUERY_ID
+
+__all__ = ["RANK", "QrelsLike", "RunLike", "as_run_list", "check_depth", "ranked"]
+
+RANK = "rank"
+"""The column of a ranked frame holding each document's 1-based rank in its query."""
+
+RunLike = Run | Mapping[Any, Any] | str | os.PathLike[str]
+QrelsLike = Qrels | Mapping[Any, Any] | str | os.PathLike[str]
+
+
+def as_run_list(runs: Sequence[RunLike] | RunLike, lenient: bool = False) -> list[Run]:
+    """The runs as `Run` objects (files read, dicts converted); at least one."""
+    if isinstance(runs, Run | Mapping | str | os.PathLike) or not isinstance(runs, Sequence):
+        raise OptionError(f"runs must be a list of runs; got {type(runs).__name__}")
+    if not runs:
+        raise OptionError("no run given; expected one or more")
+    return [as_run(run, lenient=lenient) for run in runs]
+
+
+def check_depth(value: Any, name: str) -> int:
+    """A cut-off: an integer >= 1 (a bool is not one)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise OptionError(f"{name} must be an integer >= 1; got {value!r}")
+    return value
+
+
+def ranked(runs: Sequence[Run], depth: int | None = None) -> list[pl.DataFrame]:
+    """Each run's rows in rank order, with a ``rank`` column (1 for each query's best); cut at
+    ``depth`` when given. Queries come in byte-wise order of their ids.
+
+    Examples
+    --------
+    >>> run = Run.from_dict({"q1": {"a": 0.5, "b": 0.5, "c": 0.9}})
+    >>> ranked([run])[0].rows()
+    [('q1', 'c', 0.9, 1), ('q1', 'b', 0.5, 2), ('q1', 'a', 0.5, 3)]
+    """
+    encoded = encode(list(runs))
+    frames = []
+    for index, run in enumerate(runs):
+        frame = encoded.to_run(encoded.core.rows(index), run.name).frame
+        frame = frame.with_columns(pl.int_range(1, pl.len() + 1).over(QUERY_ID).alias(RANK))
+        frames.append(frame if depth is None else frame.filter(pl.col(RANK) <= depth))
+    return frames

@@ -1,0 +1,127 @@
+"""The store's schema, one text for every back-end, and what each version added.
+
+Tables
+------
+``tasks``
+    One row per task: status, specification, the process that owns it while it runs and its
+    heartbeat, the time it has run, the final summary, and its counters: succeeded and failed
+    queries, the sum of every measure and of the latencies, a histogram of the latencies, and
+    for a task with a generator the number of scored answers and the sum of every answer
+    measure. The counters change in the same transaction as the result that changes them, so
+    reading a task never reads its results.
+``task_queries``, ``task_qrels``
+    The task's questions (with their reference answers, for a task with a generator) and
+    judgements, copied in when it is submitted, so a task can be shown, exported, compared and
+    resumed without its dataset files.
+``results``
+    One row per finished query, keyed by ``(task_id, query_id)``: status, retrieved ids and
+    scores, latency, attempts, measure values, error, and the generated answer with its
+    measure values and latency. Written with an upsert, so recording a query twice leaves one
+    row.
+
+JSON values are kept as text in every back-end. Versions: 1 had no latency histogram, 2 no
+answers; a store brings an older database up to date when it opens it (columns added, counters
+recomputed), keeping every task.
+
+>>> "DOUBLE PRECISION" in schema("DOUBLE PRECISION", "") and "WITHOUT ROWID" not in schema(
+...     "DOUBLE PRECISION", "")
+True
+"""
+
+from __future__ import annotations
+
+__all__ = ["ADDED_COLUMNS", "SCHEMA_VERSION", "TASK_COLUMNS", "TASK_JSON_COLUMNS", "schema"]
+
+SCHEMA_VERSION = 3
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks (
+    id TEXT PRIMARY KEY,
+    name TEXT,
+    status TEXT NOT NULL,
+    created_at {real} NOT NULL,
+    started_at {real},
+    finished_at {real},
+    updated_at {real} NOT NULL,
+    owner TEXT,
+    heartbeat {real},
+    total INTEGER NOT NULL,
+    succeeded INTEGER NOT NULL DEFAULT 0,
+    failed INTEGER NOT NULL DEFAULT 0,
+    sums TEXT NOT NULL DEFAULT '{{}}',
+    latency_sum {real} NOT NULL DEFAULT 0,
+    latency_bins TEXT NOT NULL DEFAULT '{{}}',
+    latency_max {real},
+    active_seconds {real} NOT NULL DEFAULT 0,
+    answered INTEGER NOT NULL DEFAULT 0,
+    answer_sums TEXT NOT NULL DEFAULT '{{}}',
+    error TEXT,
+    spec TEXT NOT NULL,
+    dataset TEXT NOT NULL,
+    summary TEXT
+);
+CREATE INDEX IF NOT EXISTS tasks_by_created ON tasks (created_at);
+CREATE TABLE IF NOT EXISTS task_queries (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    query_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    reference_answers TEXT,
+    PRIMARY KEY (task_id, query_id)
+){without_rowid};
+CREATE TABLE IF NOT EXISTS task_qrels (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    query_id TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    relevance INTEGER NOT NULL,
+    PRIMARY KEY (task_id, query_id, doc_id)
+){without_rowid};
+CREATE TABLE IF NOT EXISTS results (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    query_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    doc_ids TEXT NOT NULL,
+    scores TEXT,
+    latency {real},
+    attempts INTEGER NOT NULL,
+    metrics TEXT,
+    error TEXT,
+    finished_at {real} NOT NULL,
+    answer TEXT,
+    answer_metrics TEXT,
+    answer_latency {real},
+    PRIMARY KEY (task_id, query_id)
+){without_rowid};
+"""
+
+
+def schema(real: str, without_rowid: str) -> str:
+    """The schema's statements in a back-end's words: its type of 8-byte floats (``REAL``,
+    ``DOUBLE PRECISION``) and what ends a table keyed by its primary key alone."""
+    return _SCHEMA.format(real=real, without_rowid=without_rowid)
+
+
+TASK_COLUMNS = (
+    "id, name, status, created_at, started_at, finished_at, updated_at, owner, heartbeat, "
+    "total, succeeded, failed, sums, latency_sum, latency_bins, latency_max, active_seconds, "
+    "answered, answer_sums, error, spec, dataset, summary"
+)
+TASK_JSON_COLUMNS = ("sums", "latency_bins", "answer_sums", "spec", "dataset", "summary")
+ADDED_COLUMNS = {
+    2: [
+        ("tasks", "latency_bins", "TEXT NOT NULL DEFAULT '{}'"),
+        ("tasks", "latency_max", "{real}"),
+    ],
+    3: [
+        ("tasks", "answered", "INTEGER NOT NULL DEFAULT 0"),
+        ("tasks", "answer_sums", "TEXT NOT NULL DEFAULT '{}'"),
+        ("task_queries", "reference_answers", "TEXT"),
+        ("results", "answer", "TEXT"),
+        ("results", "answer_metrics", "TEXT"),
+        ("results", "answer_latency", "{real}"),
+    ],
+}
+"""The columns each schema version added, for migrating older stores (``{real}`` is the
+back-end's float type)."""

@@ -1,0 +1,2 @@
+"""A task's life: submitting and claiming it (`service`), running its questions (`runner`),
+scoring them (`scoring`), and what is read from it afterwards (`info`, `export`, `compare`)."""
