@@ -21,7 +21,7 @@ MODULES = sorted(
 
 def test_the_package_has_modules_with_examples() -> None:
     assert {
-        "rankscope.engine.evaluate",
+        "rankscope.engine._evaluate",
         "rankscope.service.tasks.service",
         "rankscope.io._read",
     } <= set(MODULES)

@@ -73,10 +73,10 @@ def rankscope_compute(qrels_path: str, run_path: str, repeats: int) -> dict[str,
     run, _ = _core.read_trec_run(run_path, path=run_path)
     read = time.perf_counter() - start
     names = list(MEASURES)
-    fields = [("name", "trec")]
+    settled = _core.plan(names, "trec")
 
     def evaluate() -> Any:
-        return _core.evaluate(qrels, run, names, fields, 1, False, None)[0]
+        return _core.evaluate(qrels, run, settled)[0]
 
     first, times, values = _timed(evaluate, repeats)
     return {

@@ -34,9 +34,9 @@ if TYPE_CHECKING:
         Conventions,
         Measure,
         Results,
+        evaluate,
         measure,
     )
-    from rankscope.engine.evaluate import evaluate
     from rankscope.fuse import FusionSearch, optimize_fusion
     from rankscope.fuse import fuse as fuse
     from rankscope.io import Qrels, Run

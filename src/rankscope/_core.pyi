@@ -1,6 +1,6 @@
 """Types of the compiled core, ``rankscope._core`` (private: use ``rankscope``'s API)."""
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, final
 
 @final
@@ -105,26 +105,49 @@ def run_from_dict(
 ) -> Run: ...
 def qrels_from_arrow(table: object, source: str = "<qrels>") -> Qrels: ...
 def run_from_arrow(table: object, name: str = "run", source: str = "<run>") -> Run: ...
-def evaluate(
-    qrels: Qrels,
-    run: Run,
-    measures: list[str],
-    conventions: list[tuple[str, str]],
-    relevance_level: int,
-    complete: bool,
-    max_documents: int | None,
-) -> tuple[PerQuery, list[str], list[str]]: ...
+
+@final
+class Plan:
+    """What an evaluation is asked, settled by the core (`plan`): the measures parsed once, the
+    conventions with the caller's changes, every option checked."""
+
+    @property
+    def measures(
+        self,
+    ) -> list[tuple[str, int | float | None, list[tuple[str, str]], str, str | None]]: ...
+    @property
+    def conventions(self) -> list[tuple[str, Any]]: ...
+    @property
+    def relevance_level(self) -> int: ...
+    @property
+    def complete(self) -> bool: ...
+    @property
+    def max_documents(self) -> int | None: ...
+    @property
+    def chunk_bytes(self) -> int: ...
+    @property
+    def lenient(self) -> bool: ...
+
+def plan(
+    measures: list[Any] | None,
+    profile: str | list[tuple[str, Any]] | object,
+    *,
+    duplicate_documents: object = None,
+    relevance_level: object = None,
+    max_documents: object = None,
+    chunk_bytes: object = None,
+    complete: object = None,
+    lenient: object = None,
+) -> Plan: ...
+def conventions(profile: str | list[tuple[str, Any]] | object) -> list[tuple[str, Any]]: ...
+def profiles() -> list[tuple[str, list[tuple[str, Any]]]]: ...
+def convention_table() -> list[tuple[str, str, list[tuple[str, str]]]]: ...
+def evaluate(qrels: Qrels, run: Run, plan: Plan) -> tuple[PerQuery, list[str], list[str]]: ...
 def evaluate_stream(
     qrels: Qrels,
     source: str,
-    measures: list[str],
-    conventions: list[tuple[str, str]],
-    relevance_level: int,
-    complete: bool,
-    max_documents: int | None,
+    plan: Plan,
     *,
-    chunk_bytes: int,
-    lenient: bool,
     grouping: str,
     path: str | None = None,
     open: Callable[[], object] | None = None,
@@ -132,21 +155,12 @@ def evaluate_stream(
 def evaluate_query(
     judged: list[tuple[str, int]],
     ranking: list[tuple[str, float]],
-    measures: list[str],
-    conventions: list[tuple[str, str]],
-    relevance_level: int = 1,
+    plan: Plan,
     query_id: str = "q",
 ) -> list[float]: ...
+def ranked_documents(run: Run, plan: Plan, qrels: Qrels | None = None) -> ArrowTable: ...
 def aggregate(values: list[float], how: str) -> float: ...
-def relevance_strings(
-    qrels: Qrels,
-    run: Run,
-    conventions: list[tuple[str, str]],
-    relevance_level: int,
-    complete: bool,
-    max_documents: int | None,
-    length: int,
-) -> list[tuple[str, str]]: ...
+def relevance_strings(qrels: Qrels, run: Run, plan: Plan, length: int) -> list[tuple[str, str]]: ...
 
 # --- The measure registry (crates/rankscope-python/src/measures.rs) ---------------------------
 
@@ -159,33 +173,22 @@ def trec_eval_table() -> list[dict[str, Any]]: ...
 def trec_eval_nicknames() -> list[tuple[str, list[str]]]: ...
 def default_measures(profile: str, kind: str = "ranking") -> list[str] | None: ...
 def parse_measure(
-    name: str,
+    name: object,
 ) -> tuple[str, int | float | None, list[tuple[str, str]], str, str | None]: ...
+def parse_measures(
+    names: Sequence[object],
+) -> list[tuple[str, int | float | None, list[tuple[str, str]], str, str | None]]: ...
 def build_measure(
     family: str, cutoff: str | None, params: list[tuple[str, str]]
 ) -> tuple[str, int | float | None, list[tuple[str, str]], str, str | None]: ...
-def check_measures(measures: list[str], conventions: list[tuple[str, str]]) -> None: ...
 
 # --- Preferences and judgement groups (crates/rankscope-python/src/prefs.rs) ---------------------
 
 def evaluate_prefs(
-    path: str,
-    source: str,
-    format: str,
-    run: Run,
-    measures: list[str],
-    complete: bool = False,
-    max_documents: int | None = None,
+    path: str, source: str, format: str, run: Run, plan: Plan
 ) -> tuple[PerQuery, list[str], list[str], str | None]: ...
 def evaluate_judgement_groups(
-    path: str,
-    source: str,
-    run: Run,
-    measures: list[str],
-    conventions: list[tuple[str, str]],
-    relevance_level: int,
-    complete: bool,
-    max_documents: int | None,
+    path: str, source: str, run: Run, plan: Plan
 ) -> tuple[PerQuery, list[str], list[str], str | None]: ...
 
 # --- Rank fusion (crates/rankscope-python/src/fuse.rs) ------------------------------------------

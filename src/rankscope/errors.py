@@ -4,15 +4,20 @@
 
     RankscopeError                     root: catch this to catch everything rankscope raises
      ├── InputError (ValueError)       the data given is not valid
+     │    │                                  .source .line .text .query .document
      │    ├── ParseError               a file or a row cannot be read (names file, line, text)
      │    ├── DuplicateDocumentError   a document appears twice in one query's ranking or qrels
      │    ├── EmptyInputError          a file or table holds no data
      │    ├── NoCommonQueriesError     no query of the run is judged in the qrels
      │    └── NotGroupedError          a query's lines are not together (streaming needs it)
      ├── MeasureError (ValueError)     a measure name or parameter is not valid
+     │    │                                                     .measure .part .suggestions
      │    └── UnknownMeasureError      no measure of that name; suggests close names
-     ├── ProfileError (ValueError)     an unknown profile or convention
+     ├── ProfileError (ValueError)     an unknown profile or convention, or a measure the
+     │                                 profile does not define  .profile .convention .value
+     │                                                          .allowed
      ├── OptionError (ValueError)      an option value outside what a function accepts
+     │                                                          .option .value .allowed
      ├── ServiceError                  (rankscope.service) the evaluation service
      │    ├── TaskNotFoundError        no task has that id (LookupError; HTTP 404)
      │    ├── TaskStateError           the task's status forbids that (HTTP 409)
@@ -31,10 +36,29 @@
 Every message says what was expected and what was found; input errors name the file, the line
 number and the offending line when the input came from a file. Invalid datasets, retriever and
 generator specifications and measure names given to the service raise `InputError`,
-`MeasureError` and `ProfileError` (the service's API answers them 422).
+`MeasureError` and `ProfileError` (the service's API answers them 422). The attributes after a
+class are its structured fields (each documented on the class), set by the core for the errors
+it raises, so that a caller can act on them without reading the message: `errors` gives them
+all as a dict.
+
+Examples
+--------
+>>> import rankscope
+>>> try:
+...     rankscope.measure("nDGC@10")
+... except rankscope.UnknownMeasureError as error:
+...     print(error.measure, error.part, error.suggestions)
+nDGC@10 nDGC ['nDCG', 'RnDCG', 'nDCGRel']
+>>> try:
+...     rankscope.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, "AP", max_documents=-1)
+... except rankscope.OptionError as error:
+...     print(error.errors())
+{'option': 'max_documents', 'value': '-1', 'allowed': ()}
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 __all__ = [
     "CallError",
@@ -44,6 +68,8 @@ __all__ = [
     "InputError",
     "MeasureError",
     "MissingDependencyError",
+    "NoCommonQueriesError",
+    "NotGroupedError",
     "OptionError",
     "ParseError",
     "ProfileError",
@@ -66,6 +92,12 @@ __all__ = [
 class RankscopeError(Exception):
     """Root of every error rankscope raises."""
 
+    _fields: tuple[str, ...] = ()
+
+    def errors(self) -> dict[str, object]:
+        """The error's structured fields by name (empty for a class that has none)."""
+        return {field: getattr(self, field) for field in self._fields}
+
 
 class InputError(RankscopeError, ValueError):
     """The qrels, run or other data given is not valid.
@@ -80,7 +112,12 @@ class InputError(RankscopeError, ValueError):
         The 1-based line number in ``source``, if known.
     text
         The offending line as it was read, if known.
+    query, document
+        The query and the document concerned, when the error is about one (a document ranked
+        twice names both).
     """
+
+    _fields = ("source", "line", "text", "query", "document")
 
     def __init__(
         self,
@@ -89,11 +126,15 @@ class InputError(RankscopeError, ValueError):
         source: str | None = None,
         line: int | None = None,
         text: str | None = None,
+        query: str | None = None,
+        document: str | None = None,
     ) -> None:
         self.message = message
         self.source = source
         self.line = line
         self.text = text
+        self.query = query
+        self.document = document
         super().__init__(self._render())
 
     def _render(self) -> str:
@@ -129,7 +170,35 @@ class NotGroupedError(InputError):
 
 
 class MeasureError(RankscopeError, ValueError):
-    """A measure name or one of its parameters is not valid."""
+    """A measure name or one of its parameters is not valid.
+
+    Parameters
+    ----------
+    message
+        What was expected and what was found.
+    measure
+        The measure as it was given (empty when none was given).
+    part
+        The part of the name that is wrong (a family, a cutoff, a parameter), if one is.
+    suggestions
+        Names close to an unknown one, best first.
+    """
+
+    _fields = ("measure", "part", "suggestions")
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        measure: str = "",
+        part: str | None = None,
+        suggestions: Iterable[str] = (),
+    ) -> None:
+        self.message = message
+        self.measure = measure
+        self.part = part
+        self.suggestions = list(suggestions)
+        super().__init__(message)
 
 
 class UnknownMeasureError(MeasureError):
@@ -137,11 +206,73 @@ class UnknownMeasureError(MeasureError):
 
 
 class ProfileError(RankscopeError, ValueError):
-    """An unknown profile name or an invalid convention value."""
+    """An unknown profile name, an invalid convention value, or a measure the profile does not
+    define.
+
+    Parameters
+    ----------
+    message
+        What was expected and what was found.
+    profile
+        The profile concerned, when known.
+    convention
+        The convention concerned (``"duplicate_documents"``, ...), or None for the profile.
+    value
+        The value given, as the message shows it (a profile's or a convention's, or the
+        measure's name).
+    allowed
+        The values allowed.
+    """
+
+    _fields = ("profile", "convention", "value", "allowed")
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        profile: str | None = None,
+        convention: str | None = None,
+        value: str = "",
+        allowed: Iterable[str] = (),
+    ) -> None:
+        self.message = message
+        self.profile = profile
+        self.convention = convention
+        self.value = value
+        self.allowed = tuple(allowed)
+        super().__init__(message)
 
 
 class OptionError(RankscopeError, ValueError):
-    """An option (a test name, a level, a count) is outside what the function accepts."""
+    """An option (a test name, a level, a count) is outside what the function accepts.
+
+    Parameters
+    ----------
+    message
+        What was expected and what was found.
+    option
+        The option's name as the function takes it (``"relevance_level"``), if known.
+    value
+        The value given, as the message shows it.
+    allowed
+        The values allowed when they are a list (empty for a range, which the message says).
+    """
+
+    _fields = ("option", "value", "allowed")
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        option: str | None = None,
+        value: str = "",
+        allowed: Iterable[str] = (),
+    ) -> None:
+        self.message = message
+        self.option = option
+        self.value = value
+        self.allowed = tuple(allowed)
+        super().__init__(message)
 
 
 class ServiceError(RankscopeError):

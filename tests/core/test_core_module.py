@@ -96,8 +96,7 @@ def test_arrow_tables_are_read_as_runs() -> None:
     frame = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d2", "d1"], "score": [2.0, 1.0]})
     run = _core.run_from_arrow(frame, "frame")
     qrels = _core.qrels_from_dict(QRELS)
-    fields = [("name", "trec")]
-    values, unjudged, missing = _core.evaluate(qrels, run, ["RR"], fields, 1, False, None)
+    values, unjudged, missing = _core.evaluate(qrels, run, _core.plan(["RR"], "trec"))
     assert (values.to_dict(), unjudged, missing) == ({"q1": {"RR": 1.0}}, [], ["q2"])
     as_arrow = pa.table({"query_id": ["q1"], "doc_id": ["d1"], "score": pa.array([1], pa.int8())})
     assert len(_core.run_from_arrow(as_arrow)) == 1

@@ -64,7 +64,7 @@ GOOD_RUN = {"q1": {"d1": 1.0, "d2": 0.5}}
             "qrels of query 'q1' must be a mapping doc_id -> grade; found list",
         ),
         ({}, GOOD_RUN, rankscope.EmptyInputError, "qrels hold no judgements"),
-        (GOOD_QRELS, {"q1": {}}, rankscope.EmptyInputError, "run holds no results"),
+        (GOOD_QRELS, {}, rankscope.EmptyInputError, "run holds no results"),
         (
             {"q2": {"d1": 1}},
             GOOD_RUN,
@@ -81,6 +81,19 @@ def test_bad_inputs_raise(qrels: Any, run: Any, error: type[Exception], message:
     with pytest.raises(error) as raised:
         rankscope.evaluate(qrels, run, "AP")
     assert message in str(raised.value)
+
+
+@pytest.mark.parametrize("profile", ["trec", "trec9", "weknora"])
+def test_a_query_given_an_empty_ranking_retrieved_nothing(profile: str) -> None:
+    run: dict[str, dict[str, float]] = {"q1": {}, "q2": {"d1": 1.0}}
+    qrels = {"q1": {"d1": 1}, "q2": {"d1": 1}}
+    values = rankscope.evaluate(qrels, run, ["AP", "RR", "nDCG@3"], profile=profile).to_dict()
+    assert values == {
+        "q1": {"AP": 0.0, "RR": 0.0, "nDCG@3": 0.0},
+        "q2": {"AP": 1.0, "RR": 1.0, "nDCG@3": 1.0},
+    }
+    alone = rankscope.evaluate(qrels, {"q1": {}}, "AP", profile=profile).to_dict()
+    assert alone == {"q1": {"AP": 0.0}}
 
 
 def test_duplicate_document_in_a_ranking_is_an_error_under_trec() -> None:

@@ -11,8 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankscope
-from rankscope.engine import parse_measures, resolve_profile
-from rankscope.engine.evaluate import evaluate_query
+from rankscope.engine import evaluate_query, parse_measures, resolve_profile
 from rankscope.io import Qrels, Run
 
 docs = st.sampled_from([f"d{i}" for i in range(8)])

@@ -19,12 +19,11 @@ import pytest
 
 import rankscope
 from rankscope import _core
-from rankscope.engine import resolve_profile
-from rankscope.engine.evaluate import _conventions_fields
+from rankscope.engine import plan
 from rankscope.io import read_run_batches
 from rankscope.io._native import read_native_qrels
 
-EVALUATE = importlib.import_module("rankscope.engine.evaluate")  # the module, not the function
+EVALUATE = importlib.import_module("rankscope.engine._evaluate")  # the module, not the function
 MEASURES = ["nDCG@10", "nDCG", "AP", "RR", "P@5", "R@10", "Bpref", "NumRet", "NumRel", "GM_AP"]
 
 
@@ -120,13 +119,7 @@ def test_grouping_can_be_required(tmp_path: Path) -> None:
         _core.evaluate_stream(
             read_native_qrels(qrels),
             str(run),
-            MEASURES,
-            _conventions_fields(resolve_profile("trec")),
-            1,
-            False,
-            None,
-            chunk_bytes=500,
-            lenient=False,
+            plan(MEASURES, chunk_bytes=500),
             grouping="grouped",
             path=str(run),
         )

@@ -315,6 +315,15 @@ def test_compare_two_tasks(watched: Watched, server: tuple[str, EvaluationServic
     assert [row.split()[0] for row in rows] == ["bm25-default", "bm25-flat"]
     assert "(baseline)" in rows[0]  # the task that ran first, though it is listed second
     assert report.locator("section.measure").count() == 3
+    # The same tasks again, every pair with the randomized Tukey HSD test.
+    page.select_option("#test", "randomized-tukey")
+    page.check("#all-pairs")
+    page.click('#retest button[type="submit"]')
+    page.wait_for_url("**pairs=all*")
+    assert "randomized Tukey HSD" in page.inner_text("main")
+    matrices = page.frame_locator("#report").locator("table.matrix")
+    matrices.first.wait_for()
+    assert matrices.count() == 3
     watched.check()
 
 

@@ -122,6 +122,21 @@ def test_run_a_callable_under_trec_then_resume_and_compare(
     assert main([*compare, "-f", "html", "-o", str(html), "--db", db]) == 0
     assert html.read_text().count('<section class="measure"') == 2
     assert main([*compare, "--caption", "x", "--db", db]) == 2
+    # Every pair, with Tukey's HSD over the tasks; baselines by name or id.
+    tasks = ["tasks", "compare", first["id"], second["id"], "--db", db]
+    assert main([*tasks, "--all-pairs", "--test", "tukey", "-f", "json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["test"] == "tukey" and payload["baselines"] == []
+    assert {(row["baseline"], row["system"]) for row in payload["comparisons"]} == {
+        (first["id"], second["id"])
+    }
+    assert payload["analyses"]["AP"]["design"] and payload["analyses"]["AP"]["letters"]
+    assert main([*tasks, "--baseline", second["id"], "-f", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["baselines"] == [second["id"]]
+    assert main([*tasks, "--baseline", "nope"]) == 2
+    assert "--baseline 'nope' is not one of the tasks" in capsys.readouterr().err
+    assert main([*tasks, "--all-pairs", "--baseline", first["id"]]) == 2
+    assert "--all-pairs compares every pair" in capsys.readouterr().err
 
 
 def test_run_an_http_retriever_with_its_options(

@@ -261,9 +261,23 @@ def test_the_comparison_is_the_report_of_rankscope_compare(
         page = client.get("/compare", params=[("task", first), ("task", second)])
         report = client.get("/compare/report", params=[("task", first), ("task", second)])
         different = client.get("/compare/report", params=[("task", first)])
+        # The same tests as `rankscope compare`: every pair with Tukey's HSD, say.
+        chosen = [("task", first), ("task", second), ("test", "tukey"), ("pairs", "all")]
+        tukey_page = client.get("/compare", params=chosen)
+        tukey = client.get("/compare/report", params=chosen)
+        unknown = client.get("/compare", params=[*chosen[:2], ("test", "z-test")])
+        unknown_report = client.get("/compare/report", params=[*chosen[:2], ("test", "z-test")])
     assert page.status_code == 200 and f"/compare/report?task={first}&amp;task={second}" in (
         page.text
     )
+    assert '<option value="randomized-tukey"' in page.text and 'name="pairs"' in page.text
+    assert tukey_page.status_code == 200 and "Every pair of" in tukey_page.text
+    assert "Tukey&#39;s HSD (topics as blocks)" in tukey_page.text
+    assert "&amp;test=tukey&amp;pairs=all" in tukey_page.text
+    assert tukey.status_code == 200 and tukey.text.count('<table class="matrix">') == 2
+    assert unknown.status_code == 422 and "unknown test &#39;z-test&#39;" in unknown.text
+    assert "/compare/report" not in unknown.text
+    assert unknown_report.status_code == 422 and "unknown test" in unknown_report.text
     assert report.status_code == 200 and "sandbox" in report.headers["content-security-policy"]
     assert different.status_code == 422 and "at least two tasks" in different.text
 

@@ -16,6 +16,7 @@ import pytest
 from service_helpers import make_corpus, overlap_search
 
 import rankscope
+from rankscope.compare import compare_pairs
 from rankscope.errors import InputError
 from rankscope.io.tables import Run
 from rankscope.service import (
@@ -276,11 +277,45 @@ def test_compare_two_tasks(service: EvaluationService) -> None:
         data, lambda t, k: [d for d, _ in overlap_search(corpus, t, 40)][::-1][:k], name="bad"
     )
     bad = service.run(bad.id)
-    comparison, left_out = service.compare([good.id, bad.id], test="randomization", n_resamples=500)
+    report, left_out = service.compare([good.id, bad.id], test="randomization", n_resamples=500)
     assert left_out == 0
-    row = comparison.row("bad", "mrr")
+    row = report.comparison.row("bad", "mrr")
     assert row.baseline_mean == good.metrics["mrr"] and row.system_mean == bad.metrics["mrr"]
     assert row.system_mean < row.baseline_mean
+    assert report.provenance is not None
+    assert report.provenance.runs == (("good", f"task {good.id}"), ("bad", f"task {bad.id}"))
+
+    # Many systems: every pair with Tukey's HSD, as compare_pairs gives it over the same
+    # per-query values; several baselines, named by name or by id.
+    middle = service.run(
+        service.submit(data, lambda t, k: overlap_search(corpus, t, k)[1:], name="middle").id
+    )
+    ids = [good.id, bad.id, middle.id]
+    tukey, _ = service.compare(ids, test="tukey", pairs="all")
+    found = {(row.baseline, row.system) for row in tukey.comparison.rows}
+    assert found == {("good", "bad"), ("good", "middle"), ("bad", "middle")}
+    scores = {
+        name: {
+            measure: [
+                record.metrics[measure]
+                for record in sorted(
+                    service.store.results(task, status="succeeded"), key=lambda r: r.query_id
+                )
+            ]
+            for measure in good.measures
+        }
+        for name, task in zip(("good", "bad", "middle"), ids, strict=True)
+    }
+    reference = compare_pairs(scores, sorted(found), test="tukey")
+    for row in tukey.comparison.rows:
+        expected = reference.pair(row.baseline, row.system, row.measure)
+        assert row.corrected_p_value == pytest.approx(expected.corrected_p_value, abs=1e-12)
+    several, _ = service.compare(ids, baselines=["good", middle.id], test="t")
+    assert {(row.baseline, row.system) for row in several.comparison.rows} == {
+        ("good", "bad"),
+        ("good", "middle"),
+        ("middle", "bad"),
+    }
 
 
 def test_submit_checks_before_anything_runs(service: EvaluationService) -> None:

@@ -1,5 +1,5 @@
 //! Evaluate a TREC run against TREC qrels with the core alone, timing each stage, for
-//! measuring the core without Python:
+//! measuring the core without the bindings:
 //!
 //! ```text
 //! cargo run --release -p rankscope-core --example evaluate_files -- QRELS RUN [--stream]
@@ -72,7 +72,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (
             out.evaluation.aggregates(),
             n,
-            format!("stream {:?}", start.elapsed() - read_qrels),
+            format!("stream {:?}", start.elapsed().saturating_sub(read_qrels)),
         )
     } else {
         let t = Instant::now();

@@ -1,9 +1,12 @@
-//! Errors of the core: one variant per class of `rankscope.errors` (and the two `InputError`
-//! subclasses that live beside the engine), each carrying the fields the Python class takes.
+//! Errors of the core: one type, [`Error`], whose variants carry structured fields (an input
+//! error its source, line and text; a measure error the name, the offending part and
+//! suggestions; an option error the option, the value and the allowed values; a profile error
+//! the profile or convention, the value and the allowed ones). The bindings map each variant
+//! to an exception class of their own.
 
 use std::fmt;
 
-/// Where an input error happened and what was wrong: the fields of Python's `InputError`.
+/// Where an input error happened and what was wrong.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct InputProblem {
     /// What was expected and what was found.
@@ -14,6 +17,18 @@ pub struct InputProblem {
     pub line: Option<u64>,
     /// The offending line as it was read, if known.
     pub text: Option<String>,
+    /// The query and the document concerned, when the problem is about one (a document
+    /// ranked twice names both).
+    pub subject: Option<Box<Subject>>,
+}
+
+/// The query and the document an input problem is about.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Subject {
+    /// The query's id.
+    pub query: String,
+    /// The document's id.
+    pub document: String,
 }
 
 impl InputProblem {
@@ -31,6 +46,15 @@ impl InputProblem {
         self
     }
 
+    /// The same problem, naming the query and the document concerned.
+    pub fn about(mut self, query: impl Into<String>, document: impl Into<String>) -> Self {
+        self.subject = Some(Box::new(Subject {
+            query: query.into(),
+            document: document.into(),
+        }));
+        self
+    }
+
     /// The same problem, naming the line and its text.
     pub fn at_line(mut self, line: u64, text: impl Into<String>) -> Self {
         self.line = Some(line);
@@ -40,8 +64,8 @@ impl InputProblem {
 }
 
 impl fmt::Display for InputProblem {
-    /// As Python's `InputError.__str__`: `source:line: message`, then the line (cut at 200
-    /// characters) indented on the next line.
+    /// `source:line: message`, then the line (cut at 200 characters) indented on the next
+    /// line.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(source) = &self.source {
             match self.line {
@@ -61,31 +85,235 @@ impl fmt::Display for InputProblem {
     }
 }
 
-/// Every error the core returns. The variant names the Python class the bindings raise.
+/// What is wrong with a measure name: the fields of the bindings' `MeasureError`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MeasureProblem {
+    /// What was expected and what was found.
+    pub message: String,
+    /// The measure as it was given (empty when none was).
+    pub measure: String,
+    /// The part of the name that is wrong (a family, a cutoff, a parameter), if one is.
+    pub part: Option<String>,
+    /// Names close to an unknown one, best first.
+    pub suggestions: Vec<String>,
+}
+
+impl MeasureProblem {
+    /// A problem with `measure` (as given), described by `message`.
+    pub fn new(measure: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            measure: measure.into(),
+            ..Self::default()
+        }
+    }
+
+    /// The same problem about the whole name `measure`; the part that was named stays.
+    fn named(mut self, measure: &str) -> Self {
+        if self.measure != measure {
+            if self.part.is_none() && !self.measure.is_empty() {
+                self.part = Some(std::mem::take(&mut self.measure));
+            }
+            self.measure = measure.to_string();
+        }
+        self
+    }
+
+    /// The same problem, naming the part of the name that is wrong.
+    pub fn at(mut self, part: impl Into<String>) -> Self {
+        self.part = Some(part.into());
+        self
+    }
+}
+
+/// An option outside what is accepted: the fields of the bindings' `OptionError`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OptionProblem {
+    /// What was expected and what was found.
+    pub message: String,
+    /// The option's name (`relevance_level`, `max_documents`, ...).
+    pub option: String,
+    /// The value given, as messages quote it.
+    pub value: String,
+    /// The values allowed, when they are a list (empty for a range, which the message says).
+    pub allowed: Vec<String>,
+}
+
+impl OptionProblem {
+    /// `option` given `value` (as messages quote it), described by `message`.
+    pub fn new(
+        option: impl Into<String>,
+        value: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            message: message.into(),
+            option: option.into(),
+            value: value.into(),
+            allowed: Vec::new(),
+        }
+    }
+
+    /// The same problem, listing the values allowed.
+    pub fn allowing(mut self, allowed: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed = allowed.into_iter().map(Into::into).collect();
+        self
+    }
+}
+
+/// An unknown profile, an invalid convention, or a measure a profile does not define: the
+/// fields of the bindings' `ProfileError`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ProfileProblem {
+    /// What was expected and what was found.
+    pub message: String,
+    /// The profile concerned, when known.
+    pub profile: Option<String>,
+    /// The convention concerned (`duplicate_documents`, ...), or `None` for the profile
+    /// itself.
+    pub convention: Option<String>,
+    /// The value given (a profile's or a convention's name, or a measure's).
+    pub value: String,
+    /// The values allowed.
+    pub allowed: Vec<String>,
+}
+
+impl ProfileProblem {
+    /// `value` refused, described by `message`, with the values `allowed`.
+    pub fn new(
+        value: impl Into<String>,
+        message: impl Into<String>,
+        allowed: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        Self {
+            message: message.into(),
+            value: value.into(),
+            allowed: allowed.into_iter().map(Into::into).collect(),
+            ..Self::default()
+        }
+    }
+
+    /// The same problem, naming the profile.
+    pub fn of_profile(mut self, profile: impl Into<String>) -> Self {
+        self.profile = Some(profile.into());
+        self
+    }
+
+    /// The same problem, naming the convention.
+    pub fn of_convention(mut self, convention: impl Into<String>) -> Self {
+        self.convention = Some(convention.into());
+        self
+    }
+}
+
+/// What went wrong while fusing runs: runs, queries and documents are given by their index
+/// and codes, which the caller turns back into names.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FusionProblem {
+    /// A document appears twice in one query's ranking of one run.
+    DuplicateDocument {
+        /// The run's index.
+        run: usize,
+        /// The query's code.
+        query: u32,
+        /// The document's code.
+        doc: u32,
+    },
+    /// A score is NaN or infinite.
+    NonFiniteScore {
+        /// The run's index.
+        run: usize,
+        /// The query's code.
+        query: u32,
+        /// The document's code.
+        doc: u32,
+    },
+    /// A code is out of the range the caller declared.
+    CodeOutOfRange {
+        /// What the code stands for (`query`, `document`).
+        what: &'static str,
+        /// The code.
+        code: u32,
+        /// How many codes there are.
+        limit: usize,
+    },
+    /// Column lengths differ.
+    LengthMismatch {
+        /// The run's index.
+        run: usize,
+    },
+    /// A fused score overflowed to infinity.
+    Overflow {
+        /// The query's code.
+        query: u32,
+        /// The document's code.
+        doc: u32,
+    },
+    /// A parameter is missing or out of range.
+    Parameter(String),
+}
+
+impl fmt::Display for FusionProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FusionProblem::DuplicateDocument { run, query, doc } => {
+                write!(
+                    f,
+                    "run {run}: document {doc} appears twice in query {query}"
+                )
+            }
+            FusionProblem::NonFiniteScore { run, query, doc } => {
+                write!(
+                    f,
+                    "run {run}: score of document {doc} in query {query} is not finite"
+                )
+            }
+            FusionProblem::CodeOutOfRange { what, code, limit } => {
+                write!(f, "{what} code {code} is out of range (expected < {limit})")
+            }
+            FusionProblem::LengthMismatch { run } => {
+                write!(
+                    f,
+                    "run {run}: query, document and score columns differ in length"
+                )
+            }
+            FusionProblem::Overflow { query, doc } => {
+                write!(
+                    f,
+                    "fused score of document {doc} in query {query} overflowed"
+                )
+            }
+            FusionProblem::Parameter(message) => f.write_str(message),
+        }
+    }
+}
+
+/// Every error the core returns, each variant with the fields that describe it. The bindings
+/// map each variant to an exception class.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Error {
-    /// `rankscope.errors.InputError`: the data given is not valid.
+    /// The data given is not valid.
     Input(InputProblem),
-    /// `rankscope.errors.ParseError`: a file or row cannot be read.
+    /// A file or row cannot be read.
     Parse(InputProblem),
-    /// `rankscope.errors.DuplicateDocumentError`: a document twice in one query.
+    /// A document twice in one query.
     DuplicateDocument(InputProblem),
-    /// `rankscope.errors.EmptyInputError`: a file or table holds no data.
+    /// A file or table holds no data.
     EmptyInput(InputProblem),
-    /// `rankscope.engine.prepare.NoCommonQueriesError` (an `InputError`): no query of the run
-    /// is judged.
+    /// No query of the run is judged.
     NoCommonQueries(InputProblem),
-    /// `rankscope.engine.stream.NotGroupedError` (an `InputError`): a query's lines are not
-    /// contiguous, so the run cannot be streamed as it is.
+    /// A query's lines are not contiguous, so the run cannot be streamed as it is.
     NotGrouped(InputProblem),
-    /// `rankscope.errors.MeasureError`: a measure name or parameter is not valid.
-    Measure(String),
-    /// `rankscope.errors.UnknownMeasureError`: no measure has that name.
-    UnknownMeasure(String),
-    /// `rankscope.errors.ProfileError`: an unknown profile or convention.
-    Profile(String),
-    /// `rankscope.errors.OptionError`: an option value outside what is accepted.
-    Option(String),
+    /// A measure name or parameter is not valid.
+    Measure(MeasureProblem),
+    /// No measure has that name.
+    UnknownMeasure(MeasureProblem),
+    /// An unknown profile or convention, or a measure the profile does not define.
+    Profile(ProfileProblem),
+    /// An option value outside what is accepted.
+    Option(OptionProblem),
+    /// Runs or parameters that cannot be fused.
+    Fusion(FusionProblem),
 }
 
 impl Error {
@@ -102,41 +330,84 @@ impl Error {
         }
     }
 
-    /// The name of the Python class this error maps onto.
-    pub fn python_class(&self) -> &'static str {
+    /// The variant's name (`"Parse"`, `"UnknownMeasure"`, ...), for tests and logs.
+    pub fn kind(&self) -> &'static str {
         match self {
-            Error::Input(_) => "InputError",
-            Error::Parse(_) => "ParseError",
-            Error::DuplicateDocument(_) => "DuplicateDocumentError",
-            Error::EmptyInput(_) => "EmptyInputError",
-            Error::NoCommonQueries(_) => "NoCommonQueriesError",
-            Error::NotGrouped(_) => "NotGroupedError",
-            Error::Measure(_) => "MeasureError",
-            Error::UnknownMeasure(_) => "UnknownMeasureError",
-            Error::Profile(_) => "ProfileError",
-            Error::Option(_) => "OptionError",
+            Error::Input(_) => "Input",
+            Error::Parse(_) => "Parse",
+            Error::DuplicateDocument(_) => "DuplicateDocument",
+            Error::EmptyInput(_) => "EmptyInput",
+            Error::NoCommonQueries(_) => "NoCommonQueries",
+            Error::NotGrouped(_) => "NotGrouped",
+            Error::Measure(_) => "Measure",
+            Error::UnknownMeasure(_) => "UnknownMeasure",
+            Error::Profile(_) => "Profile",
+            Error::Option(_) => "Option",
+            Error::Fusion(_) => "Fusion",
         }
+    }
+
+    /// A measure error about `measure` (as given).
+    pub fn measure(measure: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Measure(MeasureProblem::new(measure, message))
+    }
+
+    /// A measure error about `part` of `measure`.
+    pub fn measure_part(
+        measure: impl Into<String>,
+        part: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Error::Measure(MeasureProblem::new(measure, message).at(part))
+    }
+
+    /// The same error, naming the whole measure `name` it is about (a measure error about one
+    /// part of a name keeps that part).
+    pub fn in_measure(self, name: &str) -> Self {
+        match self {
+            Error::Measure(problem) => Error::Measure(problem.named(name)),
+            Error::UnknownMeasure(problem) => Error::UnknownMeasure(problem.named(name)),
+            other => other,
+        }
+    }
+
+    /// An option error: `option` given `value` (as messages quote it).
+    pub fn option(
+        option: impl Into<String>,
+        value: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Error::Option(OptionProblem::new(option, value, message))
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Measure(m) | Error::UnknownMeasure(m) | Error::Profile(m) | Error::Option(m) => {
-                f.write_str(m)
-            }
-            other => write!(f, "{}", other.input_problem().expect("an input error")),
+            Error::Measure(m) | Error::UnknownMeasure(m) => f.write_str(&m.message),
+            Error::Profile(p) => f.write_str(&p.message),
+            Error::Option(o) => f.write_str(&o.message),
+            Error::Fusion(problem) => write!(f, "{problem}"),
+            other => match other.input_problem() {
+                Some(problem) => write!(f, "{problem}"),
+                None => Ok(()),
+            },
         }
     }
 }
 
 impl std::error::Error for Error {}
 
+impl From<FusionProblem> for Error {
+    fn from(problem: FusionProblem) -> Self {
+        Error::Fusion(problem)
+    }
+}
+
 /// Result of the core.
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// Malformed lines left out in lenient mode: how many, and the first of them (Python's
-/// `rankscope.io._lines.Skipped`).
+/// Malformed lines left out in lenient mode: how many, and the first of them.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Skipped {
     /// Lines skipped.
@@ -174,8 +445,7 @@ impl Skipped {
         Skipped { count, ..first }
     }
 
-    /// The text of the one warning that reports the skipped lines, if any (the message of
-    /// Python's `Skipped.warn`).
+    /// The text of the one warning that reports the skipped lines, if any.
     pub fn warning(&self, source: &str) -> Option<String> {
         if self.count == 0 {
             return None;
@@ -188,9 +458,18 @@ impl Skipped {
     }
 }
 
-/// Python's `repr()` of a string: single quotes unless the text holds one and no double quote,
-/// backslash escapes for the quote, the backslash and control characters.
-pub fn py_repr(text: &str) -> String {
+/// A text quoted as messages quote values: single quotes unless the text holds one and no
+/// double quote, backslash escapes for the quote, the backslash and control characters (the
+/// quoting the bindings' own messages use, so that both read alike).
+///
+/// ```
+/// use rankscope_core::error::quoted;
+///
+/// assert_eq!(quoted("d1"), "'d1'");
+/// assert_eq!(quoted("it's"), "\"it's\"");
+/// assert_eq!(quoted("tab\there"), "'tab\\there'");
+/// ```
+pub fn quoted(text: &str) -> String {
     let quote = if text.contains('\'') && !text.contains('"') {
         '"'
     } else {
@@ -229,17 +508,18 @@ pub fn py_repr(text: &str) -> String {
     out
 }
 
-/// Characters Python's `str.isprintable` refuses beyond the Latin-1 range: separators other
+/// Characters printed as escapes beyond the Latin-1 range (those `str.isprintable` refuses): separators other
 /// than the space, format characters, surrogates and private use (a close approximation of the
 /// Unicode categories Z*, Cf, Cs, Co, Cn that needs no tables).
 fn is_unprintable(c: char) -> bool {
     matches!(c as u32,
         0x1680 | 0x2000..=0x200f | 0x2028..=0x202f | 0x205f..=0x206f | 0x3000 | 0xfeff
-        | 0xfff9..=0xfffb | 0xe000..=0xf8ff | 0xf0000..=0x10ffff)
+        | 0xfff9..=0xfffb | 0xe000..=0xf8ff | 0xf_0000..=0x10_ffff)
 }
 
-/// Python's `repr()` of a float as Python prints it (`nan`, `inf`, `-inf`, `1.5`, `1e+20`).
-pub fn py_float_repr(value: f64) -> String {
+/// A number as messages show it: the shortest digits that read back to it, an exponent from
+/// 1e16 up and below 1e-4 (`nan`, `inf`, `-inf`, `1.5`, `1e+20`), as the bindings print floats.
+pub fn float_text(value: f64) -> String {
     if value.is_nan() {
         return "nan".into();
     }
@@ -268,7 +548,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn renders_like_python_input_error() {
+    fn renders_source_line_and_text() {
         let problem = InputProblem::new("score must be a finite number; found 'x'")
             .in_source("run.txt")
             .at_line(3, "q1 Q0 d1 1 x t");
@@ -283,24 +563,24 @@ mod tests {
     }
 
     #[test]
-    fn repr_quotes_like_python() {
-        assert_eq!(py_repr("d1"), "'d1'");
-        assert_eq!(py_repr("it's"), "\"it's\"");
-        assert_eq!(py_repr("a'b\"c"), "'a\\'b\"c'");
-        assert_eq!(py_repr("tab\there\\"), "'tab\\there\\\\'");
-        assert_eq!(py_repr("\u{0}é"), "'\\x00é'");
+    fn quotes_values() {
+        assert_eq!(quoted("d1"), "'d1'");
+        assert_eq!(quoted("it's"), "\"it's\"");
+        assert_eq!(quoted("a'b\"c"), "'a\\'b\"c'");
+        assert_eq!(quoted("tab\there\\"), "'tab\\there\\\\'");
+        assert_eq!(quoted("\u{0}é"), "'\\x00é'");
     }
 
     #[test]
-    fn float_repr_like_python() {
-        assert_eq!(py_float_repr(1.5), "1.5");
-        assert_eq!(py_float_repr(2.0), "2.0");
-        assert_eq!(py_float_repr(1e20), "1e+20");
-        assert_eq!(py_float_repr(1e-7), "1e-07");
-        assert_eq!(py_float_repr(1e-5), "1e-05");
-        assert_eq!(py_float_repr(1.5e-5), "1.5e-05");
-        assert_eq!(py_float_repr(0.0001), "0.0001");
-        assert_eq!(py_float_repr(f64::NEG_INFINITY), "-inf");
+    fn prints_floats_shortest() {
+        assert_eq!(float_text(1.5), "1.5");
+        assert_eq!(float_text(2.0), "2.0");
+        assert_eq!(float_text(1e20), "1e+20");
+        assert_eq!(float_text(1e-7), "1e-07");
+        assert_eq!(float_text(1e-5), "1e-05");
+        assert_eq!(float_text(1.5e-5), "1.5e-05");
+        assert_eq!(float_text(0.0001), "0.0001");
+        assert_eq!(float_text(f64::NEG_INFINITY), "-inf");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use rayon::prelude::*;
 
 use crate::batch::{QueryView, RankedBatch};
-use crate::error::{py_repr, Error, Result};
+use crate::error::{quoted, Error, Result};
 use crate::measures::ir_measures::judged_grades;
 use crate::measures::trec_extra::relevance_string;
 use crate::measures::{check_profile_support, Context, Kernel, Measure, Reads};
@@ -89,7 +89,7 @@ impl Evaluation {
             .collect()
     }
 
-    /// The warning about unjudged queries, if there are any (Python's wording).
+    /// The warning about unjudged queries, if there are any.
     pub fn unjudged_warning(&self) -> Option<String> {
         if self.unjudged_queries.is_empty() {
             return None;
@@ -108,7 +108,7 @@ impl Evaluation {
         Some(format!(
             "{} queries of run {} have no judgements and were ignored: {}{more}",
             self.unjudged_queries.len(),
-            py_repr(&self.run_name),
+            quoted(&self.run_name),
             shown.join(", ")
         ))
     }
@@ -135,11 +135,14 @@ pub fn compute(
         .collect::<Result<_>>()?;
     if batch.subtopics.is_none() {
         if let Some(m) = measures.iter().find(|m| reads_subtopics(m)) {
-            return Err(Error::Measure(format!(
-                "{} reads judgements per subtopic, which this batch was prepared without \
-                 (PrepareOptions::subtopics)",
-                m.name()
-            )));
+            return Err(Error::measure(
+                m.name(),
+                format!(
+                    "{} reads judgements per subtopic, which this batch was prepared without \
+                     (PrepareOptions::subtopics)",
+                    m.name()
+                ),
+            ));
         }
     }
     for (m, kernel) in measures.iter().zip(&kernels) {

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
-use crate::error::{py_repr, Error, InputProblem, Result, Skipped};
+use crate::error::{quoted, Error, InputProblem, Result, Skipped};
 use crate::evaluate::{evaluate, EvalOptions, Evaluation};
 use crate::measures::Measure;
 use crate::table::{Qrels, Run};
@@ -63,16 +63,16 @@ pub fn parse_judgement_groups(data: &[u8], source: &str) -> Result<JudgementGrou
         let Some(grade) = parse_integer(fields[3]) else {
             let message = format!(
                 "relevance must be an integer grade; found {}",
-                py_repr(&field(3))
+                quoted(&field(3))
             );
             return Err(located(message, text()));
         };
         if !seen.insert((fields[0], fields[1], fields[2])) {
             let message = format!(
                 "document {} is judged twice in group {} of query {}",
-                py_repr(&field(2)),
-                py_repr(&field(1)),
-                py_repr(&field(0))
+                quoted(&field(2)),
+                quoted(&field(1)),
+                quoted(&field(0))
             );
             return Err(located(message, text()));
         }
@@ -112,7 +112,7 @@ pub fn evaluate_groups(
     for (_, qrels) in &groups.groups {
         match evaluate(qrels, run, measures, options) {
             Ok(evaluation) => evaluations.push(evaluation),
-            Err(Error::NoCommonQueries(_)) => continue,
+            Err(Error::NoCommonQueries(_)) => {}
             Err(other) => return Err(other),
         }
     }
@@ -157,7 +157,7 @@ pub fn evaluate_groups(
     missing.dedup();
     Ok(Evaluation {
         measures: measures.to_vec(),
-        query_ids: sums.keys().map(|q| q.to_string()).collect(),
+        query_ids: sums.keys().map(|q| (*q).to_string()).collect(),
         values,
         unjudged_queries: evaluations[0]
             .unjudged_queries

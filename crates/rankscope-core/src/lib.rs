@@ -1,12 +1,13 @@
-//! rankscope's evaluation core, in pure Rust (no Python).
+//! rankscope's evaluation core, in pure Rust, knowing nothing of its callers' language.
 //!
 //! Reading TREC files ([`trec`]), interning ids ([`intern`]), the input tables ([`table`]),
 //! preparing a [`batch::RankedBatch`] ([`mod@prepare`]) under a profile's conventions
 //! ([`profile`]), the measure registry and kernels ([`measures`]), evaluation and aggregation
 //! ([`mod@evaluate`]), streaming in chunks of whole queries ([`stream`]) and rank fusion
 //! ([`fuse`]) and the randomized Tukey HSD test's permutation loop ([`stats`]) live here;
-//! `rankscope-python` only converts and delegates. Errors ([`error::Error`]) map one to one
-//! onto the classes of `rankscope.errors`.
+//! `rankscope-python` only converts and delegates. Errors ([`error::Error`]) carry
+//! structured fields; the bindings map each variant to an exception class. What a caller asks
+//! for (measure names, a profile, options) is checked once, by [`settle`].
 
 pub mod batch;
 pub mod error;
@@ -19,6 +20,7 @@ mod parallel;
 pub mod prefs;
 pub mod prepare;
 pub mod profile;
+pub mod settle;
 pub mod stats;
 pub mod stream;
 pub mod table;

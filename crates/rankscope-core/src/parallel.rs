@@ -80,7 +80,10 @@ pub(crate) fn extend_from_parts<S: Sync, T: Send>(
         });
     // SAFETY: the stretches cover the first `total` items of the spare room, and every item of
     // every stretch was written above.
-    unsafe { into.set_len(into.len() + total) };
+    #[allow(unsafe_code)]
+    unsafe {
+        into.set_len(into.len() + total);
+    }
 }
 
 #[cfg(test)]

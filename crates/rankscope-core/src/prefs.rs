@@ -11,7 +11,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::error::{py_repr, Error, InputProblem, Result, Skipped};
+use crate::error::{quoted, Error, InputProblem, OptionProblem, Result, Skipped};
 use crate::evaluate::{EvalOptions, Evaluation};
 use crate::measures::prefs::{Conflict, Judgement, PrefCounts, Preference};
 use crate::measures::{families, Measure, Reads};
@@ -33,10 +33,17 @@ impl PrefsFormat {
         match name {
             "prefs" => Ok(Self::Prefs),
             "qrels_prefs" => Ok(Self::QrelsPrefs),
-            other => Err(Error::Option(format!(
-                "preference judgements are read as 'prefs' or 'qrels_prefs'; got {}",
-                py_repr(other)
-            ))),
+            other => Err(Error::Option(
+                OptionProblem::new(
+                    "rel_info_format",
+                    quoted(other),
+                    format!(
+                        "preference judgements are read as 'prefs' or 'qrels_prefs'; got {}",
+                        quoted(other)
+                    ),
+                )
+                .allowing(["prefs", "qrels_prefs"]),
+            )),
         }
     }
 
@@ -122,7 +129,7 @@ pub fn parse_prefs(data: &[u8], source: &str, format: PrefsFormat) -> Result<Pre
         let Some(level) = parse_score(level_field) else {
             let message = format!(
                 "level must be a finite number; found {}",
-                py_repr(&String::from_utf8_lossy(level_field))
+                quoted(&String::from_utf8_lossy(level_field))
             );
             return Err(located(number, message, text()));
         };
@@ -184,16 +191,19 @@ pub fn evaluate_prefs(
             }
             _ if m.family.name == "NumQ" => Scorer::One,
             _ => {
-                return Err(Error::Measure(format!(
-                    "{} is not computed from preference judgements; the preference measures are \
-                     {}",
+                return Err(Error::measure(
                     m.name(),
-                    families()
-                        .filter(|f| matches!(f.reads, Reads::Preferences(_)))
-                        .map(|f| f.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )))
+                    format!(
+                        "{} is not computed from preference judgements; the preference \
+                         measures are {}",
+                        m.name(),
+                        families()
+                            .filter(|f| matches!(f.reads, Reads::Preferences(_)))
+                            .map(|f| f.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ))
             }
         };
         scorers.push(scorer);
@@ -303,8 +313,8 @@ fn ranking<'r>(run: &'r Run, rows: &[usize], options: &EvalOptions) -> Result<Ve
             InputProblem::new(format!(
                 "document {} appears more than once in the run of query {}; each document may \
                  be ranked once per query",
-                py_repr(pair[0]),
-                py_repr(query)
+                quoted(pair[0]),
+                quoted(query)
             ))
             .in_source(&run.source),
         ));
@@ -319,7 +329,7 @@ fn conflict_error(conflict: Conflict, query: &str, lines: &[&PrefsLine], source:
             message,
             source: Some(source.to_string()),
             line: Some(lines[index].line),
-            text: None,
+            ..InputProblem::default()
         })
     };
     match conflict {
@@ -330,9 +340,9 @@ fn conflict_error(conflict: Conflict, query: &str, lines: &[&PrefsLine], source:
                 format!(
                     "document {} has two different levels in group {} of query {}; a document \
                      has one level per subgroup",
-                    py_repr(&line.doc),
-                    py_repr(&line.group),
-                    py_repr(query)
+                    quoted(&line.doc),
+                    quoted(&line.group),
+                    quoted(query)
                 ),
             )
         }
@@ -343,9 +353,9 @@ fn conflict_error(conflict: Conflict, query: &str, lines: &[&PrefsLine], source:
                 format!(
                     "document {} has level 0 (non-relevant) in one subgroup and a level above 0 \
                      in another of group {} of query {}",
-                    py_repr(&line.doc),
-                    py_repr(&line.group),
-                    py_repr(query)
+                    quoted(&line.doc),
+                    quoted(&line.group),
+                    quoted(query)
                 ),
             )
         }
@@ -354,10 +364,10 @@ fn conflict_error(conflict: Conflict, query: &str, lines: &[&PrefsLine], source:
                 "documents {} and {} are each preferred to the other in group {} of query {} \
                  (directly or through other documents); the preferences of one group must be \
                  consistent",
-                py_repr(&docs.0),
-                py_repr(&docs.1),
-                py_repr(&group),
-                py_repr(query)
+                quoted(&docs.0),
+                quoted(&docs.1),
+                quoted(&group),
+                quoted(query)
             ))
             .in_source(source),
         ),

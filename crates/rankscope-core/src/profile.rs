@@ -1,25 +1,33 @@
 //! Profiles: named bundles of the conventions that evaluation tools disagree on.
 //!
-//! Every convention is a field of [`Conventions`]; its values are spelled as in Python's
-//! `rankscope.engine.profiles` (`"score_then_docid_desc"`, `"keep_first"`, ...). `trec`
-//! reproduces trec_eval 10, `trec9` trec_eval up to 9.0.8 (and so pytrec_eval), `weknora`
-//! WeKnora's metric package.
+//! Every convention is a field of [`Conventions`] with named values (`"score_then_docid_desc"`,
+//! `"keep_first"`, ...), described in [`CONVENTIONS`]. `trec` reproduces trec_eval 10, `trec9`
+//! trec_eval up to 9.0.8 (and so pytrec_eval), `weknora` WeKnora's metric package. This module
+//! is the one definition of the profiles: the bindings read them, their fields and the values
+//! each field allows from here.
 
-use crate::error::{Error, Result};
+use crate::error::{quoted, Error, ProfileProblem, Result};
+use crate::settle::{unknown_conventions, unknown_profile, Given};
 
 macro_rules! convention {
-    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$doc])*
+    ($summary:literal $name:ident { $($variant:ident = $text:literal : $doc:literal),+ $(,)? }) => {
+        #[doc = $summary]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum $name {
-            $($(#[$vdoc])* $variant),+
+            $(#[doc = $doc] $variant),+
         }
 
         impl $name {
-            /// Every value, in the order Python lists them.
+            /// What the convention decides.
+            pub const SUMMARY: &'static str = $summary;
+
+            /// Every value, in the order they are listed.
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
 
-            /// The value's name, as Python spells it.
+            /// Every value's name and what it means, in the order of [`Self::ALL`].
+            pub const VALUES: &'static [(&'static str, &'static str)] = &[$(($text, $doc)),+];
+
+            /// The value's name.
             pub fn as_str(self) -> &'static str {
                 match self {
                     $($name::$variant => $text),+
@@ -28,165 +36,160 @@ macro_rules! convention {
 
             /// The value named `text`; `field` names the convention in the error.
             pub fn parse(field: &str, text: &str) -> Result<Self> {
-                match text {
-                    $($text => Ok($name::$variant),)+
-                    _ => {
-                        let choices: Vec<String> =
-                            Self::ALL.iter().map(|v| format!("'{}'", v.as_str())).collect();
-                        Err(Error::Profile(format!(
-                            "{field} must be one of {}; got {}",
-                            choices.join(", "),
-                            crate::error::py_repr(text)
-                        )))
+                Self::from_given(field, &Given::Text(text.to_string()))
+            }
+
+            /// The value a caller gave; `field` names the convention in the error.
+            pub fn from_given(field: &str, given: &Given) -> Result<Self> {
+                if let Given::Text(text) = given {
+                    match text.as_str() {
+                        $($text => return Ok($name::$variant),)+
+                        _ => {}
                     }
                 }
+                let names = Self::VALUES.iter().map(|(name, _)| *name);
+                let choices: Vec<String> = names.clone().map(quoted).collect();
+                let message = format!(
+                    "{field} must be one of {}; got {}",
+                    choices.join(", "),
+                    given.shown()
+                );
+                Err(Error::Profile(
+                    ProfileProblem::new(given.shown(), message, names).of_convention(field),
+                ))
             }
         }
     };
 }
 
 convention!(
-    /// How each query's documents are put in rank order.
+    "How each query's documents are put in rank order."
     Ordering {
-        /// Score descending, ties by document id descending, byte-wise (trec_eval).
-        ScoreThenDocidDesc = "score_then_docid_desc",
-        /// The order of the input.
-        AsGiven = "as_given",
-        /// Score descending, ties by document id ascending, byte-wise (pyndeval, and so
-        /// ir_measures' diversity measures).
-        ScoreThenDocidAsc = "score_then_docid_asc",
+        ScoreThenDocidDesc = "score_then_docid_desc":
+            "Score descending, ties by document id descending, byte-wise (trec_eval).",
+        AsGiven = "as_given": "The order of the input.",
+        ScoreThenDocidAsc = "score_then_docid_asc":
+            "Score descending, ties by document id ascending, byte-wise (pyndeval, and so \
+             ir_measures' diversity measures).",
     }
 );
 
 convention!(
-    /// The precision scores are compared at.
+    "The precision scores are compared at."
     ScorePrecision {
-        /// As given.
-        Float64 = "float64",
-        /// Rounded to 32-bit floats before sorting (trec_eval <= 9.0.8).
-        Float32 = "float32",
+        Float64 = "float64": "As given.",
+        Float32 = "float32": "Rounded to 32-bit floats before sorting (trec_eval <= 9.0.8).",
     }
 );
 
 convention!(
-    /// What a document ranked twice in one query means.
+    "What a document ranked twice in one query means."
     DuplicatePolicy {
-        /// An error naming the query and the document.
-        Error = "error",
-        /// The first occurrence after sorting counts, the others are dropped.
-        KeepFirst = "keep_first",
-        /// Every occurrence counts (WeKnora).
-        KeepAll = "keep_all",
+        Error = "error": "An error naming the query and the document.",
+        KeepFirst = "keep_first":
+            "The first occurrence after sorting counts, the others are dropped.",
+        KeepAll = "keep_all": "Every occurrence counts (WeKnora).",
     }
 );
 
 convention!(
-    /// The gain of a grade in nDCG.
+    "The default gain of a grade in nDCG."
     Gain {
-        /// The grade.
-        Linear = "linear",
-        /// `2^grade - 1`.
-        Exp = "exp",
+        Linear = "linear": "The grade.",
+        Exp = "exp": "`2^grade - 1`.",
     }
 );
 
 convention!(
-    /// Which positions the ideal ranking of nDCG has.
+    "Which positions the ideal ranking of nDCG has."
     IdealRanking {
-        /// All judged documents of the query, by grade.
-        Judged = "judged",
-        /// As `Judged`, but at most as many positions as documents were retrieved (WeKnora).
-        JudgedCappedByRetrieved = "judged_capped_by_retrieved",
+        Judged = "judged": "All judged documents of the query, by grade.",
+        JudgedCappedByRetrieved = "judged_capped_by_retrieved":
+            "As `judged`, but at most as many positions as documents were retrieved (WeKnora: \
+             returning fewer documents can raise nDCG).",
     }
 );
 
 convention!(
-    /// What P@k divides by.
+    "What P@k divides by."
     PrecisionDenominator {
-        /// k, even when fewer documents were retrieved (trec_eval).
-        Cutoff = "cutoff",
-        /// The number of documents retrieved (within k).
-        Retrieved = "retrieved",
+        Cutoff = "cutoff": "k, even when fewer documents were retrieved (trec_eval).",
+        Retrieved = "retrieved": "The number of documents retrieved (within k).",
     }
 );
 
 convention!(
-    /// What average precision divides by.
+    "What average precision divides by."
     ApDenominator {
-        /// The number of relevant documents (trec_eval).
-        Relevant = "relevant",
-        /// The number of relevant documents retrieved (WeKnora).
-        RelevantRetrieved = "relevant_retrieved",
+        Relevant = "relevant": "The number of relevant documents (trec_eval).",
+        RelevantRetrieved = "relevant_retrieved":
+            "The number of relevant documents retrieved (WeKnora).",
     }
 );
 
 convention!(
-    /// How IPrec@r turns the recall level r into a number of relevant documents.
+    "How IPrec@r turns the recall level r into a number of relevant documents."
     RecallLevelRounding {
-        /// `round(r * R)`, halves away from zero (trec_eval 10).
-        Nearest = "nearest",
-        /// `int(r * R + 0.9)` (trec_eval <= 9.0.8, pytrec_eval).
-        Add09Truncate = "add_0.9_truncate",
+        Nearest = "nearest": "`round(r * R)`, halves away from zero (trec_eval 10).",
+        Add09Truncate = "add_0.9_truncate":
+            "`int(r * R + 0.9)` (trec_eval <= 9.0.8, pytrec_eval).",
     }
 );
 
 convention!(
-    /// What happens to retrieved documents without a judgement (absent or negative grade).
+    "What happens to retrieved documents without a judgement (absent or a negative grade)."
     UnjudgedDocuments {
-        /// They stay in the ranking, as non-relevant (trec_eval).
-        Keep = "keep",
-        /// They leave the ranking before any measure (trec_eval `-J`, condensed lists).
-        Drop = "drop",
+        Keep = "keep": "They stay in the ranking, as non-relevant (trec_eval).",
+        Drop = "drop":
+            "They leave the ranking before any measure (trec_eval `-J`, condensed lists).",
     }
 );
 
 convention!(
-    /// What a measure that trec_eval computes as 0 divided by 0 gives: interpolated precision
-    /// of an empty ranking (IPrec at recall levels that need no relevant document, IPrecAvg;
-    /// trec_eval `-J` with nothing judged retrieved, or `-M0`) and RnDCG of a query whose
-    /// relevant documents all have gain 0 (`-l0`). As scikit-learn's `zero_division`.
+    "What a measure that trec_eval computes as 0 divided by 0 gives: interpolated precision of \
+     an empty ranking (IPrec at recall levels that need no relevant document, IPrecAvg; \
+     trec_eval `-J` with nothing judged retrieved, or `-M0`) and RnDCG of a query whose \
+     relevant documents all have gain 0 (`-l0`). As scikit-learn's `zero_division`."
     ZeroDivision {
-        /// 0, as every other measure gives where there is nothing to measure.
-        Zero = "zero",
-        /// Not a number, as trec_eval 10 prints it (`-nan`); a mean over queries with one is
-        /// NaN too.
-        Nan = "nan",
+        Zero = "zero": "0, as every other measure gives where there is nothing to measure.",
+        Nan = "nan":
+            "Not a number, as trec_eval 10 prints it (`-nan`); a mean over queries with one is \
+             NaN too.",
     }
 );
 
 impl ZeroDivision {
     /// `numerator / denominator`, or this convention's value when the denominator is 0.
     pub fn divide(self, numerator: f64, denominator: f64) -> f64 {
-        if denominator != 0.0 {
-            numerator / denominator
-        } else {
+        if denominator == 0.0 {
             match self {
                 ZeroDivision::Zero => 0.0,
                 ZeroDivision::Nan => f64::NAN,
             }
+        } else {
+            numerator / denominator
         }
     }
 }
 
 convention!(
-    /// What a judged query absent from the run is scored on, when such queries are scored
-    /// (`complete`, trec_eval `-c`).
+    "What a judged query absent from the run is scored on, when such queries are scored \
+     (`complete`, trec_eval `-c`)."
     MissingQueryRanking {
-        /// An empty ranking: every measure of the query is what nothing retrieved gives.
-        Empty = "empty",
-        /// trec_eval 10's placeholder: one unjudged document (`ceci_nest_pas_un_docno`, score
-        /// 1), after which trec_eval sets the values it prints as `num_ret`, `utility`,
-        /// `rbp_resid` and `unj_*` to 0; measures with their own parameters (`utility_1,-1,0,1`)
-        /// keep what the placeholder gives them.
-        Placeholder = "placeholder",
+        Empty = "empty":
+            "An empty ranking: every measure of the query is what nothing retrieved gives.",
+        Placeholder = "placeholder":
+            "trec_eval 10's placeholder: one unjudged document (`ceci_nest_pas_un_docno`, \
+             score 1), after which trec_eval sets the values it prints as `num_ret`, \
+             `utility`, `rbp_resid` and `unj_*` to 0; measures with their own parameters \
+             (`utility_1,-1,0,1`) keep what the placeholder gives them.",
     }
 );
 
 /// The document trec_eval ranks, alone, for a judged query absent from the run under `-c`.
 pub const PLACEHOLDER_DOCUMENT: &str = "ceci_nest_pas_un_docno";
 
-/// How a ranking is formed and how measures treat the contested cases (Python's
-/// `Conventions`, field for field).
+/// How a ranking is formed and how measures treat the contested cases.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Conventions {
     /// The profile's name.
@@ -217,8 +220,80 @@ pub struct Conventions {
     pub missing_query_ranking: MissingQueryRanking,
 }
 
-/// The names of the built-in profiles, in the order Python lists them.
+/// The names of the built-in profiles, in the order they are listed.
 pub const PROFILE_NAMES: [&str; 3] = ["trec", "trec9", "weknora"];
+
+/// The value of one field of [`Conventions`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldValue {
+    /// A named value (`"keep_first"`).
+    Text(&'static str),
+    /// A truth value (`binary_relevance`).
+    Flag(bool),
+}
+
+/// One convention: its field's name, what it decides, and the values it allows with what
+/// each means (empty for a truth value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Convention {
+    /// The field's name.
+    pub name: &'static str,
+    /// What it decides.
+    pub summary: &'static str,
+    /// The values allowed, in order, each with what it means (empty: true or false).
+    pub values: &'static [(&'static str, &'static str)],
+}
+
+impl Convention {
+    /// Whether `value` is one of the values allowed (any for a truth value).
+    pub fn allows(&self, value: &str) -> bool {
+        self.values.is_empty() || self.values.iter().any(|(name, _)| *name == value)
+    }
+}
+
+macro_rules! conventions {
+    ($($field:literal => $kind:ident),+ $(,)?) => {
+        &[$(Convention { name: $field, summary: $kind::SUMMARY, values: $kind::VALUES }),+]
+    };
+}
+
+/// Grades become 1 or 0 before any measure sees them: a truth value, not named values.
+const BINARY_RELEVANCE: Convention = Convention {
+    name: "binary_relevance",
+    summary: "Grades become 1 (`grade >= relevance_level`) or 0 before any measure sees them.",
+    values: &[],
+};
+
+/// Every convention, in the order of the fields of [`Conventions`] after the name.
+pub const CONVENTIONS: &[Convention] = &{
+    let named: &[Convention; 11] = conventions!(
+        "ordering" => Ordering,
+        "score_precision" => ScorePrecision,
+        "duplicate_documents" => DuplicatePolicy,
+        "gain" => Gain,
+        "ideal_ranking" => IdealRanking,
+        "precision_denominator" => PrecisionDenominator,
+        "ap_denominator" => ApDenominator,
+        "recall_level_rounding" => RecallLevelRounding,
+        "unjudged_documents" => UnjudgedDocuments,
+        "zero_division" => ZeroDivision,
+        "missing_query_ranking" => MissingQueryRanking,
+    );
+    [
+        named[0],
+        named[1],
+        named[2],
+        BINARY_RELEVANCE,
+        named[3],
+        named[4],
+        named[5],
+        named[6],
+        named[7],
+        named[8],
+        named[9],
+        named[10],
+    ]
+};
 
 /// What a profile computes when no measure is named (the command line's defaults): for the
 /// trec profiles the usual ranking measures, for `weknora` WeKnora's RetrievalMetrics
@@ -252,6 +327,15 @@ impl Conventions {
     }
 
     /// The conventions of a built-in profile: `trec`, `trec9` or `weknora`.
+    ///
+    /// ```
+    /// use rankscope_core::profile::{Conventions, Gain, ScorePrecision};
+    ///
+    /// assert_eq!(Conventions::profile("weknora").unwrap().gain, Gain::Exp);
+    /// let trec9 = Conventions::profile("trec9").unwrap();
+    /// assert_eq!(trec9.score_precision, ScorePrecision::Float32);
+    /// assert!(Conventions::profile("trac").is_err());
+    /// ```
     pub fn profile(name: &str) -> Result<Self> {
         match name {
             "trec" => Ok(Self::trec_defaults("trec")),
@@ -270,66 +354,99 @@ impl Conventions {
                 ap_denominator: ApDenominator::RelevantRetrieved,
                 ..Self::trec_defaults("weknora")
             }),
-            other => {
-                let names: Vec<String> = PROFILE_NAMES.iter().map(|n| format!("'{n}'")).collect();
-                Err(Error::Profile(format!(
-                    "unknown profile {}; expected one of {}",
-                    crate::error::py_repr(other),
-                    names.join(", ")
-                )))
-            }
+            other => Err(unknown_profile(&quoted(other))),
         }
     }
 
-    /// A copy with one convention changed, both given by their Python names
-    /// (`set("duplicate_documents", "keep_first")`).
-    pub fn with_option(mut self, field: &str, value: &str) -> Result<Self> {
+    /// A copy with one convention changed, both given by name
+    /// (`with_option("duplicate_documents", "keep_first")`).
+    pub fn with_option(self, field: &str, value: &str) -> Result<Self> {
+        let value = match (field, value) {
+            ("binary_relevance", "true" | "True") => Given::Flag(true),
+            ("binary_relevance", "false" | "False") => Given::Flag(false),
+            _ => Given::Text(value.to_string()),
+        };
+        self.with_given(field, &value)
+    }
+
+    /// A copy with one convention changed to a value as a caller gave it.
+    pub fn with_given(mut self, field: &str, value: &Given) -> Result<Self> {
         match field {
-            "name" => self.name = value.to_string(),
-            "ordering" => self.ordering = Ordering::parse(field, value)?,
-            "score_precision" => self.score_precision = ScorePrecision::parse(field, value)?,
+            "name" => match value {
+                Given::Text(name) => self.name.clone_from(name),
+                other => self.name = other.shown(),
+            },
+            "ordering" => self.ordering = Ordering::from_given(field, value)?,
+            "score_precision" => self.score_precision = ScorePrecision::from_given(field, value)?,
             "duplicate_documents" => {
-                self.duplicate_documents = DuplicatePolicy::parse(field, value)?
+                self.duplicate_documents = DuplicatePolicy::from_given(field, value)?;
             }
             "binary_relevance" => {
                 self.binary_relevance = match value {
-                    "true" | "True" => true,
-                    "false" | "False" => false,
-                    _ => {
-                        return Err(Error::Profile(format!(
+                    Given::Flag(flag) => *flag,
+                    other => {
+                        let message = format!(
                             "binary_relevance must be True or False; got {}",
-                            crate::error::py_repr(value)
-                        )))
+                            other.shown()
+                        );
+                        return Err(Error::Profile(
+                            ProfileProblem::new(other.shown(), message, ["True", "False"])
+                                .of_convention(field),
+                        ));
                     }
                 }
             }
-            "gain" => self.gain = Gain::parse(field, value)?,
-            "ideal_ranking" => self.ideal_ranking = IdealRanking::parse(field, value)?,
+            "gain" => self.gain = Gain::from_given(field, value)?,
+            "ideal_ranking" => self.ideal_ranking = IdealRanking::from_given(field, value)?,
             "precision_denominator" => {
-                self.precision_denominator = PrecisionDenominator::parse(field, value)?
+                self.precision_denominator = PrecisionDenominator::from_given(field, value)?;
             }
-            "ap_denominator" => self.ap_denominator = ApDenominator::parse(field, value)?,
+            "ap_denominator" => self.ap_denominator = ApDenominator::from_given(field, value)?,
             "recall_level_rounding" => {
-                self.recall_level_rounding = RecallLevelRounding::parse(field, value)?
+                self.recall_level_rounding = RecallLevelRounding::from_given(field, value)?;
             }
             "unjudged_documents" => {
-                self.unjudged_documents = UnjudgedDocuments::parse(field, value)?
+                self.unjudged_documents = UnjudgedDocuments::from_given(field, value)?;
             }
-            "zero_division" => self.zero_division = ZeroDivision::parse(field, value)?,
+            "zero_division" => self.zero_division = ZeroDivision::from_given(field, value)?,
             "missing_query_ranking" => {
-                self.missing_query_ranking = MissingQueryRanking::parse(field, value)?
+                self.missing_query_ranking = MissingQueryRanking::from_given(field, value)?;
             }
-            other => {
-                return Err(Error::Profile(format!(
-                    "unknown convention(s) ['{other}']; expected some of ['ap_denominator', \
-                     'binary_relevance', 'duplicate_documents', 'gain', 'ideal_ranking', \
-                     'missing_query_ranking', 'name', 'ordering', 'precision_denominator', \
-                     'recall_level_rounding', 'score_precision', 'unjudged_documents', \
-                     'zero_division']"
-                )))
-            }
+            other => return Err(unknown_conventions(&[other])),
         }
         Ok(self)
+    }
+
+    /// Every field but the name, in the order of [`CONVENTIONS`], with its value's name
+    /// (`binary_relevance`: [`FieldValue::Flag`]).
+    pub fn fields(&self) -> Vec<(&'static str, FieldValue)> {
+        let text = |value: &'static str| FieldValue::Text(value);
+        vec![
+            ("ordering", text(self.ordering.as_str())),
+            ("score_precision", text(self.score_precision.as_str())),
+            (
+                "duplicate_documents",
+                text(self.duplicate_documents.as_str()),
+            ),
+            ("binary_relevance", FieldValue::Flag(self.binary_relevance)),
+            ("gain", text(self.gain.as_str())),
+            ("ideal_ranking", text(self.ideal_ranking.as_str())),
+            (
+                "precision_denominator",
+                text(self.precision_denominator.as_str()),
+            ),
+            ("ap_denominator", text(self.ap_denominator.as_str())),
+            (
+                "recall_level_rounding",
+                text(self.recall_level_rounding.as_str()),
+            ),
+            ("unjudged_documents", text(self.unjudged_documents.as_str())),
+            ("zero_division", text(self.zero_division.as_str())),
+            (
+                "missing_query_ranking",
+                text(self.missing_query_ranking.as_str()),
+            ),
+        ]
     }
 
     /// Whether a document judged twice counts twice in the ideal ranking (WeKnora's countGt):
@@ -345,7 +462,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn profiles_differ_where_python_says() {
+    fn profiles_differ_where_documented() {
         let trec9 = Conventions::profile("trec9").unwrap();
         assert_eq!(trec9.score_precision, ScorePrecision::Float32);
         assert_eq!(
@@ -357,6 +474,24 @@ mod tests {
         assert!(!Conventions::profile("trec")
             .unwrap()
             .keeps_duplicate_judgements());
+    }
+
+    #[test]
+    fn the_table_of_conventions_follows_the_fields() {
+        let fields = Conventions::profile("trec").unwrap().fields();
+        let names: Vec<&str> = fields.iter().map(|(name, _)| *name).collect();
+        let table: Vec<&str> = CONVENTIONS.iter().map(|c| c.name).collect();
+        assert_eq!(names, table);
+        let weknora = Conventions::profile("weknora").unwrap();
+        assert_eq!(
+            weknora.fields()[3],
+            ("binary_relevance", FieldValue::Flag(true))
+        );
+        for (convention, (_, value)) in CONVENTIONS.iter().zip(weknora.fields()) {
+            if let FieldValue::Text(text) = value {
+                assert!(convention.allows(text), "{}", convention.name);
+            }
+        }
     }
 
     #[test]

@@ -224,7 +224,7 @@ impl ReadAhead {
             piece.resize(Self::PIECE_BYTES, 0);
             let result = loop {
                 match reader.read(&mut piece) {
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     other => break other,
                 }
             };
@@ -716,7 +716,7 @@ fn evaluate_grouped<B: Blocks>(
             return Err(Error::NotGrouped(
                 InputProblem::new(format!(
                     "the run is not grouped by query: query {} appears again after other queries",
-                    crate::error::py_repr(again[0])
+                    crate::error::quoted(again[0])
                 ))
                 .in_source(source),
             ));

@@ -4,7 +4,7 @@
 //! ids are kept as one byte buffer with offsets (no allocation per row); rows stay in the order
 //! given.
 
-use crate::error::{py_float_repr, py_repr, Error, InputProblem, Result};
+use crate::error::{float_text, quoted, Error, InputProblem, Result};
 use crate::intern::Interner;
 use crate::parallel;
 
@@ -51,8 +51,12 @@ impl StrColumn {
     /// Item `i`.
     pub fn get(&self, i: usize) -> &str {
         let bytes = &self.bytes[self.offsets[i]..self.offsets[i + 1]];
-        // Only whole `&str`s are pushed, so every item is valid UTF-8.
-        unsafe { std::str::from_utf8_unchecked(bytes) }
+        // SAFETY: only whole `&str`s are pushed, and offsets fall between them, so every item
+        // is valid UTF-8.
+        #[allow(unsafe_code)]
+        unsafe {
+            std::str::from_utf8_unchecked(bytes)
+        }
     }
 
     /// Item `i` as bytes.
@@ -200,7 +204,7 @@ impl Qrels {
         self.queries.name(self.query[i])
     }
 
-    /// The checks of Python's `Qrels.from_frame` on built rows: some rows, no empty id.
+    /// The checks of every table of judgements on built rows: some rows, no empty id.
     pub fn check(&self) -> Result<()> {
         if self.is_empty() {
             return Err(Error::EmptyInput(
@@ -289,7 +293,7 @@ impl Run {
         self.queries.name(self.query[i])
     }
 
-    /// The checks of Python's `Run.from_frame` on built rows: some rows, no empty id, every
+    /// The checks of every run on built rows: some rows, no empty id, every
     /// score finite (the first bad one named with its query, document and row).
     pub fn check(&self) -> Result<()> {
         if self.is_empty() && self.empty_queries.is_empty() {
@@ -302,9 +306,9 @@ impl Run {
             return Err(Error::Input(
                 InputProblem::new(format!(
                     "score must be a finite number; found {} for query {}, document {} (row {})",
-                    py_float_repr(self.score[row]),
-                    py_repr(self.query_id(row)),
-                    py_repr(self.docs.get(row)),
+                    float_text(self.score[row]),
+                    quoted(self.query_id(row)),
+                    quoted(self.docs.get(row)),
                     row + 1
                 ))
                 .in_source(&self.source),

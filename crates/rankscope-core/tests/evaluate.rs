@@ -65,7 +65,7 @@ fn levels_below_one_and_no_documents_are_trec_evals() {
     );
     let weknora = EvalOptions::new(Conventions::profile("weknora").unwrap());
     let error = evaluate(&qrels(), &ranked, &measures, &weknora).unwrap_err();
-    assert_eq!(error.python_class(), "ProfileError");
+    assert_eq!(error.kind(), "Profile");
 }
 
 #[test]
@@ -88,5 +88,5 @@ fn one_index_serves_many_runs() {
     }
     let unjudged = run(b"q7 Q0 a 1 1 t\n");
     let error = evaluate_with(&index, &unjudged, &measures, &options).unwrap_err();
-    assert_eq!(error.python_class(), "NoCommonQueriesError");
+    assert_eq!(error.kind(), "NoCommonQueries");
 }

@@ -162,8 +162,8 @@ fn aggregates() {
     );
 }
 
-/// WeKnora's metrics of one question: ground-truth lists and retrieved ids (Python's
-/// `rankscope.metric`): nDCG on the union of the lists, the others per list, averaged.
+/// WeKnora's metrics of one question: ground-truth lists and retrieved ids (as
+/// `rankscope.metric` takes them): nDCG on the union of the lists, the others per list, averaged.
 fn weknora(gt: &[&[&str]], ids: &[&str], name: &str) -> f64 {
     let conventions = Conventions::profile("weknora").unwrap();
     let measure = parse_measure(name).unwrap();

@@ -201,7 +201,7 @@ fn streaming_in_any_chunk_size_gives_the_values_of_reading_whole() {
                     assert_eq!(streamed.evaluation.unjudged_queries, whole.unjudged_queries);
                 }
                 (Err(whole), Err(streamed)) => {
-                    assert_eq!(streamed.python_class(), whole.python_class())
+                    assert_eq!(streamed.kind(), whole.kind());
                 }
                 (whole, streamed) => panic!("{whole:?} but streamed {streamed:?}"),
             }

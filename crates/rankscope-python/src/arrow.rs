@@ -19,7 +19,7 @@ use rankscope_core::table::{Qrels, Run};
 /// `arrow_array_stream` holding an `ArrowArrayStream` of the one batch. The consumer moves the
 /// stream out and leaves a released one behind; dropping the capsule's value releases a stream
 /// nobody took.
-pub fn stream_capsule<'py>(py: Python<'py>, batch: RecordBatch) -> PyResult<Bound<'py, PyCapsule>> {
+pub fn stream_capsule(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyCapsule>> {
     let schema = batch.schema();
     let reader = RecordBatchIterator::new([Ok(batch)], schema);
     let stream = FFI_ArrowArrayStream::new(Box::new(reader));
@@ -36,8 +36,9 @@ fn batches(table: &Bound<'_, PyAny>) -> PyResult<ArrowArrayStreamReader> {
         .cast::<FFI_ArrowArrayStream>();
     // SAFETY: the capsule holds an ArrowArrayStream (the PyCapsule interface); `from_raw`
     // moves it out and leaves a released stream behind, which the capsule's destructor skips.
-    unsafe { ArrowArrayStreamReader::from_raw(pointer) }
-        .map_err(|e| PyTypeError::new_err(format!("cannot read the Arrow stream: {e}")))
+    #[allow(unsafe_code)]
+    let reader = unsafe { ArrowArrayStreamReader::from_raw(pointer) };
+    reader.map_err(|e| PyTypeError::new_err(format!("cannot read the Arrow stream: {e}")))
 }
 
 fn arrow_error(error: impl std::fmt::Display) -> PyErr {
@@ -47,7 +48,7 @@ fn arrow_error(error: impl std::fmt::Display) -> PyErr {
 fn column<'b>(batch: &'b RecordBatch, name: &str) -> PyResult<&'b dyn Array> {
     batch
         .column_by_name(name)
-        .map(|c| c.as_ref())
+        .map(AsRef::as_ref)
         .ok_or_else(|| PyTypeError::new_err(format!("the Arrow table has no column {name:?}")))
 }
 
@@ -88,6 +89,8 @@ impl<'a> Strings<'a> {
 }
 
 /// A numeric column as f64 values (integers and floats).
+// One macro for every width, 64-bit integers among them (which have no lossless `From`).
+#[allow(clippy::cast_lossless)]
 fn numbers(array: &dyn Array, name: &str) -> PyResult<Vec<f64>> {
     if let Some(row) = (0..array.len()).find(|&i| array.is_null(i)) {
         return Err(PyTypeError::new_err(format!(

@@ -39,7 +39,7 @@ fn type_name(value: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 /// The numpy module if it is imported (numpy scalars are possible only then).
-fn numpy_if_loaded<'py>(py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+fn numpy_if_loaded(py: Python<'_>) -> PyResult<Option<Bound<'_, PyAny>>> {
     let modules = py.import("sys")?.getattr("modules")?;
     let numpy = modules.call_method1("get", ("numpy",))?;
     Ok((!numpy.is_none()).then_some(numpy))

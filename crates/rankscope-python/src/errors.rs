@@ -1,11 +1,31 @@
-//! Core errors raised as the classes of `rankscope.errors`, with the same fields and messages.
+//! Core errors raised as the classes of `rankscope.errors`: each variant of
+//! [`rankscope_core::Error`] maps onto one class here (the core knows none of them), and its
+//! structured fields become the exception's attributes.
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rankscope_core::error::Error;
+use rankscope_core::error::{Error, FusionProblem};
 
-/// The Python exception for a core error: the class its variant names, built with the
-/// message and, for input errors, `source=`, `line=` and `text=` as Python's readers pass them.
+/// The class of `rankscope.errors` a core error is raised as (fusion's problems are raised as
+/// `ValueError`s that `rankscope.fuse` words with the runs' ids).
+fn class_name(error: &Error) -> Option<&'static str> {
+    Some(match error {
+        Error::Input(_) => "InputError",
+        Error::Parse(_) => "ParseError",
+        Error::DuplicateDocument(_) => "DuplicateDocumentError",
+        Error::EmptyInput(_) => "EmptyInputError",
+        Error::NoCommonQueries(_) => "NoCommonQueriesError",
+        Error::NotGrouped(_) => "NotGroupedError",
+        Error::Measure(_) => "MeasureError",
+        Error::UnknownMeasure(_) => "UnknownMeasureError",
+        Error::Profile(_) => "ProfileError",
+        Error::Option(_) => "OptionError",
+        Error::Fusion(_) => return None,
+    })
+}
+
+/// The Python exception for a core error, with the variant's fields as keyword arguments.
 pub fn to_py(py: Python<'_>, error: Error) -> PyErr {
     match build(py, &error) {
         Ok(raised) => raised,
@@ -14,19 +34,62 @@ pub fn to_py(py: Python<'_>, error: Error) -> PyErr {
 }
 
 fn build(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
-    let errors = py.import("rankscope.errors")?;
-    let class = errors.getattr(error.python_class())?;
-    let instance = match error.input_problem() {
-        Some(problem) => {
-            let options = PyDict::new(py);
-            options.set_item("source", &problem.source)?;
-            options.set_item("line", problem.line)?;
-            options.set_item("text", &problem.text)?;
-            class.call((&problem.message,), Some(&options))?
-        }
-        None => class.call1((error.to_string(),))?,
+    let Some(name) = class_name(error) else {
+        return Ok(fusion_error(error));
     };
-    Ok(PyErr::from_value(instance))
+    let class = py.import("rankscope.errors")?.getattr(name)?;
+    let fields = PyDict::new(py);
+    let message = match error {
+        Error::Measure(problem) | Error::UnknownMeasure(problem) => {
+            fields.set_item("measure", &problem.measure)?;
+            fields.set_item("part", &problem.part)?;
+            fields.set_item("suggestions", problem.suggestions.clone())?;
+            &problem.message
+        }
+        Error::Profile(problem) => {
+            fields.set_item("profile", &problem.profile)?;
+            fields.set_item("convention", &problem.convention)?;
+            fields.set_item("value", &problem.value)?;
+            fields.set_item("allowed", problem.allowed.clone())?;
+            &problem.message
+        }
+        Error::Option(problem) => {
+            fields.set_item("option", &problem.option)?;
+            fields.set_item("value", &problem.value)?;
+            fields.set_item("allowed", problem.allowed.clone())?;
+            &problem.message
+        }
+        other => {
+            let problem = other
+                .input_problem()
+                .expect("every other variant is an input error");
+            fields.set_item("source", &problem.source)?;
+            fields.set_item("line", problem.line)?;
+            fields.set_item("text", &problem.text)?;
+            let subject = problem.subject.as_deref();
+            fields.set_item("query", subject.map(|s| &s.query))?;
+            fields.set_item("document", subject.map(|s| &s.document))?;
+            &problem.message
+        }
+    };
+    Ok(PyErr::from_value(class.call((message,), Some(&fields))?))
+}
+
+/// A fusion problem as a `ValueError` whose args are `(message, kind, run, query, doc)`, so
+/// that `rankscope.fuse` can name the run, the query and the document by their ids.
+fn fusion_error(error: &Error) -> PyErr {
+    let message = error.to_string();
+    let (kind, run, query, doc) = match error {
+        Error::Fusion(FusionProblem::DuplicateDocument { run, query, doc }) => {
+            ("duplicate", *run, *query, *doc)
+        }
+        Error::Fusion(FusionProblem::NonFiniteScore { run, query, doc }) => {
+            ("non_finite", *run, *query, *doc)
+        }
+        Error::Fusion(FusionProblem::Overflow { query, doc }) => ("overflow", 0, *query, *doc),
+        _ => ("parameter", 0, 0, 0),
+    };
+    PyValueError::new_err((message, kind, run, query, doc))
 }
 
 /// `Result` of the core to `PyResult`.

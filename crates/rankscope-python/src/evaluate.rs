@@ -8,10 +8,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rankscope_core::error::{Error, InputProblem};
-use rankscope_core::evaluate::{compute, evaluate as core_evaluate, EvalOptions, Evaluation};
-use rankscope_core::measures::Aggregate;
-use rankscope_core::prepare::prepare_query;
-use rankscope_core::profile::Conventions;
+use rankscope_core::evaluate::{compute, evaluate as core_evaluate, Evaluation};
+use rankscope_core::measures::{Aggregate, Measure};
+use rankscope_core::prepare::{prepare_query, rank_documents, Judgements};
 use rankscope_core::stream::{self, Grouping, StreamOptions};
 use rankscope_core::table::{Qrels, Run};
 use rankscope_core::trec;
@@ -19,8 +18,9 @@ use rankscope_core::trec;
 use crate::arrow::{qrels_from_stream, run_from_stream};
 use crate::convert;
 use crate::errors::IntoPyResult;
-use crate::read::{read_trec, PyFileReader, Warning};
+use crate::read::{ranked_table, read_trec, ArrowTable, PyFileReader, Warning};
 use crate::results::PerQuery;
+use crate::settle::Plan;
 
 /// Judgements held by the core (read from a file, or converted from Python data).
 #[pyclass(frozen, module = "rankscope._core", name = "Qrels")]
@@ -160,72 +160,31 @@ fn run_from_arrow(table: &Bound<'_, PyAny>, name: &str, source: &str) -> PyResul
     Ok(run(run_from_stream(table, name, source)?))
 }
 
-/// Conventions from the fields of Python's `Conventions` (already validated there), given as
-/// `(field, value)` pairs of text, the name among them.
-pub(crate) fn conventions(fields: &[(String, String)]) -> rankscope_core::Result<Conventions> {
-    let mut conventions = Conventions::profile("trec")?;
-    for (field, value) in fields {
-        conventions = conventions.with_option(field, value)?;
-    }
-    Ok(conventions)
-}
-
-/// The options of an evaluation from the arguments Python passes.
-pub(crate) fn eval_options(
-    py: Python<'_>,
-    conventions: &[(String, String)],
-    relevance_level: i64,
-    complete: bool,
-    max_documents: Option<usize>,
-) -> PyResult<EvalOptions> {
-    Ok(EvalOptions {
-        conventions: self::conventions(conventions).or_raise(py)?,
-        relevance_level,
-        complete,
-        max_documents,
-    })
-}
-
-/// Per-query values of `measures` (canonical names), the unjudged and missing queries.
+/// Per-query values of the plan's measures, the unjudged and missing queries.
 #[pyfunction]
-#[pyo3(signature = (qrels, run, measures, conventions, relevance_level, complete, max_documents))]
-#[allow(clippy::too_many_arguments)]
 fn evaluate(
     py: Python<'_>,
     qrels: &NativeQrels,
     run: &NativeRun,
-    measures: Vec<String>,
-    conventions: Vec<(String, String)>,
-    relevance_level: i64,
-    complete: bool,
-    max_documents: Option<usize>,
+    plan: &Plan,
 ) -> PyResult<(PerQuery, Vec<String>, Vec<String>)> {
-    let parsed = rankscope_core::parse_measures(&measures).or_raise(py)?;
-    let options = eval_options(py, &conventions, relevance_level, complete, max_documents)?;
     let (qrels, run) = (Arc::clone(&qrels.table), Arc::clone(&run.table));
     let evaluation = py
-        .detach(|| core_evaluate(&qrels, &run, &parsed, &options))
+        .detach(|| core_evaluate(&qrels, &run, &plan.measures, &plan.options))
         .or_raise(py)?;
-    Ok(per_query(evaluation, measures))
+    Ok(per_query(evaluation))
 }
 
-/// An evaluation's per-query values (under the caller's `measures` names), its unjudged
-/// queries and its missing queries.
-pub(crate) fn per_query(
-    evaluation: Evaluation,
-    measures: Vec<String>,
-) -> (PerQuery, Vec<String>, Vec<String>) {
+/// An evaluation's per-query values (labelled with the measures' canonical names), its
+/// unjudged queries and its missing queries.
+pub(crate) fn per_query(evaluation: Evaluation) -> (PerQuery, Vec<String>, Vec<String>) {
+    let names = evaluation.measures.iter().map(Measure::name).collect();
     let aggregates = evaluation
         .measures
         .iter()
         .map(|m| m.family.aggregate)
         .collect();
-    let values = PerQuery::new(
-        evaluation.query_ids,
-        measures,
-        aggregates,
-        evaluation.values,
-    );
+    let values = PerQuery::new(evaluation.query_ids, names, aggregates, evaluation.values);
     (
         values,
         evaluation.unjudged_queries,
@@ -236,27 +195,24 @@ pub(crate) fn per_query(
 /// Every measure's value for one query given as lists (`(doc_id, grade)` judgements,
 /// `(doc_id, score)` ranking): the single-question paths (WeKnora's API, the service).
 #[pyfunction]
-#[pyo3(signature = (judged, ranking, measures, conventions, relevance_level=1, query_id="q"))]
+#[pyo3(signature = (judged, ranking, plan, query_id="q"))]
 fn evaluate_query(
     py: Python<'_>,
     judged: Vec<(String, i64)>,
     ranking: Vec<(String, f64)>,
-    measures: Vec<String>,
-    conventions: Vec<(String, String)>,
-    relevance_level: i64,
+    plan: &Plan,
     query_id: &str,
 ) -> PyResult<Vec<f64>> {
-    let parsed = rankscope_core::parse_measures(&measures).or_raise(py)?;
-    let conventions = self::conventions(&conventions).or_raise(py)?;
+    let (conventions, relevance_level) = (&plan.options.conventions, plan.options.relevance_level);
     let judged: Vec<(&str, i64)> = judged.iter().map(|(d, g)| (d.as_str(), *g)).collect();
     let ranking: Vec<(&str, f64)> = ranking.iter().map(|(d, s)| (d.as_str(), *s)).collect();
     let batch =
-        prepare_query(&judged, &ranking, &conventions, relevance_level, query_id).or_raise(py)?;
-    let values = compute(&batch, &parsed, &conventions, relevance_level).or_raise(py)?;
+        prepare_query(&judged, &ranking, conventions, relevance_level, query_id).or_raise(py)?;
+    let values = compute(&batch, &plan.measures, conventions, relevance_level).or_raise(py)?;
     Ok(values.into_iter().map(|column| column[0]).collect())
 }
 
-/// How the lines of a streamed run are grouped: Python's `grouped` option.
+/// How the lines of a streamed run are grouped (`grouped`, `partitioned` or `detect`).
 fn grouping(name: &str) -> PyResult<Grouping> {
     match name {
         "grouped" => Ok(Grouping::Grouped),
@@ -270,43 +226,33 @@ fn grouping(name: &str) -> PyResult<Grouping> {
 /// run's name and the warnings to show.
 type StreamedValues = (PerQuery, Vec<String>, Vec<String>, String, Vec<String>);
 
-/// Per-query values of a TREC run evaluated in chunks of whole queries (memory bounded by
-/// `chunk_bytes`): the file at `path`, or the binary files `open()` returns (called again when
-/// an ungrouped run must be read a second time). Also the unjudged and missing queries, the
-/// run's name and the warnings to show (skipped lines, the fall-back to partition files).
+/// Per-query values of a TREC run evaluated in chunks of whole queries (memory bounded by the
+/// plan's `chunk_bytes`): the file at `path`, or the binary files `open()` returns (called
+/// again when an ungrouped run must be read a second time). Also the unjudged and missing
+/// queries, the run's name and the warnings to show (skipped lines, the fall-back to
+/// partition files).
 #[pyfunction]
-#[pyo3(signature = (
-    qrels, source, measures, conventions, relevance_level, complete, max_documents, *,
-    chunk_bytes, lenient, grouping, path=None, open=None
-))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (qrels, source, plan, *, grouping, path=None, open=None))]
 fn evaluate_stream(
     py: Python<'_>,
     qrels: &NativeQrels,
     source: String,
-    measures: Vec<String>,
-    conventions: Vec<(String, String)>,
-    relevance_level: i64,
-    complete: bool,
-    max_documents: Option<usize>,
-    chunk_bytes: usize,
-    lenient: bool,
+    plan: &Plan,
     grouping: &str,
     path: Option<PathBuf>,
     open: Option<Py<PyAny>>,
 ) -> PyResult<StreamedValues> {
-    let parsed = rankscope_core::parse_measures(&measures).or_raise(py)?;
-    let options = eval_options(py, &conventions, relevance_level, complete, max_documents)?;
     let stream_options = StreamOptions {
-        chunk_bytes,
-        lenient,
+        chunk_bytes: plan.chunk_bytes,
+        lenient: plan.lenient,
         grouping: self::grouping(grouping)?,
         ..StreamOptions::default()
     };
+    let (measures, options) = (&plan.measures, &plan.options);
     let table = Arc::clone(&qrels.table);
     let streamed = match (path, open) {
         (Some(path), None) => py.detach(|| {
-            stream::evaluate_run_file(&table, &path, &source, &parsed, &options, &stream_options)
+            stream::evaluate_run_file(&table, &path, &source, measures, options, &stream_options)
         }),
         (None, Some(open)) => py.detach(|| {
             let reopen = || {
@@ -314,35 +260,19 @@ fn evaluate_stream(
                     Error::Input(InputProblem::new(error.to_string()).in_source(&source))
                 })
             };
-            stream::evaluate_stream(&table, reopen, &source, &parsed, &options, &stream_options)
+            stream::evaluate_stream(&table, reopen, &source, measures, options, &stream_options)
         }),
         _ => return Err(PyValueError::new_err("give either path or open")),
     }
     .or_raise(py)?;
     let mut warnings: Vec<String> = streamed.skipped.warning(&source).into_iter().collect();
     warnings.extend(streamed.warnings);
-    let evaluation = streamed.evaluation;
-    let aggregates = evaluation
-        .measures
-        .iter()
-        .map(|m| m.family.aggregate)
-        .collect();
-    let values = PerQuery::new(
-        evaluation.query_ids,
-        measures,
-        aggregates,
-        evaluation.values,
-    );
-    Ok((
-        values,
-        evaluation.unjudged_queries,
-        evaluation.missing_queries,
-        evaluation.run_name,
-        warnings,
-    ))
+    let run_name = streamed.evaluation.run_name.clone();
+    let (values, unjudged, missing) = per_query(streamed.evaluation);
+    Ok((values, unjudged, missing, run_name, warnings))
 }
 
-/// The aggregate named as Python names it (`mean`, `geometric_mean`, `sum`, `count`).
+/// The aggregate by name (`mean`, `geometric_mean`, `sum`, `count`).
 pub fn aggregate_named(name: &str) -> PyResult<Aggregate> {
     [
         Aggregate::Mean,
@@ -355,27 +285,47 @@ pub fn aggregate_named(name: &str) -> PyResult<Aggregate> {
     .ok_or_else(|| PyValueError::new_err(format!("unknown aggregate {name:?}")))
 }
 
-/// Registers this module's functions and classes.
-/// trec_eval's relstring of each query evaluated: `(query id, text)` pairs.
+/// trec_eval's relstring of each query evaluated under the plan's options: `(query id,
+/// text)` pairs.
 #[pyfunction]
-#[pyo3(signature = (qrels, run, conventions, relevance_level, complete, max_documents, length))]
-#[allow(clippy::too_many_arguments)]
 fn relevance_strings(
     py: Python<'_>,
     qrels: &NativeQrels,
     run: &NativeRun,
-    conventions: Vec<(String, String)>,
-    relevance_level: i64,
-    complete: bool,
-    max_documents: Option<usize>,
+    plan: &Plan,
     length: usize,
 ) -> PyResult<Vec<(String, String)>> {
-    let options = eval_options(py, &conventions, relevance_level, complete, max_documents)?;
     let (qrels, run) = (Arc::clone(&qrels.table), Arc::clone(&run.table));
-    py.detach(|| rankscope_core::relevance_strings(&qrels, &run, &options, length))
+    py.detach(|| rankscope_core::relevance_strings(&qrels, &run, &plan.options, length))
         .or_raise(py)
 }
 
+/// Each query of `run` (judged or not), its documents in the order the plan's conventions rank
+/// them (cut at its `max_documents`), with their grades in `qrels` (none without): an Arrow
+/// table of `query_id`, `doc_id`, `score`, `rank`, `relevance` (null if not judged), `judged`.
+#[pyfunction]
+#[pyo3(signature = (run, plan, qrels=None))]
+fn ranked_documents(
+    py: Python<'_>,
+    run: &NativeRun,
+    plan: &Plan,
+    qrels: Option<&NativeQrels>,
+) -> PyResult<ArrowTable> {
+    let run = Arc::clone(&run.table);
+    let qrels = qrels.map_or_else(
+        || Arc::new(Qrels::new("<no judgements>")),
+        |q| Arc::clone(&q.table),
+    );
+    py.detach(|| {
+        let options = &plan.options;
+        let judgements = Judgements::new(&qrels, &options.conventions, options.relevance_level)?;
+        let listed = rank_documents(&judgements, &run, &options.prepare_options())?;
+        Ok(ranked_table(&run, &listed))
+    })
+    .or_raise(py)
+}
+
+/// Registers this module's functions and classes.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(relevance_strings, m)?)?;
     m.add_class::<NativeQrels>()?;
@@ -389,5 +339,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_stream, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_query, m)?)?;
+    m.add_function(wrap_pyfunction!(ranked_documents, m)?)?;
     Ok(())
 }

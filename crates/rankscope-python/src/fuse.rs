@@ -8,7 +8,8 @@ use pyo3::types::{PyBytes, PyDict};
 
 use std::sync::Arc;
 
-use rankscope_core::fuse::{self, FuseError, Method, Norm, Rankings, SortedIds, Training};
+use rankscope_core::fuse::{self, Method, Norm, Rankings, SortedIds, Training};
+use rankscope_core::Error;
 
 fn decode<T, const N: usize>(bytes: &[u8], what: &str, from: fn([u8; N]) -> T) -> PyResult<Vec<T>> {
     if bytes.len() % N != 0 {
@@ -55,17 +56,9 @@ fn split_ids<'a>(lengths: &[u8], blob: &'a [u8]) -> PyResult<Vec<&'a str>> {
     Ok(ids)
 }
 
-/// A `ValueError` whose args are `(message, kind, run, query, doc)`, so that Python can name
-/// the run, query and document.
-fn to_py(error: FuseError) -> PyErr {
-    let message = error.to_string();
-    let (kind, run, query, doc) = match error {
-        FuseError::DuplicateDocument { run, query, doc } => ("duplicate", run, query, doc),
-        FuseError::NonFiniteScore { run, query, doc } => ("non_finite", run, query, doc),
-        FuseError::Overflow { query, doc } => ("overflow", 0, query, doc),
-        _ => ("parameter", 0, 0, 0),
-    };
-    PyValueError::new_err((message, kind, run, query, doc))
+/// A core error of fusion as `rankscope.fuse` reads it (see [`crate::errors`]).
+fn to_py(error: Error) -> PyErr {
+    Python::attach(|py| crate::errors::to_py(py, error))
 }
 
 fn param<'py>(params: &Bound<'py, PyDict>, name: &str) -> PyResult<Bound<'py, PyAny>> {
@@ -202,7 +195,7 @@ impl FusionRuns {
                     )
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            Ok::<_, FuseError>(Self {
+            Ok::<_, Error>(Self {
                 runs,
                 query_ids: Arc::new(query_ids),
                 doc_ids: Arc::new(doc_ids),
@@ -297,7 +290,9 @@ impl FusionRuns {
                 .ok_or_else(|| PyValueError::new_err(format!("query code {q} out of range")))?
                 .push(d);
         }
-        relevant.iter_mut().for_each(|docs| docs.sort_unstable());
+        for docs in &mut relevant {
+            docs.sort_unstable();
+        }
         py.detach(|| fuse::train(&self.runs, &judged, &relevant, training))
             .map_err(to_py)
     }

@@ -1,6 +1,10 @@
 //! PyO3 bindings: the private module `rankscope._core`. Converts and delegates to
 //! `rankscope-core`; no metric logic here.
 
+// PyO3 hands functions the values it extracted, owned: taking them by reference would only
+// add a copy.
+#![allow(clippy::needless_pass_by_value)]
+
 use pyo3::prelude::*;
 
 mod arrow;
@@ -12,6 +16,7 @@ mod measures;
 mod prefs;
 mod read;
 mod results;
+mod settle;
 mod stats;
 
 #[pymodule]
@@ -19,6 +24,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // One line per part of the module.
     evaluate::register(m)?;
     results::register(m)?;
+    settle::register(m)?;
     fuse::register(m)?;
     measures::register(m)?;
     prefs::register(m)?;

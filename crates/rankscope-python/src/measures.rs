@@ -6,6 +6,9 @@ use pyo3::types::PyDict;
 use rankscope_core::measures::trec_eval::{self, TrecName};
 use rankscope_core::measures::{answers, families, Cutoff, Family, Measure, Reads};
 
+use rankscope_core::measures::distinct;
+use rankscope_core::settle::parse_spec;
+
 use crate::errors::IntoPyResult;
 
 /// Every family as a dict: name, kind, summary, formula, citation, cutoff kind, parameters
@@ -121,7 +124,9 @@ fn default_measures(profile: &str, kind: &str) -> Option<Vec<&'static str>> {
     names.map(<[&str]>::to_vec)
 }
 
-type Parsed = (
+/// A measure as Python's `Measure` takes it apart: (family, cutoff, parameters as names
+/// write them, canonical name, trec_eval's name).
+pub(crate) type Parsed = (
     String,
     Option<Py<PyAny>>,
     Vec<(String, String)>,
@@ -129,7 +134,7 @@ type Parsed = (
     Option<String>,
 );
 
-fn parsed(py: Python<'_>, measure: &Measure) -> PyResult<Parsed> {
+pub(crate) fn parsed(py: Python<'_>, measure: &Measure) -> PyResult<Parsed> {
     let cutoff = match measure.cutoff {
         None => None,
         Some(Cutoff::Count(k)) => Some(k.into_pyobject(py)?.into_any().unbind()),
@@ -149,12 +154,24 @@ fn parsed(py: Python<'_>, measure: &Measure) -> PyResult<Parsed> {
     ))
 }
 
-/// A measure name parsed by the core: (family, cutoff, parameters as names write them,
-/// canonical name, trec_eval's name).
+/// A measure name (or a `Measure`) parsed by the core: (family, cutoff, parameters as names
+/// write them, canonical name, trec_eval's name). Anything else is a `MeasureError`.
 #[pyfunction]
-fn parse_measure(py: Python<'_>, name: &str) -> PyResult<Parsed> {
-    let measure = rankscope_core::parse_measure(name).or_raise(py)?;
+fn parse_measure(py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<Parsed> {
+    let measure = parse_spec(&crate::settle::measure_spec(name)?).or_raise(py)?;
     parsed(py, &measure)
+}
+
+/// Several names (or `Measure`s) parsed by the core, each once in the order given; at least
+/// one is needed.
+#[pyfunction]
+fn parse_measures(py: Python<'_>, names: Vec<Bound<'_, PyAny>>) -> PyResult<Vec<Parsed>> {
+    let specs = names
+        .iter()
+        .map(crate::settle::measure_spec)
+        .collect::<PyResult<Vec<_>>>()?;
+    let measures = distinct(specs.iter().map(parse_spec)).or_raise(py)?;
+    measures.iter().map(|m| parsed(py, m)).collect()
 }
 
 /// The same for a measure given by its parts (a family name, a cutoff's text, parameters).
@@ -174,18 +191,6 @@ fn build_measure(
     parsed(py, &measure)
 }
 
-/// Refuse measures the conventions' profile does not define (answer measures always).
-#[pyfunction]
-fn check_measures(
-    py: Python<'_>,
-    measures: Vec<String>,
-    conventions: Vec<(String, String)>,
-) -> PyResult<()> {
-    let parsed = rankscope_core::parse_measures(&measures).or_raise(py)?;
-    let conventions = crate::evaluate::conventions(&conventions).or_raise(py)?;
-    rankscope_core::measures::check_profile_support(&parsed, &conventions).or_raise(py)
-}
-
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add(
         "GEOMETRIC_MEAN_FLOOR",
@@ -198,7 +203,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trec_eval_nicknames, m)?)?;
     m.add_function(wrap_pyfunction!(default_measures, m)?)?;
     m.add_function(wrap_pyfunction!(parse_measure, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_measures, m)?)?;
     m.add_function(wrap_pyfunction!(build_measure, m)?)?;
-    m.add_function(wrap_pyfunction!(check_measures, m)?)?;
     Ok(())
 }

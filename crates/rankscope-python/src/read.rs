@@ -9,16 +9,18 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringViewArray};
+use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringViewArray};
 use arrow_buffer::Buffer;
 use arrow_schema::{Field, Schema};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
 use rankscope_core::intern::Interner;
+use rankscope_core::prepare::RankedDocuments;
 use rankscope_core::stream::{QueryBlocks, ReadAhead, RunChunks};
 use rankscope_core::table::{Qrels, Run, StrColumn};
 use rankscope_core::trec::{self, Parsed, ReadOptions};
+use rankscope_core::UNJUDGED;
 use rayon::prelude::*;
 
 use crate::arrow::stream_capsule;
@@ -221,13 +223,15 @@ fn strings(views: Vec<u128>, buffers: Vec<Buffer>) -> ArrayRef {
     // SAFETY: every view was made by `view_of` from a whole item of valid UTF-8 (a `StrColumn`
     // holds `&str`s only); a long one names the buffer that holds its item and the item's
     // offset in it, within that buffer's bounds (`string_views` cuts buffers between items).
-    Arc::new(unsafe { StringViewArray::new_unchecked(views.into(), buffers, None) })
+    #[allow(unsafe_code)]
+    let array = unsafe { StringViewArray::new_unchecked(views.into(), buffers, None) };
+    Arc::new(array)
 }
 
 fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
     let fields: Vec<Field> = columns
         .iter()
-        .map(|(name, array)| Field::new(*name, array.data_type().clone(), false))
+        .map(|(name, array)| Field::new(*name, array.data_type().clone(), array.null_count() > 0))
         .collect();
     let arrays = columns.into_iter().map(|(_, array)| array).collect();
     RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)
@@ -245,6 +249,34 @@ fn run_table(run: Run) -> ArrowTable {
             ("doc_id", strings(views, buffers)),
             ("score", score),
         ]),
+    }
+}
+
+/// Each query's documents in rank order: the run's columns `query_id`, `doc_id` and `score`,
+/// then `rank` (1-based, Int64), `relevance` (the grade, null when not judged) and `judged`.
+pub(crate) fn ranked_table(run: &Run, listed: &[RankedDocuments]) -> ArrowTable {
+    let total = listed.iter().map(|d| d.rows.len()).sum();
+    let mut ordered = Run::new(run.name.clone(), run.source.clone());
+    let mut ranks: Vec<i64> = Vec::with_capacity(total);
+    let mut grades: Vec<Option<i64>> = Vec::with_capacity(total);
+    for documents in listed {
+        for (rank, (&row, &grade)) in documents.rows.iter().zip(&documents.grades).enumerate() {
+            let row = row as usize;
+            ordered.push(&documents.query_id, run.docs.get(row), run.score[row]);
+            ranks.push(rank as i64 + 1);
+            grades.push((grade != UNJUDGED).then_some(grade));
+        }
+    }
+    let judged: ArrayRef = Arc::new(BooleanArray::from(
+        grades.iter().map(Option::is_some).collect::<Vec<bool>>(),
+    ));
+    let mut columns = run_table(ordered).batch.columns().to_vec();
+    columns.push(Arc::new(Int64Array::from(ranks)));
+    columns.push(Arc::new(Int64Array::from(grades)));
+    columns.push(judged);
+    let names = ["query_id", "doc_id", "score", "rank", "relevance", "judged"];
+    ArrowTable {
+        batch: batch(names.into_iter().zip(columns).collect()),
     }
 }
 

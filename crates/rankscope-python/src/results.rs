@@ -197,6 +197,9 @@ pub struct Column {
     strides: [ffi::Py_ssize_t; 1],
 }
 
+// The buffer protocol's slots are unsafe functions by PyO3's declaration; what they do is
+// justified in the `SAFETY` note of the one block that touches the view.
+#[allow(unsafe_code)]
 #[pymethods]
 impl Column {
     fn __len__(&self) -> usize {
@@ -219,23 +222,23 @@ impl Column {
         // out point into `column`, which `view.obj` keeps alive until the buffer is released,
         // and the values are never written.
         unsafe {
-            (*view).buf = column.values.as_ptr() as *mut c_void;
+            (*view).buf = column.values.as_ptr().cast_mut().cast::<c_void>();
             (*view).len = (column.values.len() * std::mem::size_of::<f64>()) as ffi::Py_ssize_t;
             (*view).readonly = 1;
             (*view).itemsize = std::mem::size_of::<f64>() as ffi::Py_ssize_t;
             (*view).format = if flags & ffi::PyBUF_FORMAT == ffi::PyBUF_FORMAT {
-                c"d".as_ptr() as *mut _
+                c"d".as_ptr().cast_mut()
             } else {
                 std::ptr::null_mut()
             };
             (*view).ndim = 1;
             (*view).shape = if flags & ffi::PyBUF_ND == ffi::PyBUF_ND {
-                column.shape.as_ptr() as *mut _
+                column.shape.as_ptr().cast_mut()
             } else {
                 std::ptr::null_mut()
             };
             (*view).strides = if flags & ffi::PyBUF_STRIDES == ffi::PyBUF_STRIDES {
-                column.strides.as_ptr() as *mut _
+                column.strides.as_ptr().cast_mut()
             } else {
                 std::ptr::null_mut()
             };
@@ -246,6 +249,8 @@ impl Column {
         Ok(())
     }
 
+    // PyO3's slot takes `&self`; the view holds nothing to release.
+    #[allow(clippy::unused_self)]
     unsafe fn __releasebuffer__(&self, _view: *mut ffi::Py_buffer) {}
 }
 

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from rankscope.errors import RankscopeError
+from rankscope.errors import OptionError, RankscopeError
 
 if TYPE_CHECKING:
     from rankscope.engine.results import Results
@@ -268,20 +268,25 @@ _CLI_TERMS = (
     ("rankscope.evaluate_answers (command line: rankscope answers)", "rankscope answers"),
     ("use rankscope.evaluate (", "use rankscope evaluate ("),
     ("use profile 'trec'", "use --profile trec"),
-    ("relevance_level must", "-l/--relevance-level must"),
-    ("max_documents must", "-M/--max-documents must"),
-    ("chunk_bytes must", "--chunk-mb must"),
     ("(stream=False)", "(--no-stream)"),
     ("(pass format= if", "(pass --qrels-format or --run-format if"),
     ("complete=True (--complete)", "--complete"),
 )
+_FLAGS = {
+    "relevance_level": "-l/--relevance-level",
+    "max_documents": "-M/--max-documents",
+    "chunk_bytes": "--chunk-mb",
+}
+"""The flag that sets each option of the library that the core checks (`OptionError.option`)."""
 _NAME_IT = re.compile(r"name it with (query_id|doc_id|relevance|score)=")
 _GIVEN_AS = re.compile(r"\(given as (query_id|doc_id|relevance|score)=")
 
 
 def in_cli_terms(error: RankscopeError, qrels_path: str | None) -> str:
-    """The error's message with the library's keywords replaced by the flags that set them
-    (``--run-columns score=...`` for a file read as a run, ``--qrels-columns`` for the qrels).
+    """The error's message in the command line's terms: an option the core checked named by
+    its flag (the error's ``option`` field), the library's keywords replaced by the flags that
+    set them (``--run-columns score=...`` for a file read as a run, ``--qrels-columns`` for the
+    qrels).
 
     Examples
     --------
@@ -289,8 +294,18 @@ def in_cli_terms(error: RankscopeError, qrels_path: str | None) -> str:
     >>> error = InputError("no column for score: ... (or name it with score=...)", source="r.csv")
     >>> in_cli_terms(error, "qrels.txt")
     'r.csv: no column for score: ... (or name it with --run-columns score=...)'
+
+    An option the core checked names its flag (from the error's ``option``):
+
+    >>> from rankscope.errors import OptionError
+    >>> error = OptionError("max_documents must be an integer >= 0; got -1", option="max_documents")
+    >>> in_cli_terms(error, None)
+    '-M/--max-documents must be an integer >= 0; got -1'
     """
     message = str(error)
+    option = getattr(error, "option", None)
+    if isinstance(error, OptionError) and option in _FLAGS and message.startswith(option):
+        message = _FLAGS[option] + message[len(option) :]
     for library, cli in _CLI_TERMS:
         message = message.replace(library, cli)
     source = getattr(error, "source", None)

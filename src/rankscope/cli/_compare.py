@@ -17,7 +17,13 @@ from rankscope.cli._common import (
     load_run,
     measure_names,
 )
-from rankscope.cli._report import add_report_options, check_report_options, write_report
+from rankscope.cli._report import (
+    add_pair_options,
+    add_report_options,
+    check_report_options,
+    pair_options,
+    write_report,
+)
 from rankscope.errors import OptionError
 
 if TYPE_CHECKING:
@@ -48,19 +54,7 @@ def add_parser(subparsers: Any) -> None:
         help="the run the others are compared to (with --all-pairs or --baseline: a run)",
     )
     parser.add_argument("runs", metavar="RUN", nargs="+", help="runs to compare, one or more")
-    parser.add_argument(
-        "--all-pairs",
-        action="store_true",
-        help="compare every pair of runs (not each run with the baseline)",
-    )
-    parser.add_argument(
-        "--baseline",
-        dest="baselines",
-        action="append",
-        metavar="RUN",
-        help="a baseline, by run name or file (repeat for several): every other run is compared "
-        "with each",
-    )
+    add_pair_options(parser, "run")
     parser.add_argument(
         "--discriminative-power",
         action="store_true",
@@ -113,23 +107,6 @@ def _aligned(args: argparse.Namespace) -> tuple[AlignedScores, list[str], Proven
     return aligned, paths, provenance
 
 
-def _baselines(args: argparse.Namespace, names: list[str], paths: list[str]) -> list[str] | None:
-    """The runs ``--baseline`` names, each by its name or its file."""
-    if not args.baselines:
-        return None
-    chosen = []
-    for wanted in args.baselines:
-        if wanted in names:
-            chosen.append(wanted)
-        elif wanted in paths:
-            chosen.append(names[paths.index(wanted)])
-        else:
-            raise OptionError(
-                f"--baseline {wanted!r} is not one of the runs; runs: {', '.join(names)}"
-            )
-    return chosen
-
-
 def _test_options(args: argparse.Namespace) -> dict[str, Any]:
     """The test's options as the library takes them."""
     return {
@@ -149,8 +126,7 @@ def _report(args: argparse.Namespace) -> ComparisonReport:
         aligned,
         **_test_options(args),
         provenance=provenance,
-        pairs="all" if args.all_pairs else "baseline",
-        baselines=_baselines(args, list(aligned.names), paths),
+        **pair_options(args, "run", list(aligned.names), paths),
     )
 
 
@@ -175,8 +151,6 @@ def run(args: argparse.Namespace) -> int:
             args.test = "randomized-tukey"
         check_report_options(args)
         return _power(args)
-    if args.all_pairs and args.baselines:
-        raise OptionError("--all-pairs compares every pair; it takes no --baseline")
     check_report_options(args)
     write_report(_report(args), args)
     return 0

@@ -1,6 +1,6 @@
 """The options and output of a comparison report, shared by ``rankscope compare`` and
-``rankscope tasks compare``: the test, the correction, the format (every one the report
-renders), the LaTeX caption and label."""
+``rankscope tasks compare``: which pairs are compared, the test, the correction, the format
+(every one the report renders), the LaTeX caption and label."""
 
 from __future__ import annotations
 
@@ -18,6 +18,43 @@ from rankscope.errors import OptionError
 
 if TYPE_CHECKING:
     from rankscope.compare import ComparisonReport
+
+
+def add_pair_options(parser: Any, what: str) -> None:
+    """``--all-pairs`` and ``--baseline`` (repeatable); ``what`` names the compared things."""
+    parser.add_argument(
+        "--all-pairs",
+        action="store_true",
+        help=f"compare every pair of {what}s (not each {what} with the baseline)",
+    )
+    parser.add_argument(
+        "--baseline",
+        dest="baselines",
+        action="append",
+        metavar=what.upper(),
+        help=f"a baseline, by {what} name or {'file' if what == 'run' else 'id'} (repeat for "
+        f"several): every other {what} is compared with each",
+    )
+
+
+def pair_options(
+    args: argparse.Namespace, what: str, names: list[str], sources: list[str]
+) -> dict[str, Any]:
+    """``pairs`` and ``baselines`` as the library takes them, each ``--baseline`` found by its
+    name or its source (a run's file, a task's id) among ``names``/``sources``."""
+    baselines = None
+    if args.baselines:
+        baselines = []
+        for wanted in args.baselines:
+            if wanted in names:
+                baselines.append(wanted)
+            elif wanted in sources:
+                baselines.append(names[sources.index(wanted)])
+            else:
+                raise OptionError(
+                    f"--baseline {wanted!r} is not one of the {what}s; {what}s: {', '.join(names)}"
+                )
+    return {"pairs": "all" if args.all_pairs else "baseline", "baselines": baselines}
 
 
 def add_report_options(parser: Any) -> None:
@@ -74,6 +111,8 @@ def add_report_options(parser: Any) -> None:
 
 def check_report_options(args: argparse.Namespace) -> None:
     """Refuse bad option values before reading any file (and settle the default test)."""
+    if getattr(args, "all_pairs", False) and getattr(args, "baselines", None):
+        raise OptionError("--all-pairs compares every pair; it takes no --baseline")
     if args.test is None:
         args.test = "t"
     if args.test not in TEST_NAMES:

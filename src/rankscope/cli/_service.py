@@ -18,7 +18,13 @@ from contextlib import contextmanager
 from typing import Any
 
 from rankscope.cli._common import add_measure_option, split_measures
-from rankscope.cli._report import add_report_options, check_report_options, write_report
+from rankscope.cli._report import (
+    add_pair_options,
+    add_report_options,
+    check_report_options,
+    pair_options,
+    write_report,
+)
 from rankscope.errors import InputError, MissingDependencyError
 
 EXIT_OK = 0
@@ -195,9 +201,12 @@ def _add_tasks(subparsers: Any) -> None:
     export.set_defaults(handler=_tasks_export)
 
     compare = actions.add_parser(
-        "compare", help="compare tasks on the same dataset (the first is the baseline)"
+        "compare",
+        help="compare tasks on the same dataset: each with the first, with several baselines "
+        "(--baseline) or every pair (--all-pairs); paired tests or Tukey's HSD tests",
     )
     compare.add_argument("tasks", nargs="+", metavar="TASK")
+    add_pair_options(compare, "task")
     add_report_options(compare)
     _db_argument(compare)
     compare.set_defaults(handler=_tasks_compare)
@@ -612,33 +621,26 @@ def _tasks_export(args: argparse.Namespace) -> int:
 
 
 def _tasks_compare(args: argparse.Namespace) -> int:
-    from rankscope.compare import align_values, compare_aligned
-    from rankscope.engine.provenance import Provenance, command_line
+    from rankscope.engine.provenance import command_line
+    from rankscope.service.tasks.compare import task_labels
 
     check_report_options(args)
     service = _service(args)
     try:
         ids = [service.resolve(task) for task in args.tasks]
-        labels, measures, per_task = service.task_scores(ids)
-        infos = [service.get(task_id) for task_id in ids]
+        labels = task_labels([service.get(task_id) for task_id in ids])
+        report, _ = service.compare(
+            ids,
+            test=args.test,
+            correction=args.correction,
+            alpha=args.alpha,
+            seed=args.seed,
+            n_resamples=args.resamples,
+            command=command_line(args.argv),
+            **pair_options(args, "task", labels, ids),
+        )
     finally:
         service.close()
-    provenance = Provenance.now(
-        qrels=str(infos[0].dataset.get("path") or infos[0].dataset.get("name") or "the dataset"),
-        runs=[(label, f"task {info.id}") for label, info in zip(labels, infos, strict=True)],
-        profile=infos[0].profile,
-        measures=measures,
-        command=command_line(args.argv),
-    )
-    report = compare_aligned(
-        align_values(labels, measures, per_task),
-        test=args.test,
-        correction=args.correction,
-        alpha=args.alpha,
-        seed=args.seed,
-        n_resamples=args.resamples,
-        provenance=provenance,
-    )
     write_report(report, args)
     return EXIT_OK
 

@@ -13,12 +13,16 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from rankscope import _core
 from rankscope.cli import COMMANDS
 from rankscope.cli._common import load_judgements, load_ranking, reading
 from rankscope.engine import evaluate
-from rankscope.engine.evaluate import _conventions_fields, relevance_strings
+from rankscope.engine._evaluate import (
+    evaluate_judgement_groups,
+    evaluate_prefs,
+    relevance_strings,
+)
 from rankscope.engine.measures import FAMILIES, Measure, measure
+from rankscope.engine.native import PerQuery
 from rankscope.engine.profiles import resolve_profile
 from rankscope.engine.results import Results
 from rankscope.errors import (
@@ -256,7 +260,7 @@ def _debug_query(text: str | None) -> str | None:
 
 
 def _results(
-    evaluated: tuple[_core.PerQuery, list[str], list[str], str | None],
+    evaluated: tuple[PerQuery, list[str], list[str], str | None],
     measures: list[Measure],
     run_name: str,
     complete: bool,
@@ -281,14 +285,13 @@ def _preference_results(
 ) -> Results:
     """The preference measures of the run against the preference judgements at ``path``."""
     with reading(path):
-        evaluated = _core.evaluate_prefs(
-            path,
+        evaluated = evaluate_prefs(
             path,
             rel_info_format,
             ranking,
-            [m.name for m in measures],
-            options["complete"],
-            options["max_documents"],
+            measures,
+            complete=options["complete"],
+            max_documents=options["max_documents"],
         )
     return _results(evaluated, measures, ranking.name, options["complete"])
 
@@ -299,15 +302,14 @@ def _judgement_group_results(
     """Each measure for each judgement group of the qrels at ``path``, averaged over the groups
     judging the query (trec_eval's -R qrels_jg)."""
     with reading(path):
-        evaluated = _core.evaluate_judgement_groups(
-            path,
+        evaluated = evaluate_judgement_groups(
             path,
             ranking,
-            [m.name for m in measures],
-            _conventions_fields(options["profile"]),
-            options["relevance_level"],
-            options["complete"],
-            options["max_documents"],
+            measures,
+            profile=options["profile"],
+            relevance_level=options["relevance_level"],
+            complete=options["complete"],
+            max_documents=options["max_documents"],
         )
     return _results(evaluated, measures, ranking.name, options["complete"])
 

@@ -31,10 +31,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
-from rankscope import _core
-from rankscope.engine.evaluate import _conventions_fields
+from rankscope.engine._evaluate import evaluate_native, plan
 from rankscope.engine.measures import FAMILIES, Measure, measure
-from rankscope.engine.profiles import PROFILES
+from rankscope.engine.native import aggregate
 from rankscope.io._native import native_qrels, native_run
 
 __all__ = ["Evaluator", "Metric", "calc_aggregate", "evaluator", "iter_calc"]
@@ -65,23 +64,15 @@ class Evaluator:
         self._measures = _measures(measures)
         self._names = list(dict.fromkeys(m.name for _, m in self._measures))
         self._qrels = native_qrels(qrels)
-        self._conventions = _conventions_fields(PROFILES["trec9"])
+        # Complete, so that a judged query a dict run holds with no document is evaluated (as
+        # ir_measures has pytrec_eval do); the others missing from the run get 0.
+        self._settled = plan([m for _, m in self._measures], "trec9", complete=True)
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         """Every judged query's value of every measure: first the queries in the run (in
         byte-wise order of their ids, measures in the order given), then the judged queries
         missing from it, with 0 (sorted by measure name, then query id, as ir_measures)."""
-        # Complete, so that a judged query a dict run holds with no document is evaluated
-        # (as ir_measures has pytrec_eval do); the others missing from the run get 0.
-        values, _, missing = _core.evaluate(
-            self._qrels,
-            native_run(run),
-            self._names,
-            self._conventions,
-            1,
-            True,
-            None,
-        )
+        values, _, missing = evaluate_native(self._qrels, native_run(run), self._settled)
         held = set(run) if isinstance(run, Mapping) else set()
         missing = [query_id for query_id in missing if query_id not in held]
         absent_rows = set(missing)
@@ -115,7 +106,7 @@ def _aggregate(values: list[float], how: str) -> float:
         return float(sum(values))
     if how == "mean":
         return sum(values) / len(values) if values else float("nan")
-    return _core.aggregate(values, how)
+    return aggregate(values, how)
 
 
 def evaluator(measures: Iterable[Hashable], qrels: Any) -> Evaluator:

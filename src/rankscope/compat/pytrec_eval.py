@@ -43,8 +43,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rankscope import _core
-from rankscope.engine.evaluate import _conventions_fields
+from rankscope.engine._evaluate import evaluate_native, evaluate_query, plan
 from rankscope.engine.measures import FAMILIES
 from rankscope.engine.measures._registry import (
     GEOMETRIC_MEAN_FLOOR,
@@ -168,16 +167,17 @@ class RelevanceEvaluator:
                 f"relevance_level must be at least 1 (grades below it are not relevant); got "
                 f"{relevance_level}"
             )
-        self._relevance_level = relevance_level
         conventions = PROFILES["trec9"]
         if judged_docs_only_flag:
             conventions = conventions.with_options(unjudged_documents="drop")
-        self._conventions = _conventions_fields(conventions)
         # As pytrec_eval: queries without any judgement are not evaluated (and with none at
         # all, nothing is).
         self._judged = {query: docs for query, docs in query_relevance.items() if len(docs) > 0}
         self._qrels = native_qrels(self._judged) if self._judged else None
-        self._keys, self._names = self._plan(_combine_measures(measures))
+        self._keys, names = self._plan(_combine_measures(measures))
+        # Complete: a judged query the run holds with no document is evaluated, as
+        # pytrec_eval does; those the run does not hold at all are then left out.
+        self._settled = plan(names, conventions, relevance_level=relevance_level, complete=True)
 
     @staticmethod
     def _plan(combined: dict[str, set[str]]) -> tuple[list[tuple[str, int]], list[str]]:
@@ -224,17 +224,7 @@ class RelevanceEvaluator:
         except EmptyInputError:
             result = self._empty_rankings(scores)
         else:
-            # Complete: a judged query the run holds with no document is evaluated, as
-            # pytrec_eval does; those the run does not hold at all are then left out.
-            values, _, missing = _core.evaluate(
-                self._qrels,
-                ranking,
-                self._names,
-                self._conventions,
-                self._relevance_level,
-                True,
-                None,
-            )
+            values, _, missing = evaluate_native(self._qrels, ranking, self._settled)
             result = values.to_dict(self._keys)
             for query_id in missing:
                 if query_id not in scores:
@@ -254,13 +244,8 @@ class RelevanceEvaluator:
         """A run without any document: each judged query it holds, as an empty ranking."""
         result: dict[str, Any] = {}
         for query_id in sorted(query for query in scores if query in self._judged):
-            row = _core.evaluate_query(
-                list(self._judged[query_id].items()),
-                [],
-                self._names,
-                self._conventions,
-                self._relevance_level,
-                query_id,
+            row = evaluate_query(
+                list(self._judged[query_id].items()), [], self._settled, query_id=query_id
             )
             result[query_id] = {key: row[index] for key, index in self._keys}
         return result

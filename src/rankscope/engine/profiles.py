@@ -3,108 +3,94 @@
 Every convention is a field of :class:`Conventions` with a name that says what it decides.
 A profile is one value of it. ``trec`` reproduces trec_eval 10, ``trec9`` trec_eval up to 9.0.8
 (and so pytrec_eval and published BEIR numbers), ``weknora`` WeKnora's metric package.
+
+The profiles, the conventions, the values each allows and what they mean are defined once, in
+the core (``crates/rankscope-core/src/profile.rs``): this module reads them from there.
+
+Examples
+--------
+>>> PROFILES["weknora"].gain, PROFILES["trec"].gain
+('exp', 'linear')
+>>> ALLOWED["duplicate_documents"]
+('error', 'keep_first', 'keep_all')
 """
 
-# No `from __future__ import annotations` in this module: typing.NamedTuple compiles each
-# string annotation into a ForwardRef when the class is made, milliseconds of every start-up.
+from collections import namedtuple
+from typing import TYPE_CHECKING, Any
 
-from typing import Literal, NamedTuple, get_args
-
+from rankscope import _core
 from rankscope.errors import ProfileError
 
-__all__ = ["PROFILES", "Conventions", "resolve_profile"]
+__all__ = ["ALLOWED", "PROFILES", "Conventions", "resolve_profile"]
 
-Ordering = Literal["score_then_docid_desc", "as_given", "score_then_docid_asc"]
-ScorePrecision = Literal["float64", "float32"]
-DuplicatePolicy = Literal["error", "keep_first", "keep_all"]
-Gain = Literal["linear", "exp"]
-IdealRanking = Literal["judged", "judged_capped_by_retrieved"]
-PrecisionDenominator = Literal["cutoff", "retrieved"]
-APDenominator = Literal["relevant", "relevant_retrieved"]
-RecallLevelRounding = Literal["nearest", "add_0.9_truncate"]
-UnjudgedDocuments = Literal["keep", "drop"]
-ZeroDivision = Literal["zero", "nan"]
-MissingQueryRanking = Literal["empty", "placeholder"]
+_TABLE = _core.convention_table()
+_PROFILES = _core.profiles()
+_TREC = dict(_PROFILES[0][1])
+
+ALLOWED: dict[str, tuple[str, ...]] = {
+    field: tuple(value for value, _ in values) for field, _, values in _TABLE
+}
+"""Each convention's allowed values, in order; empty for a truth value (``binary_relevance``)."""
 
 
-class Conventions(NamedTuple):
-    """How a ranking is formed and how measures treat the contested cases.
+def _lowered(text: str) -> str:
+    """A sentence continued after a colon: its first word in lower case (unless a name)."""
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
 
-    Values are checked where conventions are used (`resolve_profile`, `with_options`, and so
-    every evaluation): a `ProfileError` names the field and the values it allows.
+
+def _attributes() -> str:
+    """The numpydoc attributes of `Conventions`, from the core's description of each field."""
+    lines = ["name", "    The profile's name."]
+    for field, summary, values in _TABLE:
+        meanings = " ".join(f'``"{value}"``: {_lowered(meaning)}' for value, meaning in values)
+        text = f"{summary} {meanings}".strip().replace("`", "``").replace("````", "``")
+        lines += [field, f"    {text}"]
+    return "\n    ".join(lines)
+
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class _Fields(NamedTuple):
+        name: str
+        ordering: str = _TREC["ordering"]
+        score_precision: str = _TREC["score_precision"]
+        duplicate_documents: str = _TREC["duplicate_documents"]
+        binary_relevance: bool = _TREC["binary_relevance"]
+        gain: str = _TREC["gain"]
+        ideal_ranking: str = _TREC["ideal_ranking"]
+        precision_denominator: str = _TREC["precision_denominator"]
+        ap_denominator: str = _TREC["ap_denominator"]
+        recall_level_rounding: str = _TREC["recall_level_rounding"]
+        unjudged_documents: str = _TREC["unjudged_documents"]
+        zero_division: str = _TREC["zero_division"]
+        missing_query_ranking: str = _TREC["missing_query_ranking"]
+
+else:
+    # The fields and their defaults (trec_eval 10's) as the core lists them.
+    _Fields = namedtuple(
+        "_Fields", ["name", *(field for field, _, _ in _TABLE)], defaults=list(_TREC.values())[1:]
+    )
+
+
+class Conventions(_Fields):
+    __doc__ = f"""How a ranking is formed and how measures treat the contested cases.
+
+    Values are checked by the core where conventions are used (`resolve_profile`,
+    `with_options`, and so every evaluation): a `ProfileError` names the field and the values
+    it allows (`ALLOWED`).
 
     Attributes
     ----------
-    name
-        The profile's name.
-    ordering
-        ``"score_then_docid_desc"``: sort each query's documents by score descending, ties by
-        document id descending, byte-wise (trec_eval). ``"as_given"``: the order of the input.
-        ``"score_then_docid_asc"``: ties by document id ascending (pyndeval, and so
-        ir_measures' diversity measures).
-    score_precision
-        ``"float32"`` rounds scores to 32-bit floats before sorting (trec_eval <= 9.0.8).
-    duplicate_documents
-        A document id twice in one query's ranking: ``"error"``, ``"keep_first"`` (the first
-        after sorting), or ``"keep_all"`` (every occurrence counts, as WeKnora does).
-    binary_relevance
-        Grades become 1 (``grade >= relevance_level``) or 0 before any measure sees them.
-    gain
-        Default gain of nDCG: ``"linear"`` (the grade) or ``"exp"`` (``2**grade - 1``).
-    ideal_ranking
-        ``"judged"``: the ideal DCG ranks all judged documents of the query by grade.
-        ``"judged_capped_by_retrieved"``: as WeKnora, at most as many ideal positions as
-        documents were retrieved (so returning fewer documents can raise nDCG).
-    precision_denominator
-        ``"cutoff"``: P@k divides by k (trec_eval). ``"retrieved"``: by the number retrieved.
-    ap_denominator
-        ``"relevant"``: AP divides by the number of relevant documents (trec_eval).
-        ``"relevant_retrieved"``: by the number of relevant documents retrieved (WeKnora).
-    recall_level_rounding
-        How IPrec@r turns the recall level r into a number of relevant documents:
-        ``"nearest"`` rounds ``r * R`` (trec_eval 10); ``"add_0.9_truncate"`` takes
-        ``int(r * R + 0.9)`` (trec_eval <= 9.0.8, pytrec_eval).
-    unjudged_documents
-        ``"keep"``: retrieved documents without a judgement (absent from the qrels or with a
-        negative grade) stay in the ranking as non-relevant (trec_eval). ``"drop"``: they
-        leave the ranking before any measure is computed (trec_eval ``-J``).
-    zero_division
-        What a measure trec_eval computes as 0 divided by 0 gives: ``"zero"``, or ``"nan"`` as
-        trec_eval 10 prints it (``-nan``): interpolated precision (IPrec, IPrecAvg) of an
-        empty ranking (trec_eval ``-J`` with nothing judged retrieved, or ``-M0``) and RnDCG
-        of a query whose relevant documents all have gain 0 (``-l0``). A mean over queries
-        with a NaN is NaN. Named after scikit-learn's ``zero_division``.
-    missing_query_ranking
-        What a judged query absent from the run is scored on under ``complete=True``:
-        ``"empty"`` (nothing retrieved), or ``"placeholder"`` as trec_eval 10 ``-c``: one
-        unjudged document, after which trec_eval sets its ``num_ret``, ``utility``,
-        ``rbp_resid`` and ``unj_*`` to 0, while measures with parameters of their own
-        (``Utility(a=1,b=-1,c=0,d=1)``, ``TrecRBPResid(p=0.5)``) keep what the placeholder
-        gives them.
+    {_attributes()}
     """
 
-    name: str
-    ordering: Ordering = "score_then_docid_desc"
-    score_precision: ScorePrecision = "float64"
-    duplicate_documents: DuplicatePolicy = "error"
-    binary_relevance: bool = False
-    gain: Gain = "linear"
-    ideal_ranking: IdealRanking = "judged"
-    precision_denominator: PrecisionDenominator = "cutoff"
-    ap_denominator: APDenominator = "relevant"
-    recall_level_rounding: RecallLevelRounding = "nearest"
-    unjudged_documents: UnjudgedDocuments = "keep"
-    zero_division: ZeroDivision = "zero"
-    missing_query_ranking: MissingQueryRanking = "empty"
+    __slots__ = ()
 
     def checked(self) -> "Conventions":
-        """These conventions, once every field holds a value its type allows."""
-        for field, value in zip(self._fields, self, strict=True):
-            allowed = _ALLOWED[field]
-            if allowed and value not in allowed:
-                choices = ", ".join(repr(a) for a in allowed)
-                raise ProfileError(f"{field} must be one of {choices}; got {value!r}")
-        return self
+        """These conventions, once the core has checked that every field holds a value its
+        convention allows."""
+        return _conventions(_core.conventions(_fields(self)))
 
     @property
     def keeps_duplicate_judgements(self) -> bool:
@@ -112,41 +98,27 @@ class Conventions(NamedTuple):
         countGt). Only with binary relevance; otherwise a duplicate judgement is an error."""
         return self.duplicate_documents == "keep_all" and self.binary_relevance
 
-    def with_options(self, **changes: object) -> "Conventions":
-        """A copy with some conventions changed (validated)."""
-        unknown = set(changes) - set(self._fields)
-        if unknown:
-            raise ProfileError(
-                f"unknown convention(s) {sorted(unknown)}; expected some of {sorted(self._fields)}"
-            )
-        return self._replace(**changes).checked()  # type: ignore[arg-type]
+    def with_options(self, **changes: Any) -> "Conventions":
+        """A copy with some conventions changed (checked by the core)."""
+        fields = dict(self._asdict())
+        fields.update(changes)
+        return _conventions(_core.conventions(list(fields.items())))
 
 
-_ALLOWED: dict[str, tuple[object, ...]] = {
-    field: get_args(kind) for field, kind in Conventions.__annotations__.items()
-}
-"""Each convention's allowed values (its Literal's), empty where any value of its type goes."""
+def _fields(conventions: Conventions) -> list[tuple[str, Any]]:
+    return list(conventions._asdict().items())
 
-PROFILES: dict[str, Conventions] = {
-    "trec": Conventions("trec"),
-    "trec9": Conventions(
-        "trec9", score_precision="float32", recall_level_rounding="add_0.9_truncate"
-    ),
-    "weknora": Conventions(
-        "weknora",
-        ordering="as_given",
-        duplicate_documents="keep_all",
-        binary_relevance=True,
-        gain="exp",
-        ideal_ranking="judged_capped_by_retrieved",
-        precision_denominator="retrieved",
-        ap_denominator="relevant_retrieved",
-    ),
-}
+
+def _conventions(fields: list[tuple[str, Any]]) -> Conventions:
+    return Conventions(**dict(fields))
+
+
+PROFILES: dict[str, Conventions] = {name: _conventions(fields) for name, fields in _PROFILES}
+"""Every built-in profile by name, as the core defines them."""
 
 
 def resolve_profile(profile: str | Conventions) -> Conventions:
-    """The conventions of a profile given by name (or as conventions already).
+    """The conventions of a profile given by name (or as conventions already, checked).
 
     Examples
     --------
@@ -159,8 +131,18 @@ def resolve_profile(profile: str | Conventions) -> Conventions:
     """
     if isinstance(profile, Conventions):
         return profile.checked()
-    try:
-        return PROFILES[profile]
-    except (KeyError, TypeError):
-        names = ", ".join(repr(name) for name in PROFILES)
-        raise ProfileError(f"unknown profile {profile!r}; expected one of {names}") from None
+    found = PROFILES.get(profile) if isinstance(profile, str) else None
+    if found is None:
+        _core.conventions(profile)  # raises the core's ProfileError
+        raise ProfileError(f"unknown profile {profile!r}")  # pragma: no cover
+    return found
+
+
+def profile_spec(profile: str | Conventions) -> str | list[tuple[str, Any]]:
+    """A profile as the core takes it: a name, or the fields of conventions to check."""
+    return _fields(profile) if isinstance(profile, Conventions) else profile
+
+
+def conventions_of(settled: "_core.Plan") -> Conventions:
+    """The conventions a `plan` settled."""
+    return _conventions(settled.conventions)

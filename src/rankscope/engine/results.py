@@ -37,8 +37,9 @@ class Results:
     per_query
         The per-query table as a polars DataFrame: ``query_id`` and one Float64 column per
         measure (canonical name), one row per evaluated query, query ids in byte-wise order.
-        Given to the constructor by engines that compute in polars (Spark's executors); made
-        from `values` on first use otherwise.
+        Given to the constructor when the values arrive as a table (Spark's per-query rows,
+        computed by the core on the executors, collected on the driver); made from `values`
+        on first use otherwise.
     profile
         The name of the profile used.
     run_name

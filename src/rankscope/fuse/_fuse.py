@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rankscope._core import FusionRuns
+from rankscope.engine.native import FusionRuns
 from rankscope.errors import DuplicateDocumentError, InputError, OptionError
 from rankscope.fuse._methods import check_params, method_named, norm_named
 from rankscope.io import as_run

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rankscope._core import FusionRuns
 from rankscope.engine import evaluate
+from rankscope.engine.native import FusionRuns
 from rankscope.errors import InputError
 from rankscope.fuse._fuse import EncodedRuns
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, Qrels

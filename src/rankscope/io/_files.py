@@ -112,7 +112,8 @@ def _split_name(name: str) -> tuple[str, str, str | None]:
 
 
 class Input(NamedTuple):
-    """One input file, read or mapped, ready for a polars reader.
+    """One input file, read or mapped, ready for a reader (the core's for TREC files, polars'
+    for the others).
 
     Attributes
     ----------
@@ -123,7 +124,7 @@ class Input(NamedTuple):
     extension
         The format extension, lower case, after any compression extension ('.trec').
     path
-        The file, when it is a plain file on disk; polars reads it directly.
+        The file, when it is a plain file on disk; the readers read it directly.
     data
         The (decompressed) content otherwise.
     """

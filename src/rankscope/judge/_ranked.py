@@ -1,8 +1,9 @@
 """Runs in rank order, as the core ranks them: score descending, ties by document id descending
 (byte-wise), trec_eval's order and the ``trec`` profile's.
 
-The core orders each run once (the rankings fusion starts from); the ranked rows come back with
-their rank, so that a pool or a list of holes cuts a ranking exactly where an evaluation does.
+The engine's `ranked_documents` orders each run as an evaluation does; the ranked rows come
+back with their rank, so that a pool or a list of holes cuts a ranking exactly where an
+evaluation does.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from typing import Any
 
 import polars as pl
 
-from rankscope.errors import OptionError
-from rankscope.fuse._fuse import encode
+from rankscope.engine import ranked_documents
+from rankscope.errors import DuplicateDocumentError, OptionError
 from rankscope.io import Qrels, Run, as_run
-from rankscope.io.tables import QUERY_ID
+from rankscope.io.tables import DOC_ID, QUERY_ID, SCORE
 
 __all__ = ["RANK", "QrelsLike", "RunLike", "as_run_list", "check_depth", "ranked"]
 
@@ -53,10 +54,16 @@ def ranked(runs: Sequence[Run], depth: int | None = None) -> list[pl.DataFrame]:
     >>> ranked([run])[0].rows()
     [('q1', 'c', 0.9, 1), ('q1', 'b', 0.5, 2), ('q1', 'a', 0.5, 3)]
     """
-    encoded = encode(list(runs))
     frames = []
-    for index, run in enumerate(runs):
-        frame = encoded.to_run(encoded.core.rows(index), run.name).frame
-        frame = frame.with_columns(pl.int_range(1, pl.len() + 1).over(QUERY_ID).alias(RANK))
-        frames.append(frame if depth is None else frame.filter(pl.col(RANK) <= depth))
+    for run in runs:
+        try:
+            frame = ranked_documents(run, max_documents=depth)
+        except DuplicateDocumentError as error:
+            raise DuplicateDocumentError(
+                f"document {error.document!r} appears twice in query {error.query!r}",
+                source=error.source,
+                query=error.query,
+                document=error.document,
+            ) from None
+        frames.append(frame.select(QUERY_ID, DOC_ID, SCORE, RANK))
     return frames

@@ -69,7 +69,7 @@ from dataclasses import dataclass, fields, replace
 from typing import TypeVar
 
 from rankscope.answers._weknora import BLEU_WEIGHTS, ROUGE_VARIANTS, weknora_bleu, weknora_rouge
-from rankscope.engine.evaluate import evaluate_query
+from rankscope.engine import evaluate_query
 from rankscope.engine.measures import Measure
 from rankscope.engine.profiles import PROFILES
 from rankscope.errors import OptionError

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from rankscope.engine.measures import FAMILIES, Measure, measure
 from rankscope.engine.measures._registry import (
+    GEOMETRIC_MEAN_FLOOR,
     TrecJudgements,
     TrecName,
     trec_eval_nicknames,
@@ -354,7 +355,7 @@ def _format_zscores(
     relstrings: dict[str, str] | None,
     summary_from: dict[str, TrecMeasure],
 ) -> str:
-    from rankscope import _core
+    from rankscope.engine.native import aggregate
 
     query_ids = results.query_ids
 
@@ -365,7 +366,7 @@ def _format_zscores(
         values = results.score_list(measure)
         if geometric(measure):
             # trec_eval's gm_* keep log(max(value, floor)) per query: the z-score is of that.
-            floor = _core.GEOMETRIC_MEAN_FLOOR
+            floor = GEOMETRIC_MEAN_FLOOR
             return [math.log(max(value, floor)) for value in values]
         return values
 
@@ -398,9 +399,9 @@ def _format_zscores(
             # not a z-score.
             value = means[source.measure.name]
         elif geometric(line.measure):
-            value = math.exp(_core.aggregate(converted[line.printed], "mean"))
+            value = math.exp(aggregate(converted[line.printed], "mean"))
         else:
             how = FAMILIES[line.measure.family].aggregate
-            value = _core.aggregate(converted[line.printed], how)
+            value = aggregate(converted[line.printed], how)
         out.append(f"Z{line.printed:<22}\tall\t{_number(value)}\n")
     return "".join(out)

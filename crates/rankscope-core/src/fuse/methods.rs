@@ -2,10 +2,10 @@
 
 use rayon::prelude::*;
 
-use super::normalize::python_extreme;
+use super::normalize::ranx_extreme;
 use super::rankings::{trec_order, Rankings};
 use super::train::SEGFUSE_ENDS;
-use super::FuseError;
+use crate::error::{Error, FusionProblem};
 
 /// A fusion method with its parameters (ranx's name in parentheses).
 ///
@@ -27,49 +27,96 @@ pub enum Method {
     /// (`anz`, CombANZ) `Σ s_r / n`.
     Anz,
     /// (`gmnz`, CombGMNZ) `n^gamma · Σ s_r`.
-    Gmnz { gamma: f64 },
+    Gmnz {
+        /// The exponent of the number of runs that retrieved the document.
+        gamma: f64,
+    },
     /// (`wsum`) `Σ w_r s_r`.
-    Wsum { weights: Vec<f64> },
+    Wsum {
+        /// One weight per run, in the runs' order.
+        weights: Vec<f64>,
+    },
     /// (`wmnz`) `Σ s_r · Σ w_r`, both over the runs that retrieved `d`.
-    Wmnz { weights: Vec<f64> },
+    Wmnz {
+        /// One weight per run, in the runs' order.
+        weights: Vec<f64>,
+    },
     /// (`mixed`) `√n · Σ w_r s_r`.
-    Mixed { weights: Vec<f64> },
+    Mixed {
+        /// One weight per run, in the runs' order.
+        weights: Vec<f64>,
+    },
     /// (`rrf`) `Σ 1 / (k + i_r + 1)`.
-    Rrf { k: f64 },
+    Rrf {
+        /// The constant added to each rank (60 in ranx).
+        k: f64,
+    },
     /// (`isr`) `n · Σ 1 / (i_r + 1)²`.
     Isr,
     /// (`log_isr`) `ln(n) · Σ 1 / (i_r + 1)²`.
     LogIsr,
     /// (`logn_isr`) `ln(n + sigma) · Σ 1 / (i_r + 1)²`.
-    LognIsr { sigma: f64 },
+    LognIsr {
+        /// The constant added to the number of runs.
+        sigma: f64,
+    },
     /// (`rbc`) `Σ (1 - phi) phi^i_r`.
-    Rbc { phi: f64 },
+    Rbc {
+        /// The persistence: how much each rank down weighs less.
+        phi: f64,
+    },
     /// (`bordafuse`) `Σ (c - i_r)` over `c` candidates; a run that missed `d` gives it
     /// `(c - m_r + 1) / 2`, `m_r` being the number of documents it retrieved.
     Bordafuse,
     /// (`w_bordafuse`) BordaFuse's points weighted: `Σ w_r points_r`.
-    WBordafuse { weights: Vec<f64> },
+    WBordafuse {
+        /// One weight per run, in the runs' order.
+        weights: Vec<f64>,
+    },
     /// (`condorcet`) candidates sorted by pairwise majority (a run ranks `x` above `y` if it
     /// retrieved `x` higher, or only `x`); scores `c, c - 1, ..., 1`.
     Condorcet,
     /// (`w_condorcet`) Condorcet with weighted votes.
-    WCondorcet { weights: Vec<f64> },
+    WCondorcet {
+        /// One weight per run, in the runs' order.
+        weights: Vec<f64>,
+    },
     /// (`probfuse`) `Σ P_r(k) / (k + 1)`, `k` the segment of `i_r` when the ranking is cut
     /// into `len(P_r)` segments of equal size.
-    Probfuse { probs: Vec<Vec<f64>> },
+    Probfuse {
+        /// Per run, the trained probabilities (by segment or position).
+        probs: Vec<Vec<f64>>,
+    },
     /// (`segfuse`) `Σ P_r(k) (s_r + 1)`, `k` the segment of `i_r` among segments of sizes
     /// 5, 10, 20, ... (10 · 2^(k-1) - 5 ends).
-    Segfuse { probs: Vec<Vec<f64>> },
+    Segfuse {
+        /// Per run, the trained probabilities (by segment or position).
+        probs: Vec<Vec<f64>>,
+    },
     /// (`slidefuse`) `Σ mean(P_r[i_r - w ..= i_r + w])` (the window cut at the ranking's ends,
     /// positions beyond `P_r` counting as 0).
-    Slidefuse { probs: Vec<Vec<f64>>, w: usize },
+    Slidefuse {
+        /// Per run, the trained probability of each position.
+        probs: Vec<Vec<f64>>,
+        /// How many positions on each side the window takes.
+        w: usize,
+    },
     /// (`mapfuse`) `Σ MAP_r / (i_r + 1)`.
-    Mapfuse { map_scores: Vec<f64> },
+    Mapfuse {
+        /// Each run's MAP on the training queries.
+        map_scores: Vec<f64>,
+    },
     /// (`posfuse`) `Σ P_r(i_r)` (0 beyond the trained positions).
-    Posfuse { probs: Vec<Vec<f64>> },
+    Posfuse {
+        /// Per run, the trained probabilities (by segment or position).
+        probs: Vec<Vec<f64>>,
+    },
     /// (`bayesfuse`) `Σ O_r(i_r)`, log-odds of relevance at the rank, a run that missed `d`
     /// (or ranked it beyond the trained ranks) giving `ln(0.001 / 0.999)`.
-    Bayesfuse { log_odds: Vec<Vec<f64>> },
+    Bayesfuse {
+        /// Per run, the log-odds of relevance at each rank.
+        log_odds: Vec<Vec<f64>>,
+    },
 }
 
 const MISSING_MAX: f64 = -1e9;
@@ -80,14 +127,15 @@ fn min_odd() -> f64 {
 
 impl Method {
     /// Check the parameters against the number of runs.
-    fn check(&self, n_runs: usize) -> Result<(), FuseError> {
+    fn check(&self, n_runs: usize) -> Result<(), Error> {
         let per_run = |what: &str, len: usize| {
             if len == n_runs {
                 Ok(())
             } else {
-                Err(FuseError::Parameter(format!(
+                Err(FusionProblem::Parameter(format!(
                     "{what}: expected one per run ({n_runs}); got {len}"
-                )))
+                ))
+                .into())
             }
         };
         match self {
@@ -98,14 +146,16 @@ impl Method {
             | Method::WCondorcet { weights } => per_run("weights", weights.len()),
             Method::Probfuse { probs } => {
                 if probs.iter().any(Vec::is_empty) {
-                    return Err(FuseError::Parameter(
+                    return Err(FusionProblem::Parameter(
                         "probs: every run needs at least one segment".into(),
-                    ));
+                    )
+                    .into());
                 }
                 per_run("probs", probs.len())
             }
-            Method::Segfuse { probs } | Method::Posfuse { probs } => per_run("probs", probs.len()),
-            Method::Slidefuse { probs, .. } => per_run("probs", probs.len()),
+            Method::Segfuse { probs }
+            | Method::Posfuse { probs }
+            | Method::Slidefuse { probs, .. } => per_run("probs", probs.len()),
             Method::Mapfuse { map_scores } => per_run("map_scores", map_scores.len()),
             Method::Bayesfuse { log_odds } => per_run("log_odds", log_odds.len()),
             _ => Ok(()),
@@ -177,7 +227,7 @@ impl SlotMap {
     }
 
     fn home(&self, key: u32) -> usize {
-        ((key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & self.mask
+        (u64::from(key).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & self.mask
     }
 
     /// Insert `key -> value` unless `key` is there; whether it was new.
@@ -207,13 +257,13 @@ impl SlotMap {
 
 /// Fuse the runs (all over the same query codes) into one ranking per query, ranked by the
 /// `trec` rule on the fused scores.
-pub fn fuse(runs: &[Rankings], method: &Method) -> Result<Rankings, FuseError> {
+pub fn fuse(runs: &[Rankings], method: &Method) -> Result<Rankings, Error> {
     method.check(runs.len())?;
     let n_queries = runs.first().map_or(0, Rankings::n_queries);
     if runs.iter().any(|run| run.n_queries() != n_queries) {
-        return Err(FuseError::Parameter(
-            "every run must cover the same query codes".into(),
-        ));
+        return Err(
+            FusionProblem::Parameter("every run must cover the same query codes".into()).into(),
+        );
     }
     let lists = (0..n_queries)
         .into_par_iter()
@@ -225,7 +275,7 @@ pub fn fuse(runs: &[Rankings], method: &Method) -> Result<Rankings, FuseError> {
             };
             if let Some(&(doc, _)) = list.iter().find(|(_, score)| !score.is_finite()) {
                 let query = query as u32;
-                return Err(FuseError::Overflow { query, doc });
+                return Err(Error::Fusion(FusionProblem::Overflow { query, doc }));
             }
             list.sort_by(trec_order);
             Ok(list)
@@ -289,13 +339,13 @@ fn combine_row(method: &Method, row: &[f64]) -> f64 {
             let filled = row
                 .iter()
                 .map(|&v| if v.is_nan() { MISSING_MAX } else { v });
-            python_extreme(filled, |a, b| a > b).unwrap_or(MISSING_MAX)
+            ranx_extreme(filled, |a, b| a > b).unwrap_or(MISSING_MAX)
         }
         Method::Min => {
             let filled = row
                 .iter()
                 .map(|&v| if v.is_nan() { MISSING_MIN } else { v });
-            python_extreme(filled, |a, b| a < b).unwrap_or(MISSING_MIN)
+            ranx_extreme(filled, |a, b| a < b).unwrap_or(MISSING_MIN)
         }
         Method::Med => {
             let mut values: Vec<f64> = present().collect();
@@ -450,8 +500,8 @@ mod tests {
         Rankings::from_lists(lists.iter().map(|l| l.to_vec()).collect())
     }
 
-    fn fused(runs: &[Rankings], method: Method) -> Vec<(u32, f64)> {
-        let out = fuse(runs, &method).unwrap();
+    fn fused(runs: &[Rankings], method: &Method) -> Vec<(u32, f64)> {
+        let out = fuse(runs, method).unwrap();
         let (docs, scores) = out.query(0);
         docs.iter().copied().zip(scores.iter().copied()).collect()
     }
@@ -464,52 +514,52 @@ mod tests {
     fn comb_family_by_hand() {
         let runs = two_runs();
         assert_eq!(
-            fused(&runs, Method::Sum),
+            fused(&runs, &Method::Sum),
             vec![(2, 1.3), (1, 0.9), (3, 0.4)]
         );
         assert_eq!(
-            fused(&runs, Method::Mnz),
+            fused(&runs, &Method::Mnz),
             vec![(2, 2.6), (1, 0.9), (3, 0.4)]
         );
         assert_eq!(
-            fused(&runs, Method::Max),
+            fused(&runs, &Method::Max),
             vec![(1, 0.9), (2, 0.8), (3, 0.4)]
         );
         assert_eq!(
-            fused(&runs, Method::Min),
+            fused(&runs, &Method::Min),
             vec![(1, 0.9), (2, 0.5), (3, 0.4)]
         );
         assert_eq!(
-            fused(&runs, Method::Anz),
+            fused(&runs, &Method::Anz),
             vec![(1, 0.9), (2, 0.65), (3, 0.4)]
         );
         assert_eq!(
-            fused(&runs, Method::Med),
+            fused(&runs, &Method::Med),
             vec![(1, 0.9), (2, 0.65), (3, 0.4)]
         );
         let wsum = Method::Wsum {
             weights: vec![1.0, 2.0],
         };
-        assert_eq!(fused(&runs, wsum), vec![(2, 2.1), (1, 0.9), (3, 0.8)]);
+        assert_eq!(fused(&runs, &wsum), vec![(2, 2.1), (1, 0.9), (3, 0.8)]);
     }
 
     #[test]
     fn rank_based_by_hand() {
         let runs = two_runs();
-        let rrf = fused(&runs, Method::Rrf { k: 60.0 });
+        let rrf = fused(&runs, &Method::Rrf { k: 60.0 });
         assert_eq!(rrf[0], (2, 1.0 / 62.0 + 1.0 / 61.0));
         assert_eq!(rrf[1..], [(1, 1.0 / 61.0), (3, 1.0 / 62.0)]);
         // Borda: 3 candidates; run 1 gives 1 and 2 three and two points, 3 gets (3-2+1)/2 = 1.
-        let borda = fused(&runs, Method::Bordafuse);
+        let borda = fused(&runs, &Method::Bordafuse);
         assert_eq!(borda, vec![(2, 5.0), (1, 4.0), (3, 3.0)]);
-        let log_isr = fused(&runs, Method::LogIsr);
+        let log_isr = fused(&runs, &Method::LogIsr);
         assert_eq!(log_isr[0], (2, (0.25 + 1.0) * 2f64.ln()));
     }
 
     #[test]
     fn ties_break_by_doc_id_descending() {
         let runs = [run(&[&[(1, 1.0)]]), run(&[&[(4, 1.0)]])];
-        assert_eq!(fused(&runs, Method::Sum), vec![(4, 1.0), (1, 1.0)]);
+        assert_eq!(fused(&runs, &Method::Sum), vec![(4, 1.0), (1, 1.0)]);
     }
 
     #[test]
@@ -520,7 +570,7 @@ mod tests {
             run(&[&[(2, 3.0), (3, 2.0), (1, 1.0)]]),
         ];
         assert_eq!(
-            fused(&runs, Method::Condorcet),
+            fused(&runs, &Method::Condorcet),
             vec![(2, 3.0), (1, 2.0), (3, 1.0)]
         );
     }
@@ -534,6 +584,9 @@ mod tests {
     #[test]
     fn weights_must_match_the_runs() {
         let error = fuse(&two_runs(), &Method::Wsum { weights: vec![1.0] });
-        assert!(matches!(error, Err(FuseError::Parameter(_))));
+        assert!(matches!(
+            error,
+            Err(Error::Fusion(FusionProblem::Parameter(_)))
+        ));
     }
 }

@@ -73,8 +73,8 @@ pub fn normalize(runs: &[Rankings], norm: Norm) -> Vec<Rankings> {
 
 fn scale(docs: &[u32], scores: &[f64], norm: Norm) -> Vec<(u32, f64)> {
     let n = scores.len();
-    let min = python_extreme(scores.iter().copied(), |a, b| a < b).unwrap_or(0.0);
-    let max = python_extreme(scores.iter().copied(), |a, b| a > b).unwrap_or(0.0);
+    let min = ranx_extreme(scores.iter().copied(), |a, b| a < b).unwrap_or(0.0);
+    let max = ranx_extreme(scores.iter().copied(), |a, b| a > b).unwrap_or(0.0);
     let apply = |f: &dyn Fn(f64) -> f64| -> Vec<(u32, f64)> {
         docs.iter().zip(scores).map(|(&d, &s)| (d, f(s))).collect()
     };
@@ -117,9 +117,10 @@ fn scale(docs: &[u32], scores: &[f64], norm: Norm) -> Vec<(u32, f64)> {
     }
 }
 
-/// Python's `min` / `max`: the first value no later one beats (None if there is none; ranx's
+/// The built-in `min` / `max` ranx calls: the first value no later one beats (None if there is
+/// none; ranx's
 /// `safe_min` / `safe_max` then use 0).
-pub(crate) fn python_extreme(
+pub(crate) fn ranx_extreme(
     mut values: impl Iterator<Item = f64>,
     beats: impl Fn(f64, f64) -> bool,
 ) -> Option<f64> {

@@ -4,7 +4,7 @@ use std::cmp::Ordering;
 
 use rayon::prelude::*;
 
-use super::FuseError;
+use crate::error::{Error, FusionProblem};
 
 /// For each query code `0..n_queries`, the documents of one run in rank order (best first).
 #[derive(Debug, Clone, PartialEq)]
@@ -31,30 +31,32 @@ impl Rankings {
         queries: &[u32],
         docs: &[u32],
         scores: &[f64],
-    ) -> Result<Self, FuseError> {
+    ) -> Result<Self, Error> {
         if queries.len() != docs.len() || docs.len() != scores.len() {
-            return Err(FuseError::LengthMismatch { run });
+            return Err(FusionProblem::LengthMismatch { run }.into());
         }
         let mut offsets = vec![0usize; n_queries + 1];
         for (row, &query) in queries.iter().enumerate() {
             if query as usize >= n_queries {
-                return Err(FuseError::CodeOutOfRange {
+                return Err(FusionProblem::CodeOutOfRange {
                     what: "query",
                     code: query,
                     limit: n_queries,
-                });
+                }
+                .into());
             }
             if docs[row] as usize >= n_docs {
                 let code = docs[row];
-                return Err(FuseError::CodeOutOfRange {
+                return Err(FusionProblem::CodeOutOfRange {
                     what: "document",
                     code,
                     limit: n_docs,
-                });
+                }
+                .into());
             }
             if !scores[row].is_finite() {
                 let doc = docs[row];
-                return Err(FuseError::NonFiniteScore { run, query, doc });
+                return Err(FusionProblem::NonFiniteScore { run, query, doc }.into());
             }
             offsets[query as usize + 1] += 1;
         }
@@ -73,11 +75,11 @@ impl Rankings {
             let mut seen: Vec<u32> = ranking.iter().map(|&(doc, _)| doc).collect();
             seen.sort_unstable();
             seen.windows(2).find(|pair| pair[0] == pair[1]).map(|pair| {
-                FuseError::DuplicateDocument {
+                Error::Fusion(FusionProblem::DuplicateDocument {
                     run,
                     query,
                     doc: pair[0],
-                }
+                })
             })
         });
         if let Some(error) = duplicate {
@@ -177,15 +179,21 @@ mod tests {
         let duplicate = Rankings::from_rows(2, 1, 2, &[0, 0], &[1, 1], &[0.1, 0.2]);
         assert_eq!(
             duplicate,
-            Err(FuseError::DuplicateDocument {
+            Err(Error::Fusion(FusionProblem::DuplicateDocument {
                 run: 2,
                 query: 0,
                 doc: 1
-            })
+            }))
         );
         let nan = Rankings::from_rows(0, 1, 2, &[0], &[1], &[f64::NAN]);
-        assert!(matches!(nan, Err(FuseError::NonFiniteScore { .. })));
+        assert!(matches!(
+            nan,
+            Err(Error::Fusion(FusionProblem::NonFiniteScore { .. }))
+        ));
         let range = Rankings::from_rows(0, 1, 2, &[1], &[1], &[0.0]);
-        assert!(matches!(range, Err(FuseError::CodeOutOfRange { .. })));
+        assert!(matches!(
+            range,
+            Err(Error::Fusion(FusionProblem::CodeOutOfRange { .. }))
+        ));
     }
 }

@@ -7,14 +7,17 @@
 use rayon::prelude::*;
 
 use super::rankings::Rankings;
-use super::FuseError;
+use crate::error::{Error, FusionProblem};
 
 /// What to estimate (ranx's training function in parentheses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Training {
     /// (`probfuse_train`) for each of `n_segments` equal segments of a ranking, the mean over
     /// queries of the segment's precision.
-    Probfuse { n_segments: usize },
+    Probfuse {
+        /// How many segments each ranking is cut into.
+        n_segments: usize,
+    },
     /// (`segfuse_train`) the same over SegFuse's ten segments of growing size, each precision
     /// taken over the segment's full size.
     Segfuse,
@@ -48,12 +51,12 @@ pub fn train(
     judged: &[bool],
     relevant: &[Vec<u32>],
     training: Training,
-) -> Result<Vec<Vec<f64>>, FuseError> {
+) -> Result<Vec<Vec<f64>>, Error> {
     if let Training::Probfuse { n_segments: 0 } = training {
-        return Err(FuseError::Parameter("n_segments must be at least 1".into()));
+        return Err(FusionProblem::Parameter("n_segments must be at least 1".into()).into());
     }
     if !judged.iter().any(|&j| j) {
-        return Err(FuseError::Parameter("no judged query to train on".into()));
+        return Err(FusionProblem::Parameter("no judged query to train on".into()).into());
     }
     Ok(runs
         .iter()
@@ -186,6 +189,9 @@ mod tests {
     fn nothing_judged_is_an_error() {
         let (_, relevant) = judgements();
         let error = train(&runs(), &[false, false], &relevant, Training::Segfuse);
-        assert!(matches!(error, Err(FuseError::Parameter(_))));
+        assert!(matches!(
+            error,
+            Err(Error::Fusion(FusionProblem::Parameter(_)))
+        ));
     }
 }

@@ -1,6 +1,6 @@
 //! The answer measures: BLEU, ROUGE-1, ROUGE-2, ROUGE-L, ExactMatch and TokenF1, which score a
-//! generated answer against reference answers. They are scored outside the core (Python's
-//! `rankscope.answers`, over sacrebleu, rouge-score and SQuAD's normalization); the registry
+//! generated answer against reference answers. They are scored outside the core (above the
+//! bindings, in `rankscope.answers`, over sacrebleu, rouge-score and SQuAD's normalization); the registry
 //! parses, lists and validates their names like every other family's, and holds the answer
 //! profiles' default measures ([`default_measures`]).
 

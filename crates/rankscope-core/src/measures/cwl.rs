@@ -16,7 +16,7 @@ use super::{
     kernel, Context, CutoffKind, Family, Kind, Measure, Param, ParamKind, Params, Scalar, Value,
 };
 use crate::batch::{QueryView, UNJUDGED};
-use crate::error::{py_repr, Error, Result};
+use crate::error::{quoted, Error, Result};
 
 /// The ranks every C/W/L measure looks at (cwl_eval's `max_n`).
 pub const DEPTH: usize = 1000;
@@ -177,7 +177,9 @@ impl Params for Cwl {}
 fn check(m: &Measure, name: &str) -> Result<()> {
     let family = m.family;
     let Some(max_rel) = m.integer("max_rel") else {
-        return Err(Error::Measure(format!(
+        return Err(Error::measure(
+            name,
+            format!(
             "measure {0} needs max_rel, the grade that gains 1, as in {0}(max_rel=3){1}; got {2}",
             family.name,
             if family.cutoff == CutoffKind::Required {
@@ -185,35 +187,48 @@ fn check(m: &Measure, name: &str) -> Result<()> {
             } else {
                 ""
             },
-            py_repr(name)
-        )));
+            quoted(name)
+        ),
+        ));
     };
     let min_rel = m.integer("min_rel").unwrap_or(0);
     if min_rel >= max_rel {
-        return Err(Error::Measure(format!(
+        return Err(Error::measure_part(
+            name,
+            "min_rel",
+            format!(
             "min_rel of {} must be below max_rel; got min_rel={min_rel}, max_rel={max_rel} in {}",
             family.name,
-            py_repr(name)
-        )));
+            quoted(name)
+        ),
+        ));
     }
     for (param, value) in &m.params {
         let Value::Number(number) = value else {
             continue;
         };
-        let text = py_repr(&param.print(value));
+        let text = quoted(&param.print(value));
         if param.name == "T" && *number <= 0.0 {
-            return Err(Error::Measure(format!(
-                "parameter T of {} must be a positive number; got {text} in {}",
-                family.name,
-                py_repr(name)
-            )));
+            return Err(Error::measure_part(
+                name,
+                "T",
+                format!(
+                    "parameter T of {} must be a positive number; got {text} in {}",
+                    family.name,
+                    quoted(name)
+                ),
+            ));
         }
         if param.name == "p" && !(0.0..=1.0).contains(number) {
-            return Err(Error::Measure(format!(
-                "parameter p of {} must be a number in [0, 1]; got {text} in {}",
-                family.name,
-                py_repr(name)
-            )));
+            return Err(Error::measure_part(
+                name,
+                "p",
+                format!(
+                    "parameter p of {} must be a number in [0, 1]; got {text} in {}",
+                    family.name,
+                    quoted(name)
+                ),
+            ));
         }
     }
     Ok(())
@@ -461,11 +476,7 @@ mod tests {
 
     #[test]
     fn names_print_as_ir_measures_prints_them() {
-        let name = |text: &str| {
-            parse_measure(text)
-                .map(|m| m.name())
-                .unwrap_or_else(|e| e.to_string())
-        };
+        let name = |text: &str| parse_measure(text).map_or_else(|e| e.to_string(), |m| m.name());
         assert_eq!(name("SDCG(max_rel=3,min_rel=0)@10"), "SDCG(max_rel=3)@10");
         assert_eq!(name("SDCG(dcg=log2,max_rel=3)@10"), "SDCG(max_rel=3)@10");
         assert_eq!(name("INST(T=1,max_rel=03)"), "INST(max_rel=3)");

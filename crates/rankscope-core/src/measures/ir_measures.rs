@@ -15,7 +15,7 @@ use super::{
     GAINS, JUDGED_ONLY, REL,
 };
 use crate::batch::{QueryView, RankedBatch, UNJUDGED};
-use crate::error::{py_repr, Error, Result};
+use crate::error::{quoted, Error, Result};
 
 /// gdeval's MAX_JUDGMENT: ERR's probabilities are `(2^g - 1) / 2^4`.
 pub const ERR_MAX_GRADE: i64 = 4;
@@ -169,10 +169,13 @@ impl Params for Gdeval {
     fn check(&self, name: &str, batch: &RankedBatch, _: &Context<'_>) -> Result<()> {
         let top = batch.max_judged_grade();
         if top > ERR_MAX_GRADE {
-            return Err(Error::Measure(format!(
-                "{name} takes grades up to {ERR_MAX_GRADE}, as gdeval (r = (2^g - 1) / 2^4); \
+            return Err(Error::measure(
+                name,
+                format!(
+                    "{name} takes grades up to {ERR_MAX_GRADE}, as gdeval (r = (2^g - 1) / 2^4); \
                  found a grade of {top}"
-            )));
+                ),
+            ));
         }
         Ok(())
     }
@@ -207,10 +210,14 @@ impl Params for Rbp {}
 /// RBP's gain is binary (`rel=`) or graded (`gains=`), not both.
 fn one_gain(m: &Measure, name: &str) -> Result<()> {
     if m.has("rel") && m.has("gains") {
-        return Err(Error::Measure(format!(
-            "RBP's gain is binary with rel= or graded with gains=, not both; got {}",
-            py_repr(name)
-        )));
+        return Err(Error::measure_part(
+            name,
+            "gains",
+            format!(
+                "RBP's gain is binary with rel= or graded with gains=, not both; got {}",
+                quoted(name)
+            ),
+        ));
     }
     Ok(())
 }

@@ -386,16 +386,20 @@ impl Params for Ndcg {
     }
 
     /// The exponential gain (`2^grade - 1`) refuses grades above [`MAX_EXP_GRADE`].
-    fn check(&self, _name: &str, batch: &RankedBatch, context: &Context<'_>) -> Result<()> {
+    fn check(&self, name: &str, batch: &RankedBatch, context: &Context<'_>) -> Result<()> {
         if self.gain(context) != Gain::Exp {
             return Ok(());
         }
         let top = batch.max_judged_grade();
         if top > MAX_EXP_GRADE {
-            return Err(Error::Measure(format!(
-                "nDCG with gain=exp needs grades up to {MAX_EXP_GRADE} (2**grade must fit a \
+            return Err(Error::measure_part(
+                name,
+                "gain",
+                format!(
+                    "nDCG with gain=exp needs grades up to {MAX_EXP_GRADE} (2**grade must fit a \
                  float); found a grade of {top}; use the linear gain"
-            )));
+                ),
+            ));
         }
         Ok(())
     }
@@ -404,10 +408,14 @@ impl Params for Ndcg {
 /// nDCG's gain is given once: by `gain=` or by ir_measures' `dcg=`.
 fn one_gain(m: &Measure, name: &str) -> Result<()> {
     if m.has("gain") && m.has("dcg") {
-        return Err(Error::Measure(format!(
-            "nDCG's gain is given by gain= or by dcg=, not both; got {}",
-            crate::error::py_repr(name)
-        )));
+        return Err(Error::measure_part(
+            name,
+            "dcg",
+            format!(
+                "nDCG's gain is given by gain= or by dcg=, not both; got {}",
+                crate::error::quoted(name)
+            ),
+        ));
     }
     Ok(())
 }

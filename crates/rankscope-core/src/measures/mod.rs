@@ -25,10 +25,10 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 use crate::batch::{QueryView, RankedBatch};
-use crate::error::{py_float_repr, Error, Result};
+use crate::error::{float_text, Error, ProfileProblem, Result};
 use crate::profile::Conventions;
 
-pub use names::{parse_measure, parse_measures, MAX_CUTOFF};
+pub use names::{distinct, parse_measure, parse_measures, MAX_CUTOFF};
 pub use trec_eval::TrecName;
 
 /// trec_eval's floor for geometric means (MIN_GEO_MEAN).
@@ -144,7 +144,7 @@ pub enum ParamKind {
     Numbers,
     /// Gains by grade, `grade:gain` separated by `;`, each grade once (`gains=1:3;2:9`).
     Gains,
-    /// `True` or `False` (`true` and `false` accepted), written as Python writes them.
+    /// `True` or `False` (`true` and `false` accepted), written capitalized.
     Flag,
     /// One of the words listed, written bare (`gain=exp`).
     Words(&'static [&'static str]),
@@ -251,17 +251,17 @@ impl Param {
         match (self.kind, value) {
             (ParamKind::Quoted(_), Value::Word(word)) => format!("'{word}'"),
             (_, Value::Integer(v)) => v.to_string(),
-            (_, Value::Number(v)) => py_float_repr(*v),
+            (_, Value::Number(v)) => float_text(*v),
             (_, Value::Flag(v)) => (if *v { "True" } else { "False" }).into(),
             (_, Value::Word(word)) => (*word).into(),
             (_, Value::Numbers(values)) => values
                 .iter()
-                .map(|&v| py_float_repr(v))
+                .map(|&v| float_text(v))
                 .collect::<Vec<_>>()
                 .join(";"),
             (_, Value::Gains(gains)) => gains
                 .iter()
-                .map(|&(g, v)| format!("{g}:{}", py_float_repr(v)))
+                .map(|&(g, v)| format!("{g}:{}", float_text(v)))
                 .collect::<Vec<_>>()
                 .join(";"),
         }
@@ -545,11 +545,11 @@ pub enum Cutoff {
 }
 
 impl fmt::Display for Cutoff {
-    /// Integers plainly, recall levels as Python prints floats (`0.1`, `1.0`).
+    /// Integers plainly, recall levels with the shortest digits and a fraction (`0.1`, `1.0`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Cutoff::Count(k) => write!(f, "{k}"),
-            Cutoff::Level(level) => f.write_str(&py_float_repr(*level)),
+            Cutoff::Level(level) => f.write_str(&float_text(*level)),
         }
     }
 }
@@ -720,11 +720,14 @@ impl Measure {
     }
 
     fn not_a_ranking_measure(&self) -> Error {
-        Error::Measure(format!(
-            "{} scores generated answers, not rankings; use rankscope.evaluate_answers \
-             (command line: rankscope answers)",
-            self.name()
-        ))
+        Error::measure(
+            self.name(),
+            format!(
+                "{} scores generated answers, not rankings; use rankscope.evaluate_answers \
+                 (command line: rankscope answers)",
+                self.name()
+            ),
+        )
     }
 }
 
@@ -851,31 +854,42 @@ pub fn check_profile_support(measures: &[Measure], conventions: &Conventions) ->
                 .filter(|f| matches!(f.kind, Kind::Ranking(_)) && f.defined_by("weknora"))
                 .map(|f| f.name)
                 .collect();
-            return Err(Error::Profile(format!(
+            let message = format!(
                 "{} is not defined by the {} profile (it defines {}); use profile='trec'",
                 m.name(),
                 conventions.name,
                 supported.join(", ")
-            )));
+            );
+            return Err(Error::Profile(
+                ProfileProblem::new(m.name(), message, supported).of_profile(&conventions.name),
+            ));
         }
         if m.relevance_level().is_some() {
-            return Err(Error::Profile(format!(
+            let message = format!(
                 "{}: the {} profile has binary relevance; set relevance_level on evaluate() \
                  instead of rel= on the measure",
                 m.name(),
                 conventions.name
-            )));
+            );
+            return Err(Error::Profile(
+                ProfileProblem::new(m.name(), message, [] as [&str; 0])
+                    .of_profile(&conventions.name)
+                    .of_convention("binary_relevance"),
+            ));
         }
         // WeKnora's NDCG takes a cutoff; its other measures score the whole ranking.
         if family.name != "nDCG" && m.cutoff.is_some() {
-            return Err(Error::Profile(format!(
+            let message = format!(
                 "{}: the {} profile defines {} over the whole ranking, without a cutoff; use \
                  {} or profile='trec'",
                 m.name(),
                 conventions.name,
                 family.name,
                 family.name
-            )));
+            );
+            return Err(Error::Profile(
+                ProfileProblem::new(m.name(), message, [family.name]).of_profile(&conventions.name),
+            ));
         }
     }
     Ok(())

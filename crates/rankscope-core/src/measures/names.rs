@@ -1,18 +1,31 @@
 //! Measure names: `Family[(param=value, ...)][@cutoff]`, trec_eval's `ndcg_cut.10`,
 //! `ndcg_cut_10`, `P_5`, `iprec_at_recall_0.10`, and ranx's (its own grammar, in [`super::ranx`]).
-//! Parsed by hand (no regular expressions) into typed values, with Python's messages; an
-//! unknown name suggests close ones as `difflib.get_close_matches` does.
+//! Parsed by hand (no regular expressions) into typed values; an unknown name suggests close
+//! ones as `difflib.get_close_matches` does.
 
 use super::{families, family, Cutoff, CutoffKind, Family, Measure, Param, ParamKind, Value};
-use crate::error::{py_repr, Error, Result};
+use crate::error::{quoted, Error, MeasureProblem, Result};
 
 /// The largest cutoff (and integer parameter) accepted.
 pub const MAX_CUTOFF: u64 = 1_000_000_000;
 
 /// Parse a measure name (canonical, ir_measures-style, trec_eval's or ranx's) into a
-/// [`Measure`].
+/// [`Measure`]. An error names the whole name given (and the part of it that is wrong).
+///
+/// ```
+/// use rankscope_core::{parse_measure, Error};
+///
+/// assert_eq!(parse_measure("ndcg_cut.10").unwrap().name(), "nDCG@10");
+/// assert_eq!(parse_measure("rbp.95").unwrap().name(), "RBP(p=0.95)");
+/// let Err(Error::UnknownMeasure(problem)) = parse_measure("nDGC@10") else { panic!() };
+/// assert_eq!((problem.measure.as_str(), problem.part.as_deref()), ("nDGC@10", Some("nDGC")));
+/// assert_eq!(problem.suggestions[0], "nDCG");
+/// ```
 pub fn parse_measure(name: &str) -> Result<Measure> {
-    let text = name.trim();
+    parse(name.trim()).map_err(|error| error.in_measure(name.trim()))
+}
+
+fn parse(text: &str) -> Result<Measure> {
     if let Some(parsed) = super::ranx::parse(text) {
         return parsed;
     }
@@ -24,7 +37,7 @@ pub fn parse_measure(name: &str) -> Result<Measure> {
     // A plain name or alias (`11pt_avg` starts with a digit, `r-precision` holds a hyphen).
     let plain = family(text).map(|_| (text, None));
     let Some((family_text, cutoff)) = plain.or_else(|| split_trec(text)) else {
-        return Err(Error::UnknownMeasure(suggest(text)));
+        return Err(unknown(text));
     };
     let family = family_of(family_text)?;
     refuse_cutoff_of_set_name(family, family_text, cutoff, text)?;
@@ -49,16 +62,23 @@ pub fn parse_measure(name: &str) -> Result<Measure> {
 
 /// Parse several names, dropping repeats and keeping the order; at least one is needed.
 pub fn parse_measures<S: AsRef<str>>(names: &[S]) -> Result<Vec<Measure>> {
+    distinct(names.iter().map(|name| parse_measure(name.as_ref())))
+}
+
+/// The measures parsed, each once in the order of its first appearance; the first error if
+/// any; an error if there is none.
+pub fn distinct(parsed: impl IntoIterator<Item = Result<Measure>>) -> Result<Vec<Measure>> {
     let mut result: Vec<Measure> = Vec::new();
-    for name in names {
-        let parsed = parse_measure(name.as_ref())?;
-        if !result.contains(&parsed) {
-            result.push(parsed);
+    for measure in parsed {
+        let measure = measure?;
+        if !result.contains(&measure) {
+            result.push(measure);
         }
     }
     if result.is_empty() {
-        return Err(Error::Measure(
-            "no measure given; name at least one, e.g. 'nDCG@10'".into(),
+        return Err(Error::measure(
+            "",
+            "no measure given; name at least one, e.g. 'nDCG@10'",
         ));
     }
     Ok(result)
@@ -122,15 +142,16 @@ fn refuse_cutoff_of_set_name(
         .iter()
         .any(|a| !a.cutoff && a.name.eq_ignore_ascii_case(family_text));
     if set_name && cutoff.is_some() {
-        return Err(Error::Measure(format!(
-            "{family_text} takes no cutoff; got {}",
-            py_repr(name)
-        )));
+        return Err(Error::measure_part(
+            name,
+            cutoff.unwrap_or_default(),
+            format!("{family_text} takes no cutoff; got {}", quoted(name)),
+        ));
     }
     Ok(())
 }
 
-/// `Family[(params)][@cutoff]` as Python's NAME_PATTERN cuts it (a family name may hold
+/// `Family[(params)][@cutoff]` (a family name may hold
 /// hyphens after its first character: `ROUGE-L`).
 fn split_canonical(text: &str) -> Option<(&str, Option<&str>, Option<&str>)> {
     let bytes = text.as_bytes();
@@ -163,7 +184,7 @@ fn split_canonical(text: &str) -> Option<(&str, Option<&str>, Option<&str>)> {
     rest.is_empty().then_some((family, params, cutoff))
 }
 
-/// trec_eval's `family[._]cutoff` as Python's TREC_PATTERN cuts it: the shortest family of
+/// trec_eval's `family[._]cutoff`: the shortest family of
 /// letters and underscores after which the rest is empty or `[._]\.?[0-9][0-9.]*`.
 fn split_trec(text: &str) -> Option<(&str, Option<&str>)> {
     let bytes = text.as_bytes();
@@ -190,7 +211,7 @@ fn split_trec(text: &str) -> Option<(&str, Option<&str>)> {
 }
 
 pub(super) fn family_of(name: &str) -> Result<&'static Family> {
-    family(name).ok_or_else(|| Error::UnknownMeasure(suggest(name)))
+    family(name).ok_or_else(|| unknown(name))
 }
 
 /// Whether `text` is an integer from 1 to MAX_CUTOFF in ASCII digits.
@@ -218,56 +239,75 @@ pub(super) fn parse_cutoff(
     let Some(text) = text else {
         return match family.cutoff {
             CutoffKind::Required | CutoffKind::RecallLevel | CutoffKind::Factor => {
-                Err(Error::Measure(format!(
-                    "measure {0} needs a cutoff, as in {0}@{1}; got {2}",
-                    family.name,
-                    match family.cutoff {
-                        CutoffKind::RecallLevel => "0.5",
-                        CutoffKind::Factor => "1.0",
-                        _ => "10",
-                    },
-                    py_repr(name)
-                )))
+                Err(Error::measure(
+                    name,
+                    format!(
+                        "measure {0} needs a cutoff, as in {0}@{1}; got {2}",
+                        family.name,
+                        match family.cutoff {
+                            CutoffKind::RecallLevel => "0.5",
+                            CutoffKind::Factor => "1.0",
+                            _ => "10",
+                        },
+                        quoted(name)
+                    ),
+                ))
             }
             _ => Ok(None),
         };
     };
     match family.cutoff {
-        CutoffKind::None => Err(Error::Measure(format!(
-            "measure {} takes no cutoff; got {}",
-            family.name,
-            py_repr(name)
-        ))),
+        CutoffKind::None => Err(Error::measure_part(
+            name,
+            text,
+            format!(
+                "measure {} takes no cutoff; got {}",
+                family.name,
+                quoted(name)
+            ),
+        )),
         CutoffKind::RecallLevel => {
             let level: f64 = text.trim().parse().unwrap_or(f64::NAN);
             if (0.0..=1.0).contains(&level) {
                 Ok(Some(Cutoff::Level(level)))
             } else {
-                Err(Error::Measure(format!(
-                    "the recall level of {} must be a number in [0, 1]; got {} in {}",
-                    family.name,
-                    py_repr(text),
-                    py_repr(name)
-                )))
+                Err(Error::measure_part(
+                    name,
+                    text,
+                    format!(
+                        "the recall level of {} must be a number in [0, 1]; got {} in {}",
+                        family.name,
+                        quoted(text),
+                        quoted(name)
+                    ),
+                ))
             }
         }
         CutoffKind::Factor => match number(text) {
             Some(factor) if factor > 0.0 => Ok(Some(Cutoff::Level(factor))),
-            _ => Err(Error::Measure(format!(
-                "the factor of {} must be a positive number; got {} in {}",
-                family.name,
-                py_repr(text),
-                py_repr(name)
-            ))),
+            _ => Err(Error::measure_part(
+                name,
+                text,
+                format!(
+                    "the factor of {} must be a positive number; got {} in {}",
+                    family.name,
+                    quoted(text),
+                    quoted(name)
+                ),
+            )),
         },
         _ => match count(text) {
             Some(k) => Ok(Some(Cutoff::Count(k))),
-            None => Err(Error::Measure(format!(
-                "the cutoff of {} must be an integer from 1 to {MAX_CUTOFF}; got {} in {}",
-                family.name,
-                py_repr(text),
-                py_repr(name)
-            ))),
+            None => Err(Error::measure_part(
+                name,
+                text,
+                format!(
+                    "the cutoff of {} must be an integer from 1 to {MAX_CUTOFF}; got {} in {}",
+                    family.name,
+                    quoted(text),
+                    quoted(name)
+                ),
+            )),
         },
     }
 }
@@ -286,11 +326,15 @@ pub(super) fn parse_params(
         let (key, value) = match item.split_once('=') {
             Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => (k.trim(), v.trim()),
             _ => {
-                return Err(Error::Measure(format!(
-                    "parameters are written key=value; got {} in {}",
-                    py_repr(item),
-                    py_repr(name)
-                )))
+                return Err(Error::measure_part(
+                    name,
+                    item,
+                    format!(
+                        "parameters are written key=value; got {} in {}",
+                        quoted(item),
+                        quoted(name)
+                    ),
+                ))
             }
         };
         let Some(param) = family.param(key) else {
@@ -300,20 +344,24 @@ pub(super) fn parse_params(
             } else {
                 allowed.join(", ")
             };
-            return Err(Error::Measure(format!(
-                "measure {} has no parameter {} (parameters: {allowed}); got {}",
-                family.name,
-                py_repr(key),
-                py_repr(name)
-            )));
+            return Err(Error::measure_part(
+                name,
+                key,
+                format!(
+                    "measure {} has no parameter {} (parameters: {allowed}); got {}",
+                    family.name,
+                    quoted(key),
+                    quoted(name)
+                ),
+            ));
         };
         let value = parse_value(param, value, family, name)?;
         if seen.contains(&key) {
-            return Err(Error::Measure(format!(
-                "parameter {} given twice in {}",
-                py_repr(key),
-                py_repr(name)
-            )));
+            return Err(Error::measure_part(
+                name,
+                key,
+                format!("parameter {} given twice in {}", quoted(key), quoted(name)),
+            ));
         }
         seen.push(key);
         // A default is left out, so that `RBP(p=0.8)` is `RBP` and `alpha_nDCG(alpha=0.5)@10`
@@ -330,13 +378,17 @@ pub(super) fn parse_params(
 /// The value `text` gives parameter `param`, or the error naming what it must be.
 pub(super) fn parse_value(param: &Param, text: &str, family: &Family, name: &str) -> Result<Value> {
     let bad = |what: &str| {
-        Error::Measure(format!(
-            "parameter {} of {} must be {what}; got {} in {}",
-            param.name,
-            family.name,
-            py_repr(text),
-            py_repr(name)
-        ))
+        Error::measure_part(
+            name,
+            format!("{}={text}", param.name),
+            format!(
+                "parameter {} of {} must be {what}; got {} in {}",
+                param.name,
+                family.name,
+                quoted(text),
+                quoted(name)
+            ),
+        )
     };
     Ok(match param.kind {
         ParamKind::Count => match count(text) {
@@ -431,9 +483,10 @@ fn parse_gains(text: &str) -> Option<Vec<(i64, f64)>> {
     (gains.len() == before && !gains.is_empty()).then_some(gains)
 }
 
-/// The unknown-name message, with up to three close names (Python's `_suggest`).
-fn suggest(name: &str) -> String {
-    let mut known: Vec<&str> = families().flat_map(|f| f.names()).collect();
+/// The unknown-name error, with up to three close names (as `difflib.get_close_matches`
+/// picks them) among its suggestions.
+fn unknown(name: &str) -> Error {
+    let mut known: Vec<&str> = families().flat_map(Family::names).collect();
     known.sort_unstable();
     known.dedup();
     let mut close: Vec<String> = close_matches(name, &known, 3, 0.5)
@@ -447,7 +500,7 @@ fn suggest(name: &str) -> String {
         close = known
             .iter()
             .filter(|n| hits.contains(&n.to_lowercase().as_str()))
-            .map(|n| n.to_string())
+            .map(|n| (*n).to_string())
             .collect();
     }
     let hint = if close.is_empty() {
@@ -456,11 +509,15 @@ fn suggest(name: &str) -> String {
         format!("; did you mean {}?", close.join(", "))
     };
     let names: Vec<&str> = families().map(|f| f.name).collect();
-    format!(
+    let message = format!(
         "unknown measure {}{hint} (known: {})",
-        py_repr(name),
+        quoted(name),
         names.join(", ")
-    )
+    );
+    Error::UnknownMeasure(MeasureProblem {
+        suggestions: close,
+        ..MeasureProblem::new(name, message).at(name)
+    })
 }
 
 /// `difflib.get_close_matches(word, possibilities, n, cutoff)`: the best `n` by
@@ -537,9 +594,7 @@ mod tests {
     use super::*;
 
     fn name(text: &str) -> String {
-        parse_measure(text)
-            .map(|m| m.name())
-            .unwrap_or_else(|e| format!("{}: {e}", e.python_class()))
+        parse_measure(text).map_or_else(|e| format!("{}: {e}", e.kind()), |m| m.name())
     }
 
     #[test]
@@ -570,7 +625,7 @@ mod tests {
         assert_eq!(
             name("nDGC@10"),
             format!(
-                "UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG, RnDCG, nDCGRel? \
+                "UnknownMeasure: unknown measure 'nDGC'; did you mean nDCG, RnDCG, nDCGRel? \
                  (known: {})",
                 known.join(", ")
             )
@@ -579,26 +634,26 @@ mod tests {
     }
 
     #[test]
-    fn bad_names_get_python_messages() {
+    fn bad_names_get_clear_messages() {
         for (text, message) in [
-            ("Success", "MeasureError: measure Success needs a cutoff, as in Success@10; got 'Success'"),
-            ("IPrec@2", "MeasureError: the recall level of IPrec must be a number in [0, 1]; got '2' in 'IPrec@2'"),
-            ("P@0", "MeasureError: the cutoff of P must be an integer from 1 to 1000000000; got '0' in 'P@0'"),
-            ("Rprec@5", "MeasureError: measure Rprec takes no cutoff; got 'Rprec@5'"),
-            ("set_P@5", "MeasureError: set_P takes no cutoff; got 'set_P@5'"),
-            ("P(rel)@5", "MeasureError: parameters are written key=value; got 'rel' in 'P(rel)@5'"),
+            ("Success", "Measure: measure Success needs a cutoff, as in Success@10; got 'Success'"),
+            ("IPrec@2", "Measure: the recall level of IPrec must be a number in [0, 1]; got '2' in 'IPrec@2'"),
+            ("P@0", "Measure: the cutoff of P must be an integer from 1 to 1000000000; got '0' in 'P@0'"),
+            ("Rprec@5", "Measure: measure Rprec takes no cutoff; got 'Rprec@5'"),
+            ("set_P@5", "Measure: set_P takes no cutoff; got 'set_P@5'"),
+            ("P(rel)@5", "Measure: parameters are written key=value; got 'rel' in 'P(rel)@5'"),
             (
                 "nDCG(rel=2)",
-                "MeasureError: measure nDCG has no parameter 'rel' (parameters: dcg, gain, gains, \
+                "Measure: measure nDCG has no parameter 'rel' (parameters: dcg, gain, gains, \
                  judged_only); got \
                  'nDCG(rel=2)'",
             ),
             (
                 "nDCG(gain=log)",
-                "MeasureError: parameter gain of nDCG must be one of linear, exp; got 'log' in \
+                "Measure: parameter gain of nDCG must be one of linear, exp; got 'log' in \
                  'nDCG(gain=log)'",
             ),
-            ("P(rel=1,rel=2)", "MeasureError: parameter 'rel' given twice in 'P(rel=1,rel=2)'"),
+            ("P(rel=1,rel=2)", "Measure: parameter 'rel' given twice in 'P(rel=1,rel=2)'"),
         ] {
             assert_eq!(name(text), message, "{text}");
         }

@@ -12,13 +12,15 @@ use super::{
     families, kernel, Context, CutoffKind, Family, Kind, Measure, Ranx, RanxLevel, RanxNumber, REL,
 };
 use crate::batch::QueryView;
-use crate::error::{py_repr, Error, Result};
+use crate::error::{quoted, Error, Result};
 
 /// Where ranx's measures are defined.
 pub const CITATION: &str = "Bassani, ranx: a blazing-fast Python library for ranking \
                             evaluation and comparison, ECIR 2022; https://github.com/AmenRa/ranx";
 
-/// ranx's own name of a family of this module: the same, with ranx's `@k` and `-lN`.
+/// ranx's own name of a family of this module: the same, with ranx's `@k` and `-lN` (an
+/// `Option`, as the registry's field that takes it).
+#[allow(clippy::unnecessary_wraps)]
 const fn own(name: &'static str, note: &'static str) -> Option<Ranx> {
     Some(Ranx {
         name,
@@ -146,11 +148,15 @@ fn read(
                 .strip_prefix('.')
                 .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
             else {
-                return Err(Error::Measure(format!(
+                return Err(Error::measure_part(
+                    text,
+                    number,
+                    format!(
                     "ranx writes RBP's persistence after a dot, as in rbp.95 (p = 0.95); got {} \
                      (ir_measures' RBP@k is a cutoff: write RBP@k or RBP(p=0.95)@k)",
-                    py_repr(text)
-                )));
+                    quoted(text)
+                ),
+                ));
             };
             params.push(format!("p=0.{digits}"));
         }
@@ -159,11 +165,15 @@ fn read(
             None => return Err(unknown_form(text)),
         },
         (RanxNumber::None, Some(_)) => {
-            return Err(Error::Measure(format!(
-                "measure {} takes no cutoff; got {}",
-                family.name,
-                py_repr(text)
-            )))
+            return Err(Error::measure_part(
+                text,
+                number.unwrap_or_default(),
+                format!(
+                    "measure {} takes no cutoff; got {}",
+                    family.name,
+                    quoted(text)
+                ),
+            ))
         }
         (_, None) => {
             if family.cutoff == CutoffKind::Required {
@@ -174,12 +184,16 @@ fn read(
     }
     if let Some(digits) = level {
         let Some(level) = count(digits) else {
-            return Err(Error::Measure(format!(
+            return Err(Error::measure_part(
+                text,
+                digits,
+                format!(
                 "ranx's relevance level (-lN) must be an integer from 1 to {MAX_CUTOFF}; got {} \
                  in {}",
-                py_repr(digits),
-                py_repr(text)
-            )));
+                quoted(digits),
+                quoted(text)
+            ),
+            ));
         };
         match ranx.level {
             RanxLevel::Rel => params.push(format!("rel={level}")),
@@ -200,10 +214,13 @@ fn read(
 }
 
 fn unknown_form(text: &str) -> Error {
-    Error::Measure(format!(
-        "ranx writes a cutoff after @ and a relevance level after -l, as in ndcg@10-l2; got {}",
-        py_repr(text)
-    ))
+    Error::measure(
+        text,
+        format!(
+            "ranx writes a cutoff after @ and a relevance level after -l, as in ndcg@10-l2; got {}",
+            quoted(text)
+        ),
+    )
 }
 
 /// hits@k = Σ_{i<=k} rel_i: the number of relevant documents in the first k (all without k).

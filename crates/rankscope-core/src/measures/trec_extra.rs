@@ -463,8 +463,8 @@ fn counts(query: &QueryView<'_>, level: i64) -> (f64, f64, f64) {
     )
 }
 
-/// infAP = (1/R) Σ_{relevant retrieved at rank k} E[P@k], with E[P@1] = 1 and
-/// E[P@k] = 1/k + ((k-1)/k) · (d/(k-1)) · (r + ε)/(r + n + 2ε) for k > 1, where among the
+/// infAP = (1/R) Σ_{relevant retrieved at rank k} `E[P@k]`, with `E[P@1]` = 1 and
+/// `E[P@k]` = 1/k + ((k-1)/k) · (d/(k-1)) · (r + ε)/(r + n + 2ε) for k > 1, where among the
 /// documents above rank k, d are in the pool, r relevant and n judged non-relevant
 /// (Yilmaz & Aslam, CIKM 2006). Documents outside the pool are skipped.
 pub fn infap(query: &QueryView<'_>, p: &Binary, cx: &Context<'_>) -> f64 {

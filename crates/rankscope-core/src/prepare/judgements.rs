@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use hashbrown::{DefaultHashBuilder, HashMap};
 
 use crate::batch::{Label, SubtopicJudgements, POOLED_UNJUDGED, UNJUDGED};
-use crate::error::{py_repr, Error, InputProblem, Result};
+use crate::error::{quoted, Error, InputProblem, Result};
 use crate::intern::Interner;
 use crate::parallel::{self, PARALLEL_MIN_ROWS};
 use crate::profile::Conventions;
@@ -24,7 +24,7 @@ use super::rank::Ranked;
 /// Qrels with subtopics (diversity qrels) may judge a document once per subtopic; measures
 /// that do not read subtopics see the document's highest grade (a document relevant to any
 /// subtopic is relevant to the query, as ndeval counts it for MAP). The judgements per
-/// subtopic are indexed on first use ([`SubtopicIndex`]).
+/// subtopic are indexed on first use (`SubtopicIndex`).
 #[derive(Debug)]
 pub struct Judgements<'a> {
     pub(super) qrels: &'a Qrels,
@@ -137,7 +137,7 @@ impl<'a> Judgements<'a> {
             let (scope, once) = if by_subtopic {
                 let subtopic = qrels.subtopics.name(qrels.subtopic[row]);
                 (
-                    format!(" for subtopic {}", py_repr(subtopic)),
+                    format!(" for subtopic {}", quoted(subtopic)),
                     "once per subtopic of a query",
                 )
             } else {
@@ -147,8 +147,8 @@ impl<'a> Judgements<'a> {
                 InputProblem::new(format!(
                     "document {} appears more than once in the qrels of query {}{scope}; each \
                      document may be judged {once}",
-                    py_repr(qrels.docs.get(row)),
-                    py_repr(qrels.query_id(row))
+                    quoted(qrels.docs.get(row)),
+                    quoted(qrels.query_id(row))
                 ))
                 .in_source(&qrels.source),
             ));
@@ -184,7 +184,7 @@ impl<'a> Judgements<'a> {
             .map(|&row| index.grade(index.topic_grade(row)))
             .collect();
         parallel::map(split_by_offsets(&mut ideal, &offsets), parallel, |grades| {
-            grades.sort_unstable_by(|a, b| b.cmp(a))
+            grades.sort_unstable_by(|a, b| b.cmp(a));
         });
         if conventions.keeps_duplicate_judgements() {
             index.distinct_relevant = Some(filled.iter().map(|(_, d, _)| *d).collect());

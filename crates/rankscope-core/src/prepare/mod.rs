@@ -16,14 +16,14 @@ mod rank;
 pub use judgements::Judgements;
 
 use crate::batch::RankedBatch;
-use crate::error::{py_repr, Error, InputProblem, Result};
+use crate::error::{quoted, Error, InputProblem, Result};
 use crate::parallel::{self, PARALLEL_MIN_ROWS};
-use crate::profile::{Conventions, DuplicatePolicy, MissingQueryRanking};
+use crate::profile::{Conventions, DuplicatePolicy, MissingQueryRanking, UnjudgedDocuments};
 use crate::table::{Qrels, Run};
 
 use groups::{Entry, QueryGroups, Rows};
 use judgements::subtopic_judgements;
-use rank::{rank_query, Ranked, Scratch};
+use rank::{order_rows, rank_query, Ranked, Scratch};
 
 /// Options of an evaluation that change what is prepared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,16 +186,7 @@ pub(crate) fn prepare_listing(
             .filter_map(|(entry, ranked)| ranked.duplicate.map(|position| (entry, position)))
             .min_by_key(|(entry, _)| entry.run_code);
         if let Some((entry, row)) = first {
-            return Err(Error::DuplicateDocument(
-                InputProblem::new(format!(
-                    "document {} appears more than once in the run of query {}; each document \
-                     may be ranked once per query (evaluate(..., \
-                     duplicate_documents='keep_first') keeps the first, as ranked by score)",
-                    py_repr(run.docs.get(row)),
-                    py_repr(entry.name)
-                ))
-                .in_source(&run.source),
-            ));
+            return Err(duplicate_error(run, row, entry.name));
         }
     }
 
@@ -245,6 +236,100 @@ pub(crate) fn prepare_listing(
         missing_queries: missing,
         placeholders,
     })
+}
+
+/// The error for a document ranked twice (at run row `row`) in query `query`.
+fn duplicate_error(run: &Run, row: usize, query: &str) -> Error {
+    Error::DuplicateDocument(
+        InputProblem::new(format!(
+            "document {} appears more than once in the run of query {}; each document may be \
+             ranked once per query (evaluate(..., duplicate_documents='keep_first') keeps the \
+             first, as ranked by score)",
+            quoted(run.docs.get(row)),
+            quoted(query)
+        ))
+        .in_source(&run.source)
+        .about(query, run.docs.get(row)),
+    )
+}
+
+/// One query's documents as an evaluation ranks them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RankedDocuments {
+    /// The query's id.
+    pub query_id: String,
+    /// The run's rows of its documents, in rank order (sorted, de-duplicated and cut as the
+    /// conventions and options say).
+    pub rows: Vec<u32>,
+    /// Each document's grade ([`crate::UNJUDGED`] when the judgements do not hold it).
+    pub grades: Vec<i64>,
+}
+
+/// Every query of `run` (judged or not; by query id, byte-wise), its documents in the order an
+/// evaluation ranks them, with their grades in `judgements` (which may hold no query at all).
+/// A document ranked twice is an error, as in [`prepare`], when the conventions say so.
+pub fn rank_documents(
+    judgements: &Judgements<'_>,
+    run: &Run,
+    options: &PrepareOptions,
+) -> Result<Vec<RankedDocuments>> {
+    let groups = QueryGroups::of(run);
+    let queries = &judgements.qrels.queries;
+    let mut entries: Vec<Entry<'_>> = run
+        .queries
+        .names()
+        .enumerate()
+        .filter_map(|(code, name)| {
+            let rows = groups.rows(code)?;
+            let qrels_code = queries.get(name).unwrap_or(u32::MAX);
+            let run_code = code as u32;
+            Some(Entry {
+                name,
+                qrels_code,
+                run_code,
+                rows,
+            })
+        })
+        .collect();
+    entries.sort_unstable_by(|a, b| a.name.cmp(b.name));
+    let ranked: Vec<(RankedDocuments, Option<usize>)> = parallel::map_with_scratch(
+        &entries,
+        run.len() >= PARALLEL_MIN_ROWS,
+        Scratch::default,
+        |scratch, entry| {
+            let duplicate = order_rows(judgements, run, entry, options, scratch);
+            let grades = if entry.qrels_code == u32::MAX {
+                vec![crate::UNJUDGED; scratch.rows.len()]
+            } else {
+                let docs = scratch.rows.iter().zip(&scratch.hashes);
+                docs.map(|(&r, &h)| {
+                    judgements.lookup(entry.qrels_code, run.docs.get_bytes(r as usize), h)
+                })
+                .collect()
+            };
+            let mut rows = scratch.rows.clone();
+            let mut grades: Vec<i64> = grades;
+            if judgements.conventions.unjudged_documents == UnjudgedDocuments::Drop {
+                let kept = rows.iter().zip(&grades).filter(|(_, &g)| g >= 0);
+                (rows, grades) = kept.map(|(&row, &grade)| (row, grade)).unzip();
+            }
+            let documents = RankedDocuments {
+                query_id: entry.name.to_string(),
+                rows,
+                grades,
+            };
+            (documents, duplicate)
+        },
+    );
+    let first = entries
+        .iter()
+        .zip(&ranked)
+        .filter_map(|(entry, (_, duplicate))| duplicate.map(|row| (entry, row)))
+        .min_by_key(|(entry, _)| entry.run_code);
+    if let Some((entry, row)) = first {
+        return Err(duplicate_error(run, row, entry.name));
+    }
+    Ok(ranked.into_iter().map(|(documents, _)| documents).collect())
 }
 
 /// A one-query batch from lists, for the single-question paths (WeKnora's metric API, the

@@ -15,9 +15,9 @@ use super::PrepareOptions;
 /// Buffers reused from query to query on one thread.
 #[derive(Default)]
 pub(super) struct Scratch {
-    rows: Vec<u32>,
+    pub(super) rows: Vec<u32>,
     keys: Vec<f64>,
-    hashes: Vec<u64>,
+    pub(super) hashes: Vec<u64>,
     seen: HashTable<u32>,
 }
 
@@ -40,7 +40,6 @@ pub(super) fn rank_query(
     scratch: &mut Scratch,
 ) -> Ranked {
     let conventions = &judgements.conventions;
-    let max_documents = options.max_documents;
     if entry.rows.len() == 0 {
         if entry.run_code == u32::MAX
             && conventions.missing_query_ranking == MissingQueryRanking::Placeholder
@@ -53,6 +52,56 @@ pub(super) fn rank_query(
             judged_rows: Vec::new(),
         };
     }
+    let duplicate = order_rows(judgements, run, entry, options, scratch);
+    let Scratch { rows, hashes, .. } = scratch;
+    let mut judged_rows: Vec<Option<u32>> = Vec::new();
+    let mut grades: Vec<i64> = if options.subtopics {
+        judged_rows.extend(rows.iter().zip(hashes.iter()).map(|(&r, &h)| {
+            judgements.lookup_row(entry.qrels_code, run.docs.get_bytes(r as usize), h)
+        }));
+        judged_rows
+            .iter()
+            .map(|&row| judgements.grade_of(row))
+            .collect()
+    } else {
+        rows.iter()
+            .zip(hashes.iter())
+            .map(|(&r, &h)| judgements.lookup(entry.qrels_code, run.docs.get_bytes(r as usize), h))
+            .collect()
+    };
+    if conventions.unjudged_documents == UnjudgedDocuments::Drop {
+        // After the cut, as trec_eval -J with -M.
+        if options.subtopics {
+            let kept: Vec<Option<u32>> = judged_rows
+                .iter()
+                .zip(&grades)
+                .filter(|(_, &g)| g >= 0)
+                .map(|(&row, _)| row)
+                .collect();
+            judged_rows = kept;
+        }
+        grades.retain(|&g| g >= 0);
+    }
+    Ranked {
+        grades,
+        duplicate,
+        judged_rows,
+    }
+}
+
+/// Put a query's rows in rank order in `scratch.rows` (their documents' hashes in
+/// `scratch.hashes`): sorted by the conventions' ordering, duplicates dropped or kept as the
+/// conventions say, cut at `max_documents`. Returns, when duplicates are an error, the run row
+/// of the first document ranked twice.
+pub(super) fn order_rows(
+    judgements: &Judgements<'_>,
+    run: &Run,
+    entry: &Entry<'_>,
+    options: &PrepareOptions,
+    scratch: &mut Scratch,
+) -> Option<usize> {
+    let conventions = &judgements.conventions;
+    let max_documents = options.max_documents;
     let Scratch {
         rows,
         keys,
@@ -108,7 +157,6 @@ pub(super) fn rank_query(
         |a: u32, b: u32| run.docs.get_bytes(a as usize) == run.docs.get_bytes(b as usize);
     let mut duplicate = None;
     match conventions.duplicate_documents {
-        DuplicatePolicy::KeepAll => {}
         DuplicatePolicy::KeepFirst => {
             seen.clear();
             let mut kept = 0;
@@ -127,7 +175,7 @@ pub(super) fn rank_query(
             rows.truncate(kept);
             hashes.truncate(kept);
         }
-        DuplicatePolicy::Error => {}
+        DuplicatePolicy::KeepAll | DuplicatePolicy::Error => {}
     }
     if let Some(limit) = max_documents {
         rows.truncate(limit);
@@ -151,39 +199,7 @@ pub(super) fn rank_query(
         }
         duplicate = first_repeat.map(|i| rows[i] as usize);
     }
-    let mut judged_rows: Vec<Option<u32>> = Vec::new();
-    let mut grades: Vec<i64> = if options.subtopics {
-        judged_rows.extend(rows.iter().zip(hashes.iter()).map(|(&r, &h)| {
-            judgements.lookup_row(entry.qrels_code, run.docs.get_bytes(r as usize), h)
-        }));
-        judged_rows
-            .iter()
-            .map(|&row| judgements.grade_of(row))
-            .collect()
-    } else {
-        rows.iter()
-            .zip(hashes.iter())
-            .map(|(&r, &h)| judgements.lookup(entry.qrels_code, run.docs.get_bytes(r as usize), h))
-            .collect()
-    };
-    if conventions.unjudged_documents == UnjudgedDocuments::Drop {
-        // After the cut, as trec_eval -J with -M.
-        if options.subtopics {
-            let kept: Vec<Option<u32>> = judged_rows
-                .iter()
-                .zip(&grades)
-                .filter(|(_, &g)| g >= 0)
-                .map(|(&row, _)| row)
-                .collect();
-            judged_rows = kept;
-        }
-        grades.retain(|&g| g >= 0);
-    }
-    Ranked {
-        grades,
-        duplicate,
-        judged_rows,
-    }
+    duplicate
 }
 
 /// trec_eval's ranking of a judged query absent from the run under `-c`: the one document

@@ -164,7 +164,7 @@ fn a_document_ranked_twice_is_an_error_naming_the_first_query_of_the_run() {
         &profile("trec"),
         PrepareOptions::default(),
     );
-    assert_eq!(e.python_class(), "DuplicateDocumentError");
+    assert_eq!(e.kind(), "DuplicateDocument");
     assert_eq!(
         e.to_string(),
         "run.txt: document 'b' appears more than once in the run of query 'q2'; each document \
@@ -309,7 +309,7 @@ fn no_common_query_is_an_error_unless_complete() {
         &profile("trec"),
         PrepareOptions::default(),
     );
-    assert_eq!(e.python_class(), "NoCommonQueriesError");
+    assert_eq!(e.kind(), "NoCommonQueries");
     assert_eq!(
         e.to_string(),
         "no query of the run (run.txt) is judged in the qrels (qrels.txt): the run has 2 \
@@ -411,5 +411,51 @@ fn a_document_judged_twice_for_one_subtopic_is_an_error() {
         error(&q, &r, &profile("trec"), PrepareOptions::default()).to_string(),
         "qrels.txt: document 'a' appears more than once in the qrels of query 'q1' for \
          subtopic '2'; each document may be judged once per subtopic of a query"
+    );
+}
+
+#[test]
+fn ranked_documents_list_every_query_in_rank_order_with_grades() {
+    let judged = qrels(&[("q1", "b", 2), ("q1", "z", 1)]);
+    let ranking = run(&[
+        ("q2", "x", 0.1),
+        ("q1", "a", 0.5),
+        ("q1", "b", 0.5),
+        ("q1", "c", 0.9),
+    ]);
+    let judgements = Judgements::new(&judged, &profile("trec"), 1).unwrap();
+    let options = PrepareOptions::default();
+    let listed = rank_documents(&judgements, &ranking, &options).unwrap();
+    let docs = |d: &RankedDocuments| -> Vec<&str> {
+        d.rows
+            .iter()
+            .map(|&r| ranking.docs.get(r as usize))
+            .collect()
+    };
+    assert_eq!(listed.len(), 2);
+    assert_eq!(listed[0].query_id, "q1");
+    assert_eq!(docs(&listed[0]), ["c", "b", "a"]);
+    assert_eq!(listed[0].grades, [UNJUDGED, 2, UNJUDGED]);
+    assert_eq!(
+        (listed[1].query_id.as_str(), docs(&listed[1])),
+        ("q2", vec!["x"])
+    );
+    assert_eq!(listed[1].grades, [UNJUDGED]);
+
+    let cut = PrepareOptions {
+        max_documents: Some(1),
+        ..PrepareOptions::default()
+    };
+    let listed = rank_documents(&judgements, &ranking, &cut).unwrap();
+    assert_eq!(docs(&listed[0]), ["c"]);
+
+    let twice = run(&[("q1", "a", 0.5), ("q1", "a", 0.4)]);
+    let error = rank_documents(&judgements, &twice, &options).unwrap_err();
+    assert_eq!(error.kind(), "DuplicateDocument");
+    let none = Qrels::new("<none>");
+    let empty = Judgements::new(&none, &profile("trec"), 1).unwrap();
+    assert_eq!(
+        rank_documents(&empty, &ranking, &options).unwrap()[0].grades,
+        [UNJUDGED; 3]
     );
 }

@@ -5,10 +5,11 @@
 //! A score matrix holds one row per topic and one column per system. Each round permutes every
 //! topic's row at random (the systems are exchangeable within a topic under the null
 //! hypothesis) and records the range of the systems' means, `max_i mean_i - min_i mean_i`;
-//! Python counts how often the range reaches each observed difference.
+//! the caller counts how often the range reaches each observed difference.
 //!
 //! The random numbers are NumPy's: [`Pcg64`] is the generator behind
-//! `numpy.random.default_rng`, started from the state Python hands over, and each permutation
+//! `numpy.random.default_rng`, started from the state the caller hands over (through the
+//! bindings), and each permutation
 //! is a Fisher-Yates shuffle driven by `Generator.random()` doubles (one per position, last
 //! position first). With two systems a round draws one double per topic and swaps the pair
 //! when it is below one half, which is the sign flip of the paired randomization test drawn
@@ -99,12 +100,20 @@ impl Pcg64 {
 pub enum ShapeError {
     /// `scores.len()` is not `topics * systems`.
     Size {
+        /// The number of scores.
         len: usize,
+        /// The number of topics.
         topics: usize,
+        /// The number of systems.
         systems: usize,
     },
     /// Fewer than two systems or one topic.
-    TooSmall { topics: usize, systems: usize },
+    TooSmall {
+        /// The number of topics.
+        topics: usize,
+        /// The number of systems.
+        systems: usize,
+    },
 }
 
 impl std::fmt::Display for ShapeError {

@@ -119,7 +119,7 @@ fn streaming_gives_the_values_of_reading_whole() {
 fn a_run_not_grouped_is_refused_or_partitioned() {
     let data = b"q1 Q0 b 1 5 t\nq2 Q0 c 1 1 t\nq1 Q0 a 2 4 t\n";
     let error = streamed(data, "trec", &small(Grouping::Grouped)).unwrap_err();
-    assert_eq!(error.python_class(), "NotGroupedError");
+    assert_eq!(error.kind(), "NotGrouped");
     assert_eq!(
         error.to_string(),
         "run.txt: the run is not grouped by query: query 'q1' appears again after other queries"

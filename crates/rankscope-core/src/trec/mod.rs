@@ -12,8 +12,8 @@
 //! window of a few MiB or more is cut at line boundaries into pieces parsed in parallel (rayon);
 //! each piece interns its query ids, and the pieces are appended to the text's first piece in
 //! file order (the copying shared out over the threads too), so query codes still follow first
-//! appearance. Errors name the file, the 1-based line and the line's text, with the messages of
-//! Python's readers; in lenient mode bad lines are skipped and counted.
+//! appearance. Errors name the file, the 1-based line and the line's text, with the messages
+//! every reader of the project uses; in lenient mode bad lines are skipped and counted.
 //!
 //! One concern a file: `source` takes files in (maps, windows, pipes), `fields` splits lines into
 //! fields, `numbers` reads scores and grades, `parse` turns lines into rows (runs, qrels, lenient

@@ -53,8 +53,8 @@ pub(super) fn plain_decimal(field: &[u8]) -> Option<f64> {
 }
 
 /// A grade: an integer (optional sign, ASCII digits, fitting 64 bits), or a number written as a
-/// float whose value is whole and below 2^62 in magnitude (`2.0`, `1e3`), as Python's readers
-/// accept.
+/// float whose value is whole and below 2^62 in magnitude (`2.0`, `1e3`), as the readers of
+/// the other formats accept.
 pub fn parse_grade(field: &[u8]) -> Option<i64> {
     if let Some(value) = parse_integer(field) {
         return Some(value);

@@ -1,6 +1,6 @@
 //! Lines into rows: runs and qrels, lenient mode, and the messages for what is wrong.
 
-use crate::error::{py_repr, Error, InputProblem, Result, Skipped};
+use crate::error::{quoted, Error, InputProblem, Result, Skipped};
 use crate::intern::Interner;
 use crate::parallel::{self, PARALLEL_MIN_BYTES};
 use crate::table::{Qrels, Run, StrColumn};
@@ -9,7 +9,7 @@ use super::fields::split_line;
 use super::numbers::{parse_grade, parse_score};
 use super::{strip_bom, Parsed, ReadOptions, QRELS_FIELDS, RUN_FIELDS};
 
-/// How much of a file's start decides "empty" against "only comments" (as Python's `head()`).
+/// How much of a file's start decides "empty" against "only comments" (as for every format).
 const HEAD_BYTES: usize = 1 << 16;
 
 /// How much of a piece's start estimates its lines per byte.
@@ -204,7 +204,7 @@ impl<'a, K: LineKind> Reader<'a, K> {
                 .in_source(self.source)
                 .at_line(start + problem.line, problem.text.clone())
         };
-        // A line that is not text is reported first, wherever it is (as the Python readers do).
+        // A line that is not text is reported first, wherever it is (as every reader does).
         for (piece, &start) in parsed.iter().zip(&starts) {
             if let Some(problem) = &piece.bad_bytes {
                 return Err(Error::Parse(located(problem, start)));
@@ -289,7 +289,7 @@ impl LineKind for RunLine {
     }
 
     fn value_error(field: &str) -> String {
-        format!("score must be a finite number; found {}", py_repr(field))
+        format!("score must be a finite number; found {}", quoted(field))
     }
 }
 
@@ -312,7 +312,7 @@ impl LineKind for QrelsLine {
     fn value_error(field: &str) -> String {
         format!(
             "relevance must be an integer grade; found {}",
-            py_repr(field)
+            quoted(field)
         )
     }
 }
@@ -414,7 +414,7 @@ struct Piece<V> {
     skipped: Skipped,
 }
 
-/// Why a line is not text, and the line as shown (Python's `python_lines`).
+/// Why a line is not text, and the line as shown (as the readers of the other formats say).
 pub(crate) fn byte_problem(raw: &[u8]) -> Option<(String, String)> {
     let shown = || String::from_utf8_lossy(raw).replace('\0', "\\x00");
     if memchr::memchr(0, raw).is_some() {
@@ -502,12 +502,19 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool, room: usize) -> Piece<K
         } else {
             match K::value(fields[K::VALUE_FIELD]) {
                 Some(value) => {
-                    let code = out.columns.queries.intern(as_str(fields[0]));
+                    // SAFETY: this line is text (checked above, or its whole piece was), and
+                    // its fields are cut at ASCII bytes.
+                    #[allow(unsafe_code)]
+                    let (query, doc) = unsafe { (as_str(fields[0]), as_str(fields[2])) };
+                    let code = out.columns.queries.intern(query);
                     out.columns.query.push(code);
-                    out.columns.docs.push(as_str(fields[2]));
+                    out.columns.docs.push(doc);
                     out.columns.values.push(value);
                     if let Some(label) = K::LABEL_FIELD {
-                        let code = out.columns.labels.intern(as_str(fields[label]));
+                        // SAFETY: as for the query and the document.
+                        #[allow(unsafe_code)]
+                        let text = unsafe { as_str(fields[label]) };
+                        let code = out.columns.labels.intern(text);
                         out.columns.label.push(code);
                     }
                     if let Some(tag) = K::TAG_FIELD {
@@ -515,7 +522,12 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool, room: usize) -> Piece<K
                     }
                     None
                 }
-                None => Some(K::value_error(as_str(fields[K::VALUE_FIELD]))),
+                None => {
+                    // SAFETY: as for the query and the document.
+                    #[allow(unsafe_code)]
+                    let text = unsafe { as_str(fields[K::VALUE_FIELD]) };
+                    Some(K::value_error(text))
+                }
             }
         };
         if let Some(message) = message {
@@ -533,7 +545,10 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool, room: usize) -> Piece<K
             }
         }
     }
-    out.tag = last_tag.map(|tag| as_str(tag).to_string());
+    // SAFETY: the tag is a field of a line that was read as a row, so of a line of text.
+    #[allow(unsafe_code)]
+    let tag = last_tag.map(|tag| unsafe { as_str(tag) }.to_string());
+    out.tag = tag;
     // Strict mode stops at a problem: the lines after it still count for the pieces after.
     out.lines = line_index + count_lines(piece.get(start..).unwrap_or_default());
     out
@@ -545,12 +560,17 @@ fn count_lines(text: &[u8]) -> u64 {
     newlines + u64::from(!text.is_empty() && !text.ends_with(b"\n"))
 }
 
-/// Text already checked to be UTF-8.
+/// Text already checked to be UTF-8, without checking it again.
+///
+/// # Safety
+///
+/// `bytes` must be valid UTF-8. Fields are split before their line is checked, but they are
+/// turned into text only once it was checked (the whole piece, or the line alone); fields are
+/// cut at ASCII bytes, so every field of a valid line is valid UTF-8 too.
 #[inline]
-fn as_str(bytes: &[u8]) -> &str {
-    // Fields are split before their line is checked, but they are turned into text only once
-    // it was checked to be valid UTF-8 (the whole piece, or the line alone); fields are cut at
-    // ASCII bytes, so every field of a valid line is valid UTF-8 too.
+#[allow(unsafe_code)]
+unsafe fn as_str(bytes: &[u8]) -> &str {
+    // SAFETY: the caller's promise, above.
     unsafe { std::str::from_utf8_unchecked(bytes) }
 }
 

@@ -16,7 +16,7 @@ use super::{strip_bom, Parsed, ReadOptions};
 ///
 /// The file is parsed in windows of whole lines, so memory holds the columns and one window,
 /// not the whole text. (A line that is not text is reported before other problems of its
-/// window, as the Python readers do for a whole file.) See [`read_windows`] for how a file is
+/// window, as when a whole file is read at once.) See `read_windows` for how a file is
 /// mapped rather than read, and what that asks of it.
 pub fn read_run_file(path: &Path, source: &str, options: &ReadOptions) -> Result<Parsed<Run>> {
     let (parsed, head) = read_windows::<RunLine>(path, source, options, &Windows::default())?;
@@ -104,7 +104,7 @@ pub(super) fn read_windows<K: LineKind>(
 ) -> Result<(ParseOutput<K::Value>, Vec<u8>)> {
     let mut file = std::fs::File::open(path).map_err(|e| io_error(&e, source))?;
     let metadata = file.metadata().ok();
-    let size = metadata.as_ref().map_or(0, |m| m.len());
+    let size = metadata.as_ref().map_or(0, std::fs::Metadata::len);
     let mut reader = Reader::<K>::new(source, options, usize::try_from(size).unwrap_or(0));
     let mut offset = 0;
     if windows.map && metadata.is_some_and(|m| m.is_file()) {
@@ -134,6 +134,7 @@ fn map_windows<K: LineKind>(
         let len = window.min(size - offset);
         // SAFETY: the mapping is only read, and dropped before the next one is made. Another
         // process truncating the file meanwhile is the risk `read_windows` names.
+        #[allow(unsafe_code)]
         let mapped = unsafe {
             memmap2::MmapOptions::new()
                 .offset(offset)
@@ -194,7 +195,7 @@ fn read_blocks<K: LineKind>(
     Ok(())
 }
 
-/// An input error for a failed read, worded as Python's readers word them.
+/// An input error for a failed read, worded as every reader words it.
 pub(crate) fn io_error(error: &std::io::Error, source: &str) -> Error {
     let message = match error.kind() {
         std::io::ErrorKind::NotFound => "no such file".to_string(),

@@ -53,7 +53,7 @@ fn describe_run(read: Result<Parsed<Run>>) -> String {
                 parsed.skipped.warning("f")
             )
         }
-        Err(error) => format!("{}: {error}", error.python_class()),
+        Err(error) => format!("{}: {error}", error.kind()),
     }
 }
 
@@ -75,7 +75,7 @@ fn describe_qrels(read: Result<Parsed<Qrels>>) -> String {
                 parsed.skipped.warning("f")
             )
         }
-        Err(error) => format!("{}: {error}", error.python_class()),
+        Err(error) => format!("{}: {error}", error.kind()),
     }
 }
 
@@ -149,7 +149,7 @@ fn both_modes(text: &[u8], whole: &impl Fn(&[u8], &ReadOptions) -> String) -> Ve
     let mut start = 0;
     for line in text.split(|&b| b == b'\n') {
         if byte_problem(line).is_some() {
-            if whole(&text[..start], &STRICT).starts_with("ParseError") {
+            if whole(&text[..start], &STRICT).starts_with("Parse") {
                 return vec![LENIENT];
             }
             break;

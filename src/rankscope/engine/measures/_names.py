@@ -11,10 +11,9 @@ name. The core parses and prints every name.
 # No `from __future__ import annotations` in this module: typing.NamedTuple compiles each
 # string annotation into a ForwardRef when the class is made, milliseconds of every start-up.
 
-from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-__all__ = ["Measure"]
+__all__ = ["Measure", "from_core", "measures_of"]
 
 
 class Measure(NamedTuple):
@@ -72,11 +71,41 @@ class Measure(NamedTuple):
         return self.name
 
 
-@lru_cache(maxsize=4096)
-def _printed(m: Measure) -> tuple[str, str | None]:
-    """The core's canonical name and trec_eval name of a measure (validated by the core)."""
-    from rankscope import _core
+_PRINTED: "dict[Measure, tuple[str, str | None]]" = {}
+"""The canonical and trec_eval names of measures the core has parsed or printed."""
 
-    cutoff = None if m.cutoff is None else repr(m.cutoff)
-    _, _, _, name, trec_name = _core.build_measure(m.family, cutoff, list(m.params))
-    return name, trec_name
+
+def _printed(m: Measure) -> "tuple[str, str | None]":
+    """The core's canonical name and trec_eval name of a measure (validated by the core)."""
+    found = _PRINTED.get(m)
+    if found is None:
+        from rankscope import _core
+
+        cutoff = None if m.cutoff is None else repr(m.cutoff)
+        found = _remember(_core.build_measure(m.family, cutoff, list(m.params)))[1]
+    return found
+
+
+if TYPE_CHECKING:
+    Parsed = tuple[str, int | float | None, list[tuple[str, str]], str, str | None]
+    """A measure as the core describes it: family, cutoff, parameters, canonical name,
+    trec_eval's name."""
+
+
+def _remember(parsed: "Parsed") -> "tuple[Measure, tuple[str, str | None]]":
+    """The `Measure` the core described, its names kept so that printing it asks nothing."""
+    family, cutoff, params, name, trec_name = parsed
+    measure = Measure(family, cutoff, tuple(params))
+    if len(_PRINTED) < 4096:
+        _PRINTED[measure] = (name, trec_name)
+    return measure, (name, trec_name)
+
+
+def from_core(parsed: "Parsed") -> Measure:
+    """The `Measure` of the core's description of one."""
+    return _remember(parsed)[0]
+
+
+def measures_of(settled: Any) -> "list[Measure]":
+    """The measures a plan of the core settled (`rankscope.engine.plan`), in order."""
+    return [_remember(parsed)[0] for parsed in settled.measures]

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Literal, NamedTuple, cast
 
 from rankscope import _core
-from rankscope.engine.measures._names import Measure
-from rankscope.errors import MeasureError, ProfileError
+from rankscope.engine.measures._names import Measure, from_core
+from rankscope.errors import ProfileError
 
 __all__ = [
     "FAMILIES",
@@ -274,10 +274,7 @@ def measure(name: str | Measure) -> Measure:
     """
     if isinstance(name, Measure):
         return name
-    if not isinstance(name, str):
-        raise MeasureError(f"a measure is given by its name as a string; got {name!r}")
-    family, cutoff, params, _, _ = _core.parse_measure(name)
-    return Measure(family, cutoff, tuple(params))
+    return from_core(_core.parse_measure(name))
 
 
 def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measure]:
@@ -288,16 +285,8 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
     >>> parse_measures(["nDCG@10", "ndcg_cut.10", "AP"])
     [nDCG@10, AP]
     """
-    if isinstance(names, str | Measure):
-        names = [names]
-    result: list[Measure] = []
-    for name in names:
-        parsed = measure(name)
-        if parsed not in result:
-            result.append(parsed)
-    if not result:
-        raise MeasureError("no measure given; name at least one, e.g. 'nDCG@10'")
-    return result
+    listed = [names] if isinstance(names, str | Measure) else list(names)
+    return [from_core(parsed) for parsed in _core.parse_measures(listed)]
 
 
 def trec_eval_table() -> list[TrecName]:

@@ -28,10 +28,10 @@ from rankscope.engine import (
     FAMILIES,
     Conventions,
     Measure,
+    evaluate_query,
     parse_measures,
     resolve_profile,
 )
-from rankscope.engine.evaluate import evaluate_query
 from rankscope.errors import MeasureError, ProfileError
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import polars as pl
 
@@ -52,6 +52,9 @@ from rankscope.service.tasks.scoring import (
 )
 from rankscope.service.tasks.spec import TaskSpec
 from rankscope.service.tasks.summary import summary
+
+if TYPE_CHECKING:
+    from rankscope.compare import ComparisonReport
 
 __all__ = ["EXPORT_FORMATS", "STATUSES", "EvaluationService", "TaskInfo", "default_db_path"]
 
@@ -1045,16 +1048,23 @@ class EvaluationService:
         task_ids: Sequence[str],
         *,
         test: str = "t",
-        correction: str = "holm",
+        correction: str | None = None,
         alpha: float = 0.05,
         seed: int | None = 0,
         n_resamples: int = 10_000,
-    ) -> tuple[Any, int]:
-        """Compare tasks on the same dataset (the first is the baseline) with
-        `rankscope.compare.compare`, over the queries every task scored.
+        pairs: str | Sequence[tuple[str, str]] = "baseline",
+        baselines: Sequence[str] | None = None,
+        command: str | None = None,
+    ) -> tuple[ComparisonReport, int]:
+        """Compare tasks on the same dataset over the queries every task scored: each against
+        the first (``pairs="baseline"``), against each of ``baselines``, every pair
+        (``pairs="all"``) or the pairs listed, with a paired test (``t``, ``wilcoxon``,
+        ``randomization``, ``bootstrap``, corrected by ``correction``, default Holm) or a test
+        over all the tasks (``tukey``, ``randomized-tukey``), as `rankscope compare` does.
 
-        Returns the `Comparison` and the number of queries left out because some task did not
-        score them.
+        Returns the `ComparisonReport` (``.comparison`` holds the tests; it renders as a table,
+        Markdown, LaTeX, JSON or HTML) and the number of queries left out because some task
+        did not score them.
         """
         return compare_tasks(
             self,
@@ -1064,4 +1074,7 @@ class EvaluationService:
             alpha=alpha,
             seed=seed,
             n_resamples=n_resamples,
+            pairs=pairs,
+            baselines=baselines,
+            command=command,
         )

@@ -1,7 +1,7 @@
 //! trec_eval 10's preference measures (`-m all_prefs`): prefs_num_prefs_poss,
 //! prefs_num_prefs_ful, prefs_num_prefs_ful_ret, prefs_simp, prefs_pair, prefs_avgjg,
 //! prefs_avgjg_Rnonrel and their `_ret` and `_imp` variants, as trec_eval's m_prefs_*.c
-//! define them over the counts of [`counts`] (form_prefs_counts.c).
+//! define them over the counts of `counts` (form_prefs_counts.c).
 //!
 //! Each family reads its measure over the counts ([`Preference`]): on graded judgements, the
 //! query's grades as one judgement group of one subgroup (trec_eval's `-R qrels_prefs` of qrels

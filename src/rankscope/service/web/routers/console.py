@@ -10,7 +10,9 @@ GET      /tasks/{id}                  a task: metrics and answer measures (runni
                                       (with each generated answer beside its reference),
                                       failures, exports
 POST     /tasks/{id}/cancel|resume    cancel or resume it
-GET      /compare?task=A&task=B...    the report of ``rankscope compare --format html``
+GET      /compare?task=A&task=B...    the report of ``rankscope compare --format html``, with
+                                      the test chosen (``&test=tukey``) and every pair
+                                      compared (``&pairs=all``) or each with the first
 GET|POST /signin, POST /signout       a session from the server's token (when it has one)
 =======  ===========================  =========================================================
 
@@ -38,7 +40,13 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 
-from rankscope.errors import MissingDependencyError, RankscopeError, TaskNotFoundError
+from rankscope.compare import PAIR_TEST_NAMES
+from rankscope.errors import (
+    MissingDependencyError,
+    OptionError,
+    RankscopeError,
+    TaskNotFoundError,
+)
 from rankscope.service.tasks.compare import comparable
 from rankscope.service.tasks.scoring import (
     DEFAULT_TREC_MEASURES,
@@ -484,13 +492,40 @@ def _chosen_tasks(request: Request) -> list[str]:
     return [value for value in request.query_params.getlist("task") if value][:_COMPARED]
 
 
+_TEST_LABELS = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank",
+    "randomization": "randomization (permutation)",
+    "tukey": "Tukey's HSD (topics as blocks)",
+    "randomized-tukey": "randomized Tukey HSD",
+}
+# Every test of `rankscope.compare_runs` (as `rankscope compare --test` names them), labelled.
+_TESTS = {name: _TEST_LABELS.get(name, name) for name in PAIR_TEST_NAMES}
+
+
+def _chosen_test(request: Request) -> tuple[str, str]:
+    """The test and the pairs (``"baseline"`` or ``"all"``) the page was asked for."""
+    test = request.query_params.get("test") or "t"
+    if test not in _TESTS:
+        raise OptionError(f"unknown test {test[:40]!r}; expected one of {', '.join(_TESTS)}")
+    pairs = request.query_params.get("pairs") or "baseline"
+    if pairs not in ("baseline", "all"):
+        raise OptionError(f"pairs must be 'baseline' or 'all'; got {pairs[:40]!r}")
+    return test, pairs
+
+
 @router.get("/compare")
 def compare_page(request: Request) -> Response:
     service = request.app.state.service
     chosen = _chosen_tasks(request)
     error = None
     infos = []
-    if len(chosen) >= 2:
+    test, pairs = "t", "baseline"
+    try:
+        test, pairs = _chosen_test(request)
+    except RankscopeError as refused:
+        error = public_message(refused)
+    if len(chosen) >= 2 and error is None:
         try:
             # The task that ran first is the baseline, whatever order the boxes were in.
             infos = sorted((service.get(task_id) for task_id in chosen), key=_created)
@@ -504,7 +539,9 @@ def compare_page(request: Request) -> Response:
             infos = []
         chosen = [info.id for info in infos] or chosen
     done, _ = service.list_tasks(status="succeeded", limit=200)
-    query = "&".join(f"task={quote(task_id)}" for task_id in chosen)
+    query = "&".join(
+        [*(f"task={quote(task_id)}" for task_id in chosen), f"test={test}", f"pairs={pairs}"]
+    )
     return render(
         request,
         "compare.html",
@@ -512,6 +549,9 @@ def compare_page(request: Request) -> Response:
         tasks=infos,
         candidates=done,
         chosen=chosen,
+        tests=_TESTS,
+        test=test,
+        pairs=pairs,
         report_url=f"/compare/report?{query}" if infos else None,
         error=error,
         status=422 if error else 200,
@@ -523,7 +563,10 @@ def compare_report(request: Request) -> Response:
     from rankscope.service.tasks.compare import comparison_html
 
     try:
-        html = comparison_html(request.app.state.service, _chosen_tasks(request))
+        test, pairs = _chosen_test(request)
+        html = comparison_html(
+            request.app.state.service, _chosen_tasks(request), test=test, pairs=pairs
+        )
     except RankscopeError as error:
         return secured(
             HTMLResponse(

@@ -1,4 +1,9 @@
-"""`evaluate`: from qrels, a run and measure names to per-query values and aggregates."""
+"""`evaluate`: from qrels, a run and measure names to per-query values and aggregates.
+
+What the user asks (measure names, a profile or `Conventions`, the options) crosses into the
+core once, as given: `plan` has the core parse and check all of it and returns the settled
+request, which every evaluating call of the core then takes.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,15 @@ import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, cast
 
 from rankscope import _core
-from rankscope.engine.measures import Measure, parse_measures
-from rankscope.engine.profiles import Conventions, resolve_profile
+from rankscope.engine.measures import Measure
+from rankscope.engine.measures._names import measures_of
+from rankscope.engine.profiles import Conventions, conventions_of, profile_spec
 from rankscope.engine.results import Results
-from rankscope.errors import InputError, OptionError, RankscopeError, RankscopeWarning
+from rankscope.errors import InputError, RankscopeError, RankscopeWarning
 from rankscope.io._files import STDIN, open_plain, open_stream
 from rankscope.io._native import (
     DEFAULT_CHUNK_BYTES,
@@ -24,9 +31,25 @@ from rankscope.io._native import (
 )
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from rankscope.io.tables import Qrels, Run
 
-__all__ = ["STREAM_THRESHOLD_BYTES", "evaluate", "evaluate_query", "relevance_strings"]
+__all__ = [
+    "STREAM_THRESHOLD_BYTES",
+    "Plan",
+    "evaluate",
+    "evaluate_judgement_groups",
+    "evaluate_native",
+    "evaluate_prefs",
+    "evaluate_query",
+    "plan",
+    "ranked_documents",
+    "relevance_strings",
+]
+
+Plan = _core.Plan
+"""Measures, conventions and options settled by the core (`plan`), ready to evaluate with."""
 
 STREAM_THRESHOLD_BYTES = 2 * 1024**3
 """TREC run files at least this large are never read whole unless ``stream=False``."""
@@ -63,17 +86,7 @@ def _reading(run: Any, stream: bool | None) -> str:
 
 
 def _stream(
-    qrels: NativeQrels,
-    run: PathLike,
-    measures: list[Measure],
-    conventions: Conventions,
-    grouping: str,
-    *,
-    relevance_level: int,
-    complete: bool,
-    max_documents: int | None,
-    chunk_bytes: int,
-    lenient: bool,
+    qrels: NativeQrels, run: PathLike, settled: _core.Plan, grouping: str
 ) -> tuple[_core.PerQuery, list[str], list[str], str]:
     """The core's streaming evaluation of a TREC run file: a plain file read by the core, a
     compressed one (or standard input) decompressed here as the core asks for blocks."""
@@ -83,13 +96,7 @@ def _stream(
         values, unjudged, missing, run_name, notes = _core.evaluate_stream(
             qrels,
             source,
-            [m.name for m in measures],
-            _conventions_fields(conventions),
-            relevance_level,
-            complete,
-            max_documents,
-            chunk_bytes=chunk_bytes,
-            lenient=lenient,
+            settled,
             grouping=grouping,
             path=plain.path if plain is not None else None,
             open=None if plain is not None else lambda: open_stream(run, stack).file,
@@ -99,15 +106,52 @@ def _stream(
     return values, unjudged, missing, run_name
 
 
-def _conventions_fields(conventions: Conventions) -> list[tuple[str, str]]:
-    """Every field of the conventions as text, as the core takes them."""
-    return [(name, str(value)) for name, value in conventions._asdict().items()]
+def plan(
+    measures: str | Measure | Iterable[str | Measure] | None,
+    profile: str | Conventions = "trec",
+    *,
+    relevance_level: int = 1,
+    complete: bool = False,
+    max_documents: int | None = None,
+    duplicate_documents: str | None = None,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    lenient: bool = False,
+) -> _core.Plan:
+    """Measures, profile and options as the user gave them, settled by the core in one call:
+    names parsed (repeats dropped), conventions resolved, every option checked, and the
+    profile's support of each measure, before any input is read. ``measures=None`` plans no
+    measure (for `relevance_strings`).
+
+    Examples
+    --------
+    >>> settled = plan(["ndcg_cut.10", "nDCG@10", "AP"], "trec9", relevance_level=2)
+    >>> measures_of(settled), settled.relevance_level
+    ([nDCG@10, AP], 2)
+    >>> plan("AP", max_documents=-1)
+    Traceback (most recent call last):
+    ...
+    rankscope.errors.OptionError: max_documents must be an integer >= 0; got -1
+    """
+    names = None if measures is None else _listed(measures)
+    return _core.plan(
+        names,
+        profile_spec(profile),
+        duplicate_documents=duplicate_documents,
+        relevance_level=relevance_level,
+        max_documents=max_documents,
+        chunk_bytes=chunk_bytes,
+        complete=complete,
+        lenient=lenient,
+    )
 
 
-def _check_profile_support(measures: list[Measure], conventions: Conventions) -> None:
-    """Refuse what the profile does not define (answer measures always), before any input is
-    read: the core's check."""
-    _core.check_measures([m.name for m in measures], _conventions_fields(conventions))
+def _listed(measures: str | Measure | Iterable[str | Measure]) -> list[Any]:
+    """One measure or several, as a list."""
+    if isinstance(measures, str | Measure):
+        return [measures]
+    if not isinstance(measures, Iterable):
+        return [measures]
+    return list(measures)
 
 
 def evaluate(
@@ -159,9 +203,9 @@ def evaluate(
         ``"error"``, ``"keep_first"`` or ``"keep_all"``.
     stream
         For a TREC run file. None (the default): a plain file of ``CHUNKED_MIN_BYTES`` or more
-        is read in chunks of whole queries, the next chunk read (by polars, on another core)
-        while this one is scored, when it is grouped by query and passes the fast reader's
-        checks; anything else is read whole (from ``STREAM_THRESHOLD_BYTES`` on, as with
+        is read in chunks of whole queries, the next chunk read by the core on another
+        thread while this one is scored, when it is grouped by query; anything else is read
+        whole (from ``STREAM_THRESHOLD_BYTES`` on, as with
         True). True: evaluate it block by block whatever it holds, with memory bounded by
         ``chunk_bytes``; a run whose queries are not grouped is spread over partition files
         on disk first (with a warning). False: read it whole. The values are identical either
@@ -189,49 +233,30 @@ def evaluate(
     >>> rankscope.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0, "b": 1.0}}, "RR").mean()
     {'RR': 0.5}
     """
-    conventions = resolve_profile(profile)
-    if duplicate_documents is not None:
-        conventions = conventions.with_options(duplicate_documents=duplicate_documents)
-    # As trec_eval takes -l and -M: any level, and 0 documents (every ranking empty).
-    for option, value, least in (
-        ("relevance_level", relevance_level, None),
-        ("max_documents", max_documents, 0),
-        ("chunk_bytes", chunk_bytes, 1),
-    ):
-        if value is None and option == "max_documents":
-            continue
-        if isinstance(value, bool) or not isinstance(value, int):
-            expected = "an integer" if least is None else f"an integer >= {least}"
-            raise OptionError(f"{option} must be {expected}; got {value!r}")
-        if least is not None and value < least:
-            raise OptionError(f"{option} must be an integer >= {least}; got {value!r}")
-    for option, flag in (("complete", complete), ("lenient", lenient)):
-        if not isinstance(flag, bool):
-            raise OptionError(f"{option} must be True or False; got {flag!r}")
-    wanted = parse_measures(measures)
-    _check_profile_support(wanted, conventions)
-
+    settled = plan(
+        measures,
+        profile,
+        relevance_level=relevance_level,
+        complete=complete,
+        max_documents=max_documents,
+        duplicate_documents=duplicate_documents,
+        chunk_bytes=chunk_bytes,
+        lenient=lenient,
+    )
     how = _reading(run, stream)
-    options: dict[str, Any] = {
-        "relevance_level": relevance_level,
-        "complete": complete,
-        "max_documents": max_documents,
-    }
     scored: tuple[_core.PerQuery, list[str], list[str], str] | None = None
     if how != "whole":
         judged = native_qrels(qrels, lenient)
         path = cast(PathLike, run)  # only files are streamed
-        stream_options: dict[str, Any] = {"chunk_bytes": chunk_bytes, "lenient": lenient}
-        stream_options.update(options)
         if how == "chunks":
             # A large file: in chunks of whole queries if it is grouped by query. If not, or
             # on any error, reading it whole decides (and words the error as always).
             try:
-                scored = _stream(judged, path, wanted, conventions, "grouped", **stream_options)
+                scored = _stream(judged, path, settled, "grouped")
             except RankscopeError:
                 scored = None
         else:  # block by block, grouped or not
-            scored = _stream(judged, path, wanted, conventions, "detect", **stream_options)
+            scored = _stream(judged, path, settled, "detect")
     if scored is not None:
         values, unjudged, missing, run_name = scored
         if not run_name:
@@ -239,15 +264,7 @@ def evaluate(
     else:
         judged = native_qrels(qrels, lenient)
         ranking = native_run(run, lenient)
-        values, unjudged, missing = _core.evaluate(
-            judged,
-            ranking,
-            [m.name for m in wanted],
-            _conventions_fields(conventions),
-            relevance_level,
-            complete,
-            max_documents,
-        )
+        values, unjudged, missing = _core.evaluate(judged, ranking, settled)
         run_name = ranking.name
     if unjudged:
         shown = ", ".join(unjudged[:5])
@@ -259,9 +276,9 @@ def evaluate(
             stacklevel=2,
         )
     return Results(
-        measures=tuple(wanted),
+        measures=tuple(measures_of(settled)),
         values=values,
-        profile=conventions.name,
+        profile=conventions_of(settled).name,
         run_name=run_name,
         unjudged_queries=tuple(unjudged),
         missing_queries=tuple(missing),
@@ -269,11 +286,21 @@ def evaluate(
     )
 
 
+def evaluate_native(
+    qrels: NativeQrels, run: NativeRun, settled: _core.Plan
+) -> tuple[_core.PerQuery, list[str], list[str]]:
+    """The core's evaluation of judgements and a run it holds, under a `plan`: the per-query
+    values (labelled with the measures' canonical names, rows by query id), the queries of the
+    run without judgements and the judged queries missing from the run. For adapters that
+    shape results their own way (`rankscope.compat`)."""
+    return _core.evaluate(qrels, run, settled)
+
+
 def evaluate_query(
     judged: Sequence[tuple[str, int]],
     ranking: Sequence[tuple[str, float]],
-    measures: Sequence[Measure],
-    conventions: Conventions,
+    measures: Sequence[Measure] | _core.Plan,
+    conventions: Conventions | None = None,
     *,
     relevance_level: int = 1,
     query_id: str = "q",
@@ -281,7 +308,8 @@ def evaluate_query(
     """Every measure's value for one query given as lists, by the core: ``judged`` holds
     ``(doc_id, grade)`` pairs, ``ranking`` ``(doc_id, score)`` pairs (empty: nothing
     retrieved). The rules of `evaluate`, for the paths that score one question at a time
-    (WeKnora's metric API, the service).
+    (WeKnora's metric API, the service). ``measures`` may be a `plan` already settled (then
+    ``conventions`` and ``relevance_level`` are the plan's).
 
     Examples
     --------
@@ -291,14 +319,19 @@ def evaluate_query(
     ...                [measure("RR"), measure("P@2")], PROFILES["trec"])
     [0.3333333333333333, 0.0]
     """
-    return _core.evaluate_query(
-        list(judged),
-        list(ranking),
-        [m.name for m in measures],
-        _conventions_fields(conventions),
-        relevance_level,
-        query_id,
-    )
+    if isinstance(measures, _core.Plan):
+        settled = measures
+    else:
+        settled = _planned(tuple(measures), conventions or "trec", relevance_level)
+    return _core.evaluate_query(list(judged), list(ranking), settled, query_id)
+
+
+@lru_cache(maxsize=256)
+def _planned(
+    measures: tuple[Measure, ...], conventions: str | Conventions, relevance_level: int
+) -> _core.Plan:
+    """The plan of one-question evaluations, settled once for each set of measures."""
+    return plan(measures, conventions, relevance_level=relevance_level)
 
 
 def relevance_strings(
@@ -314,13 +347,84 @@ def relevance_strings(
     """trec_eval's relstring of each query: the grades of its first ``length`` documents as
     characters (``0``-``9``, ``>`` above 9, ``-`` not judged, ``.`` judged with a negative
     grade), with the options of :func:`evaluate`."""
-    pairs = _core.relevance_strings(
-        qrels,
-        run,
-        _conventions_fields(resolve_profile(profile)),
-        relevance_level,
-        complete,
-        max_documents,
-        max(length, 0),
+    settled = plan(
+        None,
+        profile,
+        complete=complete,
+        relevance_level=relevance_level,
+        max_documents=max_documents,
     )
-    return dict(pairs)
+    return dict(_core.relevance_strings(qrels, run, settled, max(length, 0)))
+
+
+def evaluate_prefs(
+    path: str,
+    rel_info_format: str,
+    run: NativeRun,
+    measures: Sequence[Measure],
+    *,
+    complete: bool = False,
+    max_documents: int | None = None,
+) -> tuple[_core.PerQuery, list[str], list[str], str | None]:
+    """Preference measures of ``run`` against the preference judgements in the file at
+    ``path`` (``rel_info_format``: trec_eval's ``-R``, ``prefs`` or ``qrels_prefs``): the
+    per-query values, the unjudged and missing queries, and the warning about unjudged
+    queries (if any)."""
+    settled = plan(list(measures), complete=complete, max_documents=max_documents)
+    return _core.evaluate_prefs(path, path, rel_info_format, run, settled)
+
+
+def evaluate_judgement_groups(
+    path: str,
+    run: NativeRun,
+    measures: Sequence[Measure],
+    *,
+    profile: str | Conventions = "trec",
+    relevance_level: int = 1,
+    complete: bool = False,
+    max_documents: int | None = None,
+) -> tuple[_core.PerQuery, list[str], list[str], str | None]:
+    """Each measure of ``run`` for each judgement group of the qrels at ``path``, averaged
+    over the groups judging the query (trec_eval's ``-R qrels_jg``), with the unjudged and
+    missing queries and the warning about unjudged queries."""
+    settled = plan(
+        list(measures),
+        profile,
+        relevance_level=relevance_level,
+        complete=complete,
+        max_documents=max_documents,
+    )
+    return _core.evaluate_judgement_groups(path, path, run, settled)
+
+
+def ranked_documents(
+    run: Any,
+    qrels: Any = None,
+    *,
+    profile: str | Conventions = "trec",
+    max_documents: int | None = None,
+) -> pl.DataFrame:
+    """Every query of ``run`` (judged or not, by query id, byte-wise), its documents in the
+    order `rankscope.evaluate` ranks them under ``profile`` (``trec``: score descending, ties
+    by document id descending), cut at ``max_documents``; with each document's grade in
+    ``qrels`` (if given).
+
+    Returns a frame of ``query_id``, ``doc_id``, ``score``, ``rank`` (1 for each query's
+    first), ``relevance`` (the grade; null where ``qrels`` hold none) and ``judged``. A
+    document ranked twice in one query is a `DuplicateDocumentError` (naming the query and
+    the document), unless the profile keeps duplicates.
+
+    Examples
+    --------
+    >>> from rankscope.io import Qrels, Run
+    >>> run = Run.from_dict({"q1": {"a": 0.5, "b": 0.5, "c": 0.9}})
+    >>> ranked_documents(run, Qrels.from_dict({"q1": {"b": 2}})).rows()
+    [('q1', 'c', 0.9, 1, None, False),
+     ('q1', 'b', 0.5, 2, 2, True),
+     ('q1', 'a', 0.5, 3, None, False)]
+    """
+    import polars as pl
+
+    settled = plan(None, profile, max_documents=max_documents)
+    judged = None if qrels is None else native_qrels(qrels)
+    return pl.DataFrame(_core.ranked_documents(native_run(run), settled, judged))
