@@ -349,13 +349,9 @@ impl<R: Read> QueryBlocks<R> {
                 }
             }
             let data = &self.buffer[..self.filled];
-            let Some(last_newline) = memchr::memrchr(b'\n', data) else {
-                continue; // no complete line yet: a line longer than the block
+            let Some(cut) = whole_queries_end(data) else {
+                continue; // read on
             };
-            let cut = last_query_start(&data[..=last_newline]);
-            if cut == 0 {
-                continue; // one query so far: read on
-            }
             let start = self.line;
             self.line += memchr::memchr_iter(b'\n', &data[..cut]).count() as u64;
             self.consumed = cut;
@@ -441,6 +437,7 @@ impl MappedBlocks {
             .map_err(|_| std::io::Error::other("the block does not fit in memory"))?;
         // SAFETY: the mapping is only read, and dropped before the next one is made. Another
         // process truncating the file meanwhile is the risk named on `MappedBlocks`.
+        #[allow(unsafe_code)]
         let map = unsafe {
             memmap2::MmapOptions::new()
                 .offset(from)
@@ -491,19 +488,24 @@ impl Blocks for MappedBlocks {
                 }
             }
             let data = self.data();
-            let Some(last_newline) = memchr::memrchr(b'\n', data) else {
-                continue; // no complete line yet: a line longer than the block
+            let Some(cut) = whole_queries_end(data) else {
+                continue; // read on
             };
-            let cut = last_query_start(&data[..=last_newline]);
-            if cut == 0 {
-                continue; // one query so far: read on
-            }
             let start = self.line;
             self.line += memchr::memchr_iter(b'\n', &data[..cut]).count() as u64;
             self.consumed = cut as u64;
             return Ok(Some((&self.data()[..cut], start)));
         }
     }
+}
+
+/// Where a block of whole queries from the start of `data` ends: after complete lines, before
+/// the lines of its last query (which may go on in what is not read yet); `None` while `data`
+/// holds no complete line (a line longer than the block) or one query only.
+fn whole_queries_end(data: &[u8]) -> Option<usize> {
+    let last_newline = memchr::memrchr(b'\n', data)?;
+    let cut = last_query_start(&data[..=last_newline]);
+    (cut > 0).then_some(cut)
 }
 
 /// Where the lines of the last query of `data` (complete lines) start, comment and blank lines

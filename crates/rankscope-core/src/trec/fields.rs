@@ -153,6 +153,7 @@ fn classify(block: &[u8; 64]) -> (u64, u64) {
         // SAFETY: SSE2 is part of the x86_64 baseline, so every processor this is compiled for
         // has these instructions; the unaligned load reads the 16 bytes of `part`, which it
         // borrows, and needs no alignment.
+        #[allow(unsafe_code)]
         let (end_mask, newline_mask) = unsafe {
             let bytes = _mm_loadu_si128(part.as_ptr().cast());
             let space = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b' ' as i8));
