@@ -209,19 +209,70 @@ def http_api_page(schema: dict[str, Any]) -> str:
     for path, operations in schema["paths"].items():
         for method, operation in operations.items():
             lines += [f"## `{method.upper()} {path}`", ""]
-            summary = operation.get("summary") or ""
-            if summary:
-                lines += [_escape(summary), ""]
-            description = operation.get("description") or ""
-            if description:
-                lines += [_escape(description).strip(), ""]
+            for key in ("summary", "description"):
+                if operation.get(key):
+                    lines += [_escape(operation[key]).strip(), ""]
+            parameters = operation.get("parameters", [])
+            if parameters:
+                lines += [
+                    "| parameter | in | type | required | description |",
+                    "|---|---|---|---|---|",
+                ]
+                lines += [
+                    f"| `{p['name']}` | {p['in']} | {_type(p.get('schema', {}))} | "
+                    f"{'yes' if p.get('required') else 'no'} | "
+                    f"{_cell(p.get('description') or p.get('schema', {}).get('description', ''))} |"
+                    for p in parameters
+                ]
+                lines.append("")
+            body = operation.get("requestBody", {}).get("content", {})
+            for media, content in body.items():
+                lines += [f"Body ({media}): {_type(content.get('schema', {}))}.", ""]
             answers = ", ".join(
                 f"{status} ({_escape(answer.get('description', ''))})"
                 for status, answer in operation.get("responses", {}).items()
             )
             if answers:
                 lines += [f"Answers: {answers}.", ""]
+    lines += ["## Schemas", ""]
+    for name, component in schema.get("components", {}).get("schemas", {}).items():
+        lines += [f"### {name}", ""]
+        if component.get("description"):
+            lines += [_escape(component["description"]).strip(), ""]
+        properties = component.get("properties", {})
+        if properties:
+            required = set(component.get("required", []))
+            lines += ["| field | type | required | description |", "|---|---|---|---|"]
+            lines += [
+                f"| `{field}` | {_type(value)} | {'yes' if field in required else 'no'} | "
+                f"{_cell(value.get('description', ''))} |"
+                for field, value in properties.items()
+            ]
+            lines.append("")
+        elif component.get("enum"):
+            lines += ["One of " + ", ".join(f"`{v}`" for v in component["enum"]) + ".", ""]
     return "\n".join(lines)
+
+
+def _type(schema: dict[str, Any]) -> str:
+    """A JSON schema's type in a few words: a component by its name (a link), a union joined."""
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        return f"[{name}](#{name.lower()})"
+    for union in ("anyOf", "oneOf", "allOf"):
+        if union in schema:
+            return " or ".join(_type(each) for each in schema[union])
+    kind = schema.get("type", "any")
+    if kind == "array":
+        return f"array of {_type(schema.get('items', {}))}"
+    if "enum" in schema:
+        return " or ".join(f"`{value}`" for value in schema["enum"])
+    return str(kind)
+
+
+def _cell(text: str) -> str:
+    """Text for a table cell: one line, no column break."""
+    return _escape(" ".join(text.split())).replace("|", "\\|")
 
 
 def api_index_page(names: list[str]) -> str:
@@ -270,7 +321,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     nav = config.nav or []
     for index, entry in enumerate(nav):
         if isinstance(entry, dict) and entry.get("API reference") == "api/index.md":
-            nav[index] = {"API reference": ["api/index.md", *reference]}
+            nav[index] = {"API reference": [{"Overview": "api/index.md"}, *reference]}
     return config
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import zlib
 from pathlib import Path
 
@@ -79,7 +80,12 @@ def test_the_generated_pages_are_built() -> None:
     from rankscope.cli import COMMANDS
 
     assert all(f"rankscope {command}" in cli for command in COMMANDS)
-    schema = (SITE / "openapi.json").read_text(encoding="utf-8")
-    assert '"/api/v1/evaluations"' in schema
+    schema = json.loads((SITE / "openapi.json").read_text(encoding="utf-8"))
+    assert "/api/v1/evaluations" in schema["paths"]
+    http = (SITE / "http-api.html").read_text(encoding="utf-8")
+    for path, operations in schema["paths"].items():
+        for method in operations:
+            assert f"{method.upper()} {path}" in http, (method, path)
+    assert all(f'id="{name.lower()}"' in http for name in schema["components"]["schemas"])
     profiles = (SITE / "profiles.html").read_text(encoding="utf-8")
     assert "score_precision" in profiles and "weknora" in profiles
