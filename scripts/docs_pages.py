@@ -172,7 +172,7 @@ def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.Argume
 
 def _help(parser: argparse.ArgumentParser) -> str:
     previous = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = "100"
+    os.environ["COLUMNS"] = "82"  # 80 columns of help: the width of the page's code blocks
     try:
         return parser.format_help().rstrip()
     finally:
