@@ -1,13 +1,14 @@
 """Screenshot the web console of ``rankscope serve`` for the docs.
 
 Run from anywhere: ``.venv/bin/python scripts/screenshot_console.py``. It serves the console on
-loopback over a generated BEIR dataset (each question made of words of the passage judged for
-it, so that BM25's settings matter), runs a few evaluations (BM25
-with two settings under the trec profile, one under weknora, and a slow one still running),
+loopback over the bundled demo dataset (``examples/demo/``, written by
+``scripts/make_demo_data.py``), runs a few evaluations (BM25 with two settings under the trec
+profile, one under weknora, and a slow one still running),
 opens the pages in headless Chromium (Debian's ``chromium``, driven by Playwright, launched as
 ``scripts/screenshot_report.py`` does; ``--chromium`` or ``RANKSCOPE_CHROMIUM`` for another
-binary) and writes ``docs/console-tasks.png``, ``docs/console-task.png``,
-``docs/console-new.png`` and ``docs/console-compare.png``.
+binary) and writes ``docs/console-tasks.png``, ``docs/console-task.png`` (the demo task's page:
+its metrics, the distribution of its nDCG@10 over the questions, and the questions sorted by
+it), ``docs/console-new.png`` and ``docs/console-compare.png``.
 """
 
 from __future__ import annotations
@@ -38,49 +39,23 @@ def _load(name: str, path: Path) -> ModuleType:
     return module
 
 
-def write_dataset(folder: Path, n_queries: int = 60, n_docs: int = 200, seed: int = 7) -> None:
-    """A BEIR dataset: questions made of three words of their passage (graded 2) and one
-    other; passages sharing a question word graded 1."""
-    import json
-    import random
-
-    rng = random.Random(seed)
-    words = [f"{a}{b}" for a in ("ka", "lo", "mi", "nu", "pe", "ro", "su", "ti") for b in
-             ("ba", "de", "fi", "go", "ju", "ke", "ly", "mo", "ne", "pu")]  # fmt: skip
-    corpus = {f"d{i}": rng.sample(words, 12) for i in range(n_docs)}
-    (folder / "qrels").mkdir(parents=True)
-    with (folder / "corpus.jsonl").open("w") as out:
-        for doc_id, text in corpus.items():
-            out.write(json.dumps({"_id": doc_id, "title": "", "text": " ".join(text)}) + "\n")
-    with (
-        (folder / "queries.jsonl").open("w") as queries,
-        (folder / "qrels" / "test.tsv").open("w") as qrels,
-    ):
-        qrels.write("query-id\tcorpus-id\tscore\n")
-        for i in range(n_queries):
-            target = f"d{rng.randrange(n_docs)}"
-            terms = [*rng.sample(corpus[target], 3), rng.choice(words)]
-            queries.write(json.dumps({"_id": f"q{i}", "text": " ".join(terms)}) + "\n")
-            qrels.write(f"q{i}\t{target}\t2\n")
-            related = [d for d, text in corpus.items() if d != target and terms[0] in text]
-            for doc_id in rng.sample(related, min(2, len(related))):
-                qrels.write(f"q{i}\t{doc_id}\t1\n")
+DEMO = ROOT / "examples" / "demo"
 
 
-def _tasks(service: Any, folder: Path) -> dict[str, str]:
+def _tasks(service: Any) -> dict[str, str]:
     """The evaluations shown: three finished, one running slowly in the background."""
     trec = {"profile": "trec", "measures": ["nDCG@10", "AP", "RR", "P@10"]}
     ids = {
-        "default": service.submit(folder / "beir", "bm25", name="bm25-default", **trec).id,
+        "default": service.submit(DEMO, "bm25", name="bm25-default", **trec).id,
         "flat": service.submit(
-            folder / "beir", {"type": "bm25", "k1": 0.4, "b": 0.1}, name="bm25-flat", **trec
+            DEMO, {"type": "bm25", "k1": 0.4, "b": 0.1}, name="bm25-flat", **trec
         ).id,
-        "weknora": service.submit(folder / "beir", "bm25", name="bm25-weknora").id,
+        "weknora": service.submit(DEMO, "bm25", name="bm25-weknora").id,
     }
     for task_id in ids.values():
         service.run(task_id)
     ids["running"] = service.submit(
-        folder / "beir", f"{MODULE}:search", name="slow-service", concurrency=1, **trec
+        DEMO, f"{MODULE}:search", name="slow-service", concurrency=1, **trec
     ).id
     service.start(ids["running"])
     return ids
@@ -96,15 +71,14 @@ def screenshots(output: Path, chromium: str) -> None:
     problems: list[str] = []
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
-        write_dataset(folder / "beir")
         (folder / f"{MODULE}.py").write_text(helpers.RETRIEVER_MODULE)
-        os.environ["TOY_CORPUS"] = str(folder / "beir" / "corpus.jsonl")
+        os.environ["TOY_CORPUS"] = str(DEMO / "corpus.jsonl")
         os.environ["TOY_DELAY"] = "0.4"
         sys.path.insert(0, str(folder))
         service = EvaluationService(folder / "tasks.db", allowed_callables=[f"{MODULE}:*"])
-        app = create_app(service, data_roots=[folder], allowed_callables=[f"{MODULE}:*"])
+        app = create_app(service, data_roots=[ROOT / "examples"], allowed_callables=[f"{MODULE}:*"])
         try:
-            ids = _tasks(service, folder)
+            ids = _tasks(service)
             while service.get(ids["running"]).finished < 18:
                 time.sleep(0.05)
             with helpers.serving(app) as base, sync_playwright() as playwright:
@@ -119,7 +93,7 @@ def screenshots(output: Path, chromium: str) -> None:
                 page.wait_for_timeout(1200)  # a poll or two: the running task's bar moves
                 page.screenshot(path=str(output / "console-tasks.png"))
 
-                page.set_viewport_size({"width": WIDTH, "height": 1100})
+                page.set_viewport_size({"width": WIDTH, "height": 1350})
                 page.goto(f"{base}/tasks/{ids['default']}")
                 page.wait_for_selector("#queries tbody tr")
                 page.click('#queries th button[data-sort="nDCG@10"]')

@@ -23,7 +23,8 @@ tomllib = pytest.importorskip("tomllib")
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 EXTRAS: dict[str, list[str]] = PROJECT["optional-dependencies"]
-RUNTIME_EXTRAS = sorted(set(EXTRAS) - {"test", "all"})
+# The extras a user installs to run rankscope: not the tools of its tests and its site.
+RUNTIME_EXTRAS = sorted(set(EXTRAS) - {"test", "docs", "all"})
 
 
 def _requirement_name(requirement: str) -> str:

@@ -1,5 +1,7 @@
-"""The README's code runs as written: its Python blocks (doctests where they show output) and its
-shell commands, from a copy of the example data, with this environment's ``rankscope``."""
+"""The code of the README and of every documentation page (``docs/*.md``) runs as written: each
+page's Python blocks (doctests where they show output) as one session, and its shell commands,
+from a copy of the example data, with this environment's ``rankscope``. Blocks marked ``text``
+or ``console`` are shown, not run."""
 
 from __future__ import annotations
 
@@ -14,14 +16,32 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 BLOCK = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
-BLOCKS = [
-    (match.group(1), match.group(2), README.count("\n", 0, match.start()) + 1)
-    for match in BLOCK.finditer(README)
+PAGES = ["README.md", *sorted(f"docs/{page.name}" for page in (ROOT / "docs").glob("*.md"))]
+
+
+def _blocks(page: str) -> list[tuple[str, str, int]]:
+    """A page's fenced blocks: (language, text, line of the fence)."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    return [
+        (match.group(1), match.group(2), text.count("\n", 0, match.start()) + 1)
+        for match in BLOCK.finditer(text)
+    ]
+
+
+BLOCKS = {page: _blocks(page) for page in PAGES}
+PYTHON = {
+    page: [(t, line) for lang, t, line in blocks if lang == "python"]
+    for page, blocks in BLOCKS.items()
+}
+SHELL = [
+    (page, text, line)
+    for page, blocks in BLOCKS.items()
+    for language, text, line in blocks
+    if language == "sh"
 ]
-PYTHON = [(text, line) for language, text, line in BLOCKS if language == "python"]
-SHELL = [(text, line) for language, text, line in BLOCKS if language == "sh"]
+# A page whose code starts Spark (a JVM, local executors) is in the slow group.
+SLOW = {page for page, blocks in PYTHON.items() if any("rankscope.spark" in t for t, _ in blocks)}
 
 # Commands the README shows that this test does not run, and why.
 NOT_RUN = {
@@ -32,9 +52,17 @@ NOT_RUN = {
 
 
 def test_the_readme_has_python_and_shell_blocks() -> None:
-    assert len(PYTHON) >= 3 and len(SHELL) >= 4
-    commands = {line.split("#")[0].strip() for text, _ in SHELL for line in text.splitlines()}
-    assert set(NOT_RUN) <= commands, "NOT_RUN names commands the README no longer shows"
+    readme_shell = [text for page, text, _ in SHELL if page == "README.md"]
+    assert len(PYTHON["README.md"]) >= 3 and len(readme_shell) >= 4
+    commands = {line.split("#")[0].strip() for _, text, _ in SHELL for line in text.splitlines()}
+    assert set(NOT_RUN) <= commands, "NOT_RUN names commands the pages no longer show"
+
+
+def test_every_documentation_page_is_collected() -> None:
+    assert {"docs/index.md", "docs/service.md", "docs/spark.md"} <= set(PAGES)
+    languages = {language for blocks in BLOCKS.values() for language, _, _ in blocks}
+    # Only these are fenced: python and sh run, text and console are shown.
+    assert languages <= {"python", "sh", "text", "console"}, languages
 
 
 @pytest.fixture
@@ -47,26 +75,36 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_python_blocks_in_order(workdir: Path) -> None:
-    """The Python blocks run as one session, as a reader would type them: doctests where they
-    show output (the output must match), plain code otherwise."""
+@pytest.mark.parametrize(
+    "page",
+    [
+        pytest.param(page, marks=[pytest.mark.slow] if page in SLOW else [])
+        for page, blocks in PYTHON.items()
+        if blocks
+    ],
+)
+def test_python_blocks_in_order(page: str, workdir: Path) -> None:
+    """A page's Python blocks run as one session, as a reader would type them: doctests where
+    they show output (the output must match), plain code otherwise."""
     namespace: dict[str, object] = {}
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    for text, line in PYTHON:
+    for text, line in PYTHON[page]:
         if ">>>" not in text:
-            exec(compile(text, f"README.md:{line}", "exec"), namespace)
+            exec(compile(text, f"{page}:{line}", "exec"), namespace)
             continue
-        test = parser.get_doctest(text, namespace, f"README.md:{line}", "README.md", line)
+        test = parser.get_doctest(text, namespace, f"{page}:{line}", page, line)
         report: list[str] = []
         runner.run(test, out=report.append, clear_globs=False)
-        assert test.examples, f"README.md:{line}: a doctest block without examples"
+        assert test.examples, f"{page}:{line}: a doctest block without examples"
         assert runner.failures == 0, "".join(report)
         namespace = test.globs
 
 
-@pytest.mark.parametrize(("text", "line"), SHELL, ids=[f"line{line}" for _, line in SHELL])
-def test_shell_block(text: str, line: int, workdir: Path) -> None:
+@pytest.mark.parametrize(
+    ("page", "text", "line"), SHELL, ids=[f"{page}:{line}" for page, _, line in SHELL]
+)
+def test_shell_block(page: str, text: str, line: int, workdir: Path) -> None:
     environment = dict(os.environ)
     environment["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{environment['PATH']}"
     ran = 0
@@ -81,7 +119,7 @@ def test_shell_block(text: str, line: int, workdir: Path) -> None:
             text=True,
             timeout=300,
         )
-        assert done.returncode == 0, f"README.md:{number}: {command}\n{done.stderr}"
-        assert "error" not in done.stderr.lower(), f"README.md:{number}: {done.stderr}"
+        assert done.returncode == 0, f"{page}:{number}: {command}\n{done.stderr}"
+        assert "error" not in done.stderr.lower(), f"{page}:{number}: {done.stderr}"
         ran += 1
     assert ran or all(c.split(" #")[0].strip() in NOT_RUN for c in text.splitlines() if c.strip())

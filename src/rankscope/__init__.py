@@ -35,6 +35,7 @@ from rankscope.errors import (
 )
 
 if TYPE_CHECKING:
+    from rankscope.answers import evaluate_answers
     from rankscope.compare import ComparisonReport, compare_runs
     from rankscope.engine import (
         PROFILES,

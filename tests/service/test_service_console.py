@@ -322,3 +322,30 @@ def test_cancel_and_resume_from_the_task_page(
         resumed = client.post(f"/tasks/{task_id}/resume", data={"csrf": csrf})
         assert resumed.status_code == 200
         assert service.wait(task_id, timeout=30).succeeded == 30
+
+
+def test_the_task_page_draws_the_distribution_of_its_main_measure(
+    service: EvaluationService,
+) -> None:
+    """The demo dataset's task page: an SVG histogram (no script) of the per-question values
+    of the first measure, in numpy's ten bins of [0, 1], whose counts spread over the bins."""
+    import numpy as np
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    task = service.submit(
+        examples / "demo", "bm25", profile="trec", measures=["nDCG@10", "AP"], name="demo"
+    )
+    service.run(task.id)
+    values = [record.metrics["nDCG@10"] for record in service.query_results(task.id)]
+    expected, edges = np.histogram(values, bins=10, range=(0.0, 1.0))
+    with console(service, examples) as client:
+        page = client.get(f"/tasks/{task.id}").text
+    svg = page[page.index('<svg class="histogram"') : page.index("</svg>")]
+    assert "nDCG@10 over 300 questions" in page and "<script" not in svg
+    drawn = [int(count) for count in re.findall(r'data-count="(\d+)"', svg)]
+    lows = [float(low) for low in re.findall(r'data-low="([0-9.]+)"', svg)]
+    assert drawn == expected.tolist() and sum(drawn) == 300
+    assert lows == [round(edge, 2) for edge in edges[:-1].tolist()]
+    assert sum(count > 0 for count in drawn) >= 5, "the demo's scores should spread"
+    heights = [float(h) for h in re.findall(r'class="bin"[^>]*height="([0-9.]+)"', svg)]
+    assert max(heights) == 120 and heights[drawn.index(max(drawn))] == 120

@@ -6,7 +6,8 @@ GET      /                            the tasks: status, live progress, dataset,
 GET      /tasks/new                   the form that starts an evaluation
 POST     /tasks/new                   start it (then its page)
 GET      /tasks/{id}                  a task: metrics and answer measures (running means while
-                                      it runs), latency, throughput, the per-question table
+                                      it runs), the distribution of the main measure over the
+                                      questions, latency, throughput, the per-question table
                                       (with each generated answer beside its reference),
                                       failures, exports
 POST     /tasks/{id}/cancel|resume    cancel or resume it
@@ -449,9 +450,55 @@ def task_page(request: Request, task_id: str) -> Response:
         "task.html",
         task=info,
         failures=failures,
+        histogram=histogram(service, info),
         message=message[:300] if message else None,
         page="task",
     )
+
+
+HISTOGRAM_BINS = 10
+HISTOGRAM_LIMIT = 100_000
+"""The most questions a task page reads for its histogram (beyond, the page leaves it out)."""
+
+
+def histogram(service: Any, info: Any) -> dict[str, Any] | None:
+    """The task page's histogram: the per-question values of the task's first measure in
+    `HISTOGRAM_BINS` equal bins from 0 (or the lowest value) to 1 (or the highest), the last
+    bin closed; None before a question succeeded, or past `HISTOGRAM_LIMIT` questions.
+
+    Returns ``measure``, ``count`` (the values binned), ``low`` and ``high`` (the range),
+    ``most`` (the largest bin's count) and ``bins``: per bin ``low``, ``high`` and ``count``,
+    which the template draws as an SVG bar chart (no script: the page's CSP allows none inline).
+    """
+    if not info.measures or not 0 < info.succeeded <= HISTOGRAM_LIMIT:
+        return None
+    measure = info.measures[0]
+    values = [
+        value
+        for record in service.query_results(info.id, status="succeeded")
+        if record.metrics is not None
+        and isinstance(value := record.metrics.get(measure), int | float)
+        and value == value  # not NaN
+    ]
+    if not values:
+        return None
+    low, high = min(0.0, *values), max(1.0, *values)
+    width = (high - low) / HISTOGRAM_BINS
+    counts = [0] * HISTOGRAM_BINS
+    for value in values:
+        counts[min(int((value - low) / width), HISTOGRAM_BINS - 1)] += 1
+    bins = [
+        {"low": low + i * width, "high": low + (i + 1) * width, "count": count}
+        for i, count in enumerate(counts)
+    ]
+    return {
+        "measure": measure,
+        "count": len(values),
+        "low": low,
+        "high": high,
+        "most": max(counts),
+        "bins": bins,
+    }
 
 
 async def act(request: Request, task_id: str, action: str) -> Response:
