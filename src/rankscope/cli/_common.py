@@ -228,18 +228,12 @@ def duplicate_policy(args: argparse.Namespace) -> str | None:
 
 
 def split_measures(given: list[str] | None) -> list[str]:
-    """The measure names of repeated ``-m`` options, each split at its commas (not at commas
-    inside parameter lists: ``P(rel=2)@5,AP``)."""
-    names: list[str] = []
-    for item in given or []:
-        depth, start = 0, 0
-        for i, char in enumerate(item):
-            depth += {"(": 1, ")": -1}.get(char, 0)
-            if char == "," and depth == 0:
-                names.append(item[start:i])
-                start = i + 1
-        names.append(item[start:])
-    return [name.strip() for name in names if name.strip()]
+    """The measure names of repeated ``-m`` options, each read as the library reads a string
+    of measures (`rankscope.engine.measures.given_measures`): split at its commas, but not at
+    those inside parameter lists (``P(rel=2)@5,AP``), nor in a text that is one name."""
+    from rankscope.engine.measures import split_measures as split
+
+    return [name for item in given or [] for name in split(item)]
 
 
 def measure_names(given: list[str] | None, profile: str) -> list[str]:

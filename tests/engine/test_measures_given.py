@@ -1,0 +1,140 @@
+"""What `evaluate` and every function that takes measures accept: None (the profile's
+defaults), strings listing several measures, ir_measures' measure objects."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import rankscope
+from rankscope.engine import evaluate_query
+from rankscope.engine.measures import default_measures, given_measures, split_measures
+
+QRELS = {"q1": {"d1": 2, "d2": 1, "d3": 0}, "q2": {"d4": 1, "d5": 3}}
+RUN = {"q1": {"d1": 0.9, "d3": 0.8, "d2": 0.7, "x": 0.1}, "q2": {"d5": 0.9, "y": 0.5, "d4": 0.1}}
+
+
+def names(results: rankscope.Results) -> list[str]:
+    return [m.name for m in results.measures]
+
+
+@pytest.mark.parametrize("profile", ["trec", "trec9", "weknora"])
+def test_no_measures_means_the_profiles_defaults(profile: str) -> None:
+    expected = [rankscope.measure(name).name for name in default_measures(profile)]
+    omitted = rankscope.evaluate(QRELS, RUN, profile=profile)
+    assert names(omitted) == expected
+    assert names(rankscope.evaluate(QRELS, RUN, None, profile)) == expected
+    assert omitted.mean() == rankscope.evaluate(QRELS, RUN, expected, profile).mean()
+
+
+def test_weknora_defaults_are_weknoras_six_and_conventions_take_their_profiles() -> None:
+    results = rankscope.evaluate(QRELS, RUN, profile="weknora")
+    assert names(results) == ["P", "R", "nDCG@3", "nDCG@10", "RR", "AP"]
+    # Conventions named after a profile take its defaults; others take trec's.
+    judged_only = rankscope.PROFILES["trec9"].with_options(unjudged_documents="drop")
+    assert names(rankscope.evaluate(QRELS, RUN, profile=judged_only)) == names(
+        rankscope.evaluate(QRELS, RUN)
+    )
+
+
+def test_evaluate_query_and_compare_runs_default_their_measures_too() -> None:
+    judged = [("a", 2), ("b", 0)]
+    ranking = [("b", 0.5), ("a", 0.4)]
+    defaults = [rankscope.measure(name) for name in default_measures("trec")]
+    assert evaluate_query(judged, ranking) == evaluate_query(judged, ranking, defaults)
+    assert evaluate_query(judged, ranking, "RR, P@1") == [0.5, 0.0]
+    qrels = {f"q{i}": {"a": 1} for i in range(6)}
+    runs = {
+        "bm25": {f"q{i}": ["x", "a"] for i in range(6)},
+        "dense": {f"q{i}": ["a"] for i in range(6)},
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # constant differences: t is NaN
+        report = rankscope.compare_runs(qrels, runs, test="randomization", n_resamples=200)
+    assert list(report.comparison.measures) == [m.name for m in defaults]
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("nDCG@10,AP", ["nDCG@10", "AP"]),
+        ("P(rel=2)@5, AP", ["P(rel=2)@5", "AP"]),
+        (" RR , ndcg_cut.10,", ["RR", "nDCG@10"]),
+        (["nDCG@10, AP", "RR", "map"], ["nDCG@10", "AP", "RR"]),
+        # One valid name holding commas stays one measure.
+        ("P(rel=2,judged_only=True)@5", ["P(rel=2,judged_only=True)@5"]),
+        ("RBP(p=0.5,rel=3)", ["RBP(p=0.5,rel=3)"]),
+        ("nDCG(gains={0:0,1:4})@10, AP", ["nDCG(gains=0:0.0;1:4.0)@10", "AP"]),
+    ],
+)
+def test_strings_list_measures_as_the_command_line_splits_them(
+    given: str | list[str], expected: list[str]
+) -> None:
+    results = rankscope.evaluate(QRELS, RUN, given)
+    assert names(results) == expected
+    separately = rankscope.evaluate(QRELS, RUN, expected)
+    assert results.mean() == separately.mean()
+    assert [m.name for m in rankscope.engine.parse_measures(given)] == expected
+
+
+def test_the_command_line_splits_with_the_same_rule() -> None:
+    from rankscope.cli._common import split_measures as cli_split
+
+    assert cli_split(["nDCG@10,P(rel=2)@5", "AP"]) == ["nDCG@10", "P(rel=2)@5", "AP"]
+    assert split_measures("nDCG(gains={0:0,1:4})@10") == ["nDCG(gains={0:0,1:4})@10"]
+    assert cli_split(["nDCG(gains={0:0,1:4})@10,RR"]) == ["nDCG(gains={0:0,1:4})@10", "RR"]
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        (
+            "P.5,10",
+            "'10' in 'P.5,10' is not a measure: a list names each measure in full, separated "
+            "by commas (P@5,P@10; trec_eval's -m P.5,10 is read by `rankscope trec-eval`)",
+        ),
+        ("nDCG@10,nDGC@5", "unknown measure 'nDGC'; did you mean nDCG"),
+        (",", "no measure named in ','"),
+    ],
+)
+def test_a_bad_list_names_the_piece_that_is_wrong(given: str, message: str) -> None:
+    with pytest.raises(rankscope.MeasureError) as caught:
+        rankscope.evaluate(QRELS, RUN, given)
+    assert str(caught.value).startswith(message)
+
+
+ir_measures = pytest.importorskip("ir_measures")
+
+
+def test_ir_measures_objects_are_taken_wherever_measures_are() -> None:
+    theirs = [ir_measures.nDCG @ 10, ir_measures.P(rel=2) @ 5, ir_measures.RR, ir_measures.AP]
+    expected = ["nDCG@10", "P(rel=2)@5", "RR", "AP"]
+    results = rankscope.evaluate(QRELS, RUN, theirs)
+    assert names(results) == expected
+    assert results.mean() == rankscope.evaluate(QRELS, RUN, expected).mean()
+    assert names(rankscope.evaluate(QRELS, RUN, ir_measures.nDCG @ 10)) == ["nDCG@10"]
+    assert names(rankscope.evaluate(QRELS, RUN, [str(m) for m in theirs])) == expected
+    assert rankscope.measure(ir_measures.P(rel=2) @ 5).name == "P(rel=2)@5"
+    assert given_measures(ir_measures.RR) == ["RR"]
+    judged, ranking = [("a", 2)], [("a", 0.5)]
+    assert evaluate_query(judged, ranking, [ir_measures.RR, ir_measures.P @ 1]) == [1.0, 1.0]
+    qrels = {f"q{i}": {"a": 1} for i in range(6)}
+    runs = {
+        "bm25": {f"q{i}": ["x", "a"] for i in range(6)},
+        "dense": {f"q{i}": ["a"] for i in range(6)},
+    }
+    report = rankscope.compare_runs(qrels, runs, [ir_measures.RR], test="randomization")
+    assert list(report.comparison.measures) == ["RR"]
+
+
+def test_names_do_not_import_ir_measures() -> None:
+    code = (
+        "import sys, rankscope\n"
+        "rankscope.evaluate({'q': {'a': 1}}, {'q': {'a': 1.0}}, 'nDCG@10, AP')\n"
+        "print('ir_measures' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
