@@ -1,5 +1,6 @@
 """What `evaluate` and every function that takes measures accept: None (the profile's
-defaults), strings listing several measures, ir_measures' measure objects."""
+defaults), strings listing several measures, ir_measures' measure objects; and the hints for
+arguments given in the wrong order."""
 
 from __future__ import annotations
 
@@ -138,3 +139,56 @@ def test_names_do_not_import_ir_measures() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+SWAPPED = (
+    "were the qrels and the run given in the wrong order? The qrels come first: "
+    "evaluate(qrels, run)"
+)
+
+
+def test_a_run_given_as_the_qrels_is_refused_with_the_order() -> None:
+    with pytest.raises(rankscope.InputError) as caught:
+        rankscope.evaluate(RUN, QRELS, "AP")
+    assert str(caught.value) == (
+        "<dict>: relevance must be an integer grade; found 0.9 for query 'q1', document 'd1' "
+        "(row 1): " + SWAPPED
+    )
+
+
+def test_float_grades_beside_integer_scores_warn_of_the_order() -> None:
+    run_of_whole_scores = {"q1": {"d1": 3.0, "d2": 2.0}, "q2": {"d4": 1.0}}
+    with pytest.warns(rankscope.RankscopeWarning, match="The qrels come first"):
+        rankscope.evaluate(run_of_whole_scores, QRELS, "AP")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rankscope.evaluate(QRELS, RUN, "AP")  # in order: no warning
+        rankscope.evaluate(QRELS, {"q1": {"d1": 3, "d2": 1}}, "AP")  # integer scores alone
+
+
+def test_a_frame_without_a_column_names_the_reader_that_takes_column_names() -> None:
+    pl = pytest.importorskip("polars")
+    frame = pl.DataFrame({"qid": ["q1"], "doc": ["d1"], "relevance": [1]})
+    with pytest.raises(rankscope.InputError) as caught:
+        rankscope.evaluate(frame, RUN, "AP")
+    message = str(caught.value)
+    assert "(or name it with rankscope.io.as_qrels(..., doc_id=...))" in message
+    assert "(or name it with doc_id=...)" not in message
+    with pytest.raises(rankscope.InputError, match=r"name it with doc_id=\.\.\.\)"):
+        rankscope.io.as_qrels(frame)  # as_qrels takes query_id=: its message says so
+
+
+def test_answers_given_before_the_references_are_refused_with_the_order() -> None:
+    references = {"q1": ["Paris", "Paris, France"], "q2": "Rome"}
+    answers = {"q1": "Paris", "q2": "Rome"}
+    with pytest.raises(rankscope.InputError) as caught:
+        rankscope.evaluate_answers(answers, references, "ExactMatch")
+    assert str(caught.value).endswith(
+        "several texts are what references hold: were the references and the answers given "
+        "in the wrong order? The references come first: evaluate_answers(references, answers)"
+    )
+    with pytest.raises(rankscope.InputError, match=r"qrels or a run: use rankscope\.evaluate"):
+        rankscope.evaluate_answers(answers, RUN, "ExactMatch")
+    assert rankscope.evaluate_answers(references, answers, "ExactMatch").mean() == {
+        "ExactMatch": 1.0
+    }

@@ -272,7 +272,10 @@ _FLAGS = {
     "chunk_bytes": "--chunk-mb",
 }
 """The flag that sets each option of the library that the core checks (`OptionError.option`)."""
-_NAME_IT = re.compile(r"name it with (query_id|doc_id|relevance|score)=")
+_NAME_IT = re.compile(
+    r"name it with (?:rankscope\.io\.\w+\(\.\.\., (query_id|doc_id|relevance|score)=\.\.\.\)"
+    r"|(query_id|doc_id|relevance|score)=\.\.\.)"
+)
 _GIVEN_AS = re.compile(r"\(given as (query_id|doc_id|relevance|score)=")
 
 
@@ -304,7 +307,9 @@ def in_cli_terms(error: RankscopeError, qrels_path: str | None) -> str:
         message = message.replace(library, cli)
     source = getattr(error, "source", None)
     kind = "qrels" if source is not None and source == qrels_path else "run"
-    message = _NAME_IT.sub(rf"name it with --{kind}-columns \1=", message)
+    message = _NAME_IT.sub(
+        lambda found: f"name it with --{kind}-columns {found[1] or found[2]}=...", message
+    )
     message = _GIVEN_AS.sub(rf"(given as --{kind}-columns \1=", message)
     return message.replace("a column mapping (", f"--{kind}-columns (")
 

@@ -7,7 +7,9 @@ request, which every evaluating call of the core then takes.
 
 from __future__ import annotations
 
+import copy
 import os
+import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
@@ -243,6 +245,13 @@ def evaluate(
     {'P@2': 0.5, 'RR': 0.75}
     >>> list(rankscope.evaluate(qrels, run, profile="weknora").mean())
     ['P', 'R', 'nDCG@3', 'nDCG@10', 'RR', 'AP']
+
+    The qrels come first; a run given in their place is refused with a hint:
+
+    >>> rankscope.evaluate(run, qrels, "RR")
+    Traceback (most recent call last):
+    ...
+    rankscope.errors.InputError: <dict>: relevance must be an integer grade; found 0.9 ...
     """
     settled = plan(
         measures,
@@ -257,7 +266,7 @@ def evaluate(
     how = _reading(run, stream)
     scored: tuple[_core.PerQuery, list[str], list[str], str] | None = None
     if how != "whole":
-        judged = native_qrels(qrels, lenient)
+        judged = _native_inputs(qrels, None, lenient)[0]
         path = cast(PathLike, run)  # only files are streamed
         if how == "chunks":
             # A large file: in chunks of whole queries if it is grouped by query. If not, or
@@ -273,8 +282,7 @@ def evaluate(
         if not run_name:
             run_name = os.path.splitext(os.path.basename(str(run)))[0]
     else:
-        judged = native_qrels(qrels, lenient)
-        ranking = native_run(run, lenient)
+        judged, ranking = _native_inputs(qrels, run, lenient)
         values, unjudged, missing = _core.evaluate(judged, ranking, settled)
         run_name = ranking.name
     if unjudged:
@@ -295,6 +303,76 @@ def evaluate(
         missing_queries=tuple(missing),
         complete=complete,
     )
+
+
+_SWAPPED = (
+    "were the qrels and the run given in the wrong order? The qrels come first: "
+    "evaluate(qrels, run)"
+)
+_NAME_IT = re.compile(r"\(or name it with (query_id|doc_id|relevance|score)=\.\.\.\)")
+
+
+def _native_inputs(qrels: Any, run: Any, lenient: bool) -> tuple[NativeQrels, NativeRun]:
+    """The core's qrels and run (``run=None``: the qrels alone), with the errors of `evaluate`:
+    dicts given in the wrong order said so (a score where a grade was expected is an error;
+    float grades beside integer scores, a warning), and a missing column named as
+    `rankscope.io`'s readers take it (`evaluate` takes no column names)."""
+    try:
+        judged = native_qrels(qrels, lenient)
+    except InputError as error:
+        hint = ""
+        if (
+            isinstance(qrels, Mapping)
+            and error.message.startswith("relevance must be an integer grade; found ")
+            and _first_value(qrels, float)
+        ):
+            hint = f": {_SWAPPED}"
+        raise _reworded(error, _reader("qrels", qrels), hint) from None
+    if run is None:
+        return judged, cast(NativeRun, None)
+    try:
+        ranking = native_run(run, lenient)
+    except InputError as error:
+        raise _reworded(error, _reader("run", run), "") from None
+    if (
+        isinstance(qrels, Mapping)
+        and isinstance(run, Mapping)
+        and _first_value(qrels, float)
+        and _first_value(run, int)
+    ):
+        warnings.warn(
+            f"the qrels hold float grades and the run integer scores: {_SWAPPED}",
+            RankscopeWarning,
+            stacklevel=3,
+        )
+    return judged, ranking
+
+
+def _first_value(nested: Mapping[Any, Any], kind: type) -> bool:
+    """Whether the first value of the first query of ``{query: {doc: value}}`` is a ``kind``
+    (not a bool): enough to tell judgements from scores, at no cost."""
+    for docs in nested.values():
+        if isinstance(docs, Mapping):
+            for value in docs.values():
+                return isinstance(value, kind) and not isinstance(value, bool)
+        return False
+    return False
+
+
+def _reader(kind: str, data: Any) -> str:
+    """The function of `rankscope.io` that reads ``data`` as ``kind`` with column names."""
+    return f"read_{kind}" if isinstance(data, str | os.PathLike) else f"as_{kind}"
+
+
+def _reworded(error: InputError, reader: str, hint: str) -> InputError:
+    """``error`` with ``hint`` added and a column named as ``rankscope.io.<reader>`` takes it."""
+    message = _NAME_IT.sub(rf"(or name it with rankscope.io.{reader}(..., \1=...))", error.message)
+    if not hint and message == error.message:
+        return error
+    reworded = copy.copy(error)
+    reworded.message = message + hint
+    reworded.args = (reworded._render(),)
+    return reworded
 
 
 def evaluate_native(
