@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -192,3 +193,21 @@ def test_answers_given_before_the_references_are_refused_with_the_order() -> Non
     assert rankscope.evaluate_answers(references, answers, "ExactMatch").mean() == {
         "ExactMatch": 1.0
     }
+
+
+def test_a_dict_of_runs_is_not_misread_as_one_run(tmp_path: Path) -> None:
+    path = tmp_path / "bm25.run"
+    path.write_text("q1 Q0 d1 1 0.9 bm25\n")
+    for runs in [
+        {"bm25": RUN, "dense": RUN},
+        {"bm25": {"q1": ["d1", "d2"]}},
+        {"bm25": str(path), "dense": path},
+        {"bm25": rankscope.io.read_run(path)},
+    ]:
+        with pytest.raises(rankscope.InputError) as caught:
+            rankscope.evaluate(QRELS, runs, "AP")
+        assert "this is a dict of runs ('bm25'" in str(caught.value)
+        assert "rankscope.compare_runs(qrels, runs, ...)" in str(caught.value)
+    # A run that is wrong in another way keeps its own message.
+    with pytest.raises(rankscope.InputError, match="must be a list of document ids"):
+        rankscope.evaluate(QRELS, {"q1": "d1"}, "AP")

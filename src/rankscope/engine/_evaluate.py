@@ -333,6 +333,15 @@ def _native_inputs(qrels: Any, run: Any, lenient: bool) -> tuple[NativeQrels, Na
     try:
         ranking = native_run(run, lenient)
     except InputError as error:
+        if isinstance(run, Mapping) and _holds_runs(run):
+            names = ", ".join(repr(name) for name in list(run)[:3])
+            raise InputError(
+                f"this is a dict of runs ({names}{', ...' if len(run) > 3 else ''}); evaluate "
+                "takes one run: evaluate each ({name: rankscope.evaluate(qrels, run, ...) for "
+                "name, run in runs.items()}) or compare them with rankscope.compare_runs(qrels, "
+                "runs, ...)",
+                source=error.source,
+            ) from None
         raise _reworded(error, _reader("run", run), "") from None
     if (
         isinstance(qrels, Mapping)
@@ -346,6 +355,20 @@ def _native_inputs(qrels: Any, run: Any, lenient: bool) -> tuple[NativeQrels, Na
             stacklevel=3,
         )
     return judged, ranking
+
+
+def _holds_runs(data: Mapping[Any, Any]) -> bool:
+    """Whether a mapping that is no valid run is ``{name: run}``: its first value a file path,
+    a `Run` or a frame, or a mapping of queries to rankings (mappings or lists)."""
+    first = next(iter(data.values()), None)
+    if isinstance(first, Mapping):
+        inner = next(iter(first.values()), None)
+        return isinstance(inner, Mapping | list | tuple)
+    if isinstance(first, str | os.PathLike):
+        return os.path.isfile(first)
+    return isinstance(first, NativeRun) or any(
+        hasattr(first, name) for name in ("frame", "columns", "__arrow_c_stream__")
+    )
 
 
 def _first_value(nested: Mapping[Any, Any], kind: type) -> bool:
