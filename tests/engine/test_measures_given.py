@@ -211,3 +211,16 @@ def test_a_dict_of_runs_is_not_misread_as_one_run(tmp_path: Path) -> None:
     # A run that is wrong in another way keeps its own message.
     with pytest.raises(rankscope.InputError, match="must be a list of document ids"):
         rankscope.evaluate(QRELS, {"q1": "d1"}, "AP")
+
+
+def test_measure_reads_one_and_says_so_when_given_a_list() -> None:
+    assert rankscope.measure("P(rel=2,judged_only=True)@5").name == "P(rel=2,judged_only=True)@5"
+    with pytest.raises(rankscope.MeasureError) as caught:
+        rankscope.measure("nDCG@10, AP")
+    assert str(caught.value) == (
+        "'nDCG@10, AP' names 2 measures (nDCG@10, AP); measure() reads one: parse_measures and "
+        "evaluate read lists"
+    )
+    assert caught.value.measure == "nDCG@10, AP"
+    with pytest.raises(rankscope.MeasureError, match="the cutoff of nDCG"):
+        rankscope.measure("nDCG@x")  # no list: the name's own error

@@ -16,7 +16,7 @@ from typing import Any, Literal, NamedTuple, cast
 
 from rankscope import _core
 from rankscope.engine.measures._names import Measure, from_core
-from rankscope.errors import ProfileError
+from rankscope.errors import MeasureError, ProfileError
 
 __all__ = [
     "FAMILIES",
@@ -273,10 +273,25 @@ def measure(name: str | Measure | Any) -> Measure:
     Traceback (most recent call last):
     ...
     rankscope.errors.UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG, ...
+    >>> measure("nDCG@10,AP")
+    Traceback (most recent call last):
+    ...
+    rankscope.errors.MeasureError: 'nDCG@10,AP' names 2 measures (nDCG@10, AP); measure() reads
+    one: parse_measures and evaluate read lists
     """
     if isinstance(name, Measure):
         return name
-    return from_core(_core.parse_measure(str(name) if _is_ir_measures(name) else name))
+    try:
+        return from_core(_core.parse_measure(str(name) if _is_ir_measures(name) else name))
+    except MeasureError:
+        several = split_measures(name) if isinstance(name, str) and "," in name else []
+        if len(several) < 2:
+            raise
+        raise MeasureError(
+            f"{name!r} names {len(several)} measures ({', '.join(several)}); measure() reads "
+            "one: parse_measures and evaluate read lists",
+            measure=name,
+        ) from None
 
 
 def parse_measures(names: str | Measure | Iterable[str | Measure] | Any) -> list[Measure]:
