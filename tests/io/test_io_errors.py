@@ -171,6 +171,26 @@ CASES: list[tuple[str, str, str, bytes, dict[str, Any], type[Exception], str]] =
         '"doc_id": "d1", "score": NaN}',
     ),
     (
+        "jsonl-integer-score-beyond-a-float",
+        "run",
+        "run.jsonl",
+        b'{"query_id": "q1", "doc_id": "d1", "score": 1' + b"0" * 400 + b"}\n",
+        {},
+        ParseError,
+        "{path}:1: score must be a finite number; found 1" + "0" * 36 + "...\n    "
+        '{"query_id": "q1", "doc_id": "d1", "score": 1' + "0" * 155 + "...",
+    ),
+    (
+        "jsonl-integer-grade-beyond-a-float",
+        "qrels",
+        "qrels.jsonl",
+        b'{"query_id": "q1", "doc_id": "d1", "relevance": 1' + b"0" * 400 + b"}\n",
+        {},
+        ParseError,
+        "{path}:1: relevance must be an integer grade; found 1" + "0" * 36 + "...\n    "
+        '{"query_id": "q1", "doc_id": "d1", "relevance": 1' + "0" * 151 + "...",
+    ),
+    (
         "jsonl-fractional-grade",
         "qrels",
         "qrels.jsonl",

@@ -30,6 +30,7 @@ from rankscope.service.sources.retrievers import normalise_ranking, parse_retrie
         (["ok", ""], "document 2 of the ranking has an empty id"),
         ([("d", "high")], "the score must be a number"),
         ([("d", float("inf"))], "finite number; found inf"),
+        ([("d", 10**400)], r"finite number; found 1000000000000000000000000000000000000000$"),
         ([("d", 1.0, 2)], r"expected \(id, score\)"),
         ([("a", 1.0), "b"], "scores for 1 of 2 documents"),
     ],

@@ -75,8 +75,8 @@ def _add_run(subparsers: Any) -> None:
     add_measure_option(
         parser,
         help="repeatable, or comma-separated: weknora profile: some of precision, recall, "
-        "ndcg3, ndcg10, mrr, map (default all); trec profile: rankscope measures (default "
-        "nDCG@10,AP,RR,P@10)",
+        "ndcg3, ndcg10, mrr, map (default all); trec profile: rankscope measures (default: "
+        "the trec profile's, as rankscope evaluate's)",
     )
     parser.add_argument("--profile", default="weknora", choices=("weknora", "trec", "trec9"))
     parser.add_argument(

@@ -115,19 +115,34 @@ def _check_id(record: Mapping[str, Any], key: str) -> str | None:
     return None
 
 
+def _is_finite(value: Any) -> bool:
+    """A number a float holds: not NaN or infinite, and not an integer beyond a float's range
+    (JSON's ``1e400`` reads as inf, its 401-digit integer as an int ``math.isfinite`` refuses)."""
+    try:
+        return _is_number(value) and math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _shown(value: Any) -> str:
+    """A value as a message shows it, a very long one cut."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
 def _check_score(value: Any, key: str) -> str | None:
     if value is None:
         return f"key {key!r} is missing or null"
-    if not _is_number(value) or not math.isfinite(value):
-        return f"score must be a finite number; found {value!r}"
+    if not _is_finite(value):
+        return f"score must be a finite number; found {_shown(value)}"
     return None
 
 
 def _check_grade(value: Any, key: str) -> str | None:
     if value is None:
         return f"key {key!r} is missing or null"
-    if not _is_number(value) or not math.isfinite(value) or value != round(value):
-        return f"relevance must be an integer grade; found {value!r}"
+    if not _is_finite(value) or value != round(value):
+        return f"relevance must be an integer grade; found {_shown(value)}"
     return None
 
 

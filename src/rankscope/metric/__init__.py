@@ -255,6 +255,11 @@ class _MetricFields:
         """``{field: value}``."""
         return {f.name: float(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
 
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        """The fields' names, in WeKnora's order (``precision``, ``recall``, ...)."""
+        return tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
+
 
 @dataclass(frozen=True)
 class RetrievalMetrics(_MetricFields):

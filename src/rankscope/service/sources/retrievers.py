@@ -114,13 +114,17 @@ def normalise_ranking(raw: Any, k: int) -> tuple[list[str], list[float] | None]:
                     f"document {index + 1} of the ranking: the score must be a number; "
                     f"found {score!r:.40}"
                 )
-            if not math.isfinite(score):
+            try:
+                value = float(score)
+            except OverflowError:  # an integer beyond a float's range
+                value = math.inf
+            if not math.isfinite(value):
                 raise RetrieverError(
                     f"document {index + 1} of the ranking: the score must be a finite number; "
-                    f"found {score!r}"
+                    f"found {score!r:.40}"
                 )
             doc_ids.append(_doc_id(doc, index))
-            scores.append(float(score))
+            scores.append(value)
             with_scores += 1
         else:
             doc_ids.append(_doc_id(item, index))

@@ -32,7 +32,9 @@ from rankscope.engine import (
     parse_measures,
     resolve_profile,
 )
+from rankscope.engine.measures import default_measures
 from rankscope.errors import MeasureError, ProfileError
+from rankscope.metric import GenerationMetrics, RetrievalMetrics
 
 if TYPE_CHECKING:
     from rankscope.answers._scorers import Scorer
@@ -47,26 +49,20 @@ __all__ = [
     "effective_scores",
 ]
 
-WEKNORA_MEASURES: Mapping[str, str] = {
-    "precision": "P",
-    "recall": "R",
-    "ndcg3": "nDCG@3",
-    "ndcg10": "nDCG@10",
-    "mrr": "RR",
-    "map": "AP",
-}
-"""WeKnora's `RetrievalMetrics` fields and the weknora-profile measure each one is."""
+WEKNORA_MEASURES: Mapping[str, str] = dict(
+    zip(RetrievalMetrics.field_names(), default_measures("weknora"), strict=True)
+)
+"""WeKnora's `RetrievalMetrics` fields and the weknora-profile measure each one is: the
+fields of `rankscope.metric.RetrievalMetrics` and the weknora profile's default measures,
+in their order."""
 
-DEFAULT_TREC_MEASURES = ("nDCG@10", "AP", "RR", "P@10")
+DEFAULT_TREC_MEASURES = default_measures("trec")
+"""What a task under a trec profile computes when no measure is named: the trec profile's
+default measures, as the command line's."""
 
-WEKNORA_ANSWER_MEASURES: Mapping[str, str] = {
-    "bleu1": "BLEU(n=1)",
-    "bleu2": "BLEU(n=2)",
-    "bleu4": "BLEU(n=4)",
-    "rouge1": "ROUGE-1",
-    "rouge2": "ROUGE-2",
-    "rougel": "ROUGE-L",
-}
+WEKNORA_ANSWER_MEASURES: Mapping[str, str] = dict(
+    zip(GenerationMetrics.field_names(), default_measures("weknora", "answer"), strict=True)
+)
 """WeKnora's `GenerationMetrics` fields and the weknora answer measure each one is."""
 
 

@@ -182,7 +182,7 @@ class EvaluationService:
         measures
             Under ``weknora`` (the default), some of WeKnora's RetrievalMetrics fields
             (default all six); under ``trec``/``trec9``, rankscope measure names (default
-            nDCG@10, AP, RR, P@10).
+            the profile's default measures, as `rankscope evaluate`'s).
         k
             Documents asked of the retriever per question (default 10 under weknora, 100
             under trec).
