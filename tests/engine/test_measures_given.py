@@ -157,6 +157,21 @@ def test_a_run_given_as_the_qrels_is_refused_with_the_order() -> None:
     )
 
 
+def test_a_run_frame_given_as_the_qrels_is_refused_with_the_order() -> None:
+    pl = pytest.importorskip("polars")
+    run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [0.9, 0.5]})
+    qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]})
+    with pytest.raises(rankscope.InputError) as caught:
+        rankscope.evaluate(run, qrels, "AP")
+    assert str(caught.value).endswith("(row 1): " + SWAPPED)
+    with pytest.raises(rankscope.InputError) as caught:
+        rankscope.evaluate({"q1": {"a": 2.0, "b": 1.5}}, run, "AP")
+    assert str(caught.value).endswith(SWAPPED)
+    with pytest.raises(rankscope.InputError) as caught:  # not a number: no hint
+        rankscope.evaluate({"q1": {"a": "yes"}}, run, "AP")
+    assert SWAPPED not in str(caught.value)
+
+
 def test_float_grades_beside_integer_scores_warn_of_the_order() -> None:
     run_of_whole_scores = {"q1": {"d1": 3.0, "d2": 2.0}, "q2": {"d4": 1.0}}
     with pytest.warns(rankscope.RankscopeWarning, match="The qrels come first"):

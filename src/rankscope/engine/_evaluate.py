@@ -309,23 +309,23 @@ _SWAPPED = (
     "were the qrels and the run given in the wrong order? The qrels come first: "
     "evaluate(qrels, run)"
 )
+_NOT_A_GRADE = re.compile(r"relevance must be an integer grade; found -?[0-9]+\.[0-9]*[1-9]")
 _NAME_IT = re.compile(r"\(or name it with (query_id|doc_id|relevance|score)=\.\.\.\)")
 
 
 def _native_inputs(qrels: Any, run: Any, lenient: bool) -> tuple[NativeQrels, NativeRun]:
     """The core's qrels and run (``run=None``: the qrels alone), with the errors of `evaluate`:
-    dicts given in the wrong order said so (a score where a grade was expected is an error;
-    float grades beside integer scores, a warning), and a missing column named as
+    inputs given in the wrong order said so (a score where a grade was expected is an error;
+    dicts of float grades beside integer scores, a warning), a dict of runs said to be one,
+    and a missing column named as
     `rankscope.io`'s readers take it (`evaluate` takes no column names)."""
     try:
         judged = native_qrels(qrels, lenient)
     except InputError as error:
+        found = _NOT_A_GRADE.match(error.message)
         hint = ""
-        if (
-            isinstance(qrels, Mapping)
-            and error.message.startswith("relevance must be an integer grade; found ")
-            and _first_value(qrels, float)
-        ):
+        if found is not None and not isinstance(qrels, str | os.PathLike):
+            # A number with a fraction is a score: the core says so of files itself.
             hint = f": {_SWAPPED}"
         raise _reworded(error, _reader("qrels", qrels), hint) from None
     if run is None:
