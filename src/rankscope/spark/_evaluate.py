@@ -383,7 +383,7 @@ def evaluate_files(
     spark: SparkSession,
     qrels_path: str,
     run_paths: Iterable[str],
-    measures: str | Iterable[str],
+    measures: str | Iterable[str] | None = None,
     *,
     qrels_format: str | None = None,
     run_format: str | None = None,
