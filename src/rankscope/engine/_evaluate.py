@@ -7,7 +7,6 @@ request, which every evaluating call of the core then takes.
 
 from __future__ import annotations
 
-import copy
 import os
 import re
 import warnings
@@ -266,7 +265,7 @@ def evaluate(
     how = _reading(run, stream)
     scored: tuple[_core.PerQuery, list[str], list[str], str] | None = None
     if how != "whole":
-        judged = _native_inputs(qrels, None, lenient)[0]
+        judged = _judgements(qrels, lenient)
         path = cast(PathLike, run)  # only files are streamed
         if how == "chunks":
             # A large file: in chunks of whole queries if it is grouped by query. If not, or
@@ -282,7 +281,8 @@ def evaluate(
         if not run_name:
             run_name = os.path.splitext(os.path.basename(str(run)))[0]
     else:
-        judged, ranking = _native_inputs(qrels, run, lenient)
+        judged = _judgements(qrels, lenient)
+        ranking = _ranking(run, qrels, lenient)
         values, unjudged, missing = _core.evaluate(judged, ranking, settled)
         run_name = ranking.name
     if unjudged:
@@ -313,23 +313,23 @@ _NOT_A_GRADE = re.compile(r"relevance must be an integer grade; found -?[0-9]+\.
 _NAME_IT = re.compile(r"\(or name it with (query_id|doc_id|relevance|score)=\.\.\.\)")
 
 
-def _native_inputs(qrels: Any, run: Any, lenient: bool) -> tuple[NativeQrels, NativeRun]:
-    """The core's qrels and run (``run=None``: the qrels alone), with the errors of `evaluate`:
-    inputs given in the wrong order said so (a score where a grade was expected is an error;
-    dicts of float grades beside integer scores, a warning), a dict of runs said to be one,
-    and a missing column named as
-    `rankscope.io`'s readers take it (`evaluate` takes no column names)."""
+def _judgements(qrels: Any, lenient: bool) -> NativeQrels:
+    """The core's qrels, with the errors of `evaluate`: a score with a fraction where a grade
+    was expected (a run given first) said so, and a missing column named as `rankscope.io`'s
+    readers take it (`evaluate` takes no column names)."""
     try:
-        judged = native_qrels(qrels, lenient)
+        return native_qrels(qrels, lenient)
     except InputError as error:
-        found = _NOT_A_GRADE.match(error.message)
         hint = ""
-        if found is not None and not isinstance(qrels, str | os.PathLike):
-            # A number with a fraction is a score: the core says so of files itself.
-            hint = f": {_SWAPPED}"
+        if _NOT_A_GRADE.match(error.message) and not isinstance(qrels, str | os.PathLike):
+            hint = f": {_SWAPPED}"  # the core words the hint for files itself
         raise _reworded(error, _reader("qrels", qrels), hint) from None
-    if run is None:
-        return judged, cast(NativeRun, None)
+
+
+def _ranking(run: Any, qrels: Any, lenient: bool) -> NativeRun:
+    """The core's run, with the errors of `evaluate`: a dict of runs said to be one, a missing
+    column named as `rankscope.io`'s readers take it; and a warning when dicts of float grades
+    and integer scores suggest the qrels and the run were swapped."""
     try:
         ranking = native_run(run, lenient)
     except InputError as error:
@@ -354,7 +354,7 @@ def _native_inputs(qrels: Any, run: Any, lenient: bool) -> tuple[NativeQrels, Na
             RankscopeWarning,
             stacklevel=3,
         )
-    return judged, ranking
+    return ranking
 
 
 def _holds_runs(data: Mapping[Any, Any]) -> bool:
@@ -392,10 +392,14 @@ def _reworded(error: InputError, reader: str, hint: str) -> InputError:
     message = _NAME_IT.sub(rf"(or name it with rankscope.io.{reader}(..., \1=...))", error.message)
     if not hint and message == error.message:
         return error
-    reworded = copy.copy(error)
-    reworded.message = message + hint
-    reworded.args = (reworded._render(),)
-    return reworded
+    return type(error)(
+        message + hint,
+        source=error.source,
+        line=error.line,
+        text=error.text,
+        query=error.query,
+        document=error.document,
+    )
 
 
 def evaluate_native(
