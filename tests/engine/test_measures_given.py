@@ -93,10 +93,20 @@ def test_the_command_line_splits_with_the_same_rule() -> None:
 @pytest.mark.parametrize(
     ("given", "message"),
     [
+        *(
+            (
+                trec_eval_list,
+                f"'{trec_eval_list}' is trec_eval's -m syntax, which `rankscope trec-eval` "
+                "reads; here a list names each measure in full, separated by commas (P.5,10 is "
+                "P@5,P@10; utility.1,-1,0,1 is Utility(a=1,b=-1,c=0,d=1); ndcg.1=0.5,2=1 is "
+                "nDCG(gains=1:0.5;2:1))",
+            )
+            for trec_eval_list in ["P.5,10", "utility.1,-1,0,1", "ndcg.1=0.5,2=1"]
+        ),
         (
-            "P.5,10",
-            "'10' in 'P.5,10' is not a measure: a list names each measure in full, separated "
-            "by commas (P@5,P@10; trec_eval's -m P.5,10 is read by `rankscope trec-eval`)",
+            "nDCG@10,5",
+            "'5' in 'nDCG@10,5' is not a measure: a list names each measure in full, separated "
+            "by commas (P@5,P@10)",
         ),
         ("nDCG@10,nDGC@5", "unknown measure 'nDGC'; did you mean nDCG"),
         (",", "no measure named in ','"),

@@ -78,8 +78,9 @@ pub fn parse_measures<S: AsRef<str>>(names: &[S]) -> Result<Vec<Measure>> {
 /// The rule: a text that is one valid name is that measure, whatever commas it holds (a
 /// parameter list, `P(rel=2,judged_only=True)@5`, or ir_measures' gains,
 /// `nDCG(gains={0:0,1:4})`); any other text is split at the commas outside parentheses and
-/// braces, and each piece is a name (empty pieces are skipped). trec_eval's `-m P.5,10` is not
-/// a name here: its second piece is refused with a message that says how to write it.
+/// braces, and each piece is a name (empty pieces are skipped). trec_eval's `-m` syntax with
+/// commas (`P.5,10`, `utility.1,-1,0,1`) is not a name here: it is refused with a message that
+/// says how to write it.
 ///
 /// ```
 /// use rankscope_core::measures::parse_listed;
@@ -91,7 +92,9 @@ pub fn parse_measures<S: AsRef<str>>(names: &[S]) -> Result<Vec<Measure>> {
 /// assert_eq!(names("P(rel=2)@5,RR"), ["P(rel=2)@5", "RR"]);
 /// assert_eq!(names("nDCG(gains={0:0,1:4})@10"), ["nDCG(gains=0:0.0;1:4.0)@10"]);
 /// let error = parse_listed("P.5,10").unwrap_err().to_string();
-/// assert!(error.starts_with("'10' in 'P.5,10' is not a measure"), "{error}");
+/// assert!(error.starts_with("'P.5,10' is trec_eval's -m syntax"), "{error}");
+/// let error = parse_listed("nDCG@10,5").unwrap_err().to_string();
+/// assert!(error.starts_with("'5' in 'nDCG@10,5' is not a measure"), "{error}");
 /// ```
 pub fn parse_listed(text: &str) -> Result<Vec<Measure>> {
     if !text.contains(',') {
@@ -109,23 +112,36 @@ pub fn parse_listed(text: &str) -> Result<Vec<Measure>> {
 
 /// The measures of the pieces of a list (`text`, for messages).
 fn list_of(text: &str, pieces: &[&str]) -> Result<Vec<Measure>> {
+    let text = text.trim();
     pieces
         .iter()
         .map(|piece| {
             parse_measure(piece).map_err(|error| {
-                if piece
+                if is_trec_eval_list(text) {
+                    Error::measure_part(
+                        text,
+                        *piece,
+                        format!(
+                            "{} is trec_eval's -m syntax, which `rankscope trec-eval` reads; \
+                             here a list names each measure in full, separated by commas \
+                             (P.5,10 is P@5,P@10; utility.1,-1,0,1 is \
+                             Utility(a=1,b=-1,c=0,d=1); ndcg.1=0.5,2=1 is \
+                             nDCG(gains=1:0.5;2:1))",
+                            quoted(text)
+                        ),
+                    )
+                } else if piece
                     .bytes()
                     .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
                 {
                     Error::measure_part(
-                        text.trim(),
+                        text,
                         *piece,
                         format!(
                             "{} in {} is not a measure: a list names each measure in full, \
-                             separated by commas (P@5,P@10; trec_eval's -m P.5,10 is read by \
-                             `rankscope trec-eval`)",
+                             separated by commas (P@5,P@10)",
                             quoted(piece),
-                            quoted(text.trim())
+                            quoted(text)
                         ),
                     )
                 } else {
@@ -134,6 +150,20 @@ fn list_of(text: &str, pieces: &[&str]) -> Result<Vec<Measure>> {
             })
         })
         .collect()
+}
+
+/// Whether `text` is trec_eval's `-m name.params` with commas in its parameters
+/// (`P.5,10`, `utility.1,-1,0,1`, `ndcg.1=0.5,2=1`).
+fn is_trec_eval_list(text: &str) -> bool {
+    let Some((name, params)) = text.split_once('.') else {
+        return false;
+    };
+    params.contains(',')
+        && families().any(|f| {
+            f.trec_eval
+                .iter()
+                .any(|t| t.name.eq_ignore_ascii_case(name))
+        })
 }
 
 /// The names a text lists, by the rule of [`parse_listed`]: the whole text when it is one
