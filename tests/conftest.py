@@ -1,7 +1,13 @@
-"""Shared fixtures: paths to the reference data kept inside the repository."""
+"""Shared fixtures: paths to the reference data kept inside the repository, and the service
+store's two back-ends (a SQLite file; a schema of a PostgreSQL server started by
+``scripts/postgres``)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,3 +31,54 @@ def weknora_samples_dir() -> Path:
     if not path.is_dir():
         pytest.fail(f"WeKnora's sample dataset is missing: {path}")
     return path
+
+
+# --- the store's back-ends ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The URL of a PostgreSQL server for the tests: ``$RANKSCOPE_TEST_POSTGRES`` (what
+    ``scripts/test`` starts), else one ``scripts/postgres`` starts for this session and stops
+    after it; the tests that need it are skipped, saying why, where it cannot be started."""
+    given = os.environ.get("RANKSCOPE_TEST_POSTGRES")
+    if given:
+        yield given
+        return
+    pytest.importorskip("psycopg", reason="psycopg is not installed (the test extra)")
+    script = ROOT / "scripts" / "postgres"
+    running = subprocess.run([str(script), "url"], capture_output=True, text=True)
+    if running.returncode == 0:  # started by someone else: theirs to stop
+        yield running.stdout.strip()
+        return
+    started = subprocess.run([str(script), "start"], capture_output=True, text=True)
+    if started.returncode != 0:
+        pytest.skip(f"PostgreSQL could not be started: {started.stderr.strip()}")
+    try:
+        yield started.stdout.strip()
+    finally:
+        subprocess.run([str(script), "stop"], capture_output=True, text=True)
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> Iterator[str]:
+    """A store of its own on the server: the URL of a fresh schema, dropped afterwards."""
+    psycopg = pytest.importorskip("psycopg")
+    schema = f"test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_server, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {schema}")
+    separator = "&" if "?" in postgres_server else "?"
+    try:
+        yield f"{postgres_server}{separator}options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(postgres_server, autocommit=True) as connection:
+            connection.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a test's store is: a SQLite file, then a PostgreSQL schema (the same tests for
+    both back-ends)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "tasks.db")
+    return str(request.getfixturevalue("postgres_url"))

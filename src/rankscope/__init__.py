@@ -4,15 +4,22 @@
 >>> rankscope.evaluate({"q1": {"d1": 1}}, {"q1": ["d2", "d1"]}, "RR").mean()
 {'RR': 0.5}
 
-The names below are loaded on first use, so that ``import rankscope`` (and the command line's
-``--help``) does not pay for numpy and polars until something is evaluated.
+The names below, and the subpackages (``rankscope.io``, ``rankscope.compare``,
+``rankscope.fuse``, ``rankscope.judge``, ``rankscope.metric``, ``rankscope.compat``,
+``rankscope.spark``, ...), are loaded on first use, so that ``import rankscope`` (and the
+command line's ``--help``) does not pay for numpy and polars until something is evaluated:
+
+>>> rankscope.io.read_run  # doctest: +ELLIPSIS
+<function read_run at ...>
+>>> "compare" in dir(rankscope) and "evaluate" in dir(rankscope)
+True
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rankscope._lazy import lazy_attributes
+from rankscope._lazy import lazy_attributes, lazy_dir
 from rankscope.errors import (
     DuplicateDocumentError,
     EmptyInputError,
@@ -72,6 +79,24 @@ __all__ = [
     "optimize_fusion",
 ]
 
+SUBPACKAGES = (
+    "answers",
+    "cli",
+    "compare",
+    "compat",
+    "engine",
+    "errors",
+    "fuse",
+    "io",
+    "judge",
+    "metric",
+    "report",
+    "service",
+    "spark",
+)
+"""The subpackages reachable as attributes (``rankscope.io.read_run``), imported on first use.
+``rankscope.fuse`` is both the package and, called, its function `rankscope.fuse.fuse`."""
+
 # Public name -> the module that defines it, imported on first access: `import rankscope` (and
 # the command line's --help) loads neither numpy nor polars.
 __getattr__ = lazy_attributes(
@@ -89,7 +114,8 @@ __getattr__ = lazy_attributes(
         "ComparisonReport": "rankscope.compare",
         "compare_runs": "rankscope.compare",
         "FusionSearch": "rankscope.fuse",
-        "fuse": "rankscope.fuse",
         "optimize_fusion": "rankscope.fuse",
     },
+    SUBPACKAGES,
 )
+__dir__ = lazy_dir(__all__, SUBPACKAGES)

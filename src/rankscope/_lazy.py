@@ -5,17 +5,24 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["lazy_attributes"]
+__all__ = ["lazy_attributes", "lazy_dir"]
 
 
-def lazy_attributes(package: str, homes: dict[str, str]) -> Callable[[str], Any]:
+def lazy_attributes(
+    package: str, homes: dict[str, str], submodules: Iterable[str] = ()
+) -> Callable[[str], Any]:
     """A module ``__getattr__`` giving each name of ``homes`` from the module named beside it,
-    imported when the name is first asked for (then kept in the package)."""
+    and each of ``submodules`` (the package's own subpackages, ``package.name``), imported when
+    the name is first asked for (then kept in the package)."""
+    subpackages = frozenset(submodules)
 
     def __getattr__(name: str) -> Any:
+        if name in subpackages:
+            # Importing a submodule binds it in its package: later lookups do not come here.
+            return importlib.import_module(f"{package}.{name}")
         if name not in homes:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(homes[name]), name)
@@ -23,3 +30,14 @@ def lazy_attributes(package: str, homes: dict[str, str]) -> Callable[[str], Any]
         return value
 
     return __getattr__
+
+
+def lazy_dir(public: Iterable[str], submodules: Iterable[str] = ()) -> Callable[[], list[str]]:
+    """A module ``__dir__`` listing the public names and subpackages, loaded or not, so that
+    tab completion finds them before first use."""
+    names = sorted({*public, *submodules})
+
+    def __dir__() -> list[str]:
+        return list(names)
+
+    return __dir__

@@ -28,7 +28,8 @@
      │    │    └── StoreReadOnlyError  the store is read-only (HTTP 503)
      │    └── CallError                a call out of the service failed
      │         ├── RetrieverError      a retriever call failed or returned no ranking
-     │         └── GeneratorError      a generator call failed or returned no answer
+     │         ├── GeneratorError      a generator call failed or returned no answer
+     │         └── JudgeError          a judge call failed or returned no grade
      └── MissingDependencyError        an optional extra is not installed (ImportError)
 
     RankscopeWarning (UserWarning)     something was left out or skipped, and counted
@@ -66,6 +67,7 @@ __all__ = [
     "EmptyInputError",
     "GeneratorError",
     "InputError",
+    "JudgeError",
     "MeasureError",
     "MissingDependencyError",
     "NoCommonQueriesError",
@@ -313,8 +315,8 @@ class StoreReadOnlyError(StoreError):
 
 
 class CallError(ServiceError):
-    """A call to a retriever or a generator failed after its retries, or returned something
-    unusable; the question is recorded as failed and the task goes on.
+    """A call to a retriever, a generator or a judge failed after its retries, or returned
+    something unusable; the question (or pair) is recorded as failed and the task goes on.
 
     Attributes
     ----------
@@ -336,6 +338,11 @@ class RetrieverError(CallError):
 
 class GeneratorError(CallError):
     """A generator call failed after its retries, or returned something that is not an answer."""
+
+
+class JudgeError(CallError):
+    """A judge call failed after its retries, or returned something from which no grade can be
+    read (`rankscope.judge`); the pair is recorded as failed, never given a grade."""
 
 
 class MissingDependencyError(RankscopeError, ImportError):

@@ -113,14 +113,18 @@ def test_jupyter_shows_tables(report: rankscope.ComparisonReport) -> None:
     fragment = report._repr_html_()
     assert fragment.startswith('<div class="rankscope-summary"><style>')
     assert "<script" not in fragment and "<html" not in fragment
-    assert fragment.count("<tr") == 3  # the header, the baseline, dense
+    summary, per_query = fragment.split("<details>")
+    assert summary.count("<tr") == 3  # the header, the baseline, dense
+    queries = len(report.aligned.query_ids)
+    assert per_query.startswith(f"<summary>per query ({queries} queries)</summary>")
+    assert per_query.count("<tr") == 2 + queries  # two header rows, one row per query
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         results = rankscope.evaluate(QRELS, BM25, MEASURES)
     page = results._repr_html_()
     queries = len(results.query_ids)
     assert f"<strong>bm25</strong>: {queries} queries, profile trec" in page
-    assert f"{results.mean()['AP']}" in page or f"{results.mean()['AP']:.6f}"[:6] in page
+    assert f"<td>{results.mean()['AP']:.4f}</td>" in page  # rounded as the command line rounds
     assert "<details><summary>per query</summary>" in page
 
 

@@ -142,6 +142,26 @@ def test_generated_runs_agree_with_ranx(
     check_agreement(runs, method, norm, params_for(method, len(runs), random.Random(seed)))
 
 
+@pytest.mark.parametrize("method", ["condorcet", "w_condorcet"])
+def test_condorcet_counts_a_run_that_retrieved_neither_as_ranx_does(method: str) -> None:
+    """d00 and d01 split the runs that retrieved either 1:2 (d01 above d00 in the second
+    run, tied scores being ranked by id descending); the run holding only d02 counts against
+    whichever ranx compares first, which makes its comparison a strict order, d01 first."""
+    runs: list[Scores] = [
+        {"q0": {"d00": 1.0}},
+        {"q0": {"d00": -2.0, "d01": -2.0}},
+        {"q0": {"d01": -2.0}},
+        {"q0": {"d02": -2.0}},
+    ]
+    params = params_for(method, len(runs), random.Random(0))
+    check_agreement(runs, method, "rank", params)
+    if method == "condorcet":
+        assert condorcet_is_strict(runs, "rank", params)
+        assert ours(runs, method, "rank", params) == {
+            "q0": [("d01", 3.0), ("d00", 2.0), ("d02", 1.0)]
+        }
+
+
 def test_the_reference_keeps_rankscope_rankings() -> None:
     run = ranx_run({"q1": {"a": 1.0, "b": 1.0, "c": 2.0}}, ["q1", "q2"])
     assert list(run.run["q1"].keys()) == ["c", "b", "a"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -106,37 +105,6 @@ def answer(question, passages):
             log.write(question.split()[-1] + "\\n")
     return passages[0] if passages else "no passage"
 '''
-
-
-@contextmanager
-def serving(app: Any, config: Any = None) -> Iterator[str]:
-    """``app`` served by uvicorn on a free loopback port (or as ``config`` says), in a thread;
-    its base URL."""
-    import time
-
-    import uvicorn
-
-    if config is None:
-        config = uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning")
-    port = config.port
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass

@@ -22,10 +22,10 @@ from service_helpers import (
     make_beir,
     serve_generator,
     serve_search,
-    serving,
 )
 
 import rankscope
+from loopback import serving
 from rankscope.errors import InputError, MeasureError
 from rankscope.service import Dataset, EvaluationService, create_app, load_dataset
 from rankscope.service.store.sqlite import SQLiteStore
@@ -366,7 +366,7 @@ def test_a_version_2_store_keeps_its_tasks_and_gains_answers(
     SQLiteStore(path).close()
     with sqlite3.connect(path) as db:
         (version,) = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    assert version == "3"
+    assert version == "4"
     service = EvaluationService(path)
     try:
         again = service.get(old.id)

@@ -13,9 +13,10 @@ from typing import Any
 import httpx
 import polars as pl
 import pytest
-from service_helpers import HTTP_OPTIONS, serve_search, serving
+from service_helpers import HTTP_OPTIONS, serve_search
 
 import rankscope
+from loopback import serving
 from rankscope.io.tables import Run
 from rankscope.service import EvaluationService, create_app, load_dataset
 from rankscope.service.web.app import is_loopback

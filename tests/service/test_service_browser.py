@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_helpers import RETRIEVER_MODULE, make_beir, serving
+from service_helpers import RETRIEVER_MODULE, make_beir
 
+from loopback import serving
 from rankscope.service import EvaluationService, create_app
 
 # A slow group (Chromium): left out by `scripts/test --quick`.

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_helpers import client_for, free_port, make_beir, serving
+from service_helpers import client_for, make_beir
 
+from loopback import free_port, serving
 from rankscope.cli import main
 from rankscope.errors import (
     InputError,

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from rankscope.answers._judged import JUDGED_FAMILIES, judge_answers
 from rankscope.answers._read import PathLike, read_texts
 from rankscope.answers._scorers import (
     DEFAULT_MEASURES,
@@ -19,7 +20,11 @@ from rankscope.answers._scorers import (
 from rankscope.engine.measures import Measure, parse_measures
 from rankscope.engine.results import Results
 from rankscope.errors import InputError, OptionError, RankscopeWarning
+from rankscope.io import read_queries
 from rankscope.io.tables import QUERY_ID
+
+if TYPE_CHECKING:
+    from rankscope.judge import Judge
 
 __all__ = ["evaluate_answers"]
 
@@ -28,12 +33,62 @@ def _listing(question_ids: list[str]) -> str:
     return ", ".join(question_ids[:5]) + ("..." if len(question_ids) > 5 else "")
 
 
+def _judged_columns(
+    wanted: Sequence[Measure],
+    question_ids: list[str],
+    pairs: list[tuple[str, list[str]]],
+    references: Mapping[str, list[str]],
+    judge: Judge | None,
+    questions: Mapping[Any, str] | PathLike | None,
+    contexts: Mapping[Any, Sequence[str]] | None,
+    concurrency: int,
+) -> dict[str, list[float]]:
+    """The values of the judged measures among ``wanted``, per question (a warning counts
+    the askings that failed)."""
+    judged = [m for m in wanted if m.family in JUDGED_FAMILIES]
+    if not judged:
+        return {}
+    if judge is None:
+        raise OptionError(f"{judged[0].name} is graded by a judge: pass judge=")
+    if questions is None:
+        raise OptionError(f"{judged[0].name} needs the questions' texts: pass questions=")
+    if isinstance(questions, Mapping):
+        texts = {str(key): value for key, value in questions.items()}
+    else:
+        texts = read_queries(questions, ids=set(question_ids))
+    found = judge_answers(
+        judge,
+        judged,
+        question_ids,
+        texts,
+        {q: answer for q, (answer, _) in zip(question_ids, pairs, strict=True)},
+        references,
+        None if contexts is None else {str(k): list(v) for k, v in contexts.items()},
+        concurrency=concurrency,
+    )
+    if found.failures:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(found.failures.items()))
+        warnings.warn(
+            f"{sum(found.failures.values())} of {found.askings} judge askings gave no grade "
+            f"({kinds}); each question's share is its stat=failed value, and a question "
+            "without any grade has none (NaN)",
+            RankscopeWarning,
+            stacklevel=3,
+        )
+    return found.values
+
+
 def evaluate_answers(
     references: Mapping[Any, Any] | PathLike,
     answers: Mapping[Any, Any] | PathLike,
     measures: str | Measure | Iterable[str | Measure] | None = None,
     profile: str = "standard",
     complete: bool = False,
+    *,
+    judge: Judge | None = None,
+    questions: Mapping[Any, str] | PathLike | None = None,
+    contexts: Mapping[Any, Sequence[str]] | None = None,
+    concurrency: int = 4,
 ) -> Results:
     """Score generated answers against reference answers, question by question.
 
@@ -56,6 +111,18 @@ def evaluate_answers(
     complete
         Score questions that have a reference but no answer as an empty answer, and include
         them in the means; otherwise they are left out (listed in ``missing_queries``).
+    judge
+        For the judged measures (``Faithfulness``, ``AnswerRelevance``,
+        ``ReferenceAgreement``, each with ``repeats=N`` and ``stat=mean|sd|failed``; see
+        `rankscope.answers._judged`): a judge that answers prompts
+        (`rankscope.judge.ChatJudge`, `PromptJudge`), ``concurrency`` askings at once. Failed
+        askings are counted in a warning and in each question's ``stat=failed`` value.
+    questions
+        The questions' texts (``{question_id: text}`` or a file `rankscope.io.read_queries`
+        reads), for the judged measures.
+    contexts
+        ``{question_id: [passage, ...]}``: the passages each answer was written from, for
+        ``Faithfulness``.
 
     Returns
     -------
@@ -97,14 +164,21 @@ def evaluate_answers(
             f"{len(answer_texts)} answers, {len(reference_texts)} references, none in common; "
             "check that the question ids match"
         )
-    questions = sorted(
+    question_ids = sorted(
         set(reference_texts) & set(answer_texts) | (set(missing) if complete else set())
     )
-    pairs = [(answer_texts.get(q, [""])[0], reference_texts[q]) for q in questions]
-    each = scorers(wanted, profile)
+    pairs = [(answer_texts.get(q, [""])[0], reference_texts[q]) for q in question_ids]
+    computed = [m for m in wanted if m.family not in JUDGED_FAMILIES]
+    each = scorers(computed, profile)
     rows = [[score(answer, texts) for score in each] for answer, texts in pairs]
+    columns = {m.name: [row[i] for row in rows] for i, m in enumerate(computed)}
+    columns.update(
+        _judged_columns(
+            wanted, question_ids, pairs, reference_texts, judge, questions, contexts, concurrency
+        )
+    )
     per_query = pl.DataFrame(
-        {QUERY_ID: questions, **{m.name: [row[i] for row in rows] for i, m in enumerate(wanted)}},
+        {QUERY_ID: question_ids, **{m.name: columns[m.name] for m in wanted}},
         schema={QUERY_ID: pl.String, **{m.name: pl.Float64 for m in wanted}},
     ).sort(QUERY_ID)
     if unjudged:
@@ -117,7 +191,7 @@ def evaluate_answers(
     if profile == "standard" and any(m.family.startswith("ROUGE") for m in wanted):
         unseen = [
             q
-            for q, (answer, texts) in zip(questions, pairs, strict=True)
+            for q, (answer, texts) in zip(question_ids, pairs, strict=True)
             if any(rouge_has_no_tokens(text) for text in (answer, *texts))
         ]
         if unseen:

@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rankscope.answers._judged import JUDGED_FAMILIES
 from rankscope.answers._weknora import BLEU_WEIGHTS, weknora_bleu, weknora_rouge
 from rankscope.engine.measures import FAMILIES, Measure, default_measures
 from rankscope.errors import MeasureError, MissingDependencyError, ProfileError
@@ -202,6 +203,11 @@ def scorers(measures: Sequence[Measure], profile: str) -> list[Scorer]:
     rouge: dict[bool, _Rouge] = {}
     built: list[Scorer] = []
     for m in measures:
+        if m.family in JUDGED_FAMILIES:
+            raise MeasureError(
+                f"{m.name} is graded by a judge, not computed from the texts: "
+                "rankscope.evaluate_answers(..., judge=...) scores it"
+            )
         if profile == "weknora":
             built.append(_weknora(m))
         elif m.family == "BLEU":

@@ -56,6 +56,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"rankscope {__version__}")
     parser.add_argument("--debug", action="store_true", help="show a traceback for internal errors")
+    parser.add_argument(
+        "--completion",
+        choices=SHELLS,
+        action=_Completion,
+        help="print a completion script for the shell (rankscope.cli._completion says where to "
+        "put it)",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     if command is None:
         for name, (_, summary) in COMMANDS.items():
@@ -69,6 +76,27 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         for each in (name for name, (owner, _) in COMMANDS.items() if owner == module_name):
             _add_broken(subparsers, each, module)
     return parser
+
+
+SHELLS = ("bash", "zsh", "fish")
+"""The shells ``--completion`` writes a script for."""
+
+
+class _Completion(argparse.Action):
+    """``--completion SHELL``: print the script and exit, as ``--version`` does (the script's
+    module, which imports every command, is loaded only then)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        from rankscope.cli._completion import script
+
+        sys.stdout.write(script(str(values)))
+        parser.exit()
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -134,6 +162,7 @@ COMMANDS = {
     "pool": ("_pool", "pool runs to a depth: the pairs to judge next, as a to-judge file"),
     "holes": ("_holes", "Judged@k, unjudged documents, and how far holes could move each measure"),
     "agree": ("_agree", "agreement of two qrels: kappa, alpha, their leaderboards' tau and RBO"),
+    "judge": ("_judge", "grade pairs with an LLM judge, resumably, into qrels; calibrate it"),
 }
 """Each command, in help order: the module that registers it (``add_parser``) and its summary
 (shown by ``rankscope --help`` without importing the module)."""

@@ -190,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
             norm,
             step=args.step,
             candidates=given or None,
+            progress=True,  # a bar of the trials on a terminal, nothing when piped
         )
         shown = {k: v for k, v in search.params.items() if k not in ("probs", "log_odds")}
         print(

@@ -139,6 +139,10 @@ class ComparisonReport:
 
         return summary_html(self)
 
+    def __str__(self) -> str:
+        """The plain text table and its footnotes (`to_text`): what ``print(report)`` shows."""
+        return self.to_text()
+
     def __repr__(self) -> str:
         significant = sum(row.significant for row in self.comparison.rows)
         if self.comparison.pairwise:

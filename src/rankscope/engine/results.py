@@ -4,11 +4,21 @@ The values stay in the compiled core until asked for: :meth:`Results.to_dict` bu
 there in one pass, :meth:`Results.scores` is a numpy view of the core's buffer (no copy), and
 the frames are made from an Arrow stream of it. numpy, polars and pandas are imported only by
 the methods that hand data to them.
+
+`Results` reads as a mapping from query id to that query's values, the shape pytrec_eval
+returns: ``results["q1"]``, ``len(results)`` (the queries), ``for query_id in results``,
+``"q1" in results``, ``keys()``, ``items()``, ``get()`` and ``dict(results)`` (``values`` is
+the core's table of values, as before; ``items()`` pairs each query with its values). A key
+that is not an evaluated query but names a computed measure (``results["AP"]``, or
+``results["map"]`` by trec_eval's name) gives that measure's value per query. Query ids come
+first: when an id is also a measure's name, ``results[name]`` is the query's values, and
+:meth:`Results.score_dict` the measure's.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
@@ -28,7 +38,8 @@ __all__ = ["Results"]
 
 
 class Results:
-    """What `rankscope.evaluate` returns.
+    """What `rankscope.evaluate` returns: per-query values, aggregates, conversions, and a
+    mapping from query id to the query's values (see the module's docstring).
 
     Attributes
     ----------
@@ -106,6 +117,77 @@ class Results:
     def num_queries(self) -> int:
         """How many queries were evaluated."""
         return len(self.values)
+
+    def __len__(self) -> int:
+        """The number of evaluated queries."""
+        return self.num_queries
+
+    def __iter__(self) -> Iterator[str]:
+        """The evaluated query ids, in row order (byte-wise)."""
+        return iter(self.query_ids)
+
+    def __contains__(self, query_id: object) -> bool:
+        """Whether a query was evaluated (measure names are not keys: see `score_dict`)."""
+        return isinstance(query_id, str | int) and str(query_id) in self._rows
+
+    def __getitem__(self, key: str | int | Measure) -> dict[str, float]:
+        """A query's values ``{measure: value}``; else, for a computed measure's name, its
+        value per query ``{query_id: value}``."""
+        if isinstance(key, str | int) and not isinstance(key, bool):
+            row = self._rows.get(str(key))
+            if row is not None:
+                pairs = zip(self.measures, self._columns, strict=True)
+                return {m.name: column[row] for m, column in pairs}
+        if not isinstance(key, int):
+            try:
+                return self.score_dict(key)
+            except (MeasureError, TypeError):
+                pass
+        shown = ", ".join(self.query_ids[:5]) + (", ..." if self.num_queries > 5 else "")
+        measures = ", ".join(m.name for m in self.measures)
+        raise KeyError(
+            f"{key!r} is neither an evaluated query nor a computed measure (queries: "
+            f"{shown or 'none'}; measures: {measures})"
+        )
+
+    def get(self, key: str | int | Measure, default: Any = None) -> Any:
+        """``self[key]``, or ``default`` when it is neither a query nor a computed measure."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def keys(self) -> list[str]:
+        """The evaluated query ids, in row order."""
+        return self.query_ids
+
+    def items(self) -> list[tuple[str, dict[str, float]]]:
+        """``(query_id, {measure: value})`` pairs, in row order."""
+        return [(query_id, self[query_id]) for query_id in self.query_ids]
+
+    @cached_property
+    def _rows(self) -> dict[str, int]:
+        return {query_id: row for row, query_id in enumerate(self.query_ids)}
+
+    @cached_property
+    def _columns(self) -> list[list[float]]:
+        return [self.score_list(m) for m in self.measures]
+
+    def score_dict(self, name: str | Measure) -> dict[str, float]:
+        """Per-query values of one measure, ``{query_id: value}``.
+
+        Examples
+        --------
+        >>> import rankscope
+        >>> results = rankscope.evaluate({"q1": {"a": 1}, "q2": {"b": 1}},
+        ...                              {"q1": ["a"], "q2": ["c", "b"]}, ["RR", "P@1"])
+        >>> results.score_dict("RR")
+        {'q1': 1.0, 'q2': 0.5}
+        >>> results["q2"], results["recip_rank"], len(results), list(results)
+        ({'RR': 0.5, 'P@1': 0.0}, {'q1': 1.0, 'q2': 0.5}, 2, ['q1', 'q2'])
+        """
+        column = self._columns[self._column(name)]
+        return dict(zip(self.query_ids, column, strict=True))
 
     def _column(self, name: str | Measure) -> int:
         wanted = measure(name)
@@ -190,25 +272,11 @@ class Results:
         return pyarrow.table(self.values).to_pandas()
 
     def _repr_html_(self) -> str:
-        """Jupyter's view: the aggregates as a table, the per-query values folded under it."""
-        import html
+        """Jupyter's view: the aggregates as a table, rounded as the command line rounds
+        them, the per-query values folded under it (`rankscope.report.results.results_html`)."""
+        from rankscope.report.results import results_html
 
-        import polars as pl
-
-        means = pl.DataFrame({"run": [self.run_name], **{k: [v] for k, v in self.mean().items()}})
-        left_out = (
-            f"; {len(self.missing_queries)} judged queries not in the run"
-            if self.missing_queries and not self.complete
-            else ""
-        )
-        heading = (
-            f"<p><strong>{html.escape(self.run_name)}</strong>: {self.per_query.height} queries"
-            f", profile {html.escape(self.profile)}{left_out}</p>"
-        )
-        return (
-            f"<div>{heading}{means._repr_html_()}<details><summary>per query</summary>"
-            f"{self.per_query._repr_html_()}</details></div>"
-        )
+        return results_html(self)
 
     def __repr__(self) -> str:
         means = ", ".join(

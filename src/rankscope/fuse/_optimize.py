@@ -12,6 +12,7 @@ from typing import Any
 
 import polars as pl
 
+from rankscope._progress import ProgressOption, steps
 from rankscope.engine import evaluate, measure
 from rankscope.errors import OptionError, RankscopeWarning
 from rankscope.fuse._fuse import RunLike, as_runs, encode, fuse_encoded
@@ -156,6 +157,7 @@ def optimize_fusion(
     candidates: Mapping[str, Sequence[Any]] | Sequence[Mapping[str, Any]] | None = None,
     profile: str = "trec",
     relevance_level: int = 1,
+    progress: ProgressOption = None,
 ) -> FusionSearch:
     """Search (and train) a fusion method's parameters on judged queries, as ranx's
     ``optimize_fusion`` does, scoring each configuration with rankscope's measures.
@@ -191,6 +193,9 @@ def optimize_fusion(
     profile, relevance_level
         As for `rankscope.evaluate`; ``relevance_level`` is also the lowest relevant grade
         for training.
+    progress
+        ``True`` for a bar of the trials on standard error (on a terminal), or a function
+        called with ``(trials done, trials)`` after each.
 
     Returns
     -------
@@ -224,25 +229,27 @@ def optimize_fusion(
 
     trials: list[Trial] = []
     chosen: list[dict[str, Any]] = []
-    for config in configs:
-        searched = {k: v for k, v in config.items() if k != "n_segments"}
-        if fusion.name == "probfuse":
-            n_segments = config.get("n_segments")
-            if isinstance(n_segments, bool) or not isinstance(n_segments, int) or n_segments < 1:
-                raise OptionError(
-                    f"probfuse: n_segments must be an integer >= 1; got {n_segments!r}"
-                )
-            trained = train("probfuse", encoded, normalized, judgements, n_segments)
-        params = {**_shown(searched), **trained}
-        fused = fuse_encoded(
-            encoded, fusion.name, norm, check_params(fusion, params, len(loaded)), fusion.name
-        )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RankscopeWarning)
-            results = evaluate(
-                judged, fused, name, profile=profile, relevance_level=relevance_level
+    with steps(len(configs), f"{fusion.name}: trials", progress) as advance:
+        for config in configs:
+            searched = {k: v for k, v in config.items() if k != "n_segments"}
+            if fusion.name == "probfuse":
+                n_segments = config.get("n_segments")
+                if type(n_segments) is not int or n_segments < 1:  # bool is refused too
+                    raise OptionError(
+                        f"probfuse: n_segments must be an integer >= 1; got {n_segments!r}"
+                    )
+                trained = train("probfuse", encoded, normalized, judgements, n_segments)
+            params = {**_shown(searched), **trained}
+            fused = fuse_encoded(
+                encoded, fusion.name, norm, check_params(fusion, params, len(loaded)), fusion.name
             )
-        trials.append(Trial(_shown(config), results.mean()[name]))
-        chosen.append(params)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RankscopeWarning)
+                results = evaluate(
+                    judged, fused, name, profile=profile, relevance_level=relevance_level
+                )
+            trials.append(Trial(_shown(config), results.mean()[name]))
+            chosen.append(params)
+            advance(len(trials))
     best = max(range(len(trials)), key=lambda i: (trials[i].score, -i))
     return FusionSearch(fusion.name, norm, name, chosen[best], trials[best].score, tuple(trials))

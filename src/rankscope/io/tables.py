@@ -172,21 +172,51 @@ def _frame_from(
     return select_columns(frame, kind, mapping, source)
 
 
-@dataclass(frozen=True, eq=False)
+def _has_schema(data: Any, schema: Mapping[str, Any]) -> bool:
+    """Whether ``data`` is a polars frame that already has a table's columns and types (taken
+    as it is: the readers and the constructors below made it)."""
+    if not isinstance(data, pl.DataFrame):
+        return False
+    columns = data.schema
+    return all(columns.get(name) == dtype for name, dtype in schema.items())
+
+
+@dataclass(frozen=True, eq=False, init=False)
 class Qrels:
     """Relevance judgements: for each query, documents and their integer grades.
 
-    Build one with :meth:`from_dict`, :meth:`from_df` or a reader of :mod:`rankscope.io`.
+    ``Qrels(data)`` takes what `rankscope.io.as_qrels` takes, as ranx's ``Qrels`` does: a dict
+    ``{query_id: {doc_id: grade}}``, a file path, a frame with the usual column names, or
+    records such as ir_datasets' ``qrels_iter()``. :meth:`from_dict`, :meth:`from_df` and the
+    readers of :mod:`rankscope.io` build one too; a polars frame that already has the columns
+    ``query_id``, ``doc_id`` (strings) and ``relevance`` (Int64) is taken as it is.
 
     Examples
     --------
-    >>> qrels = Qrels.from_dict({"q1": {"d1": 2, "d2": 0}, "q2": {"d3": 1}})
+    >>> qrels = Qrels({"q1": {"d1": 2, "d2": 0}, "q2": {"d3": 1}})
     >>> len(qrels), qrels.query_ids
     (3, ['q1', 'q2'])
+    >>> Qrels({"q1": {"d1": 0.5}})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rankscope.errors.InputError: <dict>: relevance must be an integer grade; found 0.5 ...
     """
 
     frame: pl.DataFrame
     source: str = "<qrels>"
+
+    def __init__(self, data: Any = None, source: str | None = None, *, frame: Any = None) -> None:
+        # ``frame=`` is the field's name, for dataclasses.replace.
+        data = frame if data is None else data
+        if data is None:
+            raise TypeError("Qrels() needs the judgements: a dict, a file path or a frame")
+        if not _has_schema(data, QRELS_SCHEMA):
+            from rankscope.io._inputs import as_qrels
+
+            table = as_qrels(data)
+            data, source = table.frame, source or table.source
+        object.__setattr__(self, "frame", data)
+        object.__setattr__(self, "source", source or "<qrels>")
 
     @classmethod
     def from_frame(cls, frame: pl.DataFrame, source: str = "<qrels>") -> Qrels:
@@ -288,15 +318,22 @@ class Qrels:
         return f"Qrels({self.frame.height} judgements, {queries} queries, source={self.source!r})"
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class Run:
     """Ranked results: for each query, retrieved documents with scores, in the order given.
 
+    ``Run(data, name=...)`` takes what `rankscope.io.as_run` takes, as ranx's ``Run`` does: a
+    dict ``{query_id: {doc_id: score}}`` or ``{query_id: [doc_id, ...]}`` (best first), a file
+    path, a frame with the usual column names, or records such as ``scoreddocs_iter()``.
+    :meth:`from_dict`, :meth:`from_lists`, :meth:`from_df` and the readers of
+    :mod:`rankscope.io` build one too; a polars frame that already has the columns
+    ``query_id``, ``doc_id`` (strings) and ``score`` (Float64) is taken as it is.
+
     Examples
     --------
-    >>> run = Run.from_dict({"q1": {"d1": 0.9, "d2": 0.3}})
-    >>> run.frame.rows()
-    [('q1', 'd1', 0.9), ('q1', 'd2', 0.3)]
+    >>> run = Run({"q1": {"d1": 0.9, "d2": 0.3}}, name="bm25")
+    >>> run.name, run.frame.rows()
+    ('bm25', [('q1', 'd1', 0.9), ('q1', 'd2', 0.3)])
     >>> Run.from_lists({"q1": ["d2", "d1"]}).frame.rows()
     [('q1', 'd2', 2.0), ('q1', 'd1', 1.0)]
     """
@@ -304,6 +341,26 @@ class Run:
     frame: pl.DataFrame
     name: str = "run"
     source: str = "<run>"
+
+    def __init__(
+        self,
+        data: Any = None,
+        name: str | None = None,
+        source: str | None = None,
+        *,
+        frame: Any = None,
+    ) -> None:
+        data = frame if data is None else data
+        if data is None:
+            raise TypeError("Run() needs the rankings: a dict, a file path or a frame")
+        if not _has_schema(data, RUN_SCHEMA):
+            from rankscope.io._inputs import as_run
+
+            table = as_run(data, name=name)
+            data, name, source = table.frame, table.name, source or table.source
+        object.__setattr__(self, "frame", data)
+        object.__setattr__(self, "name", name or "run")
+        object.__setattr__(self, "source", source or "<run>")
 
     @classmethod
     def from_frame(cls, frame: pl.DataFrame, name: str = "run", source: str = "<run>") -> Run:

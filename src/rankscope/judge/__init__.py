@@ -12,9 +12,18 @@
   qrels share; `ranking_agreement`: Kendall's τ, τ_AP, Spearman's ρ and RBO between the
   leaderboards they give a set of runs, with the pairs of systems that swap.
 * `tau_ap` and `rbo`: the two rank correlations written here, on plain lists.
+* Judges (`Judge`): `ChatJudge` (any OpenAI-compatible chat-completions endpoint),
+  `PromptJudge` (a function answering the prompt's messages) and `CallableJudge` (a function
+  grading a pair itself: a cross-encoder); `RELEVANCE_PROMPT` (a `Prompt` to replace at will)
+  and `read_grade`, the one rule an answer is read by. A `Judgement` is a grade or a failure
+  of one of the kinds of `FAILURES`, never a guess.
+* `judge_pairs`: a judge grades pairs into a store (SQLite or PostgreSQL), every call and
+  grade committed as it arrives, resumed where it stopped; optionally calibrated first on a
+  sample of human-judged pairs. `judged_qrels`: its grades as qrels, merged with human ones;
+  `human_agreement`: how far they agree with human qrels where both judge.
 
 κ, α, τ and ρ need the ``judge`` extra (scikit-learn, krippendorff, scipy), imported on first
-use.
+use; so does `ChatJudge` (httpx).
 """
 
 from rankscope.judge._agreement import (
@@ -26,20 +35,48 @@ from rankscope.judge._agreement import (
 )
 from rankscope.judge._correlation import rbo, tau_ap
 from rankscope.judge._holes import RunHoles, holes
+from rankscope.judge._judges import (
+    FAILURES,
+    Call,
+    CallableJudge,
+    ChatJudge,
+    Judge,
+    Judgement,
+    PromptJudge,
+    Reply,
+)
+from rankscope.judge._judging import JudgingReport, human_agreement, judge_pairs, judged_qrels
 from rankscope.judge._pool import PLACEHOLDER_GRADE, Pool, pool, write_pool
+from rankscope.judge._prompt import DEFAULT_GRADES, RELEVANCE_PROMPT, Prompt, read_grade
 
 __all__ = [
+    "DEFAULT_GRADES",
+    "FAILURES",
     "PLACEHOLDER_GRADE",
+    "RELEVANCE_PROMPT",
+    "Call",
+    "CallableJudge",
+    "ChatJudge",
+    "Judge",
+    "Judgement",
     "JudgementAgreement",
+    "JudgingReport",
     "MeasureAgreement",
     "Pool",
+    "Prompt",
+    "PromptJudge",
     "RankingAgreement",
+    "Reply",
     "RunHoles",
     "holes",
+    "human_agreement",
+    "judge_pairs",
+    "judged_qrels",
     "judgement_agreement",
     "pool",
     "ranking_agreement",
     "rbo",
+    "read_grade",
     "tau_ap",
     "write_pool",
 ]

@@ -27,6 +27,7 @@ __all__ = [
     "OUTPUT_FORMATS",
     "render",
     "results_frame",
+    "results_html",
     "write_results",
     "write_text",
 ]
@@ -60,6 +61,61 @@ def table_rows(
         cells = [f(means[m.name]) for f, m in zip(formats, measures, strict=True)]
         rows.append([results.run_name, *(["all"] if per_query else []), *cells])
     return header, rows
+
+
+_NOTEBOOK_CSS = """
+.rankscope-results table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+.rankscope-results th, .rankscope-results td { padding: 3px 10px; text-align: right;
+  white-space: nowrap; }
+.rankscope-results th:first-child, .rankscope-results td:first-child { text-align: left; }
+.rankscope-results thead th { border-bottom: 1px solid currentColor; }
+.rankscope-results summary { cursor: pointer; margin-top: 6px; }
+"""
+
+
+def html_table(header: list[str], rows: list[list[str]]) -> str:
+    """An HTML table of text cells, escaped."""
+    import html
+
+    def cells(tag: str, row: list[str]) -> str:
+        return "".join(f"<{tag}>{html.escape(cell)}</{tag}>" for cell in row)
+
+    body = "".join(f"<tr>{cells('td', row)}</tr>" for row in rows)
+    return f"<table><thead><tr>{cells('th', header)}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def results_html(results: Results) -> str:
+    """What Jupyter shows for `Results`: a heading, the aggregates as a table rounded as the
+    command line rounds them, and the per-query values folded under it.
+
+    Examples
+    --------
+    >>> import rankscope
+    >>> results = rankscope.evaluate({"q": {"a": 1}}, {"q": ["b", "a"]}, ["RR", "NumRet"])
+    >>> page = results_html(results)
+    >>> "<td>run</td><td>0.5000</td><td>2</td>" in page, "<details>" in page
+    (True, True)
+    """
+    import html
+
+    header, rows = table_rows([results], per_query=True)
+    means = [row[:1] + row[2:] for row in rows if row[1] == "all"]
+    per_query = [row[1:] for row in rows if row[1] != "all"]
+    left_out = (
+        f"; {len(results.missing_queries)} judged queries not in the run"
+        if results.missing_queries and not results.complete
+        else ""
+    )
+    heading = (
+        f"<p><strong>{html.escape(results.run_name)}</strong>: {results.num_queries} queries"
+        f", profile {html.escape(results.profile)}{left_out}</p>"
+    )
+    return (
+        f'<div class="rankscope-results"><style>{_NOTEBOOK_CSS}</style>{heading}'
+        f"{html_table(header[:1] + header[2:], means)}"
+        "<details><summary>per query</summary>"
+        f"{html_table(header[1:], per_query)}</details></div>"
+    )
 
 
 def render_json(runs: list[Results], per_query: bool, provenance: Provenance | None = None) -> str:

@@ -423,8 +423,12 @@ fn combine(runs: &[Rankings], query: usize, method: &Method) -> Vec<(u32, f64)> 
 /// Condorcet fusion: candidates sorted by pairwise majority with a stable merge sort (from
 /// their order of first appearance), scored `c - position`.
 ///
-/// `x` goes before `y` when the runs (weights) that rank `x` strictly above `y` outvote the
-/// others. Majority preference can be cyclic; the order is then the merge sort's.
+/// ranx's comparison puts `x` first when the runs (weights) that rank `x` strictly above `y`
+/// are at least as many (as heavy) as the others, the runs that retrieved neither counting
+/// among the others; `x` goes before `y` when that comparison puts `x` first and not `y`.
+/// Where ranx's comparison is a strict order this is ranx's order; where it puts each of two
+/// documents first, or majority preference is cyclic, the order is the merge sort's (ranx's
+/// then depends on a set's iteration order).
 fn condorcet(runs: &[Rankings], query: usize, weights: Option<&Vec<f64>>) -> Vec<(u32, f64)> {
     let candidates = Candidates::of(runs, query);
     let (n_runs, n_candidates) = (runs.len(), candidates.docs.len());
@@ -434,7 +438,7 @@ fn condorcet(runs: &[Rankings], query: usize, weights: Option<&Vec<f64>>) -> Vec
             ranks[candidates.slot(doc) * n_runs + r] = i as u32;
         }
     }
-    let beats = |x: usize, y: usize| -> bool {
+    let first = |x: usize, y: usize| -> bool {
         let (rx, ry) = (
             &ranks[x * n_runs..][..n_runs],
             &ranks[y * n_runs..][..n_runs],
@@ -442,7 +446,7 @@ fn condorcet(runs: &[Rankings], query: usize, weights: Option<&Vec<f64>>) -> Vec
         match weights {
             None => {
                 let votes = rx.iter().zip(ry).filter(|(a, b)| a < b).count();
-                votes > n_runs - votes
+                votes >= n_runs - votes
             }
             Some(weights) => {
                 let (mut for_x, mut for_y) = (0.0, 0.0);
@@ -453,10 +457,11 @@ fn condorcet(runs: &[Rankings], query: usize, weights: Option<&Vec<f64>>) -> Vec
                         for_y += w;
                     }
                 }
-                for_x > for_y
+                for_x >= for_y
             }
         }
     };
+    let beats = |x: usize, y: usize| first(x, y) && !first(y, x);
     let mut order: Vec<usize> = (0..n_candidates).collect();
     merge_sort(&mut order, &beats);
     order
@@ -573,6 +578,29 @@ mod tests {
             fused(&runs, &Method::Condorcet),
             vec![(2, 3.0), (1, 2.0), (3, 1.0)]
         );
+    }
+
+    #[test]
+    fn condorcet_counts_runs_that_retrieved_neither_against_the_first() {
+        // Two runs rank 2 above 1, one ranks 1 above 2, the fourth retrieved neither and
+        // counts against whichever is compared first: 2 against 1 is 2:2 (2 first), 1 against
+        // 2 is 1:3, so 2 goes first where a strict majority would leave them tied.
+        let runs = [
+            run(&[&[(1, 1.0)]]),
+            run(&[&[(2, 1.0), (1, 0.5)]]),
+            run(&[&[(2, 1.0)]]),
+            run(&[&[(3, 1.0)]]),
+        ];
+        assert_eq!(
+            fused(&runs, &Method::Condorcet),
+            vec![(2, 3.0), (1, 2.0), (3, 1.0)]
+        );
+    }
+
+    #[test]
+    fn condorcet_keeps_first_appearance_when_each_comes_first() {
+        let runs = [run(&[&[(1, 1.0)]]), run(&[&[(2, 1.0)]])];
+        assert_eq!(fused(&runs, &Method::Condorcet), vec![(1, 2.0), (2, 1.0)]);
     }
 
     #[test]

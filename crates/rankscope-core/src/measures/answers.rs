@@ -1,8 +1,10 @@
 //! The answer measures: BLEU, ROUGE-1, ROUGE-2, ROUGE-L, ExactMatch and TokenF1, which score a
-//! generated answer against reference answers. They are scored outside the core (above the
-//! bindings, in `rankscope.answers`, over sacrebleu, rouge-score and SQuAD's normalization); the registry
-//! parses, lists and validates their names like every other family's, and holds the answer
-//! profiles' default measures ([`default_measures`]).
+//! generated answer against reference answers, and the judged ones (Faithfulness,
+//! AnswerRelevance, ReferenceAgreement), which a judge grades. They are scored outside the core
+//! (above the bindings, in `rankscope.answers`, over sacrebleu, rouge-score, SQuAD's
+//! normalization and `rankscope.judge`'s judges); the registry parses, lists and validates their
+//! names like every other family's, and holds the answer profiles' default measures
+//! ([`default_measures`]).
 
 use super::{Alias, Family, Kind, Param, ParamKind};
 
@@ -17,6 +19,17 @@ const FORMULA: &str = "per question, the best score over its references; mean ov
 const ROUGE: &str = "Lin, ROUGE (2004); rouge-score (Google Research)";
 const SQUAD: &str = "Rajpurkar et al., SQuAD (EMNLP 2016)";
 const STEM: &[Param] = &[Param::new("stem", ParamKind::Words(&["True", "False"]))];
+const JUDGED: &str =
+    "per question, the judge's grade over the top of its scale (0-3), the mean of \
+                      `repeats` askings (stat=sd: their standard deviation; stat=failed: the \
+                      share of askings without a grade); mean over questions";
+const JUDGE_CITATION: &str = "rankscope.answers' prompts, after Es et al., RAGAS (EACL 2024) and \
+                              Zheng et al., LLM-as-a-judge (NeurIPS 2023)";
+/// The parameters of the judged measures: askings per question, and which statistic of them.
+const JUDGE_PARAMS: &[Param] = &[
+    Param::new("repeats", ParamKind::Count),
+    Param::new("stat", ParamKind::Words(&["mean", "sd", "failed"])),
+];
 
 /// The families of this module.
 pub static FAMILIES: &[Family] = &[
@@ -105,6 +118,44 @@ pub static FAMILIES: &[Family] = &[
         profiles: &["standard"],
         ..Family::DEFAULTS
     },
+    Family {
+        name: "Faithfulness",
+        kind: Kind::Answer,
+        summary: "a judge's grade of how far the answer is supported by the retrieved passages \
+                  (needs a judge and the passages)",
+        formula: JUDGED,
+        citation: JUDGE_CITATION,
+        cutoff: super::CutoffKind::None,
+        params: JUDGE_PARAMS,
+        aliases: &[Alias::other("faithfulness")],
+        profiles: &["standard"],
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "AnswerRelevance",
+        kind: Kind::Answer,
+        summary: "a judge's grade of how well the answer addresses the question (needs a judge)",
+        formula: JUDGED,
+        citation: JUDGE_CITATION,
+        cutoff: super::CutoffKind::None,
+        params: JUDGE_PARAMS,
+        aliases: &[Alias::other("answer_relevance")],
+        profiles: &["standard"],
+        ..Family::DEFAULTS
+    },
+    Family {
+        name: "ReferenceAgreement",
+        kind: Kind::Answer,
+        summary: "a judge's grade of how far the answer agrees with the reference answer \
+                  (needs a judge)",
+        formula: JUDGED,
+        citation: JUDGE_CITATION,
+        cutoff: super::CutoffKind::None,
+        params: JUDGE_PARAMS,
+        aliases: &[Alias::other("reference_agreement")],
+        profiles: &["standard"],
+        ..Family::DEFAULTS
+    },
 ];
 
 /// What an answer profile computes when no measure is named (WeKnora's six for `weknora`), or
@@ -146,5 +197,15 @@ mod tests {
             }
         }
         assert_eq!(default_measures("trec"), None);
+    }
+
+    #[test]
+    fn judged_measures_take_repeats_and_a_statistic() {
+        let parsed =
+            parse_measures(&["Faithfulness(repeats=5,stat=sd)", "answer_relevance"]).unwrap();
+        assert_eq!(parsed[0].to_string(), "Faithfulness(repeats=5,stat=sd)");
+        assert_eq!(parsed[1].to_string(), "AnswerRelevance");
+        assert!(parse_measures(&["ReferenceAgreement(stat=median)"]).is_err());
+        assert!(parse_measures(&["Faithfulness(repeats=0)"]).is_err());
     }
 }

@@ -87,6 +87,8 @@ _SUMMARY_CSS = """
   border-radius: 2px; margin-right: 5px; }
 .rankscope-summary .footnote { font-size: 90%; opacity: 0.8; }
 .rankscope-summary sup.cld { font-weight: 600; margin-left: 2px; }
+.rankscope-summary summary { cursor: pointer; margin-top: 6px; }
+.rankscope-summary thead tr:first-child th[colspan] { text-align: center; }
 """
 
 
@@ -441,5 +443,27 @@ def summary_html(report: ComparisonReport) -> str:
     """
     return (
         f'<div class="rankscope-summary"><style>{_SUMMARY_CSS}</style>'
-        f"{_summary_table(report)}</div>"
+        f"{_summary_table(report)}{_per_query_details(report)}</div>"
+    )
+
+
+def _per_query_details(report: ComparisonReport) -> str:
+    """Every run's score per compared query and measure, folded (a column per run under a
+    heading per measure), rounded as the summary is."""
+    aligned = report.aligned
+    measures = report.comparison.measures
+    names = aligned.names
+    top = "".join(f'<th colspan="{len(names)}">{esc(m)}</th>' for m in measures)
+    runs = "".join(f"<th>{esc(name)}</th>" for _ in measures for name in names)
+    columns = [aligned.scores[name][m].tolist() for m in measures for name in names]
+    body = "".join(
+        f"<tr><td>{esc(query_id)}</td>"
+        + "".join(f"<td>{value_text(column[row])}</td>" for column in columns)
+        + "</tr>"
+        for row, query_id in enumerate(aligned.query_ids)
+    )
+    return (
+        f"<details><summary>per query ({len(aligned.query_ids)} queries)</summary>"
+        f'<table class="per-query"><thead><tr><th></th>{top}</tr><tr><th>query</th>{runs}'
+        f"</tr></thead><tbody>{body}</tbody></table></details>"
     )

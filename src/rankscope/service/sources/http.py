@@ -9,12 +9,12 @@ object with the id at ``id_field`` and the score at ``score_field``.
 
 Timeouts, connection errors and the statuses 429, 500, 502, 503 and 504 are transient: the call
 is retried up to ``retries`` times, waiting ``backoff * 2**attempt`` seconds (with jitter,
-at most 30 s; a ``Retry-After`` header of at most 60 s is honoured). Other 4xx statuses and
-answers that are not a ranking fail at once. A question whose call still fails is recorded as a
-failed query and the task goes on.
+at most 30 s; a ``Retry-After`` header of at most 60 s is honoured), as `rankscope._http`
+retries every endpoint. Other 4xx statuses and answers that are not a ranking fail at once. A
+question whose call still fails is recorded as a failed query and the task goes on.
 
 A template may be nested `MAX_TEMPLATE_DEPTH` levels deep at most and take `MAX_TEMPLATE_BYTES`
-as JSON; a response is read up to `MAX_RESPONSE_BYTES` (a longer one fails the call). With a
+as JSON; a response is read up to 16 MiB (a longer one fails the call). With a
 server's allow-list of URLs, the endpoint's host name is resolved before each call and refused
 if it leads to an address the list does not admit (`rankscope.service.sources.allow`).
 """
@@ -22,13 +22,12 @@ if it leads to an address the list does not admit (`rankscope.service.sources.al
 from __future__ import annotations
 
 import json
-import random
 import re
-import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from rankscope.errors import CallError, InputError, MissingDependencyError, RetrieverError
+from rankscope._http import JSONEndpoint, call_json, client_for, option_number
+from rankscope.errors import CallError, InputError, RetrieverError
 from rankscope.service.sources.allow import check_address, plain_url, url_parts
 from rankscope.service.sources.retrievers import Ranking, Retriever, normalise_ranking
 
@@ -47,12 +46,8 @@ __all__ = [
 ]
 
 DEFAULT_BODY: dict[str, Any] = {"query": "{query}", "k": "{k}"}
-TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_TEMPLATE_BYTES = 64 * 1024
 MAX_TEMPLATE_DEPTH = 32
-MAX_RESPONSE_BYTES = 16 * 1024 * 1024
-_MAX_DELAY = 30.0
-_MAX_RETRY_AFTER = 60.0
 _SPEC_KEYS = {
     "type",
     "url",
@@ -133,27 +128,15 @@ def http_spec_options(
             f"{MAX_TEMPLATE_BYTES} are kept with a task"
         )
 
-    def number(key: str, default: float, low: float, high: float) -> float:
-        value = options.get(key, default)
-        if value is None:
-            value = default
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not low <= value <= high
-        ):
-            raise InputError(f"{key} must be a number in [{low}, {high}]; found {value!r}")
-        return float(value)
-
     return {
         "type": "http",
         "url": url,
         "method": method,
         "body": body,
         "headers": dict(headers),
-        "timeout": number("timeout", 30.0, 0.001, 3600.0),
-        "retries": int(number("retries", 3, 0, 100)),
-        "backoff": number("backoff", 0.5, 0.0, 60.0),
+        "timeout": option_number(options, "timeout", 30.0, 0.001, 3600.0),
+        "retries": int(option_number(options, "retries", 3, 0, 100)),
+        "backoff": option_number(options, "backoff", 0.5, 0.0, 60.0),
     }
 
 
@@ -176,20 +159,6 @@ def _depth(value: Any) -> int:
                 (child, level) for child in (item.values() if isinstance(item, dict) else item)
             )
     return deepest
-
-
-def client_for(spec: Mapping[str, Any], concurrency: int, what: str) -> Any:
-    """An ``httpx.AsyncClient`` for an endpoint: its timeout and headers, ``concurrency``
-    connections at most."""
-    try:
-        import httpx
-    except ImportError:
-        raise MissingDependencyError("httpx", what, "service") from None
-    return httpx.AsyncClient(
-        timeout=httpx.Timeout(spec["timeout"]),
-        limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
-        headers=spec["headers"],
-    )
 
 
 def fill_template(template: Any, query_id: str, text: str, k: int) -> Any:
@@ -285,145 +254,19 @@ def _has(item: Mapping[str, Any], path: str) -> bool:
     return True
 
 
-def _retry_after(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None
-    return seconds if 0 <= seconds <= _MAX_RETRY_AFTER else None
-
-
-def _described(response: Any, size: int) -> str:
-    kind = response.headers.get("content-type") or "no content type"
-    return f"{kind}, {size} bytes"
-
-
-async def _bounded_body(response: Any) -> bytes | None:
-    """The response's body, or None once it exceeds `MAX_RESPONSE_BYTES` (not read further)."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        size += len(chunk)
-        if size > MAX_RESPONSE_BYTES:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-Parsed = TypeVar("Parsed")
-
-
-async def call_json(
-    client: Any,
-    spec: Mapping[str, Any],
-    request: Any,
-    parse: Callable[[Any], Parsed],
-    error: type[CallError] = RetrieverError,
-) -> tuple[Parsed, int, float]:
-    """Send ``request`` as ``spec`` says (``method``, ``url``, ``retries``, ``backoff``,
-    ``timeout``) and ``parse`` the JSON answer: what it returns, the attempts made and the
-    latency of the call that succeeded.
-
-    Transient failures are retried with back-off (see the module's docstring); any other
-    failure, and what ``parse`` raises, end the call at once with ``error``.
-    """
-    import asyncio
-
-    import httpx
-
-    attempts = spec["retries"] + 1
-    last = ""
-    for attempt in range(1, attempts + 1):
-        wait: float | None = None
-        started = time.perf_counter()
-        try:
-            if spec["method"] == "GET":
-                sent = client.build_request(
-                    "GET", spec["url"], params={key: str(value) for key, value in request.items()}
-                )
-            else:
-                sent = client.build_request("POST", spec["url"], json=request)
-            response = await client.send(sent, stream=True)
-            try:
-                body = await _bounded_body(response)
-            finally:
-                await response.aclose()
-        except httpx.TimeoutException:
-            last = f"timed out after {spec['timeout']:g} s"
-        except httpx.TransportError as failure:
-            last = f"{type(failure).__name__}: {failure}"
-        else:
-            latency = time.perf_counter() - started
-            if body is None:
-                raise error(
-                    f"{spec['method']} {spec['url']}: the response exceeds "
-                    f"{MAX_RESPONSE_BYTES} bytes",
-                    attempts=attempt,
-                )
-            if response.status_code in TRANSIENT_STATUSES:
-                last = f"HTTP {response.status_code} {response.reason_phrase}"
-                wait = _retry_after(response.headers.get("retry-after"))
-            elif response.is_error or response.is_redirect:
-                # Never the body: it may come from anywhere the URL leads.
-                raise error(
-                    f"{spec['method']} {spec['url']}: HTTP {response.status_code} "
-                    f"{response.reason_phrase} ({_described(response, len(body))})",
-                    attempts=attempt,
-                )
-            else:
-                try:
-                    payload = json.loads(body)
-                except ValueError:
-                    raise error(
-                        f"{spec['method']} {spec['url']}: the response is not JSON "
-                        f"({_described(response, len(body))})",
-                        attempts=attempt,
-                    ) from None
-                try:
-                    return parse(payload), attempt, latency
-                except CallError as unusable:
-                    raise error(str(unusable), attempts=attempt) from None
-        if attempt < attempts:
-            delay = min(spec["backoff"] * 2 ** (attempt - 1), _MAX_DELAY)
-            delay *= random.uniform(0.5, 1.0)
-            await asyncio.sleep(max(delay, wait or 0.0))
-    raise error(
-        f"{spec['method']} {spec['url']}: {last} (gave up after {attempts} attempts)",
-        attempts=attempts,
-        transient=True,
-    )
-
-
-class HTTPEndpoint:
-    """What the HTTP retriever and generator share: one httpx client for the endpoint of
+class HTTPEndpoint(JSONEndpoint):
+    """What the HTTP retriever, generator and judge share: one httpx client for the endpoint of
     ``spec`` (`http_spec_options`), opened for the task's concurrency, and calls through
-    `call_json`."""
+    `rankscope._http.call_json`, each once the endpoint's host name is checked against the
+    allow-list."""
 
     def __init__(
         self, spec: Mapping[str, Any], what: str, allowed_urls: Sequence[str] | None = None
     ) -> None:
-        self.spec = spec
-        self.what = what
+        super().__init__(spec, what)
         self.allowed_urls = None if allowed_urls is None else tuple(allowed_urls)
-        self._client: Any = None
 
-    async def open(self, concurrency: int) -> None:
-        """A client with ``concurrency`` connections at most."""
-        self._client = client_for(self.spec, concurrency, self.what)
-
-    async def call(
-        self, request: Any, parse: Callable[[Any], Parsed], error: type[CallError]
-    ) -> tuple[Parsed, int, float]:
-        """`call_json` on this endpoint (a client for one call at a time if not opened), once
-        its host name is checked against the allow-list."""
-        if self._client is None:
-            await self.open(1)
-        await self._check_resolved(error)
-        return await call_json(self._client, self.spec, request, parse, error)
-
-    async def _check_resolved(self, error: type[CallError]) -> None:
+    async def check(self, error: type[CallError]) -> None:
         """Refuse a host name that resolves to an address the allow-list does not admit
         (`check_address`); an address in the URL was checked when the task was submitted."""
         if self.allowed_urls is None:
@@ -451,16 +294,6 @@ class HTTPEndpoint:
                 check_address(self.spec["url"], str(address[0]), self.allowed_urls, role)
         except InputError as refused:
             raise error(str(refused)) from None
-
-    async def aclose(self) -> None:
-        """Close the client."""
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
-
-    def describe(self) -> str:
-        """``METHOD url``."""
-        return f"{self.spec['method']} {self.spec['url']}"
 
 
 class HTTPRetriever(Retriever):

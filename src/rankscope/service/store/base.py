@@ -25,7 +25,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from rankscope.errors import InputError, TaskNotFoundError, TaskTakenOverError
+from rankscope.errors import InputError, TaskNotFoundError
 from rankscope.service.store.records import (
     Counters,
     QueryRecord,
@@ -39,6 +39,7 @@ from rankscope.service.store.schema import (
     TASK_JSON_COLUMNS,
     schema,
 )
+from rankscope.service.store.writer import OwnedWriter
 
 __all__ = ["SORT_COLUMNS", "Connection", "Dialect", "Store", "TaskWriter", "order_by"]
 
@@ -247,7 +248,7 @@ class Store:
                 if column not in self._columns(db, table):
                     kind = declaration.replace("{real}", self.dialect.real)
                     db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-        for (task_id,) in db.execute("SELECT id FROM tasks").fetchall():
+        for (task_id,) in db.execute("SELECT id FROM tasks WHERE kind = 'evaluation'").fetchall():
             counters = Counters()
             for status, metrics, latency, answer_metrics in db.execute(
                 "SELECT status, metrics, latency, answer_metrics FROM results WHERE task_id = ?",
@@ -341,10 +342,18 @@ class Store:
         )
 
     def list_tasks(
-        self, *, status: str | None = None, limit: int = 50, offset: int = 0
+        self,
+        *,
+        status: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        kind: str = "evaluation",
     ) -> tuple[list[dict[str, Any]], int]:
-        """Tasks newest first, and how many there are in all."""
-        where, params = ("WHERE status = ?", [status]) if status else ("", [])
+        """Tasks of a ``kind`` (``evaluation`` or ``judging``) newest first, and how many
+        there are in all."""
+        where, params = "WHERE kind = ?", [kind]
+        if status:
+            where, params = where + " AND status = ?", [*params, status]
         db = self._connection()
         total = db.execute(f"SELECT COUNT(*) FROM tasks {where}", params).fetchone()[0]
         rows = db.execute(
@@ -354,25 +363,28 @@ class Store:
         ).fetchall()
         return [_task_from_row(row) for row in rows], int(total)
 
-    def task_ids(self, statuses: Sequence[str]) -> list[str]:
-        """Ids of the tasks in one of ``statuses``, oldest first."""
+    def task_ids(self, statuses: Sequence[str], kind: str = "evaluation") -> list[str]:
+        """Ids of the tasks of a ``kind`` in one of ``statuses``, oldest first."""
         marks = ",".join("?" * len(statuses))
         rows = (
             self._connection()
             .execute(
-                f"SELECT id FROM tasks WHERE status IN ({marks}) ORDER BY created_at",
-                list(statuses),
+                f"SELECT id FROM tasks WHERE kind = ? AND status IN ({marks}) ORDER BY created_at",
+                [kind, *statuses],
             )
             .fetchall()
         )
         return [row[0] for row in rows]
 
-    def count_tasks(self, statuses: Sequence[str]) -> int:
-        """How many tasks are in one of ``statuses``."""
+    def count_tasks(self, statuses: Sequence[str], kind: str = "evaluation") -> int:
+        """How many tasks of a ``kind`` are in one of ``statuses``."""
         marks = ",".join("?" * len(statuses))
         row = (
             self._connection()
-            .execute(f"SELECT COUNT(*) FROM tasks WHERE status IN ({marks})", list(statuses))
+            .execute(
+                f"SELECT COUNT(*) FROM tasks WHERE kind = ? AND status IN ({marks})",
+                [kind, *statuses],
+            )
             .fetchone()
         )
         return int(row[0])
@@ -428,8 +440,8 @@ class Store:
         now = time.time()
         with self.transaction() as db:
             row = db.execute(
-                "SELECT id FROM tasks WHERE status = 'pending' ORDER BY created_at, id LIMIT 1"
-                + self.dialect.skip_locked
+                "SELECT id FROM tasks WHERE status = 'pending' AND kind = 'evaluation' "
+                "ORDER BY created_at, id LIMIT 1" + self.dialect.skip_locked
             ).fetchone()
             if row is None:
                 return None
@@ -570,7 +582,7 @@ class Store:
         return TaskWriter(self, task_id, owner)
 
 
-class TaskWriter:
+class TaskWriter(OwnedWriter):
     """Records the finished queries of one task, one committed transaction per query.
 
     Each transaction locks the task's row, checks the run still owns the task, writes the
@@ -586,107 +598,68 @@ class TaskWriter:
         Time spent in `record` (the store's share of a run).
     """
 
-    def __init__(self, store: Store, task_id: str, owner: str) -> None:
-        self.store = store
-        self.task_id = task_id
-        self.owner = owner
-        self.seconds = 0.0
-        task = store.task(task_id)
-        self._active_base = float(task["active_seconds"])
-        self._segment_start = time.monotonic()
+    def started(self, task: dict[str, Any]) -> None:
         self.counters = Counters.from_row(task)
-
-    @property
-    def active_seconds(self) -> float:
-        """Seconds this task has been running, over every run of it."""
-        return self._active_base + (time.monotonic() - self._segment_start)
 
     def _owned(self, db: Connection) -> Counters:
         """The task's counters, its row locked; `TaskTakenOverError` if another run owns it."""
-        row = db.execute(
-            "SELECT owner, succeeded, failed, sums, latency_sum, latency_bins, latency_max, "
-            f"answered, answer_sums FROM tasks WHERE id = ?{self.store.dialect.lock}",
-            (self.task_id,),
-        ).fetchone()
-        if row is None:
-            raise self.store._not_found(self.task_id)
-        if row["owner"] is not None and row["owner"] != self.owner:
-            raise TaskTakenOverError(
-                f"task {self.task_id} was taken over by {row['owner']}; this run "
-                f"({self.owner}) stops"
+        return Counters.from_row(
+            self.locked(
+                db,
+                "succeeded, failed, sums, latency_sum, latency_bins, latency_max, answered, "
+                "answer_sums",
             )
-        return Counters.from_row(row)
+        )
 
     def record(self, record: QueryRecord) -> None:
         """Commit one finished query: an upsert keyed by task and query, and the counters."""
-        started = time.perf_counter()
-        try:
-            with self.store.transaction() as db:
-                stored = self._owned(db)
-                previous = db.execute(
-                    "SELECT status, metrics, latency, answer_metrics FROM results "
-                    "WHERE task_id = ? AND query_id = ?",
-                    (self.task_id, record.query_id),
-                ).fetchone()
-                if previous is not None:
-                    replaced = (
-                        previous["status"],
-                        decoded(previous["metrics"]),
-                        previous["latency"],
-                        -1,
-                        decoded(previous["answer_metrics"]),
-                    )
-                    stored.count(*replaced)
-                    self.counters.count(*replaced)
-                stored.count(
-                    record.status, record.metrics, record.latency, 1, record.answer_metrics
+        with self.timed(), self.store.transaction() as db:
+            stored = self._owned(db)
+            previous = db.execute(
+                "SELECT status, metrics, latency, answer_metrics FROM results "
+                "WHERE task_id = ? AND query_id = ?",
+                (self.task_id, record.query_id),
+            ).fetchone()
+            if previous is not None:
+                replaced = (
+                    previous["status"],
+                    decoded(previous["metrics"]),
+                    previous["latency"],
+                    -1,
+                    decoded(previous["answer_metrics"]),
                 )
-                _write_counters(db, self.task_id, stored)
-                db.execute(
-                    "INSERT INTO results (task_id, query_id, position, status, doc_ids, scores, "
-                    "latency, attempts, metrics, error, finished_at, answer, answer_metrics, "
-                    "answer_latency) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT (task_id, query_id) DO UPDATE SET position = excluded.position, "
-                    "status = excluded.status, doc_ids = excluded.doc_ids, "
-                    "scores = excluded.scores, latency = excluded.latency, "
-                    "attempts = excluded.attempts, metrics = excluded.metrics, "
-                    "error = excluded.error, finished_at = excluded.finished_at, "
-                    "answer = excluded.answer, answer_metrics = excluded.answer_metrics, "
-                    "answer_latency = excluded.answer_latency",
-                    (
-                        self.task_id,
-                        record.query_id,
-                        record.position,
-                        record.status,
-                        json.dumps(list(record.doc_ids)),
-                        None if record.scores is None else json.dumps(list(record.scores)),
-                        record.latency,
-                        record.attempts,
-                        None if record.metrics is None else json.dumps(dict(record.metrics)),
-                        record.error,
-                        record.finished_at or time.time(),
-                        record.answer,
-                        None
-                        if record.answer_metrics is None
-                        else json.dumps(dict(record.answer_metrics)),
-                        record.answer_latency,
-                    ),
-                )
-        finally:
-            self.seconds += time.perf_counter() - started
+                stored.count(*replaced)
+                self.counters.count(*replaced)
+            stored.count(record.status, record.metrics, record.latency, 1, record.answer_metrics)
+            _write_counters(db, self.task_id, stored)
+            db.execute(
+                "INSERT INTO results (task_id, query_id, position, status, doc_ids, scores, "
+                "latency, attempts, metrics, error, finished_at, answer, answer_metrics, "
+                "answer_latency) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (task_id, query_id) DO UPDATE SET position = excluded.position, "
+                "status = excluded.status, doc_ids = excluded.doc_ids, "
+                "scores = excluded.scores, latency = excluded.latency, "
+                "attempts = excluded.attempts, metrics = excluded.metrics, "
+                "error = excluded.error, finished_at = excluded.finished_at, "
+                "answer = excluded.answer, answer_metrics = excluded.answer_metrics, "
+                "answer_latency = excluded.answer_latency",
+                (
+                    self.task_id,
+                    record.query_id,
+                    record.position,
+                    record.status,
+                    json.dumps(list(record.doc_ids)),
+                    None if record.scores is None else json.dumps(list(record.scores)),
+                    record.latency,
+                    record.attempts,
+                    None if record.metrics is None else json.dumps(dict(record.metrics)),
+                    record.error,
+                    record.finished_at or time.time(),
+                    record.answer,
+                    None
+                    if record.answer_metrics is None
+                    else json.dumps(dict(record.answer_metrics)),
+                    record.answer_latency,
+                ),
+            )
         self.counters.count(record.status, record.metrics, record.latency, 1, record.answer_metrics)
-
-    def heartbeat(self) -> None:
-        """Mark the task as alive, and record its running time (`TaskTakenOverError` once
-        another run owns the task)."""
-        started = time.perf_counter()
-        try:
-            with self.store.transaction() as db:
-                self._owned(db)
-                db.execute(
-                    "UPDATE tasks SET heartbeat = ?, active_seconds = ?, updated_at = ? "
-                    "WHERE id = ?",
-                    (time.time(), self.active_seconds, time.time(), self.task_id),
-                )
-        finally:
-            self.seconds += time.perf_counter() - started

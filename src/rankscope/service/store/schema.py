@@ -19,9 +19,25 @@ Tables
     measure values and latency. Written with an upsert, so recording a query twice leaves one
     row.
 
+A task's ``kind`` is ``evaluation`` (the tables above) or ``judging``: a judge grades pairs,
+and its task keeps, besides its row (whose ``succeeded`` and ``failed`` count the pairs judged
+and failed, and whose ``tallies`` count grades, failures by kind, calls by outcome, tokens and
+cost, in the same transaction as what changes them):
+
+``judge_pairs``, ``judge_texts``
+    The pairs to judge, in order (the calibration pairs first, with their human grade), and
+    the texts of their queries and documents, copied in when the task is submitted.
+``judge_calls``
+    Every call of the judge, as it ends: when, how long, its outcome and HTTP status, the raw
+    answer, the error, the tokens and cost. A call that is retried is written at once; the
+    call that decides a pair, with the pair's grade.
+``judge_grades``
+    One row per pair judged, keyed by ``(task_id, query_id, doc_id)``: its grade (None when
+    it failed), the kind of failure and its error, the answer read, the calls it took.
+
 JSON values are kept as text in every back-end. Versions: 1 had no latency histogram, 2 no
-answers; a store brings an older database up to date when it opens it (columns added, counters
-recomputed), keeping every task.
+answers, 3 no judging tasks; a store brings an older database up to date when it opens it
+(columns and tables added, counters recomputed), keeping every task.
 
 >>> "DOUBLE PRECISION" in schema("DOUBLE PRECISION", "") and "WITHOUT ROWID" not in schema(
 ...     "DOUBLE PRECISION", "")
@@ -32,7 +48,7 @@ from __future__ import annotations
 
 __all__ = ["ADDED_COLUMNS", "SCHEMA_VERSION", "TASK_COLUMNS", "TASK_JSON_COLUMNS", "schema"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -59,7 +75,9 @@ CREATE TABLE IF NOT EXISTS tasks (
     error TEXT,
     spec TEXT NOT NULL,
     dataset TEXT NOT NULL,
-    summary TEXT
+    summary TEXT,
+    kind TEXT NOT NULL DEFAULT 'evaluation',
+    tallies TEXT NOT NULL DEFAULT '{{}}'
 );
 CREATE INDEX IF NOT EXISTS tasks_by_created ON tasks (created_at);
 CREATE TABLE IF NOT EXISTS task_queries (
@@ -94,6 +112,56 @@ CREATE TABLE IF NOT EXISTS results (
     answer_latency {real},
     PRIMARY KEY (task_id, query_id)
 ){without_rowid};
+CREATE TABLE IF NOT EXISTS judge_pairs (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    query_id TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    calibration INTEGER NOT NULL DEFAULT 0,
+    human INTEGER,
+    PRIMARY KEY (task_id, query_id, doc_id)
+){without_rowid};
+CREATE TABLE IF NOT EXISTS judge_texts (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (task_id, kind, id)
+){without_rowid};
+CREATE TABLE IF NOT EXISTS judge_calls (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    call_id TEXT NOT NULL,
+    query_id TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    started_at {real} NOT NULL,
+    latency {real},
+    outcome TEXT NOT NULL,
+    status INTEGER,
+    answer TEXT,
+    error TEXT,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    cost {real},
+    PRIMARY KEY (task_id, call_id)
+){without_rowid};
+CREATE INDEX IF NOT EXISTS judge_calls_by_pair ON judge_calls (task_id, query_id, doc_id);
+CREATE TABLE IF NOT EXISTS judge_grades (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    query_id TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    grade INTEGER,
+    failure TEXT,
+    error TEXT,
+    answer TEXT,
+    attempts INTEGER NOT NULL,
+    latency {real},
+    finished_at {real} NOT NULL,
+    PRIMARY KEY (task_id, query_id, doc_id)
+){without_rowid};
 """
 
 
@@ -106,9 +174,17 @@ def schema(real: str, without_rowid: str) -> str:
 TASK_COLUMNS = (
     "id, name, status, created_at, started_at, finished_at, updated_at, owner, heartbeat, "
     "total, succeeded, failed, sums, latency_sum, latency_bins, latency_max, active_seconds, "
-    "answered, answer_sums, error, spec, dataset, summary"
+    "answered, answer_sums, error, spec, dataset, summary, kind, tallies"
 )
-TASK_JSON_COLUMNS = ("sums", "latency_bins", "answer_sums", "spec", "dataset", "summary")
+TASK_JSON_COLUMNS = (
+    "sums",
+    "latency_bins",
+    "answer_sums",
+    "spec",
+    "dataset",
+    "summary",
+    "tallies",
+)
 ADDED_COLUMNS = {
     2: [
         ("tasks", "latency_bins", "TEXT NOT NULL DEFAULT '{}'"),
@@ -121,6 +197,10 @@ ADDED_COLUMNS = {
         ("results", "answer", "TEXT"),
         ("results", "answer_metrics", "TEXT"),
         ("results", "answer_latency", "{real}"),
+    ],
+    4: [
+        ("tasks", "kind", "TEXT NOT NULL DEFAULT 'evaluation'"),
+        ("tasks", "tallies", "TEXT NOT NULL DEFAULT '{}'"),
     ],
 }
 """The columns each schema version added, for migrating older stores (``{real}`` is the

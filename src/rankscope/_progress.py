@@ -1,0 +1,58 @@
+"""Progress of the long calls: a rich bar on standard error when it is a terminal, a callback,
+or nothing. One convention for every ``progress=`` of the Python API and the command line."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TypeAlias
+
+ProgressOption: TypeAlias = "bool | Callable[[int, int], None] | None"
+"""``True``: a bar on standard error if it is a terminal (nothing otherwise); a callable: called
+with ``(done, total)`` after each step; ``None`` or ``False``: nothing."""
+
+
+@contextmanager
+def steps(total: int, label: str, progress: ProgressOption) -> Iterator[Callable[[int], None]]:
+    """A function to call with the number of steps done, showing them as ``progress`` asks.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> with steps(3, "trials", lambda done, total: seen.append((done, total))) as advance:
+    ...     for done in range(1, 4):
+    ...         advance(done)
+    >>> seen
+    [(1, 3), (2, 3), (3, 3)]
+    """
+    if callable(progress):
+        report = progress
+        yield lambda done: report(done, total)
+        return
+    if not progress or not sys.stderr.isatty():
+        yield lambda done: None
+        return
+    try:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+    except ImportError:  # rich comes with the cli extra; without it, no bar
+        yield lambda done: None
+        return
+    bar = Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = bar.add_task(label, total=total)
+    with bar:
+        yield lambda done: bar.update(task, completed=done)

@@ -1,0 +1,201 @@
+"""The judged answer measures: a judge (`rankscope.judge.ChatJudge` or `PromptJudge`) grades
+each answer on a 0-3 scale, asked ``repeats`` times.
+
+=====================  ======================================================================
+measure                what the judge is asked
+=====================  ======================================================================
+``Faithfulness``       how far every statement of the answer is supported by the passages it
+                       was written from (the ``contexts``)
+``AnswerRelevance``    how well the answer addresses the question
+``ReferenceAgreement`` how far the answer agrees with the reference answer(s)
+=====================  ======================================================================
+
+The prompts (`ANSWER_PROMPTS`) are rankscope's own wording, one scale per measure, the grade
+asked for on the last line; an answer is read by `rankscope.judge.read_grade`. A measure's
+value for a question is its grades over 3: ``stat=mean`` (the default) their mean,
+``stat=sd`` their (population) standard deviation, ``stat=failed`` the share of askings that
+gave no grade (a failure of one of `rankscope.judge.FAILURES`, never a guess). A question
+without any grade has no mean nor spread (NaN). The three statistics of one measure and
+``repeats`` share the same askings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import statistics
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from rankscope.errors import OptionError
+from rankscope.judge._judges import judgement_of
+from rankscope.judge._prompt import Prompt
+
+if TYPE_CHECKING:
+    from rankscope.engine.measures import Measure
+    from rankscope.judge._judges import Judge
+
+__all__ = ["ANSWER_GRADES", "ANSWER_PROMPTS", "JUDGED_FAMILIES", "JudgedAnswers", "judge_answers"]
+
+ANSWER_GRADES = (0, 1, 2, 3)
+"""The scale of the judged answer measures."""
+
+_SYSTEM = (
+    "You grade answers written by a question-answering system, as a careful reviewer does. "
+    "You are careful, consistent and brief."
+)
+_LAST_LINE = "Write the grade alone on the last line, as: Grade: N"
+
+ANSWER_PROMPTS: dict[str, Prompt] = {
+    "Faithfulness": Prompt(
+        "Grade how far every statement of the answer is supported by the passages, on this "
+        "scale:\n"
+        "3 = every statement of the answer is stated in the passages or follows from them;\n"
+        "2 = most of it is supported; a detail is not;\n"
+        "1 = some of it is supported, much of it is not;\n"
+        "0 = the answer is not supported by the passages, or contradicts them.\n\n"
+        "Judge the answer against the passages only, not against what you know.\n\n"
+        "Question: {question}\n\nPassages:\n{passages}\n\nAnswer: {answer}\n\n" + _LAST_LINE,
+        _SYSTEM,
+        ("question", "passages", "answer"),
+    ),
+    "AnswerRelevance": Prompt(
+        "Grade how well the answer addresses the question, on this scale:\n"
+        "3 = it answers the question directly and completely;\n"
+        "2 = it answers part of it, or buries the answer in what is beside the point;\n"
+        "1 = it is on the question's topic but does not answer it;\n"
+        "0 = it has nothing to do with the question, or declines to answer.\n\n"
+        "Question: {question}\n\nAnswer: {answer}\n\n" + _LAST_LINE,
+        _SYSTEM,
+        ("question", "answer"),
+    ),
+    "ReferenceAgreement": Prompt(
+        "Grade how far the answer agrees with the reference answer, on this scale:\n"
+        "3 = it says what the reference says, in any words;\n"
+        "2 = it agrees with most of the reference, missing or adding a detail;\n"
+        "1 = it agrees with a little of it;\n"
+        "0 = it disagrees with the reference, or says nothing of what it says.\n\n"
+        "Question: {question}\n\nReference answer:\n{reference}\n\nAnswer: {answer}\n\n"
+        + _LAST_LINE,
+        _SYSTEM,
+        ("question", "reference", "answer"),
+    ),
+}
+"""The prompt of each judged measure (replace one with ``prompts=`` of `judge_answers`)."""
+
+JUDGED_FAMILIES = tuple(ANSWER_PROMPTS)
+
+
+@dataclass
+class JudgedAnswers:
+    """What the judge gave: each measure's value per question, and the failures by kind.
+
+    Attributes
+    ----------
+    values
+        ``{measure name: [value per question, in order]}``.
+    askings, failures
+        Askings made, and those that failed per kind of failure.
+    """
+
+    values: dict[str, list[float]] = field(default_factory=dict)
+    askings: int = 0
+    failures: Counter[str] = field(default_factory=Counter)
+
+
+def _repeats(measure: Measure) -> int:
+    given = measure.param("repeats")
+    return 1 if given is None else int(given)
+
+
+def _value(grades: Sequence[int | None], stat: str) -> float:
+    graded = [g / max(ANSWER_GRADES) for g in grades if g is not None]
+    if stat == "failed":
+        return (len(grades) - len(graded)) / len(grades)
+    if not graded:
+        return math.nan
+    return statistics.fmean(graded) if stat == "mean" else statistics.pstdev(graded)
+
+
+def judge_answers(
+    judge: Judge,
+    measures: Sequence[Measure],
+    question_ids: Sequence[str],
+    questions: Mapping[str, str],
+    answers: Mapping[str, str],
+    references: Mapping[str, Sequence[str]],
+    contexts: Mapping[str, Sequence[str]] | None = None,
+    *,
+    concurrency: int = 4,
+    prompts: Mapping[str, Prompt] | None = None,
+) -> JudgedAnswers:
+    """Ask ``judge`` every judged measure of ``measures`` for every question, ``repeats`` times
+    (``concurrency`` askings at once), and give each measure's values.
+
+    Examples
+    --------
+    >>> from rankscope.engine.measures import parse_measures
+    >>> from rankscope.judge import PromptJudge
+    >>> judge = PromptJudge(lambda messages: "On topic.\\nGrade: 2")
+    >>> measures = parse_measures(["AnswerRelevance", "AnswerRelevance(stat=sd)"])
+    >>> found = judge_answers(judge, measures, ["q1"], {"q1": "What is BM25?"},
+    ...                       {"q1": "A ranking function."}, {})
+    >>> found.values, found.askings
+    ({'AnswerRelevance': [0.6666666666666666], 'AnswerRelevance(stat=sd)': [0.0]}, 1)
+    """
+    used = {**ANSWER_PROMPTS, **(prompts or {})}
+    judged = [m for m in measures if m.family in ANSWER_PROMPTS]
+    for m in judged:
+        if m.family == "Faithfulness" and contexts is None:
+            raise OptionError(f"{m.name} needs the passages each answer was written from: contexts")
+        missing = [q for q in question_ids if q not in questions]
+        if missing:
+            raise OptionError(
+                f"{m.name} needs each question's text; {len(missing)} have none (first: "
+                f"{missing[0]!r}): questions"
+            )
+    groups = sorted({(m.family, _repeats(m)) for m in judged})
+    found = JudgedAnswers()
+    grades: dict[tuple[str, int, str], list[int | None]] = {}
+
+    def texts(family: str, qid: str) -> dict[str, str]:
+        given = {"question": questions.get(qid, ""), "answer": answers.get(qid, "")}
+        if family == "Faithfulness":
+            passages = (contexts or {}).get(qid, ())
+            given["passages"] = "\n\n".join(f"[{i}] {p}" for i, p in enumerate(passages, 1))
+        elif family == "ReferenceAgreement":
+            given["reference"] = "\n".join(f"- {r}" for r in references.get(qid, ()))
+        return given
+
+    async def ask_all() -> None:
+        await judge.open(concurrency)
+        gate = asyncio.Semaphore(concurrency)
+
+        async def ask(family: str, repeats: int, qid: str) -> None:
+            messages = used[family].messages(**texts(family, qid))
+            for _ in range(repeats):
+                async with gate:
+                    reply = await judge.complete(messages)
+                judgement = judgement_of(reply, ANSWER_GRADES)
+                grades.setdefault((family, repeats, qid), []).append(judgement.grade)
+                found.askings += 1
+                if judgement.grade is None:
+                    found.failures[judgement.failure or "error"] += 1
+
+        try:
+            await asyncio.gather(
+                *(ask(family, repeats, q) for family, repeats in groups for q in question_ids)
+            )
+        finally:
+            await judge.aclose()
+
+    if groups and question_ids:
+        asyncio.run(ask_all())
+    for m in judged:
+        stat = m.param("stat") or "mean"
+        found.values[m.name] = [
+            _value(grades[(m.family, _repeats(m), q)], stat) for q in question_ids
+        ]
+    return found

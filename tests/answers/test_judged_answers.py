@@ -1,0 +1,181 @@
+"""The judged answer measures (Faithfulness, AnswerRelevance, ReferenceAgreement) in
+`evaluate_answers`: a deterministic judge's grades over 3, the mean and spread of repeated
+askings, failures counted (in a warning and in stat=failed) and never turned into grades,
+against a Python judge and the local chat server."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from chat_server import ChatServer, grade_of, serve_chat
+from rankscope import evaluate_answers
+from rankscope.answers._judged import ANSWER_PROMPTS
+from rankscope.answers._scorers import scorers
+from rankscope.engine.measures import parse_measures
+from rankscope.errors import MeasureError, OptionError, ProfileError, RankscopeWarning
+from rankscope.judge import ChatJudge, PromptJudge
+
+QUESTIONS = {"q1": "What is the capital of France?", "q2": "Who wrote Hamlet?"}
+REFERENCES = {"q1": "Paris", "q2": "William Shakespeare"}
+ANSWERS = {"q1": "The capital of France is Paris.", "q2": "Christopher Marlowe"}
+CONTEXTS = {"q1": ["Paris is the capital of France."], "q2": ["Hamlet is a tragedy."]}
+
+
+def by_content(messages: list[dict[str, str]]) -> str:
+    """A judge that grades 3 when the answer names Paris, else 1, and says which prompt it
+    was given."""
+    content = messages[-1]["content"]
+    grade = 3 if "Answer: The capital of France is Paris." in content else 1
+    return f"Read it.\nGrade: {grade}"
+
+
+def test_each_judged_measure_is_the_grade_over_three() -> None:
+    measures = ["Faithfulness", "AnswerRelevance", "ReferenceAgreement", "TokenF1"]
+    results = evaluate_answers(
+        REFERENCES,
+        ANSWERS,
+        measures,
+        judge=PromptJudge(by_content),
+        questions=QUESTIONS,
+        contexts=CONTEXTS,
+    )
+    assert results.to_dict() == {
+        "q1": {
+            "Faithfulness": 1.0,
+            "AnswerRelevance": 1.0,
+            "ReferenceAgreement": 1.0,
+            "TokenF1": pytest.approx(1 / 3),  # 1 of 5 tokens, the 1 of 1
+        },
+        "q2": {
+            "Faithfulness": 1 / 3,
+            "AnswerRelevance": 1 / 3,
+            "ReferenceAgreement": 1 / 3,
+            "TokenF1": 0.0,
+        },
+    }
+
+
+def test_the_prompts_hold_the_passages_the_reference_and_the_answer() -> None:
+    seen: list[str] = []
+
+    def judge(messages: list[dict[str, str]]) -> str:
+        seen.append(messages[-1]["content"])
+        return "Grade: 2"
+
+    evaluate_answers(
+        {"q1": ["Paris", "Paris, France"]},
+        {"q1": "Paris."},
+        ["Faithfulness", "ReferenceAgreement", "AnswerRelevance"],
+        judge=PromptJudge(judge),
+        questions=QUESTIONS,
+        contexts={"q1": ["first passage", "second passage"]},
+        concurrency=1,
+    )
+    faithfulness, agreement, relevance = sorted(seen, key=lambda text: text[:40])
+    assert "Passages:\n[1] first passage\n\n[2] second passage" in faithfulness
+    assert "Reference answer:\n- Paris\n- Paris, France" in agreement
+    assert "Question: What is the capital of France?\n\nAnswer: Paris." in relevance
+    assert all(
+        text.endswith("Write the grade alone on the last line, as: Grade: N") for text in seen
+    )
+    assert set(ANSWER_PROMPTS) == {"Faithfulness", "AnswerRelevance", "ReferenceAgreement"}
+
+
+def test_repeats_give_the_mean_and_the_spread_of_the_same_askings() -> None:
+    asked: Counter[str] = Counter()
+    cycle = (3, 1, 2)
+
+    def judge(messages: list[dict[str, str]]) -> str:
+        key = messages[-1]["content"]
+        grade = cycle[asked[key] % 3]
+        asked[key] += 1
+        return f"Grade: {grade}"
+
+    results = evaluate_answers(
+        REFERENCES,
+        ANSWERS,
+        [
+            "AnswerRelevance(repeats=3)",
+            "AnswerRelevance(repeats=3,stat=sd)",
+            "AnswerRelevance(repeats=3,stat=failed)",
+        ],
+        judge=PromptJudge(judge),
+        questions=QUESTIONS,
+        concurrency=1,
+    )
+    assert sum(asked.values()) == 6  # three askings per question, shared by the three stats
+    for values in results.to_dict().values():
+        assert values["AnswerRelevance(repeats=3)"] == pytest.approx(2 / 3)
+        assert values["AnswerRelevance(repeats=3,stat=sd)"] == pytest.approx(
+            statistics.pstdev([1, 1 / 3, 2 / 3])
+        )
+        assert values["AnswerRelevance(repeats=3,stat=failed)"] == 0.0
+
+
+def test_failures_are_counted_never_graded_against_the_chat_server() -> None:
+    def faults(content: str, passage: str, attempt: int) -> str | None:
+        if "Hamlet" in content:
+            return "no grade"  # every asking of q2 fails
+        return "truncated" if attempt == 2 else None  # one asking of q1 in three
+
+    with serve_chat(ChatServer(faults=faults)) as server:
+        judge = ChatJudge(server.url, "judge-model", backoff=0.01)
+        with pytest.warns(RankscopeWarning) as caught:
+            results = evaluate_answers(
+                REFERENCES,
+                ANSWERS,
+                ["AnswerRelevance(repeats=3)", "AnswerRelevance(repeats=3,stat=failed)"],
+                judge=judge,
+                questions=QUESTIONS,
+                concurrency=1,
+            )
+        q1_prompt = next(p for p in server.prompts if "France" in p[-1]["content"])
+    messages = [str(w.message) for w in caught]
+    assert any(
+        "4 of 6 judge askings gave no grade (no grade 3, truncated 1)" in m for m in messages
+    ), messages
+    values = results.to_dict()
+    grade = grade_of(q1_prompt[-1]["content"], "")
+    assert values["q1"]["AnswerRelevance(repeats=3)"] == pytest.approx(grade / 3)
+    assert values["q1"]["AnswerRelevance(repeats=3,stat=failed)"] == pytest.approx(1 / 3)
+    assert math.isnan(values["q2"]["AnswerRelevance(repeats=3)"])
+    assert values["q2"]["AnswerRelevance(repeats=3,stat=failed)"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({}, OptionError, "AnswerRelevance is graded by a judge: pass judge="),
+        ({"judge": PromptJudge(by_content)}, OptionError, "needs the questions' texts"),
+        (
+            {
+                "judge": PromptJudge(by_content),
+                "questions": QUESTIONS,
+                "measures": ["Faithfulness"],
+            },
+            OptionError,
+            "Faithfulness needs the passages each answer was written from: contexts",
+        ),
+        (
+            {"judge": PromptJudge(by_content), "questions": QUESTIONS, "profile": "weknora"},
+            ProfileError,
+            "AnswerRelevance is not defined by the weknora profile",
+        ),
+    ],
+)
+def test_what_a_judged_measure_needs_is_asked_for(
+    options: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    measures = options.pop("measures", ["AnswerRelevance"])
+    with pytest.raises(error, match=message):
+        evaluate_answers(REFERENCES, ANSWERS, measures, **options)
+
+
+def test_the_text_scorers_refuse_a_judged_measure() -> None:
+    with pytest.raises(MeasureError, match="graded by a judge"):
+        scorers(parse_measures(["ReferenceAgreement"]), "standard")
