@@ -289,11 +289,13 @@ def _write(
         "",
         "## Reading the numbers",
         "",
-        "- Every Spark tool pays the same fixed costs on one small machine: reading the text "
-        "in the JVM, shuffling every row by query, and (rankscope, `mllib-rdd`) moving rows "
-        "between the JVM and Python. rankscope's own evaluation is a small part of its time "
-        "(about 0.3 s of Python work for the small run); the shuffle of both inputs and its "
-        "sort within partitions are most of it.",
+        "- MLlib needs every query's rows in one place: its pairs are built by grouping the "
+        "rows by query, a shuffle of both inputs (and, for `mllib-rdd`, rows moved between the "
+        "JVM and Python). rankscope reads a run grouped by query (as TREC runs are) where it "
+        "lies: each byte range of the file is cut at query boundaries and evaluated by the task "
+        "that reads it, with the judgements every worker reads from the qrels file, so nothing "
+        "is shuffled and only one row per query reaches the JVM. A run that is not grouped is "
+        "detected (a query evaluated by two tasks) and evaluated again with a shuffle by query.",
         "- On one machine, rankscope in memory is an order of magnitude faster than any of them: "
         "Spark is for runs that do not fit one machine, or that already live in Spark.",
         "- The machine is shared with other work, so single runs vary by up to 2x; compare "

@@ -184,7 +184,11 @@ def test_every_public_function_documents_an_example(name: str) -> None:
 # statistics over plain arrays of scores.
 FROM_RUNS = {"_align.py", "_report.py", "_runs.py"}
 # The statistics whose loop runs in the native core.
-NATIVE_LOOPS = {"_tukey.py"}
+NATIVE_LOOPS = {
+    "_tukey.py": "rankscope.engine.permutations",
+    "_resampling.py": "rankscope.engine.statistics",
+    "_paired_tests.py": "rankscope.engine.statistics",
+}
 
 
 @pytest.mark.parametrize("path", sorted(PACKAGE_DIR.glob("*.py")), ids=lambda path: path.name)
@@ -200,8 +204,8 @@ def test_the_statistics_import_only_the_errors_module_from_rankscope(path: Path)
         assert layers <= {"engine", "io", "errors", "compare", "report"}
         assert not {m for m in at_module_level if m.startswith("rankscope.report")}
     elif path.name in NATIVE_LOOPS:
-        # The randomized Tukey HSD test's rounds run in the core, through one engine function.
-        assert ours <= {"rankscope.errors", "rankscope.engine.permutations"}
+        # The resampling rounds run in the core, each loop through its engine module.
+        assert ours <= {"rankscope.errors", NATIVE_LOOPS[path.name]}
         assert not {m for m in at_module_level if m.startswith("rankscope.engine")}
     elif path.name != "__init__.py":
         assert ours <= {"rankscope.errors"}

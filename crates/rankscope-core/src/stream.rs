@@ -80,6 +80,8 @@ pub struct Streamed {
 }
 
 /// Evaluate a TREC run file in chunks of whole queries with bounded memory.
+///
+/// A regular file is mapped a chunk at a time ([`MappedBlocks`]); anything else is read.
 pub fn evaluate_run_file(
     qrels: &Qrels,
     path: &Path,
@@ -88,14 +90,23 @@ pub fn evaluate_run_file(
     options: &EvalOptions,
     stream: &StreamOptions,
 ) -> Result<Streamed> {
-    evaluate_stream(
-        qrels,
-        || ReadAhead::open(path, source),
-        source,
-        measures,
-        options,
-        stream,
-    )
+    let judgements = checked_judgements(qrels, measures, options, stream)?;
+    let reopen = || ReadAhead::open(path, source);
+    if stream.grouping != Grouping::Partitioned {
+        if let Some(mapped) = MappedBlocks::open(path, source, stream.chunk_bytes)? {
+            let chunks = RunChunks::from_blocks(mapped, source, stream.lenient);
+            return evaluate_chunks(
+                &judgements,
+                chunks,
+                reopen,
+                source,
+                measures,
+                options,
+                stream,
+            );
+        }
+    }
+    evaluate_opened(&judgements, reopen, source, measures, options, stream)
 }
 
 /// Evaluate a TREC run read from `open()` in chunks of whole queries with bounded memory.
@@ -104,47 +115,77 @@ pub fn evaluate_run_file(
 /// `stream.grouping` is [`Grouping::Detect`].
 pub fn evaluate_stream<R: Read, F: FnMut() -> Result<R>>(
     qrels: &Qrels,
-    mut open: F,
+    open: F,
     source: &str,
     measures: &[Measure],
     options: &EvalOptions,
     stream: &StreamOptions,
 ) -> Result<Streamed> {
+    let judgements = checked_judgements(qrels, measures, options, stream)?;
+    evaluate_opened(&judgements, open, source, measures, options, stream)
+}
+
+/// The judgements of a streamed evaluation, once its options and measures are checked.
+fn checked_judgements<'q>(
+    qrels: &'q Qrels,
+    measures: &[Measure],
+    options: &EvalOptions,
+    stream: &StreamOptions,
+) -> Result<Judgements<'q>> {
     if stream.chunk_bytes < 1 {
         return Err(Error::Input(InputProblem::new(
             "chunk_bytes must be at least 1; got 0",
         )));
     }
     check_profile_support(measures, &options.conventions)?;
-    let judgements = Judgements::new(qrels, &options.conventions, options.relevance_level)?;
+    Judgements::new(qrels, &options.conventions, options.relevance_level)
+}
+
+/// [`evaluate_stream`] once the judgements are built.
+fn evaluate_opened<R: Read, F: FnMut() -> Result<R>>(
+    judgements: &Judgements<'_>,
+    mut open: F,
+    source: &str,
+    measures: &[Measure],
+    options: &EvalOptions,
+    stream: &StreamOptions,
+) -> Result<Streamed> {
+    if stream.grouping == Grouping::Partitioned {
+        let (evaluation, skipped) =
+            evaluate_partitioned(judgements, open()?, source, measures, options, stream)?;
+        return Ok(Streamed {
+            evaluation,
+            skipped,
+            warnings: Vec::new(),
+        });
+    }
+    let chunks = RunChunks::new(open()?, stream.chunk_bytes, source, stream.lenient);
+    evaluate_chunks(judgements, chunks, open, source, measures, options, stream)
+}
+
+/// The run's chunks evaluated as grouped by query; under [`Grouping::Detect`], a run found not
+/// grouped is read again from `open()` through partition files, with a warning.
+fn evaluate_chunks<B: Blocks, R: Read, F: FnMut() -> Result<R>>(
+    judgements: &Judgements<'_>,
+    chunks: RunChunks<B>,
+    mut open: F,
+    source: &str,
+    measures: &[Measure],
+    options: &EvalOptions,
+    stream: &StreamOptions,
+) -> Result<Streamed> {
     let mut warnings = Vec::new();
-    let partitioned = match stream.grouping {
-        Grouping::Partitioned => true,
-        Grouping::Grouped => false,
-        Grouping::Detect => {
-            match evaluate_grouped(&judgements, open()?, source, measures, options, stream) {
-                Err(Error::NotGrouped(problem)) => {
-                    warnings.push(format!(
-                        "{problem}; reading it again through {} partition files on disk",
-                        stream.partitions
-                    ));
-                    true
-                }
-                other => {
-                    return other.map(|(evaluation, skipped)| Streamed {
-                        evaluation,
-                        skipped,
-                        warnings,
-                    })
-                }
+    let (evaluation, skipped) =
+        match evaluate_grouped(judgements, chunks, source, measures, options) {
+            Err(Error::NotGrouped(problem)) if stream.grouping == Grouping::Detect => {
+                warnings.push(format!(
+                    "{problem}; reading it again through {} partition files on disk",
+                    stream.partitions
+                ));
+                evaluate_partitioned(judgements, open()?, source, measures, options, stream)?
             }
-        }
-    };
-    let (evaluation, skipped) = if partitioned {
-        evaluate_partitioned(&judgements, open()?, source, measures, options, stream)?
-    } else {
-        evaluate_grouped(&judgements, open()?, source, measures, options, stream)?
-    };
+            other => other?,
+        };
     Ok(Streamed {
         evaluation,
         skipped,
@@ -308,19 +349,163 @@ impl<R: Read> QueryBlocks<R> {
                 }
             }
             let data = &self.buffer[..self.filled];
-            let Some(last_newline) = memchr::memrchr(b'\n', data) else {
-                continue; // no complete line yet: a line longer than the block
+            let Some(cut) = whole_queries_end(data) else {
+                continue; // read on
             };
-            let cut = last_query_start(&data[..=last_newline]);
-            if cut == 0 {
-                continue; // one query so far: read on
-            }
             let start = self.line;
             self.line += memchr::memchr_iter(b'\n', &data[..cut]).count() as u64;
             self.consumed = cut;
             return Ok(Some((&self.buffer[..cut], start)));
         }
     }
+}
+
+/// Where blocks of whole queries come from: a reader ([`QueryBlocks`]) or a mapped file
+/// ([`MappedBlocks`]).
+pub trait Blocks {
+    /// The next block and the line number it starts at; `None` at the end. `source` names the
+    /// input in messages.
+    fn next_block(&mut self, source: &str) -> Result<Option<(&[u8], u64)>>;
+}
+
+impl<R: Read> Blocks for QueryBlocks<R> {
+    fn next_block(&mut self, source: &str) -> Result<Option<(&[u8], u64)>> {
+        QueryBlocks::next_block(self, source)
+    }
+}
+
+/// The blocks of [`QueryBlocks`] over a regular file, mapped into memory a block at a time
+/// rather than copied: the same blocks, cut at the same bytes, without the system's copy of the
+/// file, the buffer it is copied into, and the page faults of that buffer's fresh memory. Each
+/// mapping is dropped before the next is made, so memory holds one block of the file. The risk
+/// is that of every mapped read (see [`trec::read_run_file`]): a file truncated by another
+/// process while it is mapped kills the process where a read would have seen a short file.
+pub struct MappedBlocks {
+    file: File,
+    size: u64,
+    chunk_bytes: u64,
+    /// Where the bytes not yet handed out start.
+    offset: u64,
+    /// Where the bytes taken in so far end (what [`QueryBlocks`] has read).
+    end: u64,
+    /// Bytes handed out by the last call, from `offset`.
+    consumed: u64,
+    /// The mapping of `mapped_from..end`.
+    map: Option<memmap2::Mmap>,
+    mapped_from: u64,
+    line: u64,
+    done: bool,
+    first: bool,
+}
+
+impl MappedBlocks {
+    /// Blocks of about `chunk_bytes` of the file at `path` (at least 1), if it is a regular
+    /// file, not empty, that can be mapped; `None` otherwise (read it instead).
+    pub fn open(path: &Path, source: &str, chunk_bytes: usize) -> Result<Option<Self>> {
+        let file = File::open(path).map_err(|e| trec::io_error(&e, source))?;
+        let Ok(metadata) = file.metadata() else {
+            return Ok(None);
+        };
+        if !metadata.is_file() || metadata.len() == 0 {
+            return Ok(None);
+        }
+        let mut blocks = Self {
+            file,
+            size: metadata.len(),
+            chunk_bytes: chunk_bytes.max(1) as u64,
+            offset: 0,
+            end: 0,
+            consumed: 0,
+            map: None,
+            mapped_from: 0,
+            line: 1,
+            done: false,
+            first: true,
+        };
+        // A file that cannot be mapped (some file systems) is read instead.
+        if blocks.map(0, blocks.size.min(4096)).is_err() {
+            return Ok(None);
+        }
+        blocks.map = None;
+        Ok(Some(blocks))
+    }
+
+    /// Map `from..to` of the file (not empty) in place of the last mapping.
+    fn map(&mut self, from: u64, to: u64) -> std::io::Result<()> {
+        self.map = None;
+        let len = usize::try_from(to - from)
+            .map_err(|_| std::io::Error::other("the block does not fit in memory"))?;
+        // SAFETY: the mapping is only read, and dropped before the next one is made. Another
+        // process truncating the file meanwhile is the risk named on `MappedBlocks`.
+        #[allow(unsafe_code)]
+        let map = unsafe {
+            memmap2::MmapOptions::new()
+                .offset(from)
+                .len(len)
+                .map(&self.file)?
+        };
+        self.map = Some(map);
+        self.mapped_from = from;
+        Ok(())
+    }
+
+    /// The mapped bytes from `offset` on.
+    fn data(&self) -> &[u8] {
+        let skip = (self.offset - self.mapped_from) as usize;
+        self.map.as_deref().map_or(&[][..], |map| &map[skip..])
+    }
+}
+
+impl Blocks for MappedBlocks {
+    fn next_block(&mut self, source: &str) -> Result<Option<(&[u8], u64)>> {
+        self.offset += self.consumed;
+        self.consumed = 0;
+        let failed = |e: std::io::Error| trec::io_error(&e, source);
+        loop {
+            if self.done {
+                if self.end == self.offset {
+                    self.map = None;
+                    return Ok(None);
+                }
+                if self.mapped_from != self.offset || self.map.is_none() {
+                    self.map(self.offset, self.end).map_err(failed)?;
+                }
+                self.consumed = self.end - self.offset;
+                return Ok(Some((self.data(), self.line)));
+            }
+            // As QueryBlocks reads: `chunk_bytes` more after what was taken in.
+            let had = self.end;
+            self.end = self.size.min(self.end + self.chunk_bytes);
+            if self.end == had {
+                self.done = true;
+                continue;
+            }
+            self.map(self.offset, self.end).map_err(failed)?;
+            if self.first {
+                self.first = false;
+                if self.data().starts_with(b"\xef\xbb\xbf") {
+                    self.offset += 3;
+                }
+            }
+            let data = self.data();
+            let Some(cut) = whole_queries_end(data) else {
+                continue; // read on
+            };
+            let start = self.line;
+            self.line += memchr::memchr_iter(b'\n', &data[..cut]).count() as u64;
+            self.consumed = cut as u64;
+            return Ok(Some((&self.data()[..cut], start)));
+        }
+    }
+}
+
+/// Where a block of whole queries from the start of `data` ends: after complete lines, before
+/// the lines of its last query (which may go on in what is not read yet); `None` while `data`
+/// holds no complete line (a line longer than the block) or one query only.
+fn whole_queries_end(data: &[u8]) -> Option<usize> {
+    let last_newline = memchr::memrchr(b'\n', data)?;
+    let cut = last_query_start(&data[..=last_newline]);
+    (cut > 0).then_some(cut)
 }
 
 /// Where the lines of the last query of `data` (complete lines) start, comment and blank lines
@@ -364,8 +549,8 @@ fn first_field(line: &[u8]) -> Option<&[u8]> {
 /// skipped and counted in lenient mode. Blocks without rows (comments, blank or, lenient, only
 /// bad lines) are passed over; a run with no row at all is an [`Error::EmptyInput`], raised
 /// when the end is reached.
-pub struct RunChunks<R: Read> {
-    blocks: QueryBlocks<R>,
+pub struct RunChunks<B: Blocks> {
+    blocks: B,
     source: String,
     lenient: bool,
     found_rows: bool,
@@ -373,11 +558,18 @@ pub struct RunChunks<R: Read> {
     pub skipped: Skipped,
 }
 
-impl<R: Read> RunChunks<R> {
+impl<R: Read> RunChunks<QueryBlocks<R>> {
     /// Chunks of about `chunk_bytes` from `reader`; `source` names it in messages.
     pub fn new(reader: R, chunk_bytes: usize, source: &str, lenient: bool) -> Self {
+        Self::from_blocks(QueryBlocks::new(reader, chunk_bytes), source, lenient)
+    }
+}
+
+impl<B: Blocks> RunChunks<B> {
+    /// Chunks of the blocks `blocks` gives; `source` names the input in messages.
+    pub fn from_blocks(blocks: B, source: &str, lenient: bool) -> Self {
         Self {
-            blocks: QueryBlocks::new(reader, chunk_bytes),
+            blocks,
             source: source.to_string(),
             lenient,
             found_rows: false,
@@ -504,15 +696,13 @@ impl Gathered {
     }
 }
 
-fn evaluate_grouped<R: Read>(
+fn evaluate_grouped<B: Blocks>(
     judgements: &Judgements<'_>,
-    reader: R,
+    mut chunks: RunChunks<B>,
     source: &str,
     measures: &[Measure],
     options: &EvalOptions,
-    stream: &StreamOptions,
 ) -> Result<(Evaluation, Skipped)> {
-    let mut chunks = RunChunks::new(reader, stream.chunk_bytes, source, stream.lenient);
     let mut gathered = Gathered::new();
     let mut seen: HashSet<String> = HashSet::new();
     while let Some(chunk) = chunks.next_chunk()? {

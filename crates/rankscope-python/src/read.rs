@@ -17,7 +17,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
 use rankscope_core::intern::Interner;
 use rankscope_core::prepare::RankedDocuments;
-use rankscope_core::stream::{ReadAhead, RunChunks};
+use rankscope_core::stream::{QueryBlocks, ReadAhead, RunChunks};
 use rankscope_core::table::{Qrels, Run, StrColumn};
 use rankscope_core::trec::{self, Parsed, ReadOptions};
 use rankscope_core::UNJUDGED;
@@ -396,7 +396,7 @@ fn last_trec_run_tag(py: Python<'_>, path: PathBuf, source: String) -> PyResult<
 
 /// What a chunked read holds between chunks.
 struct ChunkState {
-    chunks: RunChunks<Box<dyn Read + Send>>,
+    chunks: RunChunks<QueryBlocks<Box<dyn Read + Send>>>,
     /// The exception a read of a Python file raised, if one did.
     failure: Option<Arc<Mutex<Option<PyErr>>>>,
     /// The run's name: the tag of the file's last valid line, else of the first chunk's.

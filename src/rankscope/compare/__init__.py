@@ -2,8 +2,9 @@
 
 Everything here works on plain arrays of per-query scores (one float per query, the arrays of a
 baseline and a system aligned by query), so it serves any source of scores. scipy (the
-``rankscope[stats]`` extra) is needed only by the t-test and the Wilcoxon test; it is imported
-on first use.
+``rankscope[stats]`` extra) is needed only by the Wilcoxon test, the Tukey tests and the
+analysis of variance; it is imported on first use. The resampling and the t distribution run
+in the native core.
 
 - Paired tests, each returning a :class:`TestResult`: :func:`paired_t_test`,
   :func:`wilcoxon_test`, :func:`randomization_test`, :func:`bootstrap_test`; and

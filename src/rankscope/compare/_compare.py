@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property, partial
 
 from numpy.typing import ArrayLike
 
@@ -48,13 +49,18 @@ class ComparisonRow:
     significant
         ``corrected_p_value <= alpha``.
     difference_ci
-        BCa bootstrap interval for ``mean(system - baseline)`` at level ``1 - alpha``.
+        BCa bootstrap interval for ``mean(system - baseline)`` at level ``1 - alpha``, computed
+        when first read (its resampling is the dearest part of a row, and most reports do not
+        show it); the same interval whenever and however often it is read.
     effect_size
         Cohen's d for paired samples, see :func:`paired_cohens_d`.
     win_tie_loss
         Queries on which the system scores higher, the same, lower (tolerance ``1e-12``).
     baseline
         The name of the run the system is compared with (the first of the pair).
+    interval
+        What computes :attr:`difference_ci` when it is first read (for an interval already at
+        hand, ``lambda: interval``).
     """
 
     system: str
@@ -65,10 +71,15 @@ class ComparisonRow:
     test: TestResult
     corrected_p_value: float
     significant: bool
-    difference_ci: ConfidenceInterval
     effect_size: float
     win_tie_loss: WinTieLoss
     baseline: str = "baseline"
+    interval: Callable[[], ConfidenceInterval] = field(kw_only=True, repr=False, compare=False)
+
+    @cached_property
+    def difference_ci(self) -> ConfidenceInterval:
+        """The interval for ``mean(system - baseline)``, computed on first use."""
+        return self.interval()
 
 
 @dataclass(frozen=True)
@@ -176,7 +187,7 @@ def compare(
     test
         ``"t"`` (:func:`paired_t_test`), ``"wilcoxon"`` (:func:`wilcoxon_test`),
         ``"randomization"`` (:func:`randomization_test`) or ``"bootstrap"``
-        (:func:`bootstrap_test`). ``"t"`` and ``"wilcoxon"`` need scipy.
+        (:func:`bootstrap_test`). ``"wilcoxon"`` needs scipy.
     correction
         ``"holm"``, ``"bonferroni"``, ``"bh"`` or ``"none"``, see :func:`correct_pvalues`.
     alpha
@@ -203,7 +214,7 @@ def compare(
         If ``test``, ``correction``, ``alpha``, ``seed`` or ``n_resamples`` is not valid; the
         message lists the valid names.
     MissingDependencyError
-        If ``test`` is ``"t"`` or ``"wilcoxon"`` and scipy is not installed.
+        If ``test`` is ``"wilcoxon"`` and scipy is not installed.
 
     Examples
     --------
@@ -276,7 +287,8 @@ def compare(
                 test=result,
                 corrected_p_value=float(p_value),
                 significant=bool(p_value <= alpha),
-                difference_ci=paired_bootstrap_ci(
+                interval=partial(
+                    paired_bootstrap_ci,
                     baseline_array,
                     system_array,
                     level=1.0 - alpha,

@@ -5,6 +5,7 @@ measure, and per measure the test of every pair behind them."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 from numpy.typing import ArrayLike
 
@@ -111,7 +112,7 @@ def compare_pairs(
     OptionError
         If an option is not valid.
     MissingDependencyError
-        If scipy is not installed (Tukey tests, the t-test and the Wilcoxon test).
+        If scipy is not installed (Tukey tests and the Wilcoxon test).
 
     Examples
     --------
@@ -265,8 +266,8 @@ def _paired_row(
         test=result,
         corrected_p_value=corrected,
         significant=bool(corrected <= alpha),
-        difference_ci=paired_bootstrap_ci(
-            base, other, level=1.0 - alpha, n_resamples=n_resamples, seed=seed
+        interval=partial(
+            paired_bootstrap_ci, base, other, level=1.0 - alpha, n_resamples=n_resamples, seed=seed
         ),
         effect_size=paired_cohens_d(base, other),
         win_tie_loss=win_tie_loss(base, other),
@@ -301,8 +302,13 @@ def _tukey_row(
         ),
         corrected_p_value=pair.adjusted_p_value,
         significant=pair.significant,
-        difference_ci=ConfidenceInterval(
-            pair.ci_low, pair.ci_high, level, analysis.method, pair.mean_difference
+        interval=partial(
+            ConfidenceInterval,
+            pair.ci_low,
+            pair.ci_high,
+            level,
+            analysis.method,
+            pair.mean_difference,
         ),
         effect_size=pair.effect_size,
         win_tie_loss=win_tie_loss(base, other),

@@ -7,7 +7,7 @@ import re
 import shutil
 import sys
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -18,6 +18,7 @@ import rankscope
 from rankscope import errors
 from rankscope.errors import InputError, OptionError, RankscopeError, RankscopeWarning
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE
+from rankscope.spark._grouped import NOT_GROUPED, grouped_outcome
 from rankscope.spark._partition import (
     COUNT_COLUMNS,
     HEAD_COLUMNS,
@@ -36,6 +37,7 @@ from rankscope.spark._partition import (
     evaluate_partition,
     results_of,
 )
+from rankscope.spark._read import trec_files_of
 from rankscope.spark._session import quiet_pyspark
 
 if TYPE_CHECKING:
@@ -157,12 +159,50 @@ class SparkResults:
     Nothing is computed until asked for. The per-query table (one row per query) is cached by
     Spark on first use, so :meth:`mean`, :attr:`per_query` and :meth:`to_results` evaluate the
     run once; :meth:`unpersist` frees it.
+
+    A run read from TREC files by `rankscope.spark.read_run` is evaluated where it is read,
+    range by range, when its queries are grouped (each query's lines together, as trec_eval
+    writes runs); one that turns out not to be is evaluated again with a shuffle by query, with
+    a warning (``fallback`` computes that table).
     """
 
-    def __init__(self, outcome: DataFrame, task: Task) -> None:
+    def __init__(
+        self, outcome: DataFrame, task: Task, fallback: Callable[[], DataFrame] | None = None
+    ) -> None:
         self._outcome = outcome
         self._task = task
         self._means: dict[str, float] | None = None
+        self._fallback = fallback
+
+    def _checked(self) -> DataFrame:
+        """The per-query table, known to be whole: a table read range by range is computed
+        (and cached) first, and replaced by the shuffled one if the run was not grouped."""
+        if self._fallback is not None:
+            self._retrying(lambda: self._outcome.count())
+        return self._outcome
+
+    def _retrying(self, action: Callable[[], Any]) -> Any:
+        """``action()``, run again on the shuffled table if the run was not grouped."""
+        try:
+            with quiet_pyspark(), _errors_of_executors(self._outcome.sparkSession):
+                result = action()
+        except InputError as error:
+            if self._fallback is None or NOT_GROUPED not in str(error):
+                raise
+            query = str(error).split(NOT_GROUPED, 1)[1].lstrip(": ")
+            warnings.warn(
+                f"{self._task.run_source}: the run is not grouped by query: {query} appears in "
+                "two parts of the file; evaluating it again with a shuffle by query",
+                RankscopeWarning,
+                stacklevel=4,
+            )
+            self._outcome.unpersist()
+            self._outcome = self._fallback().persist()
+            self._fallback = None
+            with quiet_pyspark(), _errors_of_executors(self._outcome.sparkSession):
+                result = action()
+        self._fallback = None
+        return result
 
     @property
     def measures(self) -> tuple[str, ...]:
@@ -179,9 +219,16 @@ class SparkResults:
         evaluated query: the rows of ``Results.per_query``, in no particular order."""
         from pyspark.sql import functions as F
 
-        return self._outcome.filter(F.col(STATUS) <= SCORED_MISSING).select(
-            QUERY_ID,
-            *(F.col(c).alias(m) for m, c in zip(self.measures, self._task.columns, strict=True)),
+        return (
+            self._checked()
+            .filter(F.col(STATUS) <= SCORED_MISSING)
+            .select(
+                QUERY_ID,
+                *(
+                    F.col(c).alias(m)
+                    for m, c in zip(self.measures, self._task.columns, strict=True)
+                ),
+            )
         )
 
     @property
@@ -189,7 +236,7 @@ class SparkResults:
         """``query_id`` of every query of the run without judgements (ignored)."""
         from pyspark.sql import functions as F
 
-        return self._outcome.filter(F.col(STATUS) == UNJUDGED).select(QUERY_ID)
+        return self._checked().filter(F.col(STATUS) == UNJUDGED).select(QUERY_ID)
 
     @property
     def missing_queries(self) -> DataFrame:
@@ -197,7 +244,7 @@ class SparkResults:
         else left out)."""
         from pyspark.sql import functions as F
 
-        return self._outcome.filter(F.col(STATUS).isin(SCORED_MISSING, MISSING)).select(QUERY_ID)
+        return self._checked().filter(F.col(STATUS).isin(SCORED_MISSING, MISSING)).select(QUERY_ID)
 
     def mean(self) -> dict[str, float]:
         """The aggregate of every measure, equal to ``Results.mean()`` of the in-memory
@@ -219,12 +266,15 @@ class SparkResults:
                     *((name, ArrayType(StringType())) for name in HEAD_COLUMNS),
                 ]
             )
-            with quiet_pyspark():
+
+            def aggregate() -> Any:
                 aggregated = self._outcome.repartition(1).mapInArrow(
                     partial(aggregate_partition, task=task), schema
                 )
-            with quiet_pyspark(), _errors_of_executors(aggregated.sparkSession):
                 (row,) = aggregated.collect()
+                return row
+
+            row = self._retrying(aggregate)
             values = row.asDict()
             counts = Counts(values["evaluated"], values["unjudged"], values["missing"])
             counts.check(task)
@@ -236,8 +286,7 @@ class SparkResults:
         """The per-query table brought to the driver as a `rankscope.Results`, identical to the
         in-memory evaluation's: for `rankscope.compare`, reports and the command line. Only
         per-query values travel (one row per query), never the run."""
-        with quiet_pyspark(), _errors_of_executors(self._outcome.sparkSession):
-            frame = _to_polars(self._outcome)
+        frame = self._retrying(lambda: _to_polars(self._outcome))
         task = self._task
         Counts.of(frame[STATUS]).check(task)
         results = results_of(frame, task)
@@ -364,6 +413,33 @@ def evaluate(
         run_source=run_source,
         rows_per_chunk=rows_per_chunk,
     )
+    schema = _outcome_schema(task.columns)
+
+    def shuffled() -> DataFrame:
+        return _shuffled_outcome(
+            qrels, run, task, schema, partitions, (query_id, doc_id, relevance, score)
+        )
+
+    run_files, qrels_files = trec_files_of(run), trec_files_of(qrels)
+    named_ours = (query_id, doc_id, relevance, score) == (QUERY_ID, DOC_ID, RELEVANCE, SCORE)
+    if run_files is not None and qrels_files is not None and named_ours and partitions is None:
+        # Straight from TREC files: each range of the run evaluated where it is read.
+        grouped = grouped_outcome(run.sparkSession, run_files, qrels_files, task, schema)
+        return SparkResults(grouped.persist(), task, fallback=shuffled)
+    return SparkResults(shuffled().persist(), task)
+
+
+def _shuffled_outcome(
+    qrels: DataFrame,
+    run: DataFrame,
+    task: Task,
+    schema: Any,
+    partitions: int | None,
+    names: tuple[str, str, str, str],
+) -> DataFrame:
+    """The per-query table the general way: both inputs' rows shuffled by query id, each
+    partition sorted and evaluated in chunks of whole queries."""
+    query_id, doc_id, relevance, score = names
     judged = _input_columns(
         qrels, {QUERY_ID: query_id, DOC_ID: doc_id, RELEVANCE: relevance}, "qrels", QRELS_SIDE
     )
@@ -373,10 +449,9 @@ def evaluate(
     rows = judged.unionByName(ranked, allowMissingColumns=True)
     spread = rows.repartition(partitions, QUERY_ID) if partitions else rows.repartition(QUERY_ID)
     with quiet_pyspark():
-        outcome = spread.sortWithinPartitions(QUERY_ID, SIDE, ROW).mapInArrow(
-            partial(evaluate_partition, task=task), _outcome_schema(task.columns)
+        return spread.sortWithinPartitions(QUERY_ID, SIDE, ROW).mapInArrow(
+            partial(evaluate_partition, task=task), schema
         )
-    return SparkResults(outcome.persist(), task)
 
 
 def evaluate_files(

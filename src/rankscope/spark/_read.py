@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import glob
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
+from dataclasses import dataclass
 from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
@@ -107,9 +108,10 @@ _WHOLE = -1
 """The end of the range of a compressed file: the whole file, decompressed."""
 
 
-def _ranges(files: list[str], range_bytes: int) -> list[tuple[str, int, int]]:
-    """``(file, start, end)`` byte ranges of about ``range_bytes`` covering every file (an
-    empty file is one empty range, a compressed one the range ``(0, _WHOLE)``)."""
+def _ranges(files: list[str], range_bytes: int | None = None) -> list[tuple[str, int, int]]:
+    """``(file, start, end)`` byte ranges of about ``range_bytes`` (`RANGE_BYTES`) covering
+    every file (an empty file is one empty range, a compressed one the range ``(0, _WHOLE)``)."""
+    range_bytes = range_bytes or RANGE_BYTES
     ranges: list[tuple[str, int, int]] = []
     for file in files:
         if compression_of(file) is not None:
@@ -143,18 +145,31 @@ def _newlines_before(file: IO[bytes], position: int) -> int:
     return count
 
 
-def read_range(path: str, start: int, end: int, kind: Kind) -> Any:
+def _line_bounds(file: IO[bytes], start: int, end: int, size: int) -> tuple[int, int]:
+    """The bytes of the lines that start in ``start..end``."""
+    first = _next_line_start(file, start)
+    return first, (_next_line_start(file, end) if end > first else first)
+
+
+def read_range(
+    path: str,
+    start: int,
+    end: int,
+    kind: Kind,
+    bounds: Callable[[IO[bytes], int, int, int], tuple[int, int]] = _line_bounds,
+) -> Any:
     """The rows of the lines that start in ``path``'s bytes ``start..end`` (of a compressed file
     with ``end`` `_WHOLE`: every line), read by the core, as an Arrow table (``query_id``,
-    ``doc_id``, and ``score`` or ``relevance``); its errors name the line of the whole file."""
+    ``doc_id``, and ``score`` or ``relevance``); its errors name the line of the whole file.
+    ``bounds(file, start, end, size)`` says which bytes that is (by default, whole lines; for
+    a run grouped by query, whole queries)."""
     if end == _WHOLE:
         data = open_input(path).data or b""
         if kind == "run":
             return trec_run_rows(data, path)[0]
         return trec_qrels_rows(data, path)
     with open(path, "rb") as file:
-        first = _next_line_start(file, start)
-        last = _next_line_start(file, end) if end > first else first
+        first, last = bounds(file, start, end, os.fstat(file.fileno()).st_size)
         file.seek(first)
         data = file.read(last - first)
         # Line 1 is the file's start (a byte order mark there is skipped); a later range's
@@ -193,13 +208,32 @@ def _arrow_schema(kind: Kind) -> Any:
 
 def _trec(spark: SparkSession, path: str, kind: Kind) -> DataFrame:
     """A TREC file (or files) read by the core on the executors, one task per byte range."""
-    ranges = _ranges(_trec_files(path), RANGE_BYTES)
+    ranges = _ranges(_trec_files(path))
     value = f"{SCORE} double" if kind == "run" else f"{RELEVANCE} bigint"
     seeds = spark.sparkContext.parallelize(ranges, len(ranges))  # range i is partition i
     schema = f"{QUERY_ID} string, {DOC_ID} string, {value}"
     with quiet_pyspark():
         table = spark.createDataFrame(seeds, "path string, start bigint, end bigint")
-        return table.mapInArrow(partial(_read_ranges, kind=kind), schema)
+        frame = table.mapInArrow(partial(_read_ranges, kind=kind), schema)
+    # Where the rows come from, for `rankscope.spark.evaluate` to read a run grouped by query
+    # where it lies (a DataFrame derived from this one is a new object, without it).
+    frame._rankscope_files = TrecFiles(kind, tuple(_trec_files(path)))  # type: ignore[attr-defined]
+    return frame
+
+
+@dataclass(frozen=True)
+class TrecFiles:
+    """The TREC files a DataFrame of `read_run` or `read_qrels` was read from, in order."""
+
+    kind: str
+    paths: tuple[str, ...]
+
+
+def trec_files_of(frame: DataFrame) -> TrecFiles | None:
+    """The TREC files ``frame`` was read from by `read_run` or `read_qrels` as it is (not a
+    DataFrame derived from one); None for any other."""
+    files = getattr(frame, "_rankscope_files", None)
+    return files if isinstance(files, TrecFiles) else None
 
 
 def read_run(spark: SparkSession, path: str, format: str | None = None) -> tuple[DataFrame, str]:

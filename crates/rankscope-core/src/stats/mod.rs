@@ -1,4 +1,6 @@
-//! The permutation loop of the randomized Tukey HSD test (Carterette 2012; Sakai 2018, §4.5).
+//! The resampling loops of the statistics: the permutations of the randomized Tukey HSD test
+//! (Carterette 2012; Sakai 2018, §4.5), here, and the sign flips and bootstrap resamples of the
+//! paired tests and intervals ([`resampling`]); and Student's t distribution ([`student`]).
 //!
 //! A score matrix holds one row per topic and one column per system. Each round permutes every
 //! topic's row at random (the systems are exchangeable within a topic under the null
@@ -21,6 +23,9 @@ use rayon::prelude::*;
 
 use crate::parallel::PARALLEL_MIN_ROWS;
 
+pub mod resampling;
+pub mod student;
+
 /// NumPy's default multiplier of the 128-bit linear congruential step (`pcg64.h`).
 const MULTIPLIER: u128 = 0x2360_ED05_1FC6_5DA4_4385_DF64_9FCC_F645;
 
@@ -40,6 +45,12 @@ impl Pcg64 {
     #[must_use]
     pub fn new(state: u128, increment: u128) -> Self {
         Self { state, increment }
+    }
+
+    /// The state and the stream, as [`Pcg64::new`] takes them (to hand the generator back).
+    #[must_use]
+    pub fn state(&self) -> (u128, u128) {
+        (self.state, self.increment)
     }
 
     /// The next 64 random bits: step, then output the new state.

@@ -212,3 +212,93 @@ fn complete_scores_the_missing_queries() {
     assert_eq!(out.evaluation.unjudged_queries, ["q9"]);
     assert_eq!(out.evaluation.run_name, "t");
 }
+
+/// A file in the temporary folder holding `data`, removed when dropped.
+struct TempFile(std::path::PathBuf);
+
+impl TempFile {
+    fn new(name: &str, data: &[u8]) -> Self {
+        let path = std::env::temp_dir().join(format!("rankscope-{}-{name}", std::process::id()));
+        std::fs::write(&path, data).unwrap();
+        Self(path)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn a_mapped_file_gives_the_blocks_a_reader_gives() {
+    let texts: [&[u8]; 6] = [
+        b"q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\n# note\nq2 Q0 c 1 1 t\nq3 Q0 d 1 1 t\n",
+        b"q1 x\nq1 y\nq2 z\nq3 w",
+        "\u{feff}q1 x\nq1 y\nq2 z\n".as_bytes(),
+        b"\xef\xbb\xbf",
+        b"q1 a-very-long-line-longer-than-any-block 1 1 t\n\nq2 Q0 c 1 1 t\n\n",
+        b"q1 a\nq1 b\nq1 c\nq1 d\nq1 e\nq2 f\n# last",
+    ];
+    for (t, text) in texts.iter().enumerate() {
+        let file = TempFile::new(&format!("blocks-{t}"), text);
+        for chunk_bytes in [1, 3, 4, 7, 16, 20, 1 << 20] {
+            let expected = blocks(text, chunk_bytes);
+            let mut mapped = MappedBlocks::open(&file.0, "run", chunk_bytes)
+                .unwrap()
+                .expect("a regular file is mapped");
+            let mut got = Vec::new();
+            while let Some((block, line)) = mapped.next_block("run").unwrap() {
+                got.push((String::from_utf8(block.to_vec()).unwrap(), line));
+            }
+            assert_eq!(got, expected, "text {t}, chunk_bytes {chunk_bytes}");
+        }
+    }
+    let empty = TempFile::new("blocks-empty", b"");
+    assert!(MappedBlocks::open(&empty.0, "run", 16).unwrap().is_none());
+    let missing = std::env::temp_dir().join("rankscope-no-such-file.run");
+    let Err(error) = MappedBlocks::open(&missing, "run.txt", 16) else {
+        panic!("a missing file is an error");
+    };
+    assert_eq!(error.to_string(), "run.txt: no such file");
+}
+
+#[test]
+fn a_run_file_streamed_mapped_gives_what_it_gives_read() {
+    let measures = parse_measures(&["nDCG@10", "P", "RR", "AP"]).unwrap();
+    let grouped: &[u8] =
+        b"q2 Q0 c 1 1 t\nq2 Q0 x 2 2 t\nq1 Q0 b 1 5 t\nq1 Q0 a 2 5 t\nq9 Q0 z 1 1 u\n";
+    let not_grouped: &[u8] = b"q1 Q0 b 1 5 t\nq2 Q0 c 1 1 t\nq1 Q0 a 2 4 t\n";
+    let bad: &[u8] = b"q1 Q0 b 1 5 t\nq2 Q0 c 1 1 t\nq3 Q0 d 1 x t\n";
+    for (t, data) in [grouped, not_grouped, bad].into_iter().enumerate() {
+        let file = TempFile::new(&format!("stream-{t}"), data);
+        for grouping in [Grouping::Grouped, Grouping::Partitioned, Grouping::Detect] {
+            for lenient in [false, true] {
+                let stream = StreamOptions {
+                    lenient,
+                    ..small(grouping)
+                };
+                let options = options("trec");
+                let read = evaluate_stream(
+                    &qrels(),
+                    || Ok(data),
+                    "run.txt",
+                    &measures,
+                    &options,
+                    &stream,
+                );
+                let mapped =
+                    evaluate_run_file(&qrels(), &file.0, "run.txt", &measures, &options, &stream);
+                match (read, mapped) {
+                    (Ok(read), Ok(mapped)) => assert_eq!(read, mapped, "{t} {grouping:?}"),
+                    (Err(read), Err(mapped)) => {
+                        assert_eq!(read.to_string(), mapped.to_string(), "{t} {grouping:?}");
+                        let line = read.input_problem().and_then(|p| p.line);
+                        assert_eq!(line, (t == 2).then_some(3), "{t} {grouping:?}");
+                    }
+                    (read, mapped) => panic!("{t} {grouping:?}: {read:?} against {mapped:?}"),
+                }
+            }
+        }
+    }
+}

@@ -1,4 +1,5 @@
-//! Lines split into whitespace-separated fields, eight bytes at a time.
+//! Lines split into whitespace-separated fields: 64 bytes classified at a time into bit masks,
+//! or (long lines, a text's last bytes) eight bytes at a time.
 
 /// Whitespace between fields: C's isspace() without the newline.
 #[inline]
@@ -22,8 +23,41 @@ pub(crate) fn split_fields<const N: usize>(line: &[u8]) -> ([&[u8]; N], usize) {
 /// Up to `N` fields of the line that starts at `start` in `text`, how many fields it has (the
 /// count stops at `limit`, and the rest of the line is then not split), and where the line
 /// ends (its newline, or the end of the text).
+///
+/// A line that ends within the 64 bytes from its start (most lines of runs and qrels) is split
+/// in one pass over two bit masks of those bytes, those that end a field and newlines (see
+/// [`classify`]): each field is a run of clear bits, found by counting zeros. Longer lines,
+/// and the last 64 bytes of a text, are split eight bytes at a time.
 #[inline]
 pub(super) fn split_line<const N: usize>(
+    text: &[u8],
+    start: usize,
+    limit: usize,
+) -> ([&[u8]; N], usize, usize) {
+    if let Some(block) = text.get(start..start.saturating_add(64)) {
+        let block: &[u8; 64] = block.try_into().expect("64 bytes");
+        let (ends, newlines) = classify(block);
+        if newlines != 0 {
+            let newline = newlines.trailing_zeros();
+            let in_fields = !ends & ((1u64 << newline) - 1);
+            let mut starts = in_fields & !(in_fields << 1);
+            let count = (starts.count_ones() as usize).min(limit);
+            let mut fields: [&[u8]; N] = [&[]; N];
+            for field in fields.iter_mut().take(count) {
+                let first = starts.trailing_zeros();
+                // The newline ends a field too, so the end is always found in the block.
+                let last = first + (ends >> first).trailing_zeros();
+                *field = &block[first as usize..last as usize];
+                starts &= starts - 1;
+            }
+            return (fields, count, start + newline as usize);
+        }
+    }
+    split_line_by_words(text, start, limit)
+}
+
+/// [`split_line`] eight bytes at a time.
+fn split_line_by_words<const N: usize>(
     text: &[u8],
     start: usize,
     limit: usize,
@@ -100,4 +134,53 @@ fn first_field_end(text: &[u8], at: usize, word: u64) -> Option<usize> {
         flagged &= flagged - 1;
     }
     None
+}
+
+/// Two bit masks of 64 bytes: bit `j` of the first is set when byte `j` ends a field
+/// (whitespace: `\t`, `\n`, `\v`, `\f`, `\r`, space), of the second when it is a newline.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn classify(block: &[u8; 64]) -> (u64, u64) {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8, _mm_sub_epi8,
+    };
+    // A movemask of 16 bytes is 16 bits, never negative.
+    let bits = |mask: i32| u16::try_from(mask).map_or(0, u64::from);
+    let mut ends = 0u64;
+    let mut newlines = 0u64;
+    for (k, part) in block.chunks_exact(16).enumerate() {
+        // SAFETY: SSE2 is part of the x86_64 baseline, so every processor this is compiled for
+        // has these instructions; the unaligned load reads the 16 bytes of `part`, which it
+        // borrows, and needs no alignment.
+        #[allow(unsafe_code)]
+        let (end_mask, newline_mask) = unsafe {
+            let bytes = _mm_loadu_si128(part.as_ptr().cast());
+            let space = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b' ' as i8));
+            // \t..=\r (9..=13): b - 9 is at most 4 as an unsigned byte.
+            let shifted = _mm_sub_epi8(bytes, _mm_set1_epi8(9));
+            let control = _mm_cmpeq_epi8(_mm_min_epu8(shifted, _mm_set1_epi8(4)), shifted);
+            let newline = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'\n' as i8));
+            (
+                _mm_movemask_epi8(_mm_or_si128(space, control)),
+                _mm_movemask_epi8(newline),
+            )
+        };
+        ends |= bits(end_mask) << (16 * k);
+        newlines |= bits(newline_mask) << (16 * k);
+    }
+    (ends, newlines)
+}
+
+/// [`classify`] byte by byte, where SSE2 is not there.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn classify(block: &[u8; 64]) -> (u64, u64) {
+    let mut ends = 0u64;
+    let mut newlines = 0u64;
+    for (j, &b) in block.iter().enumerate() {
+        ends |= u64::from(ends_field(b)) << j;
+        newlines |= u64::from(b == b'\n') << j;
+    }
+    (ends, newlines)
 }

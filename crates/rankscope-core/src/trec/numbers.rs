@@ -25,23 +25,27 @@ pub(super) fn plain_decimal(field: &[u8]) -> Option<f64> {
     if digits.is_empty() || digits.len() > 19 {
         return None;
     }
+    let (whole, fraction) = match digits.iter().position(|&b| b == b'.') {
+        Some(point) => (&digits[..point], &digits[point + 1..]),
+        None => (digits, &digits[digits.len()..]),
+    };
+    if whole.is_empty() && fraction.is_empty() {
+        return None;
+    }
+    // Two tight loops (a second point is not a digit); at most 19 digits cannot overflow.
     let mut mantissa: u64 = 0;
-    let mut fraction_digits = 0usize;
-    let mut seen_point = false;
-    let mut seen_digit = false;
-    for &b in digits {
-        match b {
-            b'0'..=b'9' => {
-                mantissa = mantissa * 10 + u64::from(b - b'0');
-                fraction_digits += usize::from(seen_point);
-                seen_digit = true;
+    for part in [whole, fraction] {
+        for &b in part {
+            let digit = b.wrapping_sub(b'0');
+            if digit > 9 {
+                return None;
             }
-            b'.' if !seen_point => seen_point = true,
-            _ => return None,
+            mantissa = mantissa * 10 + u64::from(digit);
         }
     }
-    // At most 19 digits cannot overflow 64 bits; the mantissa must be exact in a double.
-    if !seen_digit || mantissa >= 1 << 53 || fraction_digits >= EXACT_POWERS_OF_TEN.len() {
+    let fraction_digits = fraction.len();
+    // The mantissa must be exact in a double.
+    if mantissa >= 1 << 53 || fraction_digits >= EXACT_POWERS_OF_TEN.len() {
         return None;
     }
     let value = mantissa as f64 / EXACT_POWERS_OF_TEN[fraction_digits];

@@ -355,6 +355,16 @@ fn the_split_eight_bytes_at_a_time_agrees_with_a_byte_at_a_time() {
             &expected[..count.min(6)],
             "{line:?}"
         );
+        // Counting stops at the limit, also where the line is split from its 64-byte masks.
+        for limit in [4, 6] {
+            let (fields, got, end) = split_line::<6>(&text, start, limit);
+            assert_eq!(
+                (got, end),
+                (expected_count.min(limit), start + line.len()),
+                "{line:?}"
+            );
+            assert_eq!(&fields[..got], &expected[..got], "{line:?}");
+        }
         start = end + 1;
     }
 }

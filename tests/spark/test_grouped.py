@@ -1,0 +1,120 @@
+"""Runs grouped by query, evaluated range by range where they are read: ranges cut at query
+boundaries, the numbers of the in-memory evaluation, and the shuffle when a run is not grouped."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import random
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+from spark_data import MEASURES, generated
+
+import rankscope
+import rankscope.spark
+from rankscope.errors import RankscopeWarning
+from rankscope.spark._grouped import query_bounds
+
+
+def _grouped_text(seed: int) -> bytes:
+    rng = random.Random(seed)
+    lines = []
+    for q in range(rng.randint(1, 30)):
+        if rng.random() < 0.2:
+            lines.append("# a comment")
+        if rng.random() < 0.1:
+            lines.append("")
+        for d in range(rng.randint(1, 12)):
+            doc = "d" * rng.choice((1, 1, 1, 200)) + str(d)  # now and then a long line
+            lines.append(f"q{q}\tQ0 {doc} {d + 1} {rng.random():.4f} run")
+    return ("\n".join(lines) + ("\n" if rng.random() < 0.7 else "")).encode()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_ranges_cut_at_query_boundaries_cover_the_file_once(seed: int) -> None:
+    text = _grouped_text(seed)
+    file = io.BytesIO(text)
+    size = len(text)
+    for step in (1, 7, 64, 500, size + 1):
+        cuts = [*range(0, size, step), size]
+        bounds = [query_bounds(file, a, b, size) for a, b in itertools.pairwise(cuts)]
+        # Consecutive, from 0 to the end: every byte read once.
+        assert bounds[0][0] == 0 and bounds[-1][1] == size
+        assert all(b[1] == c[0] for b, c in itertools.pairwise(bounds))
+        # No query in two ranges.
+        seen: set[bytes] = set()
+        for first, last in bounds:
+            queries = {
+                line.split()[0]
+                for line in text[first:last].split(b"\n")
+                if line.strip() and not line.startswith(b"#")
+            }
+            assert not queries & seen, (step, first, last)
+            seen |= queries
+
+
+def _write(frame: Any, path: Path, run: bool) -> str:
+    with path.open("w") as out:
+        for row in frame.itertuples(index=False):
+            if run:
+                out.write(f"{row.query_id} Q0 {row.doc_id} 0 {row.score} tag\n")
+            else:
+                out.write(f"{row.query_id} 0 {row.doc_id} {row.relevance}\n")
+    return str(path)
+
+
+@pytest.fixture
+def small_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rankscope.spark._read, "RANGE_BYTES", 300)  # many ranges, many cuts
+
+
+@pytest.mark.parametrize("options", [{}, {"complete": True}], ids=["default", "complete"])
+def test_a_grouped_run_gives_the_in_memory_numbers(
+    spark: Any, tmp_path: Path, small_ranges: None, options: dict[str, Any]
+) -> None:
+    qrels, run = generated()
+    run = run.sort_values("query_id", kind="stable")  # grouped, queries in no particular order
+    qrels_path = _write(qrels, tmp_path / "qrels", run=False)
+    run_path = _write(run, tmp_path / "run", run=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RankscopeWarning)
+        expected = rankscope.evaluate(qrels_path, run_path, MEASURES, **options)
+    frame, name = rankscope.spark.read_run(spark, run_path)
+    judged = rankscope.spark.read_qrels(spark, qrels_path)
+    results = rankscope.spark.evaluate(judged, frame, MEASURES, run_name=name, **options)
+    with pytest.warns(RankscopeWarning, match="have no judgements and were ignored"):
+        means = results.mean()
+    assert means == expected.mean()
+    with pytest.warns(RankscopeWarning, match="have no judgements"):
+        got = results.to_results()
+    assert got.query_ids == expected.query_ids
+    assert got.per_query.equals(expected.per_query)
+    assert got.missing_queries == expected.missing_queries
+    assert got.unjudged_queries == expected.unjudged_queries
+
+
+def test_a_run_not_grouped_is_evaluated_again_with_a_shuffle(
+    spark: Any, tmp_path: Path, small_ranges: None
+) -> None:
+    qrels, run = generated()  # rows shuffled: queries scattered over the file
+    qrels_path = _write(qrels, tmp_path / "qrels", run=False)
+    run_path = _write(run, tmp_path / "run", run=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RankscopeWarning)
+        expected = rankscope.evaluate(qrels_path, run_path, MEASURES)
+    frame, _ = rankscope.spark.read_run(spark, run_path)
+    results = rankscope.spark.evaluate(
+        rankscope.spark.read_qrels(spark, qrels_path), frame, MEASURES
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RankscopeWarning)
+        means = results.mean()
+    assert means == expected.mean()
+    messages = [str(w.message) for w in caught]
+    assert any(
+        "is not grouped by query" in m and "evaluating it again with a shuffle by query" in m
+        for m in messages
+    ), messages
