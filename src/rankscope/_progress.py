@@ -14,8 +14,9 @@ with ``(done, total)`` after each step; ``None`` or ``False``: nothing."""
 
 
 @contextmanager
-def steps(total: int, label: str, progress: ProgressOption) -> Iterator[Callable[[int], None]]:
-    """A function to call with the number of steps done, showing them as ``progress`` asks.
+def steps(total: int, label: str, progress: ProgressOption) -> Iterator[Callable[..., None]]:
+    """A function to call with the number of steps done (and, for the bar, a short text after
+    it: ``advance(done, detail="failed 0")``), showing them as ``progress`` asks.
 
     Examples
     --------
@@ -28,10 +29,10 @@ def steps(total: int, label: str, progress: ProgressOption) -> Iterator[Callable
     """
     if callable(progress):
         report = progress
-        yield lambda done: report(done, total)
+        yield lambda done, detail="": report(done, total)
         return
     if not progress or not sys.stderr.isatty():
-        yield lambda done: None
+        yield lambda done, detail="": None
         return
     try:
         from rich.console import Console
@@ -43,16 +44,17 @@ def steps(total: int, label: str, progress: ProgressOption) -> Iterator[Callable
             TimeRemainingColumn,
         )
     except ImportError:  # rich comes with the cli extra; without it, no bar
-        yield lambda done: None
+        yield lambda done, detail="": None
         return
     bar = Progress(
         TextColumn(label),
         BarColumn(),
         MofNCompleteColumn(),
+        TextColumn("{task.fields[detail]}"),
         TimeRemainingColumn(),
         console=Console(stderr=True),
         transient=True,
     )
-    task = bar.add_task(label, total=total)
+    task = bar.add_task(label, total=total, detail="")
     with bar:
-        yield lambda done: bar.update(task, completed=done)
+        yield lambda done, detail="": bar.update(task, completed=done, detail=detail)

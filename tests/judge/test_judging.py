@@ -269,6 +269,20 @@ def test_a_failed_pair_is_not_asked_again_on_a_second_run(tmp_path: Path) -> Non
     assert second.task_id == first.task_id
 
 
+def test_a_resumed_task_may_reach_its_judge_otherwise(tmp_path: Path) -> None:
+    files = write_inputs(tmp_path / "in", 3)
+    db = str(tmp_path / "judging.db")
+    inputs = {"queries": files["queries"], "corpus": files["corpus"], "store": db}
+    with serve_chat(ChatServer()) as server:
+        first = judge_pairs(files["pairs"], ChatJudge(server.url, "judge-model"), **inputs)
+        patient = ChatJudge(server.url, "judge-model", timeout=300, retries=9, backoff=0.5)
+        again = judge_pairs(files["pairs"], patient, **inputs)
+        other = judge_pairs(files["pairs"], ChatJudge(server.url, "other-model"), **inputs)
+        assert sum(server.calls.values()) == 6  # the other model's task asked each pair
+    assert again.task_id == first.task_id and (again.resumed, again.graded) == (3, 3)
+    assert other.task_id != first.task_id and other.resumed == 0
+
+
 def test_retry_failed_asks_the_failed_pairs_again_and_replaces_their_failure(
     store_location: str, tmp_path: Path
 ) -> None:

@@ -432,42 +432,20 @@ def _retriever_label(spec: dict[str, Any]) -> str:
 
 
 @contextmanager
-def _progress_bar(total: int, task_id: str) -> Iterator[Callable[[Any], None] | None]:
-    """A rich progress bar on standard error when it is a terminal; else nothing."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    try:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeRemainingColumn,
-        )
-    except ImportError:
-        yield None
-        return
-    bar = Progress(
-        TextColumn(f"task {task_id}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[detail]}"),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    )
-    handle = bar.add_task("run", total=total, detail="")
+def _progress_bar(total: int, task_id: str) -> Iterator[Callable[[Any], None]]:
+    """A progress bar on standard error when it is a terminal (the task's queries, failures and
+    its first running metric); else nothing."""
+    from rankscope._progress import steps
 
-    def update(progress: Any) -> None:
-        first = next(iter(progress.running_metrics.items()), None)
-        detail = f"failed {progress.failed}"
-        if first is not None:
-            detail += f"  {first[0]} {first[1]:.4f}"
-        bar.update(handle, completed=progress.finished, detail=detail)
+    with steps(total, f"task {task_id}", True) as advance:
 
-    with bar:
+        def update(progress: Any) -> None:
+            first = next(iter(progress.running_metrics.items()), None)
+            detail = f"failed {progress.failed}"
+            if first is not None:
+                detail += f"  {first[0]} {first[1]:.4f}"
+            advance(progress.finished, detail)
+
         yield update
 
 

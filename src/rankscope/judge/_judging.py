@@ -108,11 +108,16 @@ def _calibration_pairs(
     return sorted(random.Random(seed).sample(rows, min(sample, len(rows))))
 
 
+# How a judge is reached, not what it answers: a resumed task may change them.
+_TRANSPORT = ("timeout", "retries", "backoff", "prices", "api_key_env")
+
+
 def _identity(judge: Judge) -> dict[str, Any]:
-    """What names a judge across processes: its spec, else its class and function by name
-    (and thresholds), never an address."""
+    """What names a judge across processes: its spec but for how it is reached (timeout,
+    retries, back-off, prices, the key's variable), else its class and function by name (and
+    thresholds), never an address."""
     if judge.spec is not None:
-        return dict(judge.spec)
+        return {key: value for key, value in judge.spec.items() if key not in _TRANSPORT}
     function = getattr(judge, "function", None)
     name = getattr(function, "__qualname__", None) or type(function).__qualname__
     return {

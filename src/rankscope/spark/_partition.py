@@ -146,7 +146,7 @@ def _evaluate_chunk(frame: pl.DataFrame, task: Task) -> pl.DataFrame:
     )
     unjudged = pl.Series(QUERY_ID, results.unjudged_queries, dtype=pl.String)
     unjudged = unjudged.filter(unjudged.is_in(ranked_ids.implode()))  # not the placeholder
-    parts = [scored, _statuses(unjudged, UNJUDGED, task.columns)]
+    parts: list[pl.DataFrame] = [scored, _statuses(unjudged, UNJUDGED, task.columns)]
     if not task.complete:
         parts.append(_statuses(missing, MISSING, task.columns))
     return pl.concat(parts)
