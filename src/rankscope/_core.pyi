@@ -132,6 +132,7 @@ def plan(
     measures: list[Any] | None,
     profile: str | list[tuple[str, Any]] | object,
     *,
+    defaults: bool = False,
     duplicate_documents: object = None,
     relevance_level: object = None,
     max_documents: object = None,
@@ -178,6 +179,7 @@ def parse_measure(
 def parse_measures(
     names: Sequence[object],
 ) -> list[tuple[str, int | float | None, list[tuple[str, str]], str, str | None]]: ...
+def split_measures(text: str) -> list[str]: ...
 def build_measure(
     family: str, cutoff: str | None, params: list[tuple[str, str]]
 ) -> tuple[str, int | float | None, list[tuple[str, str]], str, str | None]: ...

@@ -27,6 +27,7 @@ CASES = [
     ("pydantic", "pydantic", "service", ["tasks", "list"]),
     ("pydantic", "pydantic", "service", ["worker", "--db", "postgresql://h/db"]),
     ("psycopg", "psycopg", "postgres", ["worker", "--db", "postgresql://h/db"]),
+    # The t test is the core's; Wilcoxon's is scipy's.
     ("scipy", "scipy", "stats", ["compare", QRELS, BM25, DENSE, "--test", "wilcoxon"]),
     ("sklearn", "scikit-learn", "judge", ["agree", QRELS, QRELS]),
     ("pyspark", "pyspark", "spark", ["evaluate", QRELS, BM25, "--engine", "spark"]),

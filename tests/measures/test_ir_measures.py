@@ -228,3 +228,55 @@ def test_rbp_is_ir_measures_and_trec_eval_keeps_its_own() -> None:
 def test_err_refuses_grades_beyond_gdeval() -> None:
     with pytest.raises(rankscope.MeasureError, match="ERR@10 takes grades up to 4"):
         rankscope.evaluate({"1": {"a": 5}}, {"1": {"a": 1.0}}, "ERR@10")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_judged_only_agrees_with_pytrec_eval_for_every_measure_it_takes(seed: int) -> None:
+    qrels, run = generate(seed)
+    names = [
+        "P(judged_only=True)@5",
+        "P(rel=2,judged_only=True)@10",
+        "RR(judged_only=True)",
+        "RR(rel=2,judged_only=True)",
+        "Rprec(judged_only=True)",
+        "AP(judged_only=True)",
+        "AP(rel=2,judged_only=True)@100",
+        "R(judged_only=True)@10",
+        "Success(judged_only=True)@5",
+        "Success(rel=3,judged_only=True)@10",
+        "IPrec(judged_only=True)@0.2",
+    ]
+    compare("pytrec_eval", names, qrels, run, profile="trec9")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_numret_with_rel_and_printed_gains_agree_with_pytrec_eval(seed: int) -> None:
+    qrels, run = generate(seed)
+    compare(
+        "pytrec_eval", ["NumRet", "NumRet(rel=1)", "NumRet(rel=3)"], qrels, run, profile="trec9"
+    )
+    # ir_measures prints gains as a dict (leaving out grades whose gain is the grade): read
+    # back, the measure is the one ir_measures computes.
+    for theirs in [
+        ir_measures.nDCG(gains={0: 1, 1: 4}) @ 10,
+        ir_measures.nDCG(gains={0: 0, 1: 1, 2: 5, 3: 9, 4: 20}),
+    ]:
+        expected = {
+            metric.query_id: metric.value
+            for metric in ir_measures.pytrec_eval.iter_calc([theirs], qrels, run)
+        }
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", rankscope.RankscopeWarning)
+            results = rankscope.evaluate(qrels, run, str(theirs), "trec9", complete=True)
+        (name,) = [m.name for m in results.measures]
+        got = {qid: row[name] for qid, row in results.to_dict().items()}
+        assert got.keys() == expected.keys()
+        assert all(abs(got[q] - expected[q]) < 1e-9 for q in expected), str(theirs)
+
+
+def test_judged_only_numret_and_gains_names_read_as_ir_measures_prints_them() -> None:
+    for name in ["P(judged_only=True)@5", "RR(rel=2,judged_only=True)", "NumRet(rel=2)"]:
+        assert rankscope.measure(name).name == str(ir_measures.parse_measure(name)), name
+    printed = str(ir_measures.nDCG(gains={0: 1, 1: 4}) @ 10)
+    assert printed == "nDCG(gains={0:1,1:4})@10"
+    assert rankscope.measure(printed) == rankscope.measure("nDCG(gains=0:1;1:4)@10")

@@ -26,7 +26,9 @@ from rankscope.errors import (
 pytestmark = pytest.mark.slow
 
 
-def in_memory(qrels: pd.DataFrame, run: pd.DataFrame, measures: list[str], **options: Any) -> Any:
+def in_memory(
+    qrels: pd.DataFrame, run: pd.DataFrame, measures: list[str] | None, **options: Any
+) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RankscopeWarning)
         return rankscope.evaluate(
@@ -111,6 +113,12 @@ def test_the_weknora_profile_ranks_in_the_order_of_the_dataframe(
     assert_identical(
         expected, on_spark(spark, qrels, run, WEKNORA_MEASURES, profile="weknora", partitions=3)
     )
+    # Without measures, the profile's defaults: WeKnora's six, as in memory.
+    defaults = rankscope.spark.evaluate(
+        spark.createDataFrame(qrels), spark.createDataFrame(run), profile="weknora"
+    )
+    assert defaults.measures == ("P", "R", "nDCG@3", "nDCG@10", "RR", "AP")
+    assert_identical(in_memory(qrels, run, None, profile="weknora"), defaults)
 
 
 def test_a_document_ranked_twice_is_refused_under_trec_with_the_in_memory_message(

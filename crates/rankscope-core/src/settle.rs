@@ -9,8 +9,8 @@
 
 use crate::error::{quoted, Error, OptionProblem, ProfileProblem, Result};
 use crate::evaluate::EvalOptions;
-use crate::measures::{check_profile_support, distinct, parse_measure, Measure};
-use crate::profile::{Conventions, CONVENTIONS, PROFILE_NAMES};
+use crate::measures::{check_profile_support, distinct, parse_listed, parse_measure, Measure};
+use crate::profile::{default_measures, Conventions, CONVENTIONS, PROFILE_NAMES};
 use crate::stream::DEFAULT_CHUNK_BYTES;
 
 /// A value as a caller gave it: what it is, and how messages show it.
@@ -42,10 +42,24 @@ impl Given {
     }
 }
 
+/// The measures a caller asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Measures {
+    /// None is computed (relevance strings, rankings).
+    Nothing,
+    /// The profile's default measures ([`default_measures`]; conventions the caller built
+    /// take those of the profile they are named after, else trec's), as the command line
+    /// computes without `-m`.
+    Defaults,
+    /// These.
+    Given(Vec<MeasureSpec>),
+}
+
 /// A measure as a caller gave it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum MeasureSpec {
-    /// A name, in any of the spellings [`parse_measure`] reads.
+    /// A name, in any of the spellings [`parse_measure`] reads, or several separated by
+    /// commas ([`parse_listed`]).
     Name(String),
     /// A family's name, a cutoff as text and parameters as names write them: a measure taken
     /// apart (and so validated again).
@@ -73,8 +87,8 @@ pub enum ProfileSpec {
 /// Everything a caller gives an evaluation besides its inputs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Request {
-    /// The measures (`None`: none is computed, as for relevance strings).
-    pub measures: Option<Vec<MeasureSpec>>,
+    /// The measures.
+    pub measures: Measures,
     /// The profile.
     pub profile: ProfileSpec,
     /// Overrides the profile's duplicate policy when given.
@@ -93,7 +107,7 @@ pub struct Request {
 
 impl Request {
     /// A request for `measures` under `profile`, every option left to its default.
-    pub fn new(measures: Option<Vec<MeasureSpec>>, profile: ProfileSpec) -> Self {
+    pub fn new(measures: Measures, profile: ProfileSpec) -> Self {
         Self {
             measures,
             profile,
@@ -123,11 +137,11 @@ pub struct Settled {
 /// Settle a request: the one place where measure names, profiles and options are checked.
 ///
 /// ```
-/// use rankscope_core::settle::{settle, Given, MeasureSpec, ProfileSpec, Request};
+/// use rankscope_core::settle::{settle, Given, MeasureSpec, Measures, ProfileSpec, Request};
 ///
 /// let names = vec![MeasureSpec::Name("P@5".into()), MeasureSpec::Name("P_5".into())];
 /// let profile = ProfileSpec::Name(Given::Text("trec9".into()));
-/// let mut request = Request::new(Some(names), profile);
+/// let mut request = Request::new(Measures::Given(names), profile);
 /// request.relevance_level = Given::Integer(2);
 /// let settled = settle(&request).unwrap();
 /// assert_eq!(settled.measures.len(), 1); // P_5 is P@5
@@ -157,8 +171,16 @@ pub fn settle(request: &Request) -> Result<Settled> {
     let complete = flag("complete", &request.complete)?;
     let lenient = flag("lenient", &request.lenient)?;
     let measures = match &request.measures {
-        None => Vec::new(),
-        Some(specs) => {
+        Measures::Nothing => Vec::new(),
+        Measures::Defaults => {
+            let names = default_measures(&conventions.name)
+                .or_else(|| default_measures("trec"))
+                .unwrap_or_default();
+            let measures = distinct(names.iter().map(|name| parse_measure(name)))?;
+            check_profile_support(&measures, &conventions)?;
+            measures
+        }
+        Measures::Given(specs) => {
             let measures = parse_specs(specs)?;
             check_profile_support(&measures, &conventions)?;
             measures
@@ -234,8 +256,19 @@ pub(crate) fn unknown_conventions(fields: &[&str]) -> Error {
     )
 }
 
-fn parse_specs(specs: &[MeasureSpec]) -> Result<Vec<Measure>> {
-    distinct(specs.iter().map(parse_spec))
+/// The measures the caller gave, each once in order (a name may list several).
+pub fn parse_specs(specs: &[MeasureSpec]) -> Result<Vec<Measure>> {
+    let mut parsed = Vec::new();
+    for spec in specs {
+        match spec {
+            MeasureSpec::Name(name) => match parse_listed(name) {
+                Ok(measures) => parsed.extend(measures.into_iter().map(Ok)),
+                Err(error) => parsed.push(Err(error)),
+            },
+            other => parsed.push(parse_spec(other)),
+        }
+    }
+    distinct(parsed)
 }
 
 /// The measure a caller gave: a name parsed, parts checked, anything else refused.
@@ -305,7 +338,7 @@ mod tests {
 
     fn request(names: &[&str]) -> Request {
         Request::new(
-            Some(
+            Measures::Given(
                 names
                     .iter()
                     .map(|n| MeasureSpec::Name((*n).to_string()))
@@ -382,6 +415,35 @@ mod tests {
              'binary_relevance', 'duplicate_documents', 'gain', 'ideal_ranking', \
              'missing_query_ranking', 'name', 'ordering', 'precision_denominator', \
              'recall_level_rounding', 'score_precision', 'unjudged_documents', 'zero_division']"
+        );
+    }
+
+    #[test]
+    fn lists_and_defaults_are_settled() {
+        let settled = settle(&request(&["nDCG@10, AP", "P(rel=2)@5,AP", "RR"])).unwrap();
+        let names: Vec<String> = settled.measures.iter().map(Measure::name).collect();
+        assert_eq!(names, ["nDCG@10", "AP", "P(rel=2)@5", "RR"]);
+        let mut weknora = request(&[]);
+        weknora.measures = Measures::Defaults;
+        weknora.profile = ProfileSpec::Name(Given::Text("weknora".into()));
+        let names: Vec<String> = settle(&weknora)
+            .unwrap()
+            .measures
+            .iter()
+            .map(Measure::name)
+            .collect();
+        assert_eq!(names, ["P", "R", "nDCG@3", "nDCG@10", "RR", "AP"]);
+        // Conventions of another name: trec's defaults.
+        let mut mine = request(&[]);
+        mine.measures = Measures::Defaults;
+        mine.profile = ProfileSpec::Fields(vec![("name".into(), Given::Text("mine".into()))]);
+        assert_eq!(settle(&mine).unwrap().measures.len(), 7);
+        let mut nothing = request(&[]);
+        nothing.measures = Measures::Nothing;
+        assert!(settle(&nothing).unwrap().measures.is_empty());
+        assert_eq!(
+            settle(&request(&[])).unwrap_err().to_string(),
+            "no measure given; name at least one, e.g. 'nDCG@10'"
         );
     }
 

@@ -6,8 +6,8 @@ use pyo3::types::PyDict;
 use rankscope_core::measures::trec_eval::{self, TrecName};
 use rankscope_core::measures::{answers, families, Cutoff, Family, Measure, Reads};
 
-use rankscope_core::measures::distinct;
-use rankscope_core::settle::parse_spec;
+use rankscope_core::measures::listed_names;
+use rankscope_core::settle::{parse_spec, parse_specs};
 
 use crate::errors::IntoPyResult;
 
@@ -170,8 +170,16 @@ fn parse_measures(py: Python<'_>, names: Vec<Bound<'_, PyAny>>) -> PyResult<Vec<
         .iter()
         .map(crate::settle::measure_spec)
         .collect::<PyResult<Vec<_>>>()?;
-    let measures = distinct(specs.iter().map(parse_spec)).or_raise(py)?;
+    let measures = parse_specs(&specs).or_raise(py)?;
     measures.iter().map(|m| parsed(py, m)).collect()
+}
+
+/// A text split into the names of a list, as `parse_measures` reads it: one name when the
+/// whole text is one (whatever commas it holds), else its pieces between commas outside
+/// parentheses and braces.
+#[pyfunction]
+fn split_measures(text: &str) -> Vec<String> {
+    listed_names(text).into_iter().map(str::to_string).collect()
 }
 
 /// The same for a measure given by its parts (a family name, a cutoff's text, parameters).
@@ -204,6 +212,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_measures, m)?)?;
     m.add_function(wrap_pyfunction!(parse_measure, m)?)?;
     m.add_function(wrap_pyfunction!(parse_measures, m)?)?;
+    m.add_function(wrap_pyfunction!(split_measures, m)?)?;
     m.add_function(wrap_pyfunction!(build_measure, m)?)?;
     Ok(())
 }

@@ -6,7 +6,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyList, PyString, PyTuple};
 use rankscope_core::evaluate::EvalOptions;
 use rankscope_core::profile::{Conventions, FieldValue, CONVENTIONS, PROFILE_NAMES};
-use rankscope_core::settle::{settle, settle_profile, Given, MeasureSpec, ProfileSpec, Request};
+use rankscope_core::settle::{
+    settle, settle_profile, Given, MeasureSpec, Measures, ProfileSpec, Request,
+};
 use rankscope_core::Measure;
 
 use crate::errors::IntoPyResult;
@@ -162,18 +164,20 @@ impl Plan {
     }
 }
 
-/// Settle what an evaluation is asked: `measures` (names or `Measure` tuples; None for none),
-/// `profile` (a name, or a `Conventions`' `(field, value)` pairs) and the options, as given.
+/// Settle what an evaluation is asked: `measures` (names or `Measure` tuples; None for none,
+/// or the profile's defaults with `defaults=True`), `profile` (a name, or a `Conventions`'
+/// `(field, value)` pairs) and the options, as given.
 #[pyfunction]
 #[pyo3(signature = (
-    measures, profile, *, duplicate_documents=None, relevance_level=None, max_documents=None,
-    chunk_bytes=None, complete=None, lenient=None
+    measures, profile, *, defaults=false, duplicate_documents=None, relevance_level=None,
+    max_documents=None, chunk_bytes=None, complete=None, lenient=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn plan(
     py: Python<'_>,
     measures: Option<Vec<Bound<'_, PyAny>>>,
     profile: &Bound<'_, PyAny>,
+    defaults: bool,
     duplicate_documents: Option<&Bound<'_, PyAny>>,
     relevance_level: Option<&Bound<'_, PyAny>>,
     max_documents: Option<&Bound<'_, PyAny>>,
@@ -181,9 +185,11 @@ fn plan(
     complete: Option<&Bound<'_, PyAny>>,
     lenient: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Plan> {
-    let measures = measures
-        .map(|items| items.iter().map(measure_spec).collect::<PyResult<Vec<_>>>())
-        .transpose()?;
+    let measures = match measures {
+        Some(items) => Measures::Given(items.iter().map(measure_spec).collect::<PyResult<_>>()?),
+        None if defaults => Measures::Defaults,
+        None => Measures::Nothing,
+    };
     let request = Request {
         duplicate_documents: given(duplicate_documents)?,
         relevance_level: given(relevance_level)?,

@@ -72,6 +72,21 @@ def _id_text(value: Any) -> str | None:
     return None
 
 
+def _wrong_argument(value: Any, several: bool) -> str:
+    """What a value that is no text suggests about the arguments: several texts where one
+    answer was expected are references (given in the wrong order); a mapping of documents is
+    qrels or a run."""
+    if isinstance(value, list) and value and all(isinstance(text, str) for text in value):
+        return (
+            "; several texts are what references hold: were the references and the answers "
+            "given in the wrong order? The references come first: "
+            "evaluate_answers(references, answers)"
+        )
+    if isinstance(value, Mapping):
+        return "; documents with grades or scores are qrels or a run: use rankscope.evaluate"
+    return ""
+
+
 def _collect(rows: Iterable[Row], source: str, several: bool, what: str) -> Texts:
     """Check each row and gather texts by id; ``several``: repeated ids add references."""
     texts: Texts = {}
@@ -88,7 +103,8 @@ def _collect(rows: Iterable[Row], source: str, several: bool, what: str) -> Text
         if not all(isinstance(text, str) for text in values) or not values:
             expected = "a text or a list of texts" if several else "a text"
             raise ParseError(
-                f"expected {expected} for question {question!r}; got {value!r}",
+                f"expected {expected} for question {question!r}; got {value!r}"
+                + _wrong_argument(value, several),
                 source=source,
                 line=line,
             )

@@ -228,18 +228,12 @@ def duplicate_policy(args: argparse.Namespace) -> str | None:
 
 
 def split_measures(given: list[str] | None) -> list[str]:
-    """The measure names of repeated ``-m`` options, each split at its commas (not at commas
-    inside parameter lists: ``P(rel=2)@5,AP``)."""
-    names: list[str] = []
-    for item in given or []:
-        depth, start = 0, 0
-        for i, char in enumerate(item):
-            depth += {"(": 1, ")": -1}.get(char, 0)
-            if char == "," and depth == 0:
-                names.append(item[start:i])
-                start = i + 1
-        names.append(item[start:])
-    return [name.strip() for name in names if name.strip()]
+    """The measure names of repeated ``-m`` options, each read as the library reads a string
+    of measures (`rankscope.engine.measures.given_measures`): split at its commas, but not at
+    those inside parameter lists (``P(rel=2)@5,AP``), nor in a text that is one name."""
+    from rankscope.engine.measures import split_measures as split
+
+    return [name for item in given or [] for name in split(item)]
 
 
 def measure_names(given: list[str] | None, profile: str) -> list[str]:
@@ -278,7 +272,10 @@ _FLAGS = {
     "chunk_bytes": "--chunk-mb",
 }
 """The flag that sets each option of the library that the core checks (`OptionError.option`)."""
-_NAME_IT = re.compile(r"name it with (query_id|doc_id|relevance|score)=")
+_NAME_IT = re.compile(
+    r"name it with (?:rankscope\.io\.\w+\(\.\.\., (query_id|doc_id|relevance|score)=\.\.\.\)"
+    r"|(query_id|doc_id|relevance|score)=\.\.\.)"
+)
 _GIVEN_AS = re.compile(r"\(given as (query_id|doc_id|relevance|score)=")
 
 
@@ -310,7 +307,9 @@ def in_cli_terms(error: RankscopeError, qrels_path: str | None) -> str:
         message = message.replace(library, cli)
     source = getattr(error, "source", None)
     kind = "qrels" if source is not None and source == qrels_path else "run"
-    message = _NAME_IT.sub(rf"name it with --{kind}-columns \1=", message)
+    message = _NAME_IT.sub(
+        lambda found: f"name it with --{kind}-columns {found[1] or found[2]}=...", message
+    )
     message = _GIVEN_AS.sub(rf"(given as --{kind}-columns \1=", message)
     return message.replace("a column mapping (", f"--{kind}-columns (")
 

@@ -9,7 +9,8 @@ from typing import Any
 
 from rankscope.compare._pairs import default_correction
 from rankscope.compare._report import ComparisonReport, build_report
-from rankscope.engine import Measure, evaluate, parse_measures
+from rankscope.engine import Measure, evaluate, plan
+from rankscope.engine.measures._names import measures_of
 from rankscope.engine.provenance import Provenance, distinct_names
 from rankscope.errors import InputError
 from rankscope.io import as_qrels, as_run
@@ -37,7 +38,7 @@ def _named_runs(runs: Mapping[str, Any] | Sequence[Any]) -> list[tuple[str, Any]
 def compare_runs(
     qrels: Any,
     runs: Mapping[str, Any] | Sequence[Any],
-    measures: str | Measure | Iterable[str | Measure],
+    measures: str | Measure | Iterable[str | Measure] | None = None,
     *,
     baseline: str | None = None,
     test: str = "t",
@@ -62,7 +63,7 @@ def compare_runs(
         ``{name: run}`` (any form `rankscope.evaluate` takes), or a list of runs named by their
         own names (TREC tags, file names; made distinct where they repeat).
     measures
-        Measure names, as for `rankscope.evaluate`.
+        Measures, as `rankscope.evaluate` takes them (None: the profile's defaults).
     baseline
         The name of the run the others are compared with (default: the first).
     test, correction, alpha, seed, n_resamples
@@ -121,7 +122,7 @@ def compare_runs(
     >>> [(a, b, round(p, 4)) for a, b, p in frame.select("baseline", "system", "p_value").rows()]
     [('bm25', 'dense', 0.0), ('bm25', 'mixed', 0.0153), ('dense', 'mixed', 0.0153)]
     """
-    wanted = parse_measures(measures)
+    wanted = measures_of(plan(measures, profile))
     judgements = as_qrels(qrels)
     named = _named_runs(runs)
     if len(named) < 2:

@@ -2,7 +2,8 @@
 ``rankscope.compat.ir_measures``'s and keep the rest of the code.
 
 `iter_calc`, `calc_aggregate` and `evaluator` take ir_measures' measure objects (``nDCG@10``,
-``P(rel=2)@5``; read through their names, so ir_measures is not needed) or measure names, and
+``P(rel=2)@5``; read through their names, as `rankscope.measure` reads them, so ir_measures is
+not needed) or measure names, and
 qrels and runs as ir_measures takes them — dicts, iterables of ``Qrel`` / ``ScoredDoc`` tuples,
 pandas DataFrames — and as rankscope reads them besides (file paths, polars and Arrow frames).
 They return ir_measures' shapes: `iter_calc` yields ``Metric(query_id, measure, value)`` with
@@ -50,10 +51,10 @@ class Metric(NamedTuple):
 def _measures(measures: Iterable[Any]) -> list[tuple[Any, Measure]]:
     """Each measure as given, with rankscope's reading of its name (repeats dropped)."""
     if isinstance(measures, str | Measure) or not isinstance(measures, Iterable):
-        measures = [measures]
+        measures = [measures]  # one name, or one of ir_measures' objects
     pairs: dict[Any, Measure] = {}
     for given in measures:
-        pairs.setdefault(given, measure(given if isinstance(given, str) else str(given)))
+        pairs.setdefault(given, measure(given))
     return list(pairs.items())
 
 

@@ -8,6 +8,7 @@ request, which every evaluating call of the core then takes.
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
@@ -15,7 +16,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, cast
 
 from rankscope import _core
-from rankscope.engine.measures import Measure
+from rankscope.engine.measures import Measure, given_measures
 from rankscope.engine.measures._names import measures_of
 from rankscope.engine.profiles import Conventions, conventions_of, profile_spec
 from rankscope.engine.results import Results
@@ -107,7 +108,7 @@ def _stream(
 
 
 def plan(
-    measures: str | Measure | Iterable[str | Measure] | None,
+    measures: str | Measure | Iterable[str | Measure] | None = None,
     profile: str | Conventions = "trec",
     *,
     relevance_level: int = 1,
@@ -118,24 +119,27 @@ def plan(
     lenient: bool = False,
 ) -> _core.Plan:
     """Measures, profile and options as the user gave them, settled by the core in one call:
-    names parsed (repeats dropped), conventions resolved, every option checked, and the
-    profile's support of each measure, before any input is read. ``measures=None`` plans no
-    measure (for `relevance_strings`).
+    names parsed (repeats dropped; a string may list several, see
+    `rankscope.engine.measures.given_measures`), conventions resolved, every option checked,
+    and the profile's support of each measure, before any input is read. ``measures=None``
+    plans the profile's default measures, as the command line computes without ``-m``.
 
     Examples
     --------
     >>> settled = plan(["ndcg_cut.10", "nDCG@10", "AP"], "trec9", relevance_level=2)
     >>> measures_of(settled), settled.relevance_level
     ([nDCG@10, AP], 2)
+    >>> measures_of(plan(None, "weknora"))
+    [P, R, nDCG@3, nDCG@10, RR, AP]
     >>> plan("AP", max_documents=-1)
     Traceback (most recent call last):
     ...
     rankscope.errors.OptionError: max_documents must be an integer >= 0; got -1
     """
-    names = None if measures is None else _listed(measures)
     return _core.plan(
-        names,
+        None if measures is None else given_measures(measures),
         profile_spec(profile),
+        defaults=True,
         duplicate_documents=duplicate_documents,
         relevance_level=relevance_level,
         max_documents=max_documents,
@@ -145,19 +149,15 @@ def plan(
     )
 
 
-def _listed(measures: str | Measure | Iterable[str | Measure]) -> list[Any]:
-    """One measure or several, as a list."""
-    if isinstance(measures, str | Measure):
-        return [measures]
-    if not isinstance(measures, Iterable):
-        return [measures]
-    return list(measures)
+def _settled_without_measures(profile: str | Conventions, **options: Any) -> _core.Plan:
+    """A plan of no measure (for `relevance_strings` and `ranked_documents`)."""
+    return _core.plan(None, profile_spec(profile), **options)
 
 
 def evaluate(
     qrels: Qrels | NativeQrels | Mapping[Any, Any] | PathLike | Any,
     run: Run | NativeRun | Mapping[Any, Any] | PathLike | Any,
-    measures: str | Measure | Iterable[str | Measure],
+    measures: str | Measure | Iterable[str | Measure] | None = None,
     profile: str | Conventions = "trec",
     complete: bool = False,
     relevance_level: int = 1,
@@ -182,7 +182,12 @@ def evaluate(
         file path (any format `rankscope.io.read_run` reads), a frame, or an iterable of
         records such as ``scoreddocs_iter()`` or ir_measures' ``ScoredDoc`` tuples.
     measures
-        Names such as ``"nDCG@10"``, ``"AP"``, ``"P(rel=2)@5"`` or trec_eval's ``"ndcg_cut.10"``.
+        Names such as ``"nDCG@10"``, ``"AP"``, ``"P(rel=2)@5"`` or trec_eval's ``"ndcg_cut.10"``
+        (or a list of them); a string listing several, separated by commas
+        (``"nDCG@10, AP"``; a string that is itself one valid name stays one measure:
+        ``"P(rel=2,judged_only=True)@5"``); ir_measures' measure objects (``nDCG@10``,
+        ``P(rel=2)@5``, read by their names). None (the default): the profile's default
+        measures, as the command line computes without ``-m`` (``weknora``: WeKnora's six).
     profile
         ``"trec"`` (trec_eval 10, the default), ``"trec9"`` (scores rounded to float32 before
         sorting, as trec_eval <= 9.0.8 and pytrec_eval) or ``"weknora"``.
@@ -232,6 +237,20 @@ def evaluate(
 
     >>> rankscope.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0, "b": 1.0}}, "RR").mean()
     {'RR': 0.5}
+
+    Several measures in one string, and the profile's defaults without any:
+
+    >>> rankscope.evaluate(qrels, run, "P@2, RR").mean()
+    {'P@2': 0.5, 'RR': 0.75}
+    >>> list(rankscope.evaluate(qrels, run, profile="weknora").mean())
+    ['P', 'R', 'nDCG@3', 'nDCG@10', 'RR', 'AP']
+
+    The qrels come first; a run given in their place is refused with a hint:
+
+    >>> rankscope.evaluate(run, qrels, "RR")
+    Traceback (most recent call last):
+    ...
+    rankscope.errors.InputError: <dict>: relevance must be an integer grade; found 0.9 ...
     """
     settled = plan(
         measures,
@@ -246,7 +265,7 @@ def evaluate(
     how = _reading(run, stream)
     scored: tuple[_core.PerQuery, list[str], list[str], str] | None = None
     if how != "whole":
-        judged = native_qrels(qrels, lenient)
+        judged = _judgements(qrels, lenient)
         path = cast(PathLike, run)  # only files are streamed
         if how == "chunks":
             # A large file: in chunks of whole queries if it is grouped by query. If not, or
@@ -262,8 +281,8 @@ def evaluate(
         if not run_name:
             run_name = os.path.splitext(os.path.basename(str(run)))[0]
     else:
-        judged = native_qrels(qrels, lenient)
-        ranking = native_run(run, lenient)
+        judged = _judgements(qrels, lenient)
+        ranking = _ranking(run, qrels, lenient)
         values, unjudged, missing = _core.evaluate(judged, ranking, settled)
         run_name = ranking.name
     if unjudged:
@@ -286,6 +305,103 @@ def evaluate(
     )
 
 
+_SWAPPED = (
+    "were the qrels and the run given in the wrong order? The qrels come first: "
+    "evaluate(qrels, run)"
+)
+_NOT_A_GRADE = re.compile(r"relevance must be an integer grade; found -?[0-9]+\.[0-9]*[1-9]")
+_NAME_IT = re.compile(r"\(or name it with (query_id|doc_id|relevance|score)=\.\.\.\)")
+
+
+def _judgements(qrels: Any, lenient: bool) -> NativeQrels:
+    """The core's qrels, with the errors of `evaluate`: a score with a fraction where a grade
+    was expected (a run given first) said so, and a missing column named as `rankscope.io`'s
+    readers take it (`evaluate` takes no column names)."""
+    try:
+        return native_qrels(qrels, lenient)
+    except InputError as error:
+        hint = ""
+        if _NOT_A_GRADE.match(error.message) and not isinstance(qrels, str | os.PathLike):
+            hint = f": {_SWAPPED}"  # the core words the hint for files itself
+        raise _reworded(error, _reader("qrels", qrels), hint) from None
+
+
+def _ranking(run: Any, qrels: Any, lenient: bool) -> NativeRun:
+    """The core's run, with the errors of `evaluate`: a dict of runs said to be one, a missing
+    column named as `rankscope.io`'s readers take it; and a warning when dicts of float grades
+    and integer scores suggest the qrels and the run were swapped."""
+    try:
+        ranking = native_run(run, lenient)
+    except InputError as error:
+        if isinstance(run, Mapping) and _holds_runs(run):
+            names = ", ".join(repr(name) for name in list(run)[:3])
+            raise InputError(
+                f"this is a dict of runs ({names}{', ...' if len(run) > 3 else ''}); evaluate "
+                "takes one run: evaluate each ({name: rankscope.evaluate(qrels, run, ...) for "
+                "name, run in runs.items()}) or compare them with rankscope.compare_runs(qrels, "
+                "runs, ...)",
+                source=error.source,
+            ) from None
+        raise _reworded(error, _reader("run", run), "") from None
+    if (
+        isinstance(qrels, Mapping)
+        and isinstance(run, Mapping)
+        and _first_value(qrels, float)
+        and _first_value(run, int)
+    ):
+        warnings.warn(
+            f"the qrels hold float grades and the run integer scores: {_SWAPPED}",
+            RankscopeWarning,
+            stacklevel=3,
+        )
+    return ranking
+
+
+def _holds_runs(data: Mapping[Any, Any]) -> bool:
+    """Whether a mapping that is no valid run is ``{name: run}``: its first value a file path,
+    a `Run` or a frame, or a mapping of queries to rankings (mappings or lists)."""
+    first = next(iter(data.values()), None)
+    if isinstance(first, Mapping):
+        inner = next(iter(first.values()), None)
+        return isinstance(inner, Mapping | list | tuple)
+    if isinstance(first, str | os.PathLike):
+        return os.path.isfile(first)
+    return isinstance(first, NativeRun) or any(
+        hasattr(first, name) for name in ("frame", "columns", "__arrow_c_stream__")
+    )
+
+
+def _first_value(nested: Mapping[Any, Any], kind: type) -> bool:
+    """Whether the first value of the first query of ``{query: {doc: value}}`` is a ``kind``
+    (not a bool): enough to tell judgements from scores, at no cost."""
+    for docs in nested.values():
+        if isinstance(docs, Mapping):
+            for value in docs.values():
+                return isinstance(value, kind) and not isinstance(value, bool)
+        return False
+    return False
+
+
+def _reader(kind: str, data: Any) -> str:
+    """The function of `rankscope.io` that reads ``data`` as ``kind`` with column names."""
+    return f"read_{kind}" if isinstance(data, str | os.PathLike) else f"as_{kind}"
+
+
+def _reworded(error: InputError, reader: str, hint: str) -> InputError:
+    """``error`` with ``hint`` added and a column named as ``rankscope.io.<reader>`` takes it."""
+    message = _NAME_IT.sub(rf"(or name it with rankscope.io.{reader}(..., \1=...))", error.message)
+    if not hint and message == error.message:
+        return error
+    return type(error)(
+        message + hint,
+        source=error.source,
+        line=error.line,
+        text=error.text,
+        query=error.query,
+        document=error.document,
+    )
+
+
 def evaluate_native(
     qrels: NativeQrels, run: NativeRun, settled: _core.Plan
 ) -> tuple[_core.PerQuery, list[str], list[str]]:
@@ -299,7 +415,7 @@ def evaluate_native(
 def evaluate_query(
     judged: Sequence[tuple[str, int]],
     ranking: Sequence[tuple[str, float]],
-    measures: Sequence[Measure] | _core.Plan,
+    measures: str | Measure | Iterable[str | Measure] | _core.Plan | None = None,
     conventions: Conventions | None = None,
     *,
     relevance_level: int = 1,
@@ -308,8 +424,9 @@ def evaluate_query(
     """Every measure's value for one query given as lists, by the core: ``judged`` holds
     ``(doc_id, grade)`` pairs, ``ranking`` ``(doc_id, score)`` pairs (empty: nothing
     retrieved). The rules of `evaluate`, for the paths that score one question at a time
-    (WeKnora's metric API, the service). ``measures`` may be a `plan` already settled (then
-    ``conventions`` and ``relevance_level`` are the plan's).
+    (WeKnora's metric API, the service). ``measures`` are taken as `evaluate` takes them
+    (None: the profile's defaults), or a `plan` already settled (then ``conventions`` and
+    ``relevance_level`` are the plan's).
 
     Examples
     --------
@@ -318,17 +435,20 @@ def evaluate_query(
     >>> evaluate_query([("a", 2), ("b", 0)], [("b", 0.5), ("a", 0.5), ("c", 0.9)],
     ...                [measure("RR"), measure("P@2")], PROFILES["trec"])
     [0.3333333333333333, 0.0]
+    >>> evaluate_query([("a", 2)], [("a", 0.5)], "RR, P@1")
+    [1.0, 1.0]
     """
     if isinstance(measures, _core.Plan):
         settled = measures
     else:
-        settled = _planned(tuple(measures), conventions or "trec", relevance_level)
+        given = None if measures is None else tuple(given_measures(measures))
+        settled = _planned(given, conventions or "trec", relevance_level)
     return _core.evaluate_query(list(judged), list(ranking), settled, query_id)
 
 
 @lru_cache(maxsize=256)
 def _planned(
-    measures: tuple[Measure, ...], conventions: str | Conventions, relevance_level: int
+    measures: tuple[Any, ...] | None, conventions: str | Conventions, relevance_level: int
 ) -> _core.Plan:
     """The plan of one-question evaluations, settled once for each set of measures."""
     return plan(measures, conventions, relevance_level=relevance_level)
@@ -347,8 +467,7 @@ def relevance_strings(
     """trec_eval's relstring of each query: the grades of its first ``length`` documents as
     characters (``0``-``9``, ``>`` above 9, ``-`` not judged, ``.`` judged with a negative
     grade), with the options of :func:`evaluate`."""
-    settled = plan(
-        None,
+    settled = _settled_without_measures(
         profile,
         complete=complete,
         relevance_level=relevance_level,
@@ -425,6 +544,6 @@ def ranked_documents(
     """
     import polars as pl
 
-    settled = plan(None, profile, max_documents=max_documents)
+    settled = _settled_without_measures(profile, max_documents=max_documents)
     judged = None if qrels is None else native_qrels(qrels)
     return pl.DataFrame(_core.ranked_documents(native_run(run), settled, judged))

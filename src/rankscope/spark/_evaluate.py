@@ -327,7 +327,7 @@ def _warn_unjudged(count: int, head: list[str], run_name: str) -> None:
 def evaluate(
     qrels: DataFrame,
     run: DataFrame,
-    measures: str | Iterable[str],
+    measures: str | Iterable[str] | None = None,
     profile: str | rankscope.Conventions = "trec",
     complete: bool = False,
     relevance_level: int = 1,
@@ -358,8 +358,9 @@ def evaluate(
     run
         Rankings: a Spark DataFrame with columns ``query_id``, ``doc_id``, ``score``.
     measures, profile, complete, relevance_level, max_documents, duplicate_documents
-        As for `rankscope.evaluate`. The ``weknora`` profile ranks each query's documents in
-        the order of the DataFrame, which Spark keeps for rows read from a file.
+        As for `rankscope.evaluate` (``measures=None``: the profile's defaults). The
+        ``weknora`` profile ranks each query's documents in the order of the DataFrame, which
+        Spark keeps for rows read from a file.
     query_id, doc_id, relevance, score
         The names of those columns in the DataFrames, when they differ from ours.
     run_name
@@ -457,7 +458,7 @@ def evaluate_files(
     spark: SparkSession,
     qrels_path: str,
     run_paths: Iterable[str],
-    measures: str | Iterable[str],
+    measures: str | Iterable[str] | None = None,
     *,
     qrels_format: str | None = None,
     run_format: str | None = None,

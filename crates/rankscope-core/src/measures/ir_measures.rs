@@ -573,6 +573,38 @@ mod tests {
     }
 
     #[test]
+    fn judged_only_for_the_binary_measures_numret_by_grade_and_printed_gains() {
+        let batch = example();
+        // judged_only: u and x leave the ranking, a n b remain (relevant: a b c e).
+        for (name, judged_only, plain) in [
+            ("P@3", 2.0 / 3.0, 1.0 / 3.0),
+            ("AP", (1.0 + 2.0 / 3.0) / 4.0, (1.0 + 2.0 / 4.0) / 4.0),
+            ("R@3", 2.0 / 4.0, 1.0 / 4.0),
+            ("RR(rel=2)", 1.0, 1.0),
+            ("Success@2", 1.0, 1.0),
+        ] {
+            let (family, rest) = name.split_at(name.find(['@', '(']).unwrap_or(name.len()));
+            let with = match rest.strip_prefix('(') {
+                Some(params) => format!("{family}(judged_only=True,{params}"),
+                None => format!("{family}(judged_only=True){rest}"),
+            };
+            close(value(&batch, &with), judged_only, &with);
+            close(value(&batch, name), plain, name);
+        }
+        close(value(&batch, "NumRet"), 5.0, "NumRet");
+        close(value(&batch, "NumRet(rel=1)"), 2.0, "NumRet(rel=1)");
+        close(value(&batch, "NumRet(rel=3)"), 1.0, "NumRet(rel=3)");
+        assert_eq!(
+            parse_measure("nDCG(gains={0:0,1:4})@10").unwrap(),
+            parse_measure("nDCG(gains=0:0;1:4)@10").unwrap()
+        );
+        assert_eq!(
+            parse_measure("P(judged_only=True,rel=2)@5").unwrap().name(),
+            "P(rel=2,judged_only=True)@5"
+        );
+    }
+
+    #[test]
     fn set_measures_and_judged_only() {
         let batch = example();
         close(value(&batch, "SetP"), 2.0 / 5.0, "SetP");

@@ -70,7 +70,7 @@ pub static FAMILIES: &[Family] = &[
         formula: "sum_{i<=k, rel_i} P@i / R",
         citation: TREC_EVAL,
         cutoff: CutoffKind::Optional,
-        params: &[REL],
+        params: &[REL, JUDGED_ONLY],
         aliases: &[
             Alias::trec_eval("map"),
             Alias::trec_eval("map_cut"),
@@ -99,7 +99,7 @@ pub static FAMILIES: &[Family] = &[
         formula: "1 / rank of the first relevant document within k (0 if none)",
         citation: TREC_EVAL,
         cutoff: CutoffKind::Optional,
-        params: &[REL],
+        params: &[REL, JUDGED_ONLY],
         aliases: &[Alias::trec_eval("recip_rank")],
         trec_eval: &[TrecName::at("recip_rank", 9)],
         ranx: Some(Ranx {
@@ -118,7 +118,7 @@ pub static FAMILIES: &[Family] = &[
         formula: "(1/k) sum_{i<=k} rel_i",
         citation: TREC_EVAL,
         cutoff: CutoffKind::Optional,
-        params: &[REL],
+        params: &[REL, JUDGED_ONLY],
         aliases: &[Alias::trec_eval_set("set_P")],
         trec_eval: &[
             TrecName::at("P", 11).reads(Style::Cutoffs, CUTOFFS),
@@ -144,7 +144,7 @@ pub static FAMILIES: &[Family] = &[
         formula: "sum_{i<=k} rel_i / R",
         citation: TREC_EVAL,
         cutoff: CutoffKind::Optional,
-        params: &[REL],
+        params: &[REL, JUDGED_ONLY],
         aliases: &[
             Alias::trec_eval("recall"),
             Alias::trec_eval_set("set_recall"),
@@ -169,7 +169,7 @@ pub static FAMILIES: &[Family] = &[
         formula: "sum_{i<=R} rel_i / R",
         citation: TREC_EVAL,
         cutoff: CutoffKind::None,
-        params: &[REL],
+        params: &[REL, JUDGED_ONLY],
         aliases: &[Alias::other("r_prec"), Alias::other("r-prec")],
         trec_eval: &[TrecName::at("Rprec", 7)],
         ranx: Some(Ranx {
@@ -187,7 +187,7 @@ pub static FAMILIES: &[Family] = &[
         formula: "1 if sum_{i<=k} rel_i > 0 else 0",
         citation: TREC_EVAL,
         cutoff: CutoffKind::Required,
-        params: &[REL],
+        params: &[REL, JUDGED_ONLY],
         aliases: &[Alias::trec_eval("success")],
         trec_eval: &[TrecName::at("success", 27).reads(Style::Cutoffs, &[1.0, 5.0, 10.0])],
         ranx: Some(Ranx {
@@ -241,19 +241,20 @@ pub static FAMILIES: &[Family] = &[
         formula: "max_{i: recall@i >= r} P@i",
         citation: TREC_EVAL,
         cutoff: CutoffKind::RecallLevel,
-        params: &[REL],
+        params: &[REL, JUDGED_ONLY],
         aliases: &[Alias::trec_eval("iprec_at_recall")],
         trec_eval: &[TrecName::at("iprec_at_recall", 10).reads(Style::Levels, RECALL_LEVELS)],
         ..Family::DEFAULTS
     },
     Family {
         name: "NumRet",
-        kind: Kind::Ranking(|_| kernel((), num_ret)),
-        summary: "number of documents retrieved (summed over queries)",
-        formula: "|ranking|",
+        kind: Kind::Ranking(|m| kernel(Binary::of(m), num_ret)),
+        summary: "number of documents retrieved (summed over queries); NumRet(rel=k), as in \
+                  ir_measures: those with a grade of at least k",
+        formula: "|ranking|; with rel=k: sum_i [g_i >= k]",
         citation: TREC_EVAL,
         cutoff: CutoffKind::None,
-        params: &[],
+        params: &[REL],
         aggregate: Aggregate::Sum,
         bounded: false,
         aliases: &[Alias::trec_eval("num_ret")],
@@ -306,13 +307,16 @@ pub static FAMILIES: &[Family] = &[
     },
 ];
 
-/// The parameters of the binary measures: the cutoff and `rel=`, if given.
+/// The parameters of the binary measures: the cutoff and `rel=`, if given, and
+/// `judged_only=`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Binary {
     /// The cutoff `k`, if any.
     pub cutoff: Option<usize>,
     /// The measure's own relevance level (`rel=`), if given.
     pub rel: Option<i64>,
+    /// Unjudged documents leave the ranking first (`judged_only=True`, trec_eval's `-J`).
+    pub judged_only: bool,
 }
 
 impl Binary {
@@ -321,11 +325,16 @@ impl Binary {
         Self {
             cutoff: m.cutoff_count(),
             rel: m.relevance_level(),
+            judged_only: m.flag("judged_only"),
         }
     }
 }
 
-impl Params for Binary {}
+impl Params for Binary {
+    fn judged_only(&self) -> bool {
+        self.judged_only
+    }
+}
 
 /// IPrec's parameters: the recall level and `rel=`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -334,6 +343,8 @@ pub struct RecallLevel {
     pub level: f64,
     /// The measure's own relevance level (`rel=`), if given.
     pub rel: Option<i64>,
+    /// Unjudged documents leave the ranking first (`judged_only=True`).
+    pub judged_only: bool,
 }
 
 impl RecallLevel {
@@ -341,11 +352,16 @@ impl RecallLevel {
         Self {
             level: m.cutoff_level().unwrap_or(0.0),
             rel: m.relevance_level(),
+            judged_only: m.flag("judged_only"),
         }
     }
 }
 
-impl Params for RecallLevel {}
+impl Params for RecallLevel {
+    fn judged_only(&self) -> bool {
+        self.judged_only
+    }
+}
 
 /// nDCG's parameters.
 #[derive(Debug, Clone, PartialEq)]
@@ -622,9 +638,13 @@ pub fn ndcg(query: &QueryView<'_>, p: &Ndcg, cx: &Context<'_>) -> f64 {
     divide(dcg, total(ideal))
 }
 
-/// Number of documents retrieved.
-pub fn num_ret(query: &QueryView<'_>, _: &(), _: &Context<'_>) -> f64 {
-    query.num_retrieved() as f64
+/// Number of documents retrieved; with `rel=k`, those with a grade of at least k (ir_measures'
+/// `NumRet(rel=1)` is its NumRelRet).
+pub fn num_ret(query: &QueryView<'_>, p: &Binary, _: &Context<'_>) -> f64 {
+    match p.rel {
+        Some(level) => query.num_relevant_retrieved(level, None) as f64,
+        None => query.num_retrieved() as f64,
+    }
 }
 
 /// Number of judged relevant documents (grade >= the relevance level).

@@ -28,7 +28,9 @@ use crate::batch::{QueryView, RankedBatch};
 use crate::error::{float_text, Error, ProfileProblem, Result};
 use crate::profile::Conventions;
 
-pub use names::{distinct, parse_measure, parse_measures, MAX_CUTOFF};
+pub use names::{
+    distinct, listed_names, parse_listed, parse_measure, parse_measures, split_list, MAX_CUTOFF,
+};
 pub use trec_eval::TrecName;
 
 /// trec_eval's floor for geometric means (MIN_GEO_MEAN).

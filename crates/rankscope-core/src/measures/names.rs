@@ -60,9 +60,155 @@ fn parse(text: &str) -> Result<Measure> {
     )
 }
 
-/// Parse several names, dropping repeats and keeping the order; at least one is needed.
+/// Parse several names, dropping repeats and keeping the order; at least one is needed. Each
+/// text may list several measures separated by commas ([`parse_listed`]).
 pub fn parse_measures<S: AsRef<str>>(names: &[S]) -> Result<Vec<Measure>> {
-    distinct(names.iter().map(|name| parse_measure(name.as_ref())))
+    let mut parsed = Vec::new();
+    for name in names {
+        match parse_listed(name.as_ref()) {
+            Ok(measures) => parsed.extend(measures.into_iter().map(Ok)),
+            Err(error) => parsed.push(Err(error)),
+        }
+    }
+    distinct(parsed)
+}
+
+/// The measures a text names: one name, or several separated by commas (`"nDCG@10, AP"`).
+///
+/// The rule: a text that is one valid name is that measure, whatever commas it holds (a
+/// parameter list, `P(rel=2,judged_only=True)@5`, or ir_measures' gains,
+/// `nDCG(gains={0:0,1:4})`); any other text is split at the commas outside parentheses and
+/// braces, and each piece is a name (empty pieces are skipped). trec_eval's `-m` syntax with
+/// commas (`P.5,10`, `utility.1,-1,0,1`) is not a name here: it is refused with a message that
+/// says how to write it.
+///
+/// ```
+/// use rankscope_core::measures::parse_listed;
+///
+/// let names = |text| -> Vec<String> {
+///     parse_listed(text).unwrap().iter().map(|m| m.name()).collect()
+/// };
+/// assert_eq!(names("nDCG@10, AP"), ["nDCG@10", "AP"]);
+/// assert_eq!(names("P(rel=2)@5,RR"), ["P(rel=2)@5", "RR"]);
+/// assert_eq!(names("nDCG(gains={0:0,1:4})@10"), ["nDCG(gains=0:0.0;1:4.0)@10"]);
+/// let error = parse_listed("P.5,10").unwrap_err().to_string();
+/// assert!(error.starts_with("'P.5,10' is trec_eval's -m syntax"), "{error}");
+/// let error = parse_listed("nDCG@10,5").unwrap_err().to_string();
+/// assert!(error.starts_with("'5' in 'nDCG@10,5' is not a measure"), "{error}");
+/// ```
+pub fn parse_listed(text: &str) -> Result<Vec<Measure>> {
+    if !text.contains(',') {
+        return Ok(vec![parse_measure(text)?]);
+    }
+    match listed_names(text).as_slice() {
+        [] => Err(Error::measure(
+            text.trim(),
+            format!("no measure named in {}", quoted(text.trim())),
+        )),
+        [one] if *one == text.trim() => Ok(vec![parse_measure(one)?]),
+        pieces => list_of(text, pieces),
+    }
+}
+
+/// The measures of the pieces of a list (`text`, for messages).
+fn list_of(text: &str, pieces: &[&str]) -> Result<Vec<Measure>> {
+    let text = text.trim();
+    pieces
+        .iter()
+        .map(|piece| {
+            parse_measure(piece).map_err(|error| {
+                if is_trec_eval_list(text) {
+                    Error::measure_part(
+                        text,
+                        *piece,
+                        format!(
+                            "{} is trec_eval's -m syntax, which `rankscope trec-eval` reads; \
+                             here a list names each measure in full, separated by commas \
+                             (P.5,10 is P@5,P@10; utility.1,-1,0,1 is \
+                             Utility(a=1,b=-1,c=0,d=1); ndcg.1=0.5,2=1 is \
+                             nDCG(gains=1:0.5;2:1))",
+                            quoted(text)
+                        ),
+                    )
+                } else if piece
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
+                {
+                    Error::measure_part(
+                        text,
+                        *piece,
+                        format!(
+                            "{} in {} is not a measure: a list names each measure in full, \
+                             separated by commas (P@5,P@10)",
+                            quoted(piece),
+                            quoted(text)
+                        ),
+                    )
+                } else {
+                    error
+                }
+            })
+        })
+        .collect()
+}
+
+/// Whether `text` is trec_eval's `-m name.params` with commas in its parameters
+/// (`P.5,10`, `utility.1,-1,0,1`, `ndcg.1=0.5,2=1`).
+fn is_trec_eval_list(text: &str) -> bool {
+    let Some((name, params)) = text.split_once('.') else {
+        return false;
+    };
+    params.contains(',')
+        && families().any(|f| {
+            f.trec_eval
+                .iter()
+                .any(|t| t.name.eq_ignore_ascii_case(name))
+        })
+}
+
+/// The names a text lists, by the rule of [`parse_listed`]: the whole text when it is one
+/// name, else its pieces between commas outside parentheses and braces (empty ones left out).
+///
+/// ```
+/// use rankscope_core::measures::listed_names;
+///
+/// assert_eq!(listed_names("P(rel=2)@5, AP,"), ["P(rel=2)@5", "AP"]);
+/// assert_eq!(listed_names("nDCG(gains={0:0,1:4})"), ["nDCG(gains={0:0,1:4})"]);
+/// ```
+pub fn listed_names(text: &str) -> Vec<&str> {
+    if parse_measure(text).is_ok() {
+        return vec![text.trim()];
+    }
+    split_list(text)
+        .into_iter()
+        .filter(|piece| !piece.is_empty())
+        .collect()
+}
+
+/// The pieces of a text split at its commas outside parentheses and braces, each trimmed
+/// (empty ones kept).
+///
+/// ```
+/// use rankscope_core::measures::split_list;
+///
+/// assert_eq!(split_list("P(rel=2)@5, AP,"), ["P(rel=2)@5", "AP", ""]);
+/// ```
+pub fn split_list(text: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let (mut depth, mut start) = (0_i32, 0);
+    for (i, byte) in text.bytes().enumerate() {
+        match byte {
+            b'(' | b'{' | b'[' => depth += 1,
+            b')' | b'}' | b']' => depth -= 1,
+            b',' if depth <= 0 => {
+                pieces.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    pieces.push(text[start..].trim());
+    pieces
 }
 
 /// The measures parsed, each once in the order of its first appearance; the first error if
@@ -322,7 +468,8 @@ pub(super) fn parse_params(
     };
     let mut params: Vec<(&'static Param, Value)> = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
-    for item in text.split(',') {
+    // Commas inside braces belong to a value (ir_measures prints gains as a dict).
+    for item in split_list(text) {
         let (key, value) = match item.split_once('=') {
             Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => (k.trim(), v.trim()),
             _ => {
@@ -468,10 +615,15 @@ fn parse_numbers(text: &str) -> Option<Vec<f64>> {
     (values.len() == before && !values.is_empty()).then_some(values)
 }
 
-/// `grade:gain` pairs separated by `;`, sorted by grade, each grade once.
+/// `grade:gain` pairs separated by `;`, or ir_measures' printed dict (`{0:0,1:4}`, pairs
+/// separated by commas), sorted by grade, each grade once.
 fn parse_gains(text: &str) -> Option<Vec<(i64, f64)>> {
+    let (text, separator) = match text.strip_prefix('{') {
+        Some(inner) => (inner.strip_suffix('}')?, ','),
+        None => (text, ';'),
+    };
     let mut gains = text
-        .split(';')
+        .split(separator)
         .map(|pair| {
             let (grade, gain) = pair.split_once(':')?;
             Some((grade.trim().parse::<i64>().ok()?, number(gain)?))

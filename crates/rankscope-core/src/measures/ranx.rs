@@ -307,6 +307,7 @@ mod tests {
         Binary {
             cutoff,
             rel: Some(level),
+            judged_only: false,
         }
     }
 

@@ -6,8 +6,10 @@ from rankscope.engine.measures._registry import (
     FAMILIES,
     Family,
     default_measures,
+    given_measures,
     measure,
     parse_measures,
+    split_measures,
 )
 
 __all__ = [
@@ -15,6 +17,8 @@ __all__ = [
     "Family",
     "Measure",
     "default_measures",
+    "given_measures",
     "measure",
     "parse_measures",
+    "split_measures",
 ]

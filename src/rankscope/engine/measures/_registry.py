@@ -12,11 +12,11 @@ entry point reads every name the same way. Answer measures score text pairs in
 # string annotation into a ForwardRef when the class is made, milliseconds of every start-up.
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Literal, NamedTuple, cast
+from typing import Any, Literal, NamedTuple, cast
 
 from rankscope import _core
 from rankscope.engine.measures._names import Measure, from_core
-from rankscope.errors import ProfileError
+from rankscope.errors import MeasureError, ProfileError
 
 __all__ = [
     "FAMILIES",
@@ -25,8 +25,10 @@ __all__ = [
     "Ranx",
     "TrecName",
     "default_measures",
+    "given_measures",
     "measure",
     "parse_measures",
+    "split_measures",
     "trec_eval_nicknames",
     "trec_eval_table",
 ]
@@ -253,9 +255,9 @@ FAMILIES: Mapping[str, Family] = _Registry()
 """Every family by canonical name, in the order `rankscope measures` lists them."""
 
 
-def measure(name: str | Measure) -> Measure:
-    """Parse a measure name (canonical, ir_measures-style, trec_eval's or ranx's) into a
-    `Measure`.
+def measure(name: str | Measure | Any) -> Measure:
+    """Parse a measure name (canonical, ir_measures-style, trec_eval's or ranx's), or one of
+    ir_measures' measure objects, into a `Measure`.
 
     Examples
     --------
@@ -271,22 +273,84 @@ def measure(name: str | Measure) -> Measure:
     Traceback (most recent call last):
     ...
     rankscope.errors.UnknownMeasureError: unknown measure 'nDGC'; did you mean nDCG, ...
+    >>> measure("nDCG@10,AP")
+    Traceback (most recent call last):
+    ...
+    rankscope.errors.MeasureError: 'nDCG@10,AP' names 2 measures (nDCG@10, AP); measure() reads
+    one: parse_measures and evaluate read lists
     """
     if isinstance(name, Measure):
         return name
-    return from_core(_core.parse_measure(name))
+    try:
+        return from_core(_core.parse_measure(str(name) if _is_ir_measures(name) else name))
+    except MeasureError:
+        several = split_measures(name) if isinstance(name, str) and "," in name else []
+        if len(several) < 2:
+            raise
+        raise MeasureError(
+            f"{name!r} names {len(several)} measures ({', '.join(several)}); measure() reads "
+            "one: parse_measures and evaluate read lists",
+            measure=name,
+        ) from None
 
 
-def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measure]:
+def parse_measures(names: str | Measure | Iterable[str | Measure] | Any) -> list[Measure]:
     """Parse one name or several into measures, dropping repeats and keeping the order.
+
+    Each may be a name, a `Measure`, one of ir_measures' measure objects, or a string listing
+    several names separated by commas (see `given_measures` for the rule).
 
     Examples
     --------
     >>> parse_measures(["nDCG@10", "ndcg_cut.10", "AP"])
     [nDCG@10, AP]
+    >>> parse_measures("nDCG@10, P(rel=2)@5,AP")
+    [nDCG@10, P(rel=2)@5, AP]
     """
-    listed = [names] if isinstance(names, str | Measure) else list(names)
-    return [from_core(parsed) for parsed in _core.parse_measures(listed)]
+    return [from_core(parsed) for parsed in _core.parse_measures(given_measures(names))]
+
+
+def given_measures(measures: str | Measure | Iterable[str | Measure] | Any) -> list[Any]:
+    """The measures a caller gave, as a list the core reads: each a name (or a string of
+    names separated by commas), a `Measure`, or one of ir_measures' measure objects (read by
+    its name, ``str(measure)``: ir_measures is not imported for it).
+
+    A string is one measure when the whole string is one valid name, whatever commas it holds
+    (``P(rel=2,judged_only=True)@5``, ir_measures' ``nDCG(gains={0:0,1:4})``); otherwise it
+    is split at the commas outside parentheses and braces (``"nDCG@10, AP"``) and each piece
+    is a name. trec_eval's ``-m P.5,10`` is not a name here (write ``"P@5,P@10"``).
+
+    Examples
+    --------
+    >>> given_measures("nDCG@10")
+    ['nDCG@10']
+    >>> given_measures(("AP", measure("RR")))
+    ['AP', RR]
+    """
+    if isinstance(measures, str | Measure) or _is_ir_measures(measures):
+        measures = [measures]
+    elif not isinstance(measures, Iterable):
+        return [measures]  # refused by the core, which shows it
+    return [str(m) if _is_ir_measures(m) else m for m in measures]
+
+
+def _is_ir_measures(value: object) -> bool:
+    """Whether ``value`` is one of ir_measures' measure objects (``nDCG@10``, ``P(rel=2)@5``)."""
+    return type(value).__module__.partition(".")[0] == "ir_measures" and hasattr(value, "NAME")
+
+
+def split_measures(text: str) -> list[str]:
+    """The names a string lists, by the rule of `given_measures`: the whole string when it is
+    one name, else its pieces between commas outside parentheses and braces.
+
+    Examples
+    --------
+    >>> split_measures("P(rel=2)@5, AP,")
+    ['P(rel=2)@5', 'AP']
+    >>> split_measures("nDCG(gains={0:0,1:4})@10")
+    ['nDCG(gains={0:0,1:4})@10']
+    """
+    return list(_core.split_measures(text))
 
 
 def trec_eval_table() -> list[TrecName]:
