@@ -27,17 +27,26 @@ from rankscope.service.store.records import Counters, QueryRecord, json_safe
 __all__ = ["Counters", "QueryRecord", "SQLiteStore", "Store", "TaskWriter", "json_safe", "order_by"]
 
 
+# SQLite's primary result codes (https://sqlite.org/rescode.html), which the sqlite3 module
+# names only from Python 3.11 (as it gives `sqlite_errorcode` only from 3.11: on 3.10 the
+# message decides).
+_SQLITE_READONLY = 8
+_SQLITE_FULL = 13
+_SQLITE_CANTOPEN = 14
+
+
 def _store_error(error: sqlite3.Error, path: Path) -> Exception:
     """The clear error of a write SQLite refused for want of room or of write access; the
     error itself otherwise."""
-    code = getattr(error, "sqlite_errorcode", None)
+    extended = getattr(error, "sqlite_errorcode", None)
+    code = None if extended is None else extended & 0xFF
     text = str(error).lower()
-    if code == sqlite3.SQLITE_FULL or "disk is full" in text:
+    if code == _SQLITE_FULL or "disk is full" in text:
         return StoreFullError(
             f"the task store's disk is full: free space where {path} lies (nothing committed "
             "is lost; resume the task once there is room)"
         )
-    if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN) or "readonly" in text:
+    if code in (_SQLITE_READONLY, _SQLITE_CANTOPEN) or "readonly" in text:
         return StoreReadOnlyError(
             f"the task store {path} cannot be written (a read-only file, directory or file "
             "system); give a writable one with --db, or make it writable"
