@@ -5,9 +5,10 @@
 {'RR': 0.5}
 
 The names below, and the subpackages (``rankscope.io``, ``rankscope.compare``,
-``rankscope.fuse``, ``rankscope.judge``, ``rankscope.metric``, ``rankscope.compat``,
-``rankscope.spark``, ...), are loaded on first use, so that ``import rankscope`` (and the
-command line's ``--help``) does not pay for numpy and polars until something is evaluated:
+``rankscope.fuse``, ``rankscope.judge``, ``rankscope.measures``, ``rankscope.metric``,
+``rankscope.compat``, ``rankscope.spark``, ...), are loaded on first use, so that
+``import rankscope`` (and the command line's ``--help``) does not pay for numpy and polars
+until something is evaluated:
 
 >>> rankscope.io.read_run  # doctest: +ELLIPSIS
 <function read_run at ...>
@@ -90,6 +91,7 @@ SUBPACKAGES = (
     "fuse",
     "io",
     "judge",
+    "measures",
     "metric",
     "report",
     "service",

@@ -45,7 +45,9 @@ Examples
 >>> rankscope.measure("GradedP(scale=x)@2")
 Traceback (most recent call last):
 ...
-rankscope.errors.MeasureError: GradedP(scale=x)@2: scale must be a number; got 'x'
+rankscope.errors.MeasureError: parameter scale of GradedP must be a number; got 'x' in ...
+>>> undefine("GradedP")
+True
 """
 
 from __future__ import annotations

@@ -34,6 +34,9 @@ def load(source: str | Path) -> list[str]:
     ... )
     >>> load(folder / "mine.py")
     ['Retrieved']
+    >>> from rankscope.measures import undefine
+    >>> undefine("Retrieved")
+    True
     >>> load(folder / "missing.py")
     Traceback (most recent call last):
     ...

@@ -153,8 +153,8 @@ def effective_scores(doc_ids: Sequence[str], scores: Sequence[float] | None) -> 
 
 
 def measure_sources(names: Sequence[str]) -> tuple[str, ...]:
-    """The files (or modules) that defined the user-defined measures among ``names``, each
-    once: what a task keeps so that another process can define them again."""
+    """The files (or modules) that defined the user-defined measures among ``names`` (canonical
+    names), each once: what a task keeps so that another process can define them again."""
     from rankscope.measures import definitions_of
 
     sources = (d.source for d in definitions_of(names) if d.source is not None)

@@ -271,7 +271,7 @@ class EvaluationService:
             generator=generator_spec,
             answer_measures=answer_names,
             references=None if answering is None else len(data.references),
-            measures_from=measure_sources(measure_set.names),
+            measures_from=measure_sources([m.name for m in measure_set.measures]),
         )
         self.store.create_task(
             {"id": task_id, "name": name, "spec": task_spec.stored(), "dataset": data.describe()},
