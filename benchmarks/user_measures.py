@@ -13,8 +13,9 @@ built once: the batch is prepared in each call), ir_measures the Python dicts:
 
 - ``kernel``: ``rankscope.evaluate(qrels, run, "P@10")``, the core's kernel;
 - ``per-query``: the same call with ``UserP@10``, a Python function of each query's numpy
-  views (``fn(ranked, judged, k=, rel=)``);
-- ``vectorized``: ``UserPVec@10``, one Python call over the whole batch's arrays;
+  views (``fn(ranked, judged, k=, rel=)``; ``tests/measures/user_measures.py``);
+- ``vectorized``: ``UserPVec@10``, one Python call over the whole batch's arrays (the same
+  file);
 - ``ir_measures``: ``ir_measures.define_byquery`` of P@10 (a function of each query's qrels
   and run DataFrames), ``iter_calc`` over the same dicts.
 
@@ -37,23 +38,12 @@ from typing import Any
 import numpy as np
 
 import rankscope
-from rankscope.measures import define
+from rankscope.measures import load
 
 HERE = Path(__file__).resolve().parent
-
-
-def precision(ranked: Any, judged: Any, *, k: int, rel: int) -> float:
-    """Relevant documents among the first k, over k."""
-    return float(np.count_nonzero(ranked[:k] >= rel)) / k
-
-
-def precisions(
-    ranked: Any, offsets: Any, judged: Any, judged_offsets: Any, *, k: int, rel: int
-) -> Any:
-    """P@k of every query at once, from cumulative counts of the relevant documents."""
-    hits = np.concatenate(([0], np.cumsum(ranked >= rel)))
-    starts = offsets[:-1]
-    return (hits[np.minimum(offsets[1:], starts + k)] - hits[starts]) / k
+MEASURES = HERE.parent / "tests" / "measures" / "user_measures.py"
+"""P@k written by hand, per query (``UserP``) and vectorized (``UserPVec``): the measures the
+tests check equal to the kernels."""
 
 
 def data(queries: int, depth: int, judged: int) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -106,8 +96,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS-user-measures.md")
     args = parser.parse_args()
-    define("UserP", precision, cutoff="required")
-    define("UserPVec", precisions, cutoff="required", vectorized=True)
+    load(MEASURES)
     qrels, run = data(args.queries, args.depth, args.judged)
     tools = contenders(qrels, run)
     expected = tools["kernel"]()
