@@ -4,6 +4,7 @@ them (a resume after a crash, a worker) loads them again, or fails saying which 
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -58,3 +59,21 @@ def test_a_task_whose_measures_file_is_gone_fails_saying_so(tmp_path: Path) -> N
         f"{copy}: task {task.id}'s measures are defined by {copy}, which cannot be loaded: "
         f"{copy}: no such file (--measures-from takes a Python file or a module's dotted name)"
     )
+
+
+def test_the_run_command_reads_measures_from_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rankscope.cli import main
+
+    common = ["run", "--dataset", str(EXAMPLES), "--retriever", "bm25", "--profile", "trec"]
+    common += ["--db", str(tmp_path / "cli.db"), "--measures-from", str(MODULE)]
+    try:
+        assert main([*common, "-m", "UserP@5,P@5"]) == 0
+    finally:
+        _forget(["UserP", "UserPVec", "UserNDCG"])
+    out = capsys.readouterr().out
+    ours = re.search(r"^  UserP@5 +(\S+)$", out, re.MULTILINE)
+    theirs = re.search(r"^  P@5 +(\S+)$", out, re.MULTILINE)
+    assert ours and theirs, out
+    assert ours.group(1) == theirs.group(1)
