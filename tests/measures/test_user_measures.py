@@ -390,3 +390,20 @@ def test_load_refuses_what_is_no_module(tmp_path: Path) -> None:
     with pytest.raises(InputError) as raised:
         load("no_such_module_of_measures")
     assert str(raised.value).startswith("no_such_module_of_measures: no such module")
+
+
+def test_a_streamed_run_scores_them_chunk_by_chunk(tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels.txt"
+    run = tmp_path / "run.txt"
+    qrels.write_text(
+        "".join(f"q{q:03d} 0 d{d} {(q + d) % 3}\n" for q in range(60) for d in range(6))
+    )
+    run.write_text(
+        "".join(f"q{q:03d} Q0 d{d} {d + 1} {10 - d}.0 sys\n" for q in range(60) for d in range(8))
+    )
+    names = ["UserP@5", "UserPVec@5", "UserNDCG@5", "P@5", "nDCG@5"]
+    streamed = rankscope.evaluate(qrels, run, names, stream=True, chunk_bytes=256)
+    whole = rankscope.evaluate(qrels, run, names, stream=False)
+    assert streamed.to_dict() == whole.to_dict()
+    assert streamed.score_dict("UserP@5") == streamed.score_dict("P@5")
+    assert streamed.score_dict("UserPVec@5") == streamed.score_dict("P@5")
