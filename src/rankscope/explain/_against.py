@@ -4,7 +4,8 @@ conventions changed from a profile (or ``complete``) do.
 
 The search is small and exhaustive where it can be: every profile; then every profile with one
 convention (or ``complete``) set to each other value it allows; then, if none of those
-reproduces the file, pairs of the single changes that brought more queries into agreement.
+reproduces the file, pairs of the single changes that move any value (those that bring more
+queries into agreement first, at most `MAX_PAIRS` pairs).
 The queries no configuration tried reproduces are reported as unexplained.
 """
 
@@ -223,6 +224,12 @@ def _applied(
         return None
 
 
+def _in_order(changes: list[Change]) -> list[Change]:
+    """Changes in the order of the core's table of conventions (``complete`` last)."""
+    order = [*ALLOWED, "complete"]
+    return sorted(changes, key=lambda change: order.index(change[0]))
+
+
 def match_against(
     evaluator: Evaluator,
     chosen: Sequence[Conventions],
@@ -247,32 +254,42 @@ def match_against(
         for c, v in zip(chosen, values, strict=True)
     )
     reproduced = [m for m in profiles if m.reproduces]
-    singles: list[tuple[Conventions, Match, Change]] = []
+    # Single changes that move any value, those that bring more queries into agreement first:
+    # the candidates for pairs.
+    singles: list[tuple[tuple[int, int, int], Conventions, Match, Change]] = []
     if not reproduced:
         seen: set[tuple[Conventions, bool]] = set()
-        for conventions, base in zip(chosen, profiles, strict=True):
+        for conventions, base, base_values in zip(chosen, profiles, values, strict=True):
             for change in _single_changes(conventions, evaluator.complete):
                 applied = _applied(conventions, evaluator.complete, [change])
                 if applied is None or applied in seen:
                     continue
                 seen.add(applied)
-                found = tried(*applied, (change,))
+                outcome = evaluator(*applied)
+                found = _match(
+                    outcome, (change,), conventions.name, reported, reported_mean, decimals
+                )
                 if found.reproduces:
                     reproduced.append(found)
-                elif found.error is None and found.score > base.score:
-                    singles.append((conventions, found, change))
+                elif outcome.error is None and (
+                    outcome.per_query != base_values.per_query or outcome.mean != base_values.mean
+                ):
+                    singles.append((found.score, conventions, found, change))
+    singles.sort(key=lambda single: single[0], reverse=True)
     if not reproduced:
         pairs = 0
-        for (one_base, _, one), (other_base, _, other) in itertools.combinations(singles, 2):
-            if one_base != other_base or one[0] == other[0] or pairs >= MAX_PAIRS:
+        for (_, one_base, _, one), (_, other_base, _, other) in itertools.combinations(singles, 2):
+            if one_base != other_base or one[0] == other[0]:
                 continue
+            if pairs >= MAX_PAIRS:
+                break
             pairs += 1
-            applied = _applied(one_base, evaluator.complete, [one, other])
+            applied = _applied(one_base, evaluator.complete, _in_order([one, other]))
             if applied is not None:
-                found = tried(*applied, (one, other))
+                found = tried(*applied, tuple(_in_order([one, other])))
                 if found.reproduces:
                     reproduced.append(found)
-    candidates = [*profiles, *(found for _, found, _ in singles)]
+    candidates = [*profiles, *(found for _, _, found, _ in singles)]
     best = None
     if not reproduced:
         best = max(candidates, key=lambda m: m.score)
