@@ -259,7 +259,7 @@ def match_against(
     singles: list[tuple[tuple[int, int, int], Conventions, Match, Change]] = []
     if not reproduced:
         seen: set[tuple[Conventions, bool]] = set()
-        for conventions, base, base_values in zip(chosen, profiles, values, strict=True):
+        for conventions, base_values in zip(chosen, values, strict=True):
             for change in _single_changes(conventions, evaluator.complete):
                 applied = _applied(conventions, evaluator.complete, [change])
                 if applied is None or applied in seen:
