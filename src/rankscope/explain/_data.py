@@ -34,8 +34,8 @@ class Finding:
     ----------
     cause
         A short name: ``ties``, ``float32_collisions``, ``duplicates``, ``negative_grades``,
-        ``graded_judgements``, ``unjudged_retrieved``, ``short_rankings``, ``missing_queries``,
-        ``unjudged_queries``, ``input_order``.
+        ``graded_judgements``, ``unjudged_retrieved``, ``self_retrieved``, ``deep_judgements``,
+        ``short_rankings``, ``missing_queries``, ``unjudged_queries``, ``input_order``.
     summary
         What was found, as a sentence.
     queries
@@ -219,7 +219,43 @@ def find_causes(
             )
         )
 
+    itself = ranked.filter(pl.col(QUERY_ID) == pl.col(DOC_ID))
+    if not itself.is_empty():
+        found.append(
+            Finding(
+                "self_retrieved",
+                f"{_plural(itself.height, 'query', 'queries')} retrieve a document with "
+                "the query's own id: BEIR's evaluation drops it (ignore_identical_ids=True), "
+                "trec_eval keeps it",
+                itself[QUERY_ID].n_unique(),
+                itself.height,
+                tuple(f"{q}: {d}" for q, d in itself.select(QUERY_ID, DOC_ID).head(SHOWN).rows()),
+                (),
+            )
+        )
+
     if cutoff is not None:
+        relevant_counts = (
+            judged.filter(pl.col(RELEVANCE) >= 1)
+            .group_by(QUERY_ID)
+            .agg(pl.len().alias("relevant"))
+            .filter(pl.col("relevant") > cutoff)
+            .sort(QUERY_ID)
+        )
+        if not relevant_counts.is_empty():
+            found.append(
+                Finding(
+                    "deep_judgements",
+                    f"{_plural(relevant_counts.height, 'query', 'queries')} "
+                    f"{'has' if relevant_counts.height == 1 else 'have'} more than {cutoff} "
+                    f"relevant documents: an ideal ranking cut at {cutoff} (ndcg_cut.{cutoff}) "
+                    f"is smaller than the whole one (ndcg with -M {cutoff})",
+                    relevant_counts.height,
+                    int(relevant_counts["relevant"].sum()),
+                    tuple(f"{q}: {n} relevant" for q, n in relevant_counts.head(SHOWN).iter_rows()),
+                    ("max_documents",),
+                )
+            )
         lengths = ranked.group_by(QUERY_ID).agg(pl.len().alias("retrieved"))
         relevant = (
             judged.filter(pl.col(RELEVANCE) >= max(relevance_level, 1))

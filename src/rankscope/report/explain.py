@@ -1,7 +1,9 @@
 """Render an `Explanation` (`rankscope.explain`): plain text, Markdown, JSON.
 
 Numbers are printed to four decimals, as the command line prints measures; a change too small
-for that is printed in scientific notation rather than as a misleading ``+0.0000``.
+for that is printed in scientific notation rather than as a misleading ``+0.0000``. The text
+has no blank lines (each section starts at the margin, its lines indented), so that it reads
+as one block in a terminal, a log or a doctest.
 """
 
 from __future__ import annotations
@@ -116,7 +118,7 @@ def _pair_lines(pair: Pair, markdown: bool) -> list[str]:
             ]
         )
     rows.append(["unexplained", "", "", _change(pair.unexplained), _share(_part(pair)), "", "", ""])
-    lines.append(("\n" if markdown else "") + _table(header, rows, markdown, 3))
+    lines.append(("\n" if markdown else "") + _table(header, rows, markdown, 3, 7))
     indent = "" if markdown else "  "
     if idle:
         lines.append(f"{chr(10) if markdown else ''}{indent}no effect here: {', '.join(idle)}\n")
@@ -172,7 +174,7 @@ def _against_lines(against: Against, markdown: bool) -> list[str]:
     rows += [_match_row(m) for m in against.reproduced_by if m.changes]
     if against.best is not None and against.best.changes:
         rows.append(_match_row(against.best))
-    lines.append(_table(header, rows, markdown, 1))
+    lines.append(_table(header, rows, markdown, 1, 5))
     indent = "" if markdown else "  "
     if against.reproduced_by:
         names = "; ".join(m.label for m in against.reproduced_by)
@@ -209,12 +211,13 @@ def _render(explanation: Explanation, markdown: bool) -> str:
     notes = any(v.error is not None for v in explanation.profiles)
     header = ["profile", "mean", "queries", *(["note"] if notes else [])]
     lines.append(_table(header, [row[: len(header)] for row in rows], markdown, 1, 3))
+    gap = "\n" if markdown else ""  # text: sections start at the margin, their lines indented
     if not explanation.pairs:
-        lines.append("\nevery profile gives the same values\n")
+        lines.append(f"{gap or '  '}every profile gives the same values\n")
     for pair in explanation.pairs:
-        lines.append("\n")
+        lines.append(gap)
         lines += _pair_lines(pair, markdown)
-    lines.append("\n" + ("## Causes in the data\n\n" if markdown else "Causes in the data\n"))
+    lines.append(gap + ("## Causes in the data\n\n" if markdown else "Causes in the data\n"))
     if not explanation.findings:
         lines.append(f"{'' if markdown else '  '}none found\n")
     for finding in explanation.findings:
@@ -222,7 +225,7 @@ def _render(explanation: Explanation, markdown: bool) -> str:
         examples = f" (e.g. {'; '.join(finding.examples)})" if finding.examples else ""
         lines.append(f"{'- ' if markdown else '  - '}{finding.summary}{examples}{bears}\n")
     if explanation.against is not None:
-        lines.append("\n")
+        lines.append(gap)
         lines += _against_lines(explanation.against, markdown)
     return "".join(lines)
 
