@@ -210,7 +210,7 @@ def find_causes(
                 f"{_plural(unjudged.height, 'retrieved document')} in "
                 f"{_plural(unjudged[QUERY_ID].n_unique(), 'query', 'queries')} "
                 f"{'has' if unjudged.height == 1 else 'have'} no judgement: non-relevant "
-                "where they are kept, gone from the ranking where they are dropped "
+                "where unjudged documents are kept, gone from the ranking where they are dropped "
                 "(trec_eval -J, condensed lists)",
                 unjudged[QUERY_ID].n_unique(),
                 unjudged.height,
@@ -224,7 +224,8 @@ def find_causes(
         found.append(
             Finding(
                 "self_retrieved",
-                f"{_plural(itself.height, 'query', 'queries')} retrieve a document with "
+                f"{_plural(itself.height, 'query', 'queries')} "
+                f"{'retrieves' if itself.height == 1 else 'retrieve'} a document with "
                 "the query's own id: BEIR's evaluation drops it (ignore_identical_ids=True), "
                 "trec_eval keeps it",
                 itself[QUERY_ID].n_unique(),
@@ -273,7 +274,8 @@ def find_causes(
             found.append(
                 Finding(
                     "short_rankings",
-                    f"{_plural(short.height, 'query', 'queries')} retrieve fewer than "
+                    f"{_plural(short.height, 'query', 'queries')} "
+                    f"{'retrieves' if short.height == 1 else 'retrieve'} fewer than "
                     f"{cutoff} documents (P@{cutoff} divides by {cutoff} or by the number "
                     f"retrieved); {fewer.height} of them fewer than "
                     f"{'its' if fewer.height == 1 else 'their'} relevant documents (an ideal "

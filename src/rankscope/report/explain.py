@@ -212,7 +212,7 @@ def _render(explanation: Explanation, markdown: bool) -> str:
     header = ["profile", "mean", "queries", *(["note"] if notes else [])]
     lines.append(_table(header, [row[: len(header)] for row in rows], markdown, 1, 3))
     gap = "\n" if markdown else ""  # text: sections start at the margin, their lines indented
-    if not explanation.pairs:
+    if not explanation.pairs and len(explanation.profiles) > 1:
         lines.append(f"{gap or '  '}every profile gives the same values\n")
     for pair in explanation.pairs:
         lines.append(gap)
