@@ -7,7 +7,13 @@ import argparse
 from typing import Any
 
 from rankscope.cli import COMMANDS
-from rankscope.cli._common import add_input_options, add_relevance_option, load_qrels, load_run
+from rankscope.cli._common import (
+    add_cutoff_options,
+    add_input_options,
+    add_relevance_option,
+    load_qrels,
+    load_run,
+)
 
 FORMATS = ("text", "json", "md")
 """The output formats (`rankscope.report.explain.EXPLAIN_FORMATS`; a test keeps them equal)."""
@@ -57,19 +63,7 @@ def add_parser(subparsers: Any) -> None:
         help="the format of --against (default: detected)",
     )
     add_relevance_option(parser)
-    parser.add_argument(
-        "-c",
-        "--complete",
-        action="store_true",
-        help="score judged queries missing from the run as 0 (trec_eval -c)",
-    )
-    parser.add_argument(
-        "-M",
-        "--max-documents",
-        type=int,
-        metavar="N",
-        help="evaluate only the first N documents of each ranking",
-    )
+    add_cutoff_options(parser)
     parser.add_argument(
         "--top",
         type=int,
