@@ -97,6 +97,19 @@ def test_a_bad_line_names_the_file_and_the_line(
     assert f"{theirs}:2" in error and "expected trec_eval's 3 fields" in error
 
 
+def test_duplicates_overrides_every_profile(
+    files: tuple[str, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    twice = tmp_path / "twice.txt"
+    twice.write_text(RUN + "q1 Q0 a 3 0.1 r\n")
+    argv = ["explain", files[0], str(twice), "-m", "RR", "--profiles", "trec"]
+    assert main(argv) == EXIT_INPUT  # the one profile refuses the run: its error, as evaluate's
+    assert "(--duplicates keep-first keeps the first" in capsys.readouterr().err
+    assert main([*argv, "--duplicates", "keep-first"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "not computed" not in out and "1 document ranked more than once in 1 query" in out
+
+
 def test_the_command_offers_the_formats_the_library_has() -> None:
     assert tuple(EXPLAIN_FORMATS) == _explain.FORMATS
     assert _explain.VALUE_FORMATS == VALUE_FORMATS

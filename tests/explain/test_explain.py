@@ -277,6 +277,28 @@ def test_a_duplicate_is_an_error_under_trec_only_and_found_in_the_data() -> None
     assert explanation.profile("weknora").mean is not None
     duplicates = next(f for f in explanation.findings if f.cause == "duplicates")
     assert (duplicates.queries, duplicates.documents, duplicates.examples) == (1, 1, ("q1: a x2",))
+    # Every profile told to keep the first occurrence: trec is compared with the others, and
+    # weknora's counting of both occurrences is what moves nDCG.
+    kept = explain(
+        {"q1": {"a": 1, "b": 1}},
+        {"q1": ["a", "a", "b"]},
+        "nDCG@10",
+        profiles="trec,weknora",
+        duplicate_documents="keep_first",
+    )
+    assert (
+        kept.profile("trec").mean
+        == rankscope.evaluate(
+            {"q1": {"a": 1, "b": 1}},
+            {"q1": ["a", "a", "b"]},
+            "nDCG@10",
+            duplicate_documents="keep_first",
+        ).mean()["nDCG@10"]
+    )
+    # With the duplicate dropped, weknora agrees with trec here; counted twice, it does not.
+    assert kept.pairs == ()
+    default = explain({"q1": {"a": 1, "b": 1}}, {"q1": ["a", "a", "b"]}, "nDCG@10")
+    assert default.profile("weknora").mean != kept.profile("weknora").mean
 
 
 def test_bad_profiles_are_refused() -> None:

@@ -11,6 +11,7 @@ from rankscope.cli._common import (
     add_cutoff_options,
     add_input_options,
     add_relevance_option,
+    duplicate_policy,
     load_qrels,
     load_run,
 )
@@ -73,7 +74,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("-f", "--format", choices=FORMATS, default="text", help="output format")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
-    add_input_options(parser, duplicates=False)
+    add_input_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -98,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         complete=args.complete,
         relevance_level=args.relevance_level,
         max_documents=args.max_documents,
+        duplicate_documents=duplicate_policy(args),
         top=args.top,
     )
     write_text(render_explanation(explanation, args.format), args.output)

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rankscope.engine import evaluate
-from rankscope.engine.measures import Measure, measure
+from rankscope.engine.measures import Measure
+from rankscope.engine.measures import measure as parse_measure
 from rankscope.engine.profiles import ALLOWED, PROFILES, Conventions, resolve_profile
 from rankscope.errors import OptionError, RankscopeError
 from rankscope.explain._data import Finding, find_causes
@@ -504,7 +505,7 @@ def _profiles(given: str | Conventions | Iterable[str | Conventions] | None) -> 
 def explain(
     qrels: Any,
     run: Any,
-    measure_name: str | Measure,
+    measure: str | Measure,
     *,
     profiles: str | Conventions | Sequence[str | Conventions] | None = None,
     against: Any = None,
@@ -512,6 +513,7 @@ def explain(
     complete: bool = False,
     relevance_level: int = 1,
     max_documents: int | None = None,
+    duplicate_documents: str | None = None,
     top: int = TOP_QUERIES,
     lenient: bool = False,
 ) -> Explanation:
@@ -528,7 +530,7 @@ def explain(
     ----------
     qrels, run
         As `rankscope.evaluate` takes them.
-    measure_name
+    measure
         One measure (``"nDCG@10"``, ``"ndcg_cut.10"``, ...).
     profiles
         Profiles (names, a comma-separated string, or `Conventions`) to compare, in order.
@@ -542,6 +544,10 @@ def explain(
         ``"trec_eval"``, ``"json"`` or ``"csv"``; None: detected.
     complete, relevance_level, max_documents
         As `rankscope.evaluate` takes them, for every profile.
+    duplicate_documents
+        Every profile's policy for a document ranked twice, overridden (``"keep_first"``
+        compares ``trec`` with the others on a run that ranks a document twice, where
+        ``trec`` itself refuses it); None: each profile's own.
     top
         How many queries each contribution names.
     lenient
@@ -572,8 +578,10 @@ def explain(
     from rankscope.io import as_qrels, as_run
     from rankscope.io._native import native_qrels, native_run
 
-    wanted = measure(measure_name)
+    wanted = parse_measure(measure)
     chosen = _profiles(profiles)
+    if duplicate_documents is not None:
+        chosen = [c.with_options(duplicate_documents=duplicate_documents) for c in chosen]
     judgements = as_qrels(qrels, lenient=lenient)
     ranking = as_run(run, lenient=lenient)
     evaluator = Evaluator(
