@@ -66,6 +66,8 @@ def test_against_a_trec_eval_output(
     [
         (["--profiles", "trec,trac"], EXIT_USAGE, "unknown profile 'trac'"),
         (["--against-format", "json"], EXIT_USAGE, "--against-format describes the file"),
+        (["--top", "-1"], EXIT_USAGE, "--top must be an integer >= 0; got -1"),
+        (["--profiles", "trec,trec"], EXIT_USAGE, "--profiles: expected each profile once"),
         (["-m", "nDGC@10"], EXIT_USAGE, "unknown measure 'nDGC'"),
     ],
 )

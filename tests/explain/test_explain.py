@@ -306,6 +306,8 @@ def test_bad_profiles_are_refused() -> None:
         explain({"q1": {"a": 1}}, {"q1": ["a"]}, "RR", profiles="trec,trac")
     with pytest.raises(OptionError, match="each profile once"):
         explain({"q1": {"a": 1}}, {"q1": ["a"]}, "RR", profiles=["trec", "trec"])
+    with pytest.raises(OptionError, match="top must be an integer >= 0; got -1"):
+        explain({"q1": {"a": 1}}, {"q1": ["a"]}, "RR", top=-1)
 
 
 def test_the_data_findings_count_what_they_find() -> None:

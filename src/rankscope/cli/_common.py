@@ -287,6 +287,8 @@ _FLAGS = {
     "relevance_level": "-l/--relevance-level",
     "max_documents": "-M/--max-documents",
     "chunk_bytes": "--chunk-mb",
+    "top": "--top",
+    "profiles": "--profiles",
 }
 """The flag that sets each option of the library that the core checks (`OptionError.option`)."""
 _NAME_IT = re.compile(

@@ -25,6 +25,9 @@ __all__ = ["Finding", "find_causes"]
 SHOWN = 3
 """How many examples a finding names."""
 
+SHOWN_TIED = 4
+"""How many documents of a group of tied scores an example names."""
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -82,7 +85,8 @@ def _groups(frame: pl.DataFrame, key: str) -> tuple[int, int, int, int, tuple[st
     differ = frame.filter(pl.col("grades") > 1)
     examples = pl.concat([differ, frame.filter(pl.col("grades") <= 1)]).head(SHOWN)
     shown = tuple(
-        f"{query}: {' = '.join(docs)} ({score:.9g})"
+        f"{query}: {' = '.join(docs[:SHOWN_TIED])}{' = ...' if len(docs) > SHOWN_TIED else ''} "
+        f"({score:.9g})"
         for query, docs, score in examples.select(
             QUERY_ID, "docs", pl.col(key).cast(pl.Float64)
         ).iter_rows()

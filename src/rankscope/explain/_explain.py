@@ -578,6 +578,8 @@ def explain(
     from rankscope.io import as_qrels, as_run
     from rankscope.io._native import native_qrels, native_run
 
+    if isinstance(top, bool) or not isinstance(top, int) or top < 0:
+        raise OptionError(f"top must be an integer >= 0; got {top!r}", option="top")
     wanted = parse_measure(measure)
     chosen = _profiles(profiles)
     if duplicate_documents is not None:
@@ -629,5 +631,6 @@ def explain(
             "complete": complete,
             "relevance_level": relevance_level,
             "max_documents": max_documents,
+            "duplicate_documents": duplicate_documents,
         },
     )
