@@ -124,6 +124,14 @@ def test_a_query_the_run_lacks_scored_0_points_at_complete(tmp_path: Path) -> No
     assert [m.label for m in against.reproduced_by] == ["trec with complete=True"]
 
 
+def test_a_relevance_level_is_among_the_changes_tried(tmp_path: Path) -> None:
+    values = rankscope.evaluate(QRELS, RUN, "RR", relevance_level=2).score_dict("RR")
+    _write_csv(tmp_path / "theirs.csv", values, "recip_rank")
+    against = explain(QRELS, RUN, "RR", profiles="trec", against=tmp_path / "theirs.csv").against
+    assert against is not None
+    assert [m.label for m in against.reproduced_by] == ["trec with relevance_level=2"]
+
+
 def test_a_file_without_the_measure_says_what_it_holds(tmp_path: Path) -> None:
     path = tmp_path / "theirs.json"
     path.write_text(json.dumps({"q1": {"map": 0.5, "P_5": 0.2}}))

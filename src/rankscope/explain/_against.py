@@ -3,9 +3,9 @@ query and in the mean, to the precision they were printed to; and when none does
 conventions changed from a profile (or ``complete``) do.
 
 The search is small and exhaustive where it can be: every profile; then every profile with one
-convention (or ``complete``) set to each other value it allows; then, if none of those
-reproduces the file, pairs of the single changes that move any value (those that bring more
-queries into agreement first, at most `MAX_PAIRS` pairs).
+convention (or ``complete``, or the relevance level) set to each other value it allows; then,
+if none of those reproduces the file, pairs of the single changes that move any value (those
+that bring more queries into agreement first, at most `MAX_PAIRS` pairs).
 The queries no configuration tried reproduces are reported as unexplained.
 """
 
@@ -46,7 +46,8 @@ class Match:
     profile
         The profile's name.
     changes
-        The conventions (or ``complete``) changed from the profile, as ``(field, value)``.
+        The conventions (or ``complete``, ``relevance_level``) changed from the profile, as
+        ``(field, value)``.
     matched, compared
         How many of the queries both hold print the same.
     mean
@@ -196,37 +197,53 @@ def _match(
     )
 
 
-def _single_changes(conventions: Conventions, complete: bool) -> list[Change]:
-    """Every other value of every convention, and ``complete`` flipped."""
+Setting = tuple[Conventions, bool, int]
+"""What one evaluation is done under: conventions, ``complete`` and the relevance level."""
+
+OPTIONS = ("complete", "relevance_level")
+"""The options of `rankscope.evaluate` tried beside the conventions."""
+
+
+def _single_changes(
+    conventions: Conventions, complete: bool, relevance_level: int, grades: Sequence[int]
+) -> list[Change]:
+    """Every other value of every convention, ``complete`` flipped, and every other
+    relevance level from 1 to the highest grade."""
     changes: list[Change] = []
     for name, allowed in ALLOWED.items():
         current = getattr(conventions, name)
         options = allowed or ("True", "False")
         changes += [(name, value) for value in options if value != str(current)]
     changes.append(("complete", str(not complete)))
+    changes += [
+        ("relevance_level", str(level))
+        for level in range(1, max(grades, default=1) + 1)
+        if level != relevance_level
+    ]
     return changes
 
 
-def _applied(
-    conventions: Conventions, complete: bool, changes: Sequence[Change]
-) -> tuple[Conventions, bool] | None:
+def _applied(start: Setting, changes: Sequence[Change]) -> Setting | None:
+    conventions, complete, relevance_level = start
     fields: dict[str, Any] = {}
     for name, value in changes:
         if name == "complete":
             complete = value == "True"
+        elif name == "relevance_level":
+            relevance_level = int(value)
         elif ALLOWED[name]:
             fields[name] = value
         else:
             fields[name] = value == "True"
     try:
-        return conventions.with_options(**fields), complete
+        return conventions.with_options(**fields), complete, relevance_level
     except (InputError, ValueError):
         return None
 
 
 def _in_order(changes: list[Change]) -> list[Change]:
-    """Changes in the order of the core's table of conventions (``complete`` last)."""
-    order = [*ALLOWED, "complete"]
+    """Changes in the order of the core's table of conventions (the options last)."""
+    order = [*ALLOWED, *OPTIONS]
     return sorted(changes, key=lambda change: order.index(change[0]))
 
 
@@ -236,6 +253,7 @@ def match_against(
     values: Sequence[ProfileValues],
     against: str | os.PathLike[str] | MeasureValues,
     format: str | None,
+    grades: Sequence[int] = (),
 ) -> Against:
     """Which of ``chosen`` (or which convention changes of them) reproduces the values in
     the file ``against``."""
@@ -245,9 +263,9 @@ def match_against(
     reported = {q: printed.value for q, printed in read.per_query.get(name, {}).items()}
     reported_mean = read.means[name].value if name in read.means else None
 
-    def tried(conventions: Conventions, complete: bool, changes: tuple[Change, ...]) -> Match:
-        outcome = evaluator(conventions, complete)
-        return _match(outcome, changes, conventions.name, reported, reported_mean, decimals)
+    def tried(setting: Setting, changes: tuple[Change, ...]) -> Match:
+        outcome = evaluator(*setting)
+        return _match(outcome, changes, setting[0].name, reported, reported_mean, decimals)
 
     profiles = tuple(
         _match(v, (), c.name, reported, reported_mean, decimals)
@@ -258,10 +276,14 @@ def match_against(
     # the candidates for pairs.
     singles: list[tuple[tuple[int, int, int], Conventions, Match, Change]] = []
     if not reproduced:
-        seen: set[tuple[Conventions, bool]] = set()
+        seen: set[Setting] = set()
         for conventions, base_values in zip(chosen, values, strict=True):
-            for change in _single_changes(conventions, evaluator.complete):
-                applied = _applied(conventions, evaluator.complete, [change])
+            start = (conventions, evaluator.complete, evaluator.relevance_level)
+            changes = _single_changes(
+                conventions, evaluator.complete, evaluator.relevance_level, grades
+            )
+            for change in changes:
+                applied = _applied(start, [change])
                 if applied is None or applied in seen:
                     continue
                 seen.add(applied)
@@ -284,9 +306,10 @@ def match_against(
             if pairs >= MAX_PAIRS:
                 break
             pairs += 1
-            applied = _applied(one_base, evaluator.complete, _in_order([one, other]))
+            start = (one_base, evaluator.complete, evaluator.relevance_level)
+            applied = _applied(start, _in_order([one, other]))
             if applied is not None:
-                found = tried(*applied, tuple(_in_order([one, other])))
+                found = tried(applied, tuple(_in_order([one, other])))
                 if found.reproduces:
                     reproduced.append(found)
     candidates = [*profiles, *(found for _, _, found, _ in singles)]

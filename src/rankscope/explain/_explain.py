@@ -310,16 +310,26 @@ class Evaluator:
         self.complete = complete
         self.relevance_level = relevance_level
         self.max_documents = max_documents
-        self._done: dict[tuple[Conventions, bool], ProfileValues] = {}
+        self._done: dict[tuple[Conventions, bool, int], ProfileValues] = {}
 
-    def __call__(self, conventions: Conventions, complete: bool | None = None) -> ProfileValues:
+    def __call__(
+        self,
+        conventions: Conventions,
+        complete: bool | None = None,
+        relevance_level: int | None = None,
+    ) -> ProfileValues:
+        """The measure under ``conventions`` (and ``complete`` and ``relevance_level``, when
+        given, instead of the evaluator's)."""
         scored = self.complete if complete is None else complete
-        key = (conventions, scored)
+        level = self.relevance_level if relevance_level is None else relevance_level
+        key = (conventions, scored, level)
         if key not in self._done:
-            self._done[key] = self._evaluate(conventions, scored)
+            self._done[key] = self._evaluate(conventions, scored, level)
         return self._done[key]
 
-    def _evaluate(self, conventions: Conventions, complete: bool) -> ProfileValues:
+    def _evaluate(
+        self, conventions: Conventions, complete: bool, relevance_level: int
+    ) -> ProfileValues:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the causes in the data are reported instead
@@ -329,7 +339,7 @@ class Evaluator:
                     [self.measure],
                     profile=conventions,
                     complete=complete,
-                    relevance_level=self.relevance_level,
+                    relevance_level=relevance_level,
                     max_documents=self.max_documents,
                 )
         except RankscopeError as error:
@@ -617,8 +627,10 @@ def explain(
     compared = None
     if against is not None:
         from rankscope.explain._against import match_against
+        from rankscope.io.tables import RELEVANCE
 
-        compared = match_against(evaluator, chosen, values, against, against_format)
+        grades = judgements.frame[RELEVANCE].unique().to_list()
+        compared = match_against(evaluator, chosen, values, against, against_format, grades)
     evaluated = next((len(v.per_query) for v in values if v.error is None), 0)
     return Explanation(
         measure=wanted.name,
