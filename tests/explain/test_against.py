@@ -179,3 +179,19 @@ def test_the_formats_read_the_same_values(tmp_path: Path) -> None:
         assert values.means["map"].value == 0.5, name
     assert read_values(tmp_path / "means.json").means["map"].value == 0.5
     assert read_values(tmp_path / "a.txt").decimals("map") == 4
+
+
+@pytest.mark.slow
+def test_ranx_json_is_reproduced_by_trec(tmp_path: Path) -> None:
+    ranx = pytest.importorskip("ranx")
+    run = {  # no ties: ranx's order of tied documents is its sort's
+        "q1": {"d1": 0.9, "d2": 0.3, "d3": 0.1},
+        "q2": {"d4": 0.9, "d5": 0.5, "d6": 0.4},
+        "q3": {"d8": 0.8, "d9": 0.7, "d7": 0.2},
+    }
+    scores = ranx.evaluate(ranx.Qrels(QRELS), ranx.Run(run), "ndcg@10", return_mean=False)
+    theirs = {q: {"ndcg@10": float(v)} for q, v in zip(sorted(QRELS), scores, strict=True)}
+    (tmp_path / "ranx.json").write_text(json.dumps(theirs))
+    against = explain(QRELS, run, "nDCG@10", against=tmp_path / "ranx.json").against
+    assert against is not None and against.name == "ndcg@10"
+    assert [m.label for m in against.reproduced_by] == ["trec", "trec9"]
