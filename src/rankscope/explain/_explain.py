@@ -286,10 +286,6 @@ def _difference(first: float, second: float) -> float:
     return second - first
 
 
-def _shown(value: Any) -> str:
-    return str(value)
-
-
 class Evaluator:
     """The measure on one pair of inputs under any conventions (and ``complete``), each
     evaluation done once: the inputs are read once, by the core."""
@@ -372,7 +368,8 @@ def _mean_change(before: ProfileValues, after: ProfileValues) -> float | None:
 
 
 def _field_text(conventions: Conventions, name: str) -> str:
-    return _shown(getattr(conventions, name))
+    """A convention's value as the core names it (a truth value as ``True`` or ``False``)."""
+    return str(getattr(conventions, name))
 
 
 def _explain_pair(
@@ -410,14 +407,13 @@ def _explain_pair(
         )
         steps.append(Step(switched, change, per_query))
         reached, pending = values, []
-    unexplained = _difference(reached.mean or 0.0, second_values.mean)
+    assert reached.mean is not None  # the first profile's values, or a step's that was evaluated
+    unexplained = _difference(reached.mean, second_values.mean)
     unexplained_queries = [
         (q, _difference(reached.per_query[q], second_values.per_query[q]))
         for q in shared
         if q in reached.per_query and not _same(reached.per_query[q], second_values.per_query[q])
     ]
-    if reached.mean is None:  # pragma: no cover - the first profile itself was evaluated
-        unexplained = difference
 
     contributions = []
     for step in steps:
