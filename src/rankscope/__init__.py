@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         evaluate,
         measure,
     )
+    from rankscope.explain import explain as explain
     from rankscope.fuse import FusionSearch, optimize_fusion
     from rankscope.fuse import fuse as fuse
     from rankscope.io import Qrels, Run
@@ -79,6 +80,7 @@ __all__ = [
     "compare_runs",
     "evaluate",
     "evaluate_answers",
+    "explain",
     "fuse",
     "measure",
     "optimize_fusion",
@@ -91,6 +93,7 @@ SUBPACKAGES = (
     "compat",
     "engine",
     "errors",
+    "explain",
     "fuse",
     "io",
     "judge",
@@ -100,7 +103,8 @@ SUBPACKAGES = (
     "spark",
 )
 """The subpackages reachable as attributes (``rankscope.io.read_run``), imported on first use.
-``rankscope.fuse`` is both the package and, called, its function `rankscope.fuse.fuse`."""
+``rankscope.fuse`` is both the package and, called, its function `rankscope.fuse.fuse`;
+``rankscope.explain`` likewise `rankscope.explain.explain`."""
 
 # Public name -> the module that defines it, imported on first access: `import rankscope` (and
 # the command line's --help) loads neither numpy nor polars.

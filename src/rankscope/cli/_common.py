@@ -118,6 +118,23 @@ def add_measure_options(parser: Any) -> None:
     add_relevance_option(parser)
 
 
+def add_cutoff_options(parser: Any) -> None:
+    """``-c/--complete`` and ``-M/--max-documents``: which queries count, and how deep."""
+    parser.add_argument(
+        "-c",
+        "--complete",
+        action="store_true",
+        help="score judged queries missing from a run as 0 (trec_eval -c)",
+    )
+    parser.add_argument(
+        "-M",
+        "--max-documents",
+        type=int,
+        metavar="N",
+        help="evaluate only the first N documents of each ranking",
+    )
+
+
 def add_relevance_option(parser: Any) -> None:
     """``-l/--relevance-level``: the lowest grade that counts as relevant."""
     parser.add_argument(
@@ -270,6 +287,8 @@ _FLAGS = {
     "relevance_level": "-l/--relevance-level",
     "max_documents": "-M/--max-documents",
     "chunk_bytes": "--chunk-mb",
+    "top": "--top",
+    "profiles": "--profiles",
 }
 """The flag that sets each option of the library that the core checks (`OptionError.option`)."""
 _NAME_IT = re.compile(

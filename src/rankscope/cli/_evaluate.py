@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from rankscope.cli import COMMANDS
 from rankscope.cli._common import (
     RESULT_FORMATS,
+    add_cutoff_options,
     add_input_options,
     add_measure_options,
     default_measures_help,
@@ -41,19 +42,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "-q", "--per-query", action="store_true", help="also show every query's values"
     )
-    parser.add_argument(
-        "-c",
-        "--complete",
-        action="store_true",
-        help="score judged queries missing from a run as 0 (trec_eval -c)",
-    )
-    parser.add_argument(
-        "-M",
-        "--max-documents",
-        type=int,
-        metavar="N",
-        help="evaluate only the first N documents of each ranking",
-    )
+    add_cutoff_options(parser)
     parser.add_argument(
         "--stream",
         action=argparse.BooleanOptionalAction,
