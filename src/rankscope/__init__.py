@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         Conventions,
         Measure,
         Results,
+        ResultsByRun,
         evaluate,
         measure,
     )
@@ -69,6 +70,7 @@ __all__ = [
     "RankscopeError",
     "RankscopeWarning",
     "Results",
+    "ResultsByRun",
     "Run",
     "UnknownMeasureError",
     "__version__",
@@ -107,6 +109,7 @@ __getattr__ = lazy_attributes(
         "Conventions": "rankscope.engine",
         "Measure": "rankscope.engine",
         "Results": "rankscope.engine",
+        "ResultsByRun": "rankscope.engine",
         "evaluate": "rankscope.engine",
         "evaluate_answers": "rankscope.answers",
         "measure": "rankscope.engine",

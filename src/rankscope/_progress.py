@@ -13,6 +13,17 @@ ProgressOption: TypeAlias = "bool | Callable[[int, int], None] | None"
 with ``(done, total)`` after each step; ``None`` or ``False``: nothing."""
 
 
+def shown(progress: ProgressOption) -> bool:
+    """Whether ``progress`` asks for the steps to be seen: a callback, or a bar on a terminal.
+
+    Examples
+    --------
+    >>> shown(None), shown(lambda done, total: None)
+    (False, True)
+    """
+    return callable(progress) or (bool(progress) and sys.stderr.isatty())
+
+
 @contextmanager
 def steps(total: int, label: str, progress: ProgressOption) -> Iterator[Callable[..., None]]:
     """A function to call with the number of steps done (and, for the bar, a short text after
@@ -31,7 +42,7 @@ def steps(total: int, label: str, progress: ProgressOption) -> Iterator[Callable
         report = progress
         yield lambda done, detail="": report(done, total)
         return
-    if not progress or not sys.stderr.isatty():
+    if not shown(progress):
         yield lambda done, detail="": None
         return
     try:
