@@ -294,3 +294,42 @@ def test_evaluate_keeps_its_own_hint() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         rankscope.evaluate(QRELS, BM25, "AP")  # no warning for inputs in the right order
+
+
+def test_a_streamed_run_file_reports_the_mebibytes_read(tmp_path: Path) -> None:
+    path = tmp_path / "big.run"
+    lines = [
+        f"q{q} Q0 d{d} {d + 1} {1.0 - d / 1000} tag{q}\n" for q in range(3) for d in range(400)
+    ]
+    path.write_text("".join(lines))
+    qrels = {f"q{q}": {"d3": 1, "d7": 2} for q in range(3)}
+    seen: list[tuple[int, int]] = []
+    counted = rankscope.evaluate(
+        qrels,
+        str(path),
+        ["AP", "nDCG@10"],
+        stream=True,
+        chunk_bytes=4096,
+        progress=lambda done, total: seen.append((done, total)),
+    )
+    alone = rankscope.evaluate(qrels, str(path), ["AP", "nDCG@10"], stream=True, chunk_bytes=4096)
+    assert counted.to_dict() == alone.to_dict() and counted.run_name == alone.run_name == "tag2"
+    assert seen and all(total == 1 for _, total in seen) and seen[-1][0] == 0  # under 1 MiB
+    # A run in memory has nothing to show.
+    rankscope.evaluate(qrels, BM25, "AP", progress=lambda done, total: seen.append((-1, -1)))
+    assert (-1, -1) not in seen
+
+
+def test_the_command_line_shows_a_bar_where_the_reading_can_be_counted(tmp_path: Path) -> None:
+    import gzip
+
+    from rankscope.engine._evaluate import counts_progress
+
+    plain = tmp_path / "run.trec"
+    plain.write_text("q1 Q0 a 1 1.0 t\n")
+    packed = tmp_path / "run.trec.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    assert counts_progress(str(plain), stream=True)
+    assert not counts_progress(str(plain))  # small: read whole, with the spinner if any
+    assert not counts_progress(str(packed), stream=True)  # decompressed: no size to count
+    assert not counts_progress(BM25)

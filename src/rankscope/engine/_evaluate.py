@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, cast, overload
+from typing import IO, TYPE_CHECKING, Any, cast, overload
 
 from rankscope import _core
+from rankscope._progress import ProgressOption, shown, steps
 from rankscope.engine.measures import FAMILIES, Measure, given_measures, measure, split_measures
 from rankscope.engine.measures._names import measures_of
 from rankscope.engine.profiles import Conventions, conventions_of, profile_spec
@@ -35,6 +36,7 @@ from rankscope.io._native import (
     is_trec_run_file,
     native_qrels,
     native_run,
+    trec_run_tag,
 )
 
 if TYPE_CHECKING:
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = [
     "STREAM_THRESHOLD_BYTES",
     "Plan",
+    "counts_progress",
     "evaluate",
     "evaluate_judgement_groups",
     "evaluate_native",
@@ -94,22 +97,64 @@ def _reading(run: Any, stream: bool | None) -> str:
     return "stream"
 
 
+class _Counted:
+    """A file whose reads advance a progress display by the mebibytes read so far."""
+
+    def __init__(self, file: IO[bytes], advance: Callable[..., None]) -> None:
+        self.file, self.advance, self.done = file, advance, 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.file.read(size)
+        self.done += len(data)
+        self.advance(self.done >> 20)
+        return data
+
+
+def counts_progress(run: Any, stream: bool | None = None) -> bool:
+    """Whether `evaluate`'s ``progress`` shows the reading of ``run`` (with ``stream`` as
+    given to it): a plain TREC run file read in chunks or streamed."""
+    if _reading(run, stream) == "whole":
+        return False
+    return open_plain(cast(PathLike, run)) is not None
+
+
 def _stream(
-    qrels: NativeQrels, run: PathLike, settled: _core.Plan, grouping: str
+    qrels: NativeQrels,
+    run: PathLike,
+    settled: _core.Plan,
+    grouping: str,
+    progress: ProgressOption = None,
 ) -> tuple[_core.PerQuery, list[str], list[str], str]:
     """The core's streaming evaluation of a TREC run file: a plain file read by the core, a
-    compressed one (or standard input) decompressed here as the core asks for blocks."""
+    compressed one (or standard input) decompressed here as the core asks for blocks. With
+    ``progress`` shown, a plain file is read here too, counting the mebibytes read."""
     plain = open_plain(run)
     with ExitStack() as stack:
         source = plain.source if plain is not None else "<stdin>" if str(run) == STDIN else str(run)
+        path = plain.path if plain is not None else None
+        opened: Callable[[], Any] | None = None
+        if path is None:
+
+            def opened() -> IO[bytes]:
+                return open_stream(run, stack).file
+
+        elif shown(progress):
+            mebibytes = (os.path.getsize(path) >> 20) + 1
+            advance = stack.enter_context(steps(mebibytes, f"reading {source} (MiB)", progress))
+
+            def opened() -> _Counted:
+                return _Counted(stack.enter_context(open(path, "rb")), advance)
+
         values, unjudged, missing, run_name, notes = _core.evaluate_stream(
             qrels,
             source,
             settled,
             grouping=grouping,
-            path=plain.path if plain is not None else None,
-            open=None if plain is not None else lambda: open_stream(run, stack).file,
+            path=path if opened is None else None,
+            open=opened,
         )
+        if path is not None and opened is not None:  # named as the core names a file it reads
+            run_name = trec_run_tag(path, source) or run_name
     for note in notes:
         warnings.warn(note, RankscopeWarning, stacklevel=4)
     return values, unjudged, missing, run_name
@@ -199,6 +244,7 @@ def evaluate(
     stream: bool | None = None,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     lenient: bool = False,
+    progress: ProgressOption = None,
 ) -> ResultsByRun: ...
 
 
@@ -216,6 +262,7 @@ def evaluate(
     stream: bool | None = None,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     lenient: bool = False,
+    progress: ProgressOption = None,
 ) -> Results: ...
 
 
@@ -232,6 +279,7 @@ def evaluate(
     stream: bool | None = None,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     lenient: bool = False,
+    progress: ProgressOption = None,
 ) -> Results | ResultsByRun:
     """Evaluate a run against qrels: per-query values and aggregates of each measure.
 
@@ -295,6 +343,12 @@ def evaluate(
     lenient
         For inputs given as file paths: skip malformed lines (counted in a warning) instead of
         raising at the first.
+    progress
+        For a plain TREC run file read in chunks or streamed (see ``stream``): ``True``, a bar
+        of the mebibytes read on standard error when it is a terminal; or a callable, called
+        with ``(done, total)`` in mebibytes as the core reads. The file is then read through
+        Python rather than by the core's own reader (the values are the same). Nothing for
+        the other inputs.
 
     Examples
     --------
@@ -350,8 +404,8 @@ def evaluate(
     )
     names = given_names(measures, measures_of(settled))
     if isinstance(run, Mapping) and _holds_runs(run):
-        return _evaluate_runs(qrels, run, settled, names, stream, lenient)
-    return _evaluate_run(qrels, run, settled, names, stream, lenient)
+        return _evaluate_runs(qrels, run, settled, names, stream, lenient, progress)
+    return _evaluate_run(qrels, run, settled, names, stream, lenient, progress)
 
 
 def _evaluate_runs(
@@ -361,6 +415,7 @@ def _evaluate_runs(
     names: tuple[str, ...],
     stream: bool | None,
     lenient: bool,
+    progress: ProgressOption,
 ) -> ResultsByRun:
     """Each run of ``{name: run}`` evaluated against the same qrels (read once), by name."""
     for name in runs:
@@ -370,7 +425,7 @@ def _evaluate_runs(
     return ResultsByRun(
         {
             name: _evaluate_run(
-                qrels if judged is None else judged, run, settled, names, stream, lenient
+                qrels if judged is None else judged, run, settled, names, stream, lenient, progress
             ).renamed(name)
             for name, run in runs.items()
         }
@@ -384,6 +439,7 @@ def _evaluate_run(
     names: tuple[str, ...],
     stream: bool | None,
     lenient: bool,
+    progress: ProgressOption,
 ) -> Results:
     """`evaluate` of one run under a settled plan."""
     how = _reading(run, stream)
@@ -397,11 +453,11 @@ def _evaluate_run(
             # A large file: in chunks of whole queries if it is grouped by query. If not, or
             # on any error, reading it whole decides (and words the error as always).
             try:
-                scored = _stream(judged, path, settled, "grouped")
+                scored = _stream(judged, path, settled, "grouped", progress)
             except RankscopeError:
                 scored = None
         else:  # block by block, grouped or not
-            scored = _stream(judged, path, settled, "detect")
+            scored = _stream(judged, path, settled, "detect", progress)
     if scored is not None:
         values, unjudged, missing, run_name = scored
         if not run_name:
