@@ -5,7 +5,9 @@ of the long calls, and swapped arguments said so by `compare_runs`."""
 
 from __future__ import annotations
 
+import io
 import math
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -333,3 +335,27 @@ def test_the_command_line_shows_a_bar_where_the_reading_can_be_counted(tmp_path:
     assert not counts_progress(str(plain))  # small: read whole, with the spinner if any
     assert not counts_progress(str(packed), stream=True)  # decompressed: no size to count
     assert not counts_progress(BM25)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_one_bar_at_a_time_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rankscope._progress import bar_shown, steps
+
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    seen: list[tuple[int, int]] = []
+    with steps(2, "evaluating runs", True) as advance:
+        assert bar_shown()
+        with steps(5, "reading run.trec (MiB)", True) as inner:  # inside: nothing more shown
+            inner(3)
+        with steps(5, "trials", lambda done, total: seen.append((done, total))) as called:
+            called(4)  # a callback is called whatever is on the terminal
+        advance(2)
+    assert not bar_shown() and seen == [(4, 5)]
+    assert (
+        "evaluating runs" in terminal.getvalue() and "reading run.trec" not in terminal.getvalue()
+    )
