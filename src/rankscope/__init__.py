@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         Conventions,
         Measure,
         Results,
+        ResultsByRun,
         evaluate,
         measure,
     )
@@ -74,6 +75,7 @@ __all__ = [
     "RankscopeError",
     "RankscopeWarning",
     "Results",
+    "ResultsByRun",
     "Run",
     "UnknownMeasureError",
     "__version__",
@@ -115,6 +117,7 @@ __getattr__ = lazy_attributes(
         "Conventions": "rankscope.engine",
         "Measure": "rankscope.engine",
         "Results": "rankscope.engine",
+        "ResultsByRun": "rankscope.engine",
         "evaluate": "rankscope.engine",
         "evaluate_answers": "rankscope.answers",
         "measure": "rankscope.engine",

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from rankscope._progress import bar_shown
 from rankscope.errors import OptionError, RankscopeError
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ PROGRESS_BYTES = 20 * 1024 * 1024
 def reading(path: str) -> Iterator[None]:
     """Show "reading PATH" with a spinner on standard error, on a terminal, for big files."""
     size = os.path.getsize(path) if path != "-" and os.path.isfile(path) else 0
-    if size < PROGRESS_BYTES or not sys.stderr.isatty():
+    if size < PROGRESS_BYTES or not sys.stderr.isatty() or bar_shown():  # the bar says it
         yield
         return
     from rich.console import Console

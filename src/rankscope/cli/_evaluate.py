@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -104,6 +105,7 @@ def _evaluate_on_spark(args: argparse.Namespace, measures: list[str]) -> list[Re
 
 def _evaluate_in_memory(args: argparse.Namespace, measures: list[Measure]) -> list[Results]:
     from rankscope.engine import evaluate
+    from rankscope.engine._evaluate import counts_progress
 
     qrels = load_judgements(args.qrels, args.qrels_format, args.lenient, args.qrels_columns)
     if args.stream and args.run_format not in (None, "trec"):
@@ -118,7 +120,9 @@ def _evaluate_in_memory(args: argparse.Namespace, measures: list[Measure]) -> li
             if forced
             else path
         )
-        with reading(path):
+        # A bar of the bytes read where the reading can count them, else a spinner.
+        counted = not forced and counts_progress(path, args.stream)
+        with contextlib.nullcontext() if counted else reading(path):
             results.append(
                 evaluate(
                     qrels,
@@ -132,6 +136,7 @@ def _evaluate_in_memory(args: argparse.Namespace, measures: list[Measure]) -> li
                     stream=args.stream,
                     chunk_bytes=args.chunk_mb * 1024 * 1024,
                     lenient=args.lenient,
+                    progress=counted,
                 )
             )
     return results
