@@ -81,7 +81,10 @@ pub struct Streamed {
 
 /// Evaluate a TREC run file in chunks of whole queries with bounded memory.
 ///
-/// A regular file is mapped a chunk at a time ([`MappedBlocks`]); anything else is read.
+/// A regular file is mapped a chunk at a time ([`MappedBlocks`]), each chunk read on a thread
+/// of its own while the one before it is scored; the two share `stream.chunk_bytes` (each
+/// reads about half), so memory holds what one chunk of that size held. Anything else is read
+/// a chunk at a time, in turn with the scoring.
 pub fn evaluate_run_file(
     qrels: &Qrels,
     path: &Path,
@@ -93,7 +96,8 @@ pub fn evaluate_run_file(
     let judgements = checked_judgements(qrels, measures, options, stream)?;
     let reopen = || ReadAhead::open(path, source);
     if stream.grouping != Grouping::Partitioned {
-        if let Some(mapped) = MappedBlocks::open(path, source, stream.chunk_bytes)? {
+        let half = (stream.chunk_bytes / 2).max(1);
+        if let Some(mapped) = MappedBlocks::open(path, source, half)? {
             let chunks = RunChunks::from_blocks(mapped, source, stream.lenient);
             let grouped = evaluate_grouped_ahead(&judgements, chunks, source, measures, options);
             return evaluate_chunks(
