@@ -513,3 +513,38 @@ def test_a_task_another_live_process_is_judging_is_refused(tmp_path: Path) -> No
         finally:
             other.kill()
             other.wait()
+
+
+# -- progress --------------------------------------------------------------------------------
+
+
+def test_a_piped_run_prints_counts_of_the_pairs_judged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = write_inputs(tmp_path / "in", 20)
+    db, output = str(tmp_path / "judging.db"), str(tmp_path / "judged.qrels")
+    with serve_chat() as server:
+        assert main(judge_command(files, server.url, db, output)) == EXIT_OK
+    lines = capsys.readouterr().err.splitlines()
+    counted = [line for line in lines if line.endswith("pairs judged")]
+    # Standard error is no terminal here: a line each tenth of the pairs, the last included.
+    assert counted == [f"rankscope: judge: {n} of 20 pairs judged" for n in range(2, 21, 2)]
+    assert lines.index(counted[-1]) < lines.index(
+        "rankscope: judge: judged 20 pairs: 20 graded, 0 failed"
+    )
+
+
+def test_progress_calls_back_with_the_pairs_judged(tmp_path: Path) -> None:
+    seen: list[tuple[int, int]] = []
+    judge = CallableJudge(lambda query, passage: 1)
+    pairs = {"q1": {f"d{i}": -1 for i in range(5)}}
+    texts = {f"d{i}": f"passage {i}" for i in range(5)}
+    report = judge_pairs(pairs, judge, queries={"q1": "a query"}, corpus=texts,
+                         store=tmp_path / "judging.db", concurrency=1,
+                         progress=lambda done, total: seen.append((done, total)))  # fmt: skip
+    assert report.graded == 5 and seen == [(n, 5) for n in range(1, 6)]
+    again: list[tuple[int, int]] = []
+    judge_pairs(pairs, judge, queries={"q1": "a query"}, corpus=texts,
+                store=tmp_path / "judging.db",
+                progress=lambda done, total: again.append((done, total)))  # fmt: skip
+    assert again == []  # nothing left to judge
