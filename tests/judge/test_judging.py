@@ -548,3 +548,15 @@ def test_progress_calls_back_with_the_pairs_judged(tmp_path: Path) -> None:
                 store=tmp_path / "judging.db",
                 progress=lambda done, total: again.append((done, total)))  # fmt: skip
     assert again == []  # nothing left to judge
+
+
+def test_judging_from_inside_an_event_loop_runs_in_a_thread_of_its_own(tmp_path: Path) -> None:
+    import asyncio
+
+    async def in_a_notebook() -> Any:
+        return judge_pairs({"q1": {"d1": -1, "d2": -1}}, CallableJudge(lambda q, p: 2),
+                           queries={"q1": "a query"}, corpus={"d1": "one", "d2": "two"},
+                           store=tmp_path / "judging.db")  # fmt: skip
+
+    report = asyncio.run(in_a_notebook())
+    assert (report.graded, report.failed) == (2, 0)

@@ -19,8 +19,9 @@ import hashlib
 import json
 import os
 import random
+import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -431,7 +432,7 @@ def run_judging(
 
     try:
         with steps(len(pending), "judging", progress) as advance:
-            asyncio.run(judge_all(advance))
+            _run_to_end(lambda: judge_all(advance))
     except BaseException as error:
         store.update_task(
             task_id,
@@ -467,6 +468,29 @@ def run_judging(
             active_seconds=writer.active_seconds,
         )
     return judging_report(store, task_id, resumed)
+
+
+def _run_to_end(coroutine: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Run a coroutine to its end: here, or in a thread of its own when this thread runs an
+    event loop already (a notebook, or a caller's asyncio code)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(coroutine())
+        return
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            asyncio.run(coroutine())
+        except BaseException as error:
+            errors.append(error)
+
+    thread = threading.Thread(target=target, name="rankscope-judging")
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
 
 
 def judging_report(store: Store, task_id: str, resumed: int = 0) -> JudgingReport:
