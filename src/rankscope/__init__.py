@@ -1,13 +1,17 @@
 """rankscope: exact, fast evaluation of ranked retrieval.
 
+The names below, and the subpackages (``rankscope.io``, ``rankscope.compare``,
+``rankscope.fuse``, ``rankscope.judge``, ``rankscope.metric``, ``rankscope.compat``,
+``rankscope.spark``, ...), are loaded on first use, so that ``import rankscope`` (and the
+command line's ``--help``) does not pay for numpy and polars until something is evaluated.
+
+Examples
+--------
 >>> import rankscope
 >>> rankscope.evaluate({"q1": {"d1": 1}}, {"q1": ["d2", "d1"]}, "RR").mean()
 {'RR': 0.5}
 
-The names below, and the subpackages (``rankscope.io``, ``rankscope.compare``,
-``rankscope.fuse``, ``rankscope.judge``, ``rankscope.metric``, ``rankscope.compat``,
-``rankscope.spark``, ...), are loaded on first use, so that ``import rankscope`` (and the
-command line's ``--help``) does not pay for numpy and polars until something is evaluated:
+A subpackage is an attribute, imported when first used; ``dir()`` lists the public API:
 
 >>> rankscope.io.read_run  # doctest: +ELLIPSIS
 <function read_run at ...>
