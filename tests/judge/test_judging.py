@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer, grade_of, serve_chat
+from chat_server import ChatServer, grade_of, passage, query, serve_chat, write_inputs
 from rankscope.cli import EXIT_OK, EXIT_USAGE, main
 from rankscope.errors import TaskStateError
 from rankscope.io import read_qrels
@@ -34,32 +34,6 @@ pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def query(i: int) -> str:
-    return f"what is topic {i}"
-
-
-def passage(i: int) -> str:
-    return f"passage {i} about topic {i}"
-
-
-def write_inputs(directory: Path, count: int) -> dict[str, str]:
-    """A to-judge file of ``count`` pairs (query ``q<i>``, document ``d<i>``), and the texts."""
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "pairs.qrels").write_text(
-        "".join(f"q{i:02d} 0 d{i:02d} -1\n" for i in range(count))
-    )
-    (directory / "queries.jsonl").write_text(
-        "".join(json.dumps({"_id": f"q{i:02d}", "text": query(i)}) + "\n" for i in range(count))
-    )
-    (directory / "corpus.jsonl").write_text(
-        "".join(json.dumps({"_id": f"d{i:02d}", "text": passage(i)}) + "\n" for i in range(count))
-    )
-    return {
-        name: str(directory / f"{name}.{ext}")
-        for name, ext in (("pairs", "qrels"), ("queries", "jsonl"), ("corpus", "jsonl"))
-    }
 
 
 def base_command(files: dict[str, str], db: str, output: str) -> list[str]:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from service_helpers import client_for, make_beir
 
-from chat_server import ChatServer, grade_of, serve_chat
+from chat_server import ChatServer, grade_of, passage, query, serve_chat, write_inputs
 from rankscope.errors import InputError, TaskStateError
 from rankscope.io import read_qrels
 from rankscope.service import Dataset, EvaluationService, load_dataset
@@ -26,32 +26,6 @@ from rankscope.service.store.judging import judging_calls, stored_grades
 
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
-
-
-def query(i: int) -> str:
-    return f"what is topic {i}"
-
-
-def passage(i: int) -> str:
-    return f"passage {i} about topic {i}"
-
-
-def write_pool(directory: Path, count: int) -> dict[str, str]:
-    """A to-judge file of ``count`` pairs (``q<i>``, ``d<i>``) and their texts."""
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "pairs.qrels").write_text(
-        "".join(f"q{i:02d} 0 d{i:02d} -1\n" for i in range(count))
-    )
-    (directory / "queries.jsonl").write_text(
-        "".join(json.dumps({"_id": f"q{i:02d}", "text": query(i)}) + "\n" for i in range(count))
-    )
-    (directory / "corpus.jsonl").write_text(
-        "".join(json.dumps({"_id": f"d{i:02d}", "text": passage(i)}) + "\n" for i in range(count))
-    )
-    return {
-        name: str(directory / f"{name}.{ext}")
-        for name, ext in (("pairs", "qrels"), ("queries", "jsonl"), ("corpus", "jsonl"))
-    }
 
 
 def chat_judge(url: str) -> dict[str, object]:
@@ -68,7 +42,7 @@ def faults(query_text: str, passage_text: str, attempt: int) -> str | None:
 def test_a_pool_is_judged_with_failures_counted_by_kind_and_downloadable(
     store_location: str, tmp_path: Path
 ) -> None:
-    files = write_pool(tmp_path / "in", 12)
+    files = write_inputs(tmp_path / "in", 12)
     with serve_chat(ChatServer(faults=faults, retry_after="0")) as server:
         service = EvaluationService(store_location)
         try:
@@ -195,7 +169,7 @@ def test_the_holes_of_an_evaluation_task_are_judged_and_the_task_scored_again(
 
 
 def test_cancel_then_resume_asks_nothing_twice(store_location: str, tmp_path: Path) -> None:
-    files = write_pool(tmp_path / "in", 30)
+    files = write_inputs(tmp_path / "in", 30)
     with serve_chat(ChatServer(delay=0.05)) as server:
         service = EvaluationService(store_location)
         try:
@@ -252,7 +226,7 @@ def test_sigkill_mid_judging_then_the_server_resumes_it_judging_each_pair_once(
     store_location: str, tmp_path: Path
 ) -> None:
     count, concurrency = 40, 2
-    files = write_pool(tmp_path / "in", count)
+    files = write_inputs(tmp_path / "in", count)
     with serve_chat(ChatServer(delay=0.05)) as server:
         service = EvaluationService(store_location)
         task = service.submit_judging(chat_judge(server.url), **files, concurrency=concurrency)
@@ -306,7 +280,7 @@ def test_sigkill_mid_judging_then_the_server_resumes_it_judging_each_pair_once(
 
 
 def test_the_http_api_starts_watches_and_downloads_a_judging_task(tmp_path: Path) -> None:
-    write_pool(tmp_path / "in", 6)
+    write_inputs(tmp_path / "in", 6)
     with serve_chat(
         ChatServer(faults=lambda q, p, a: "no grade" if q.endswith(" 1") else None)
     ) as server:

@@ -19,15 +19,15 @@ import hashlib
 import json
 import os
 import random
-import threading
 import time
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from rankscope._loop import run_to_end
 from rankscope.errors import InputError, OptionError, TaskNotFoundError, TaskStateError
 from rankscope.io import Qrels, as_qrels
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE
@@ -432,7 +432,7 @@ def run_judging(
 
     try:
         with steps(len(pending), "judging", progress) as advance:
-            _run_to_end(lambda: judge_all(advance))
+            run_to_end(lambda: judge_all(advance), "rankscope-judging")
     except BaseException as error:
         store.update_task(
             task_id,
@@ -468,29 +468,6 @@ def run_judging(
             active_seconds=writer.active_seconds,
         )
     return judging_report(store, task_id, resumed)
-
-
-def _run_to_end(coroutine: Callable[[], Coroutine[Any, Any, None]]) -> None:
-    """Run a coroutine to its end: here, or in a thread of its own when this thread runs an
-    event loop already (a notebook, or a caller's asyncio code)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        asyncio.run(coroutine())
-        return
-    errors: list[BaseException] = []
-
-    def target() -> None:
-        try:
-            asyncio.run(coroutine())
-        except BaseException as error:
-            errors.append(error)
-
-    thread = threading.Thread(target=target, name="rankscope-judging")
-    thread.start()
-    thread.join()
-    if errors:
-        raise errors[0]
 
 
 def judging_report(store: Store, task_id: str, resumed: int = 0) -> JudgingReport:

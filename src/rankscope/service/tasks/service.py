@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import polars as pl
 
+from rankscope._loop import run_to_end
 from rankscope.errors import (
     InputError,
     QueueFullError,
@@ -528,34 +529,11 @@ class EvaluationService:
         TaskStateError
             The task succeeded already, or is running in a live process (``force`` overrides).
         """
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(
-                self._execute(task_id, retriever, dataset, progress, force, generator, owner)
-            )
-        # Called from inside an event loop (a notebook): run in a thread of our own.
-        result: list[TaskInfo] = []
-        errors: list[BaseException] = []
-
-        def target() -> None:
-            try:
-                result.append(
-                    asyncio.run(
-                        self._execute(
-                            task_id, retriever, dataset, progress, force, generator, owner
-                        )
-                    )
-                )
-            except BaseException as error:
-                errors.append(error)
-
-        thread = threading.Thread(target=target, name=f"rankscope-task-{task_id}")
-        thread.start()
-        thread.join()
-        if errors:
-            raise errors[0]
-        return result[0]
+        # From inside an event loop (a notebook), in a thread of its own.
+        return run_to_end(
+            lambda: self._execute(task_id, retriever, dataset, progress, force, generator, owner),
+            f"rankscope-task-{task_id}",
+        )
 
     def run_next(self) -> TaskInfo | None:
         """Take the oldest pending task of the store (skipping those other workers take at the
@@ -643,18 +621,22 @@ class EvaluationService:
         row = self.store.task(task_id)
         if row["status"] == "succeeded":
             raise TaskStateError(f"task {task_id} has succeeded already; nothing to resume")
+        self._requeue(row)
+        return self.get(task_id)
+
+    def _requeue(self, row: Mapping[str, Any]) -> None:
+        """Put a task that no live process runs back to pending, and `start` it."""
         if row["status"] == "running" and self._owner_alive(row):
-            raise TaskStateError(f"task {task_id} is running")
+            raise TaskStateError(f"task {row['id']} is running")
         self.store.update_task(
-            task_id,
+            row["id"],
             when_status=(row["status"],),
             status="pending",
             owner=None,
             error=None,
             finished_at=None,
         )
-        self.start(task_id)
-        return self.get(task_id)
+        self.start(row["id"])
 
     def _run_quietly(self, task_id: str) -> TaskInfo | None:
         control = self._controls.get(task_id)
@@ -1314,18 +1296,7 @@ class EvaluationService:
         TaskStateError
             A live process is judging it.
         """
-        row = self._judging_row(task_id)
-        if row["status"] == "running" and self._owner_alive(row):
-            raise TaskStateError(f"judging task {task_id} is running")
-        self.store.update_task(
-            task_id,
-            when_status=(row["status"],),
-            status="pending",
-            owner=None,
-            error=None,
-            finished_at=None,
-        )
-        self.start(task_id)
+        self._requeue(self._judging_row(task_id))
         return self.judging(task_id)
 
     def judged_qrels(self, task_id: str, *, merged: bool = False) -> pl.DataFrame:

@@ -546,21 +546,29 @@ def histogram(service: Any, info: Any) -> dict[str, Any] | None:
     }
 
 
-async def act(request: Request, task_id: str, action: str) -> Response:
+async def act(request: Request, task_id: str, action: str, kind: str = "tasks") -> Response:
+    """Cancel or resume an evaluation task (``kind`` ``tasks``) or a judging task
+    (``judgings``) from its page's form, then its page again (with the reason of a refusal)."""
     if await form_of(request) is None:
         return refused(request)
     service = request.app.state.service
+    policy = request.app.state.policy
     try:
-        if action == "cancel":
+        if kind == "judgings" and action == "cancel":
+            service.cancel_judging(task_id)
+        elif kind == "judgings":
+            check_resume(policy, service, task_id)
+            service.resume_judging_in_background(task_id)
+        elif action == "cancel":
             service.cancel(task_id)
         else:
-            request.app.state.policy.check_resume(service.get(task_id))
+            policy.check_resume(service.get(task_id))
             service.resume_in_background(task_id)
     except TaskNotFoundError:
         return see_other("/")
     except RankscopeError as error:
-        return see_other(f"/tasks/{quote(task_id)}?message={quote(public_message(error))}")
-    return see_other(f"/tasks/{quote(task_id)}")
+        return see_other(f"/{kind}/{quote(task_id)}?message={quote(public_message(error))}")
+    return see_other(f"/{kind}/{quote(task_id)}")
 
 
 @router.post("/tasks/{task_id}/cancel")
@@ -630,31 +638,14 @@ def judging_page(request: Request, task_id: str) -> Response:
     )
 
 
-async def act_on_judging(request: Request, task_id: str, action: str) -> Response:
-    if await form_of(request) is None:
-        return refused(request)
-    service = request.app.state.service
-    try:
-        if action == "cancel":
-            service.cancel_judging(task_id)
-        else:
-            check_resume(request.app.state.policy, service, task_id)
-            service.resume_judging_in_background(task_id)
-    except TaskNotFoundError:
-        return see_other("/")
-    except RankscopeError as error:
-        return see_other(f"/judgings/{quote(task_id)}?message={quote(public_message(error))}")
-    return see_other(f"/judgings/{quote(task_id)}")
-
-
 @router.post("/judgings/{task_id}/cancel")
 async def cancel_judging(request: Request, task_id: str) -> Response:
-    return await act_on_judging(request, task_id, "cancel")
+    return await act(request, task_id, "cancel", "judgings")
 
 
 @router.post("/judgings/{task_id}/resume")
 async def resume_judging(request: Request, task_id: str) -> Response:
-    return await act_on_judging(request, task_id, "resume")
+    return await act(request, task_id, "resume", "judgings")
 
 
 # --- comparing --------------------------------------------------------------------------------
