@@ -379,6 +379,13 @@ def refused(request: Request) -> Response:
     )
 
 
+def _reasons(error: ValidationError) -> str:
+    """What a form's fields got wrong, field by field, in one line."""
+    return "; ".join(
+        f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}" for item in error.errors()
+    )
+
+
 def see_other(location: str) -> Response:
     return secured(RedirectResponse(location, status_code=303))
 
@@ -466,11 +473,7 @@ async def new_task(request: Request) -> Response:
         body = EvaluationIn.model_validate(evaluation_payload(form))
         info = start_evaluation(request.app.state.service, request.app.state.policy, body)
     except ValidationError as error:
-        reasons = "; ".join(
-            f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}"
-            for item in error.errors()
-        )
-        return new_form(request, 422, reasons, chosen)
+        return new_form(request, 422, _reasons(error), chosen)
     except (RankscopeError, ValueError) as error:
         message = public_message(error) if isinstance(error, RankscopeError) else str(error)
         return new_form(request, 422, message, chosen)
@@ -596,11 +599,8 @@ async def judge_holes(request: Request, task_id: str) -> Response:
     except TaskNotFoundError:
         return see_other("/")
     except ValidationError as error:
-        reasons = "; ".join(
-            f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}"
-            for item in error.errors()
-        )
-        return see_other(f"/tasks/{quote(task_id)}?message={quote(reasons[:300])}#judge")
+        message = quote(_reasons(error)[:300])
+        return see_other(f"/tasks/{quote(task_id)}?message={message}#judge")
     except RankscopeError as error:
         message = quote(public_message(error)[:300])
         return see_other(f"/tasks/{quote(task_id)}?message={message}#judge")
