@@ -534,3 +534,33 @@ def test_judging_from_inside_an_event_loop_runs_in_a_thread_of_its_own(tmp_path:
 
     report = asyncio.run(in_a_notebook())
     assert (report.graded, report.failed) == (2, 0)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
+def test_a_run_on_a_terminal_draws_a_bar(tmp_path: Path) -> None:
+    import pty
+
+    files = write_inputs(tmp_path / "in", 6)
+    db, output = str(tmp_path / "judging.db"), str(tmp_path / "judged.qrels")
+    with serve_chat(ChatServer(delay=0.1)) as server:
+        command = [sys.executable, "-m", "rankscope", *judge_command(files, server.url, db, output)]
+        leader, follower = pty.openpty()
+        child = subprocess.Popen(command, stdin=follower, stdout=follower, stderr=follower,
+                                 env={**os.environ, "COLUMNS": "100", "TERM": "xterm"})  # fmt: skip
+        os.close(follower)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            shown += chunk
+        os.close(leader)
+        assert child.wait(timeout=60) == EXIT_OK
+    text = shown.decode("utf-8", "replace")
+    # rich's bar: the label, pairs judged of all and the failures so far; no counted lines.
+    assert "judging" in text and "6/6" in text and "failed 0" in text
+    assert "pairs judged" not in text
+    assert "judged 6 pairs: 6 graded, 0 failed" in text
