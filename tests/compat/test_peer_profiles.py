@@ -304,7 +304,7 @@ def test_ranx_is_ranx_s_evaluate() -> None:
     names = ["ndcg@10", "map@100", "mrr@100", "ndcg", "precision@5", "recall@20", "ndcg_burges@5"]
     theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), names, return_mean=False)
     results = rankscope.evaluate(qrels, run, names, profile="ranx").to_dict()
-    ours = {(q, n): results[q][rankscope.measure(n).name] for q in results for n in names}
+    ours = {(q, n): results[q][n] for q in results for n in names}
     expected = {
         (q, n): float(v) for n in names for q, v in zip(sorted(qrels), theirs[n], strict=True)
     }
