@@ -113,6 +113,9 @@ def test_identical_dicts(
     relevance_level: int,
     judged_only: bool,
 ) -> None:
+    # A judged query held with no document is pytrec_eval's undefined case (see
+    # test_a_query_ranking_nothing_is_evaluated).
+    assume(all(documents for query, documents in run.items() if query in qrels))
     ours, theirs = both(
         qrels,
         run,
@@ -170,10 +173,14 @@ def test_a_query_ranking_nothing_is_evaluated() -> None:
     run = {"q0": {}, "q1": {"d0": 1.0, "d5": 2.0}}
     measures = {"map", "P", "ndcg_cut", "recall", "num_rel", "num_ret", "utility", "bpref"}
     measures |= {"recip_rank", "Rprec", "success", "set_P", "set_recall", "set_F", "ndcg"}
-    ours, theirs = both(qrels, run, measures)
+    ours, _ = both(qrels, run, measures)
     assert list(ours) == ["q0", "q1"]
-    assert ours == theirs
+    # pytrec_eval reads memory it never wrote for q0 (its values there, or a crash, depend on
+    # the process): compared where it is defined, q1; q0 is what an empty ranking gives.
+    _, theirs = both(qrels, {"q1": run["q1"]}, measures)
+    assert ours["q1"] == theirs["q1"]
     assert ours["q0"]["num_rel"] == 1.0
+    assert {key for key, value in ours["q0"].items() if value != 0.0} == {"num_rel"}
 
 
 def test_supported_measures_are_pytrec_evals() -> None:

@@ -17,7 +17,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from rankscope.cli._common import add_measure_option, add_measures_from_option, split_measures
+from rankscope.cli._common import (
+    PROFILE_NAMES,
+    add_measure_option,
+    add_measures_from_option,
+    split_measures,
+)
 from rankscope.cli._report import (
     add_pair_options,
     add_report_options,
@@ -78,7 +83,7 @@ def _add_run(subparsers: Any) -> None:
         "ndcg3, ndcg10, mrr, map (default all); trec profile: rankscope measures (default: "
         "the trec profile's, as rankscope evaluate's)",
     )
-    parser.add_argument("--profile", default="weknora", choices=("weknora", "trec", "trec9"))
+    parser.add_argument("--profile", default="weknora", choices=PROFILE_NAMES)
     parser.add_argument(
         "-k",
         "--depth",

@@ -33,7 +33,7 @@ from rankscope.engine import (
     resolve_profile,
 )
 from rankscope.engine.measures import default_measures
-from rankscope.errors import InputError, MeasureError, ProfileError, UnknownMeasureError
+from rankscope.errors import InputError, MeasureError, UnknownMeasureError
 from rankscope.metric import GenerationMetrics, RetrievalMetrics
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ class MeasureSet:
     Attributes
     ----------
     profile
-        ``"weknora"``, ``"trec"`` or ``"trec9"``.
+        A profile's name (`rankscope.PROFILES`): ``"weknora"``, ``"trec"``, ``"trec9"``, ...
     names
         The names of the values: WeKnora's field names under ``weknora`` (``precision``,
         ``recall``, ``ndcg3``, ``ndcg10``, ``mrr``, ``map``), canonical measure names otherwise.
@@ -112,9 +112,9 @@ class MeasureSet:
                 raise MeasureError(f"a measure is named twice: {list(names)}")
             parsed = parse_measures([WEKNORA_MEASURES[name] for name in names])
             return cls(conventions.name, names, tuple(parsed))
-        if conventions.name not in ("trec", "trec9"):
-            raise ProfileError(f"unknown profile {profile!r}; expected weknora, trec or trec9")
-        parsed = parse_measures(list(measures) if measures else list(DEFAULT_TREC_MEASURES))
+        parsed = parse_measures(
+            list(measures) if measures else list(default_measures(conventions.name))
+        )
         canonical = tuple(m.name for m in parsed)
         if len(set(canonical)) != len(canonical):
             raise MeasureError(f"a measure is named twice: {list(canonical)}")

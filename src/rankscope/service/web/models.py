@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
+from rankscope.engine.profiles import PROFILES
 from rankscope.service.tasks.spec import Settings
 
 __all__ = [
@@ -115,7 +116,11 @@ class EvaluationIn(BaseModel):
         max_length=100,
         description="WeKnora fields under weknora; rankscope measures under trec",
     )
-    profile: Literal["weknora", "trec", "trec9"] = "weknora"
+    profile: str = Field(
+        "weknora",
+        description="a profile of rankscope.PROFILES",
+        json_schema_extra={"enum": list(PROFILES)},
+    )
     k: int | None = Field(None, ge=1, le=100_000, description="documents per question")
     concurrency: int = Field(4, ge=1, le=256)
     max_failures: int | None = Field(None, ge=0, le=MAX_OFFSET)
@@ -132,6 +137,13 @@ class EvaluationIn(BaseModel):
         "ROUGE-1, ROUGE-2, ROUGE-L, ExactMatch, TokenF1 (with a generator; default WeKnora's "
         "six under weknora, the standard six otherwise)",
     )
+
+    @field_validator("profile")
+    @classmethod
+    def _known_profile(cls, value: str) -> str:
+        if value not in PROFILES:
+            raise ValueError(f"unknown profile {value!r}; expected one of {', '.join(PROFILES)}")
+        return value
 
 
 class ErrorOut(BaseModel):

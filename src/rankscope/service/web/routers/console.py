@@ -50,6 +50,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 
 from rankscope.compare import PAIR_TEST_NAMES
+from rankscope.engine.profiles import PROFILES
 from rankscope.errors import (
     MissingDependencyError,
     OptionError,
@@ -436,6 +437,14 @@ def task_list(request: Request, offset: int = Query(0, ge=0, le=10**9)) -> Respo
     )
 
 
+_PROFILE_LABELS = {
+    "weknora": "weknora (WeKnora's six metrics)",
+    "trec": "trec (trec_eval 10)",
+    "trec9": "trec9 (scores as 32-bit floats)",
+}
+"""What the new-task form says beside a profile's name; the others show their name alone."""
+
+
 def new_form(
     request: Request, status: int = 200, error: str | None = None, chosen: Any = None
 ) -> Response:
@@ -451,6 +460,7 @@ def new_form(
         roots=policy.data_roots,
         allowed_callables=policy.allowed_callables,
         allowed_urls=policy.allowed_urls,
+        profiles={name: _PROFILE_LABELS.get(name, name) for name in PROFILES},
         weknora_measures=list(WEKNORA_MEASURES),
         trec_measures=" ".join(DEFAULT_TREC_MEASURES),
         weknora_answer_measures=" ".join(WEKNORA_ANSWER_MEASURES),
