@@ -46,9 +46,11 @@ if TYPE_CHECKING:
         Conventions,
         Measure,
         Results,
+        ResultsByRun,
         evaluate,
         measure,
     )
+    from rankscope.explain import explain as explain
     from rankscope.fuse import FusionSearch, optimize_fusion
     from rankscope.fuse import fuse as fuse
     from rankscope.io import Qrels, Run
@@ -73,12 +75,14 @@ __all__ = [
     "RankscopeError",
     "RankscopeWarning",
     "Results",
+    "ResultsByRun",
     "Run",
     "UnknownMeasureError",
     "__version__",
     "compare_runs",
     "evaluate",
     "evaluate_answers",
+    "explain",
     "fuse",
     "measure",
     "optimize_fusion",
@@ -91,6 +95,7 @@ SUBPACKAGES = (
     "compat",
     "engine",
     "errors",
+    "explain",
     "fuse",
     "io",
     "judge",
@@ -100,7 +105,8 @@ SUBPACKAGES = (
     "spark",
 )
 """The subpackages reachable as attributes (``rankscope.io.read_run``), imported on first use.
-``rankscope.fuse`` is both the package and, called, its function `rankscope.fuse.fuse`."""
+``rankscope.fuse`` is both the package and, called, its function `rankscope.fuse.fuse`;
+``rankscope.explain`` likewise `rankscope.explain.explain`."""
 
 # Public name -> the module that defines it, imported on first access: `import rankscope` (and
 # the command line's --help) loads neither numpy nor polars.
@@ -111,6 +117,7 @@ __getattr__ = lazy_attributes(
         "Conventions": "rankscope.engine",
         "Measure": "rankscope.engine",
         "Results": "rankscope.engine",
+        "ResultsByRun": "rankscope.engine",
         "evaluate": "rankscope.engine",
         "evaluate_answers": "rankscope.answers",
         "measure": "rankscope.engine",
