@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 # --- workers ----------------------------------------------------------------------------------
-# Under pytest-xdist with --dist loadfile (``scripts/test`` runs ``-n auto --dist loadfile``), a
+# Under pytest-xdist with --dist loadfile (``scripts/test -n 2 --dist loadfile``), a
 # file's tests run in one worker, so that its module-scoped fixtures (a browser, an executed
 # notebook, the wheels' dist/) are set up once; the Spark tests share one worker too, so that
 # one local Spark (a JVM, session-scoped in tests/spark/conftest.py) serves them all.
