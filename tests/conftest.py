@@ -15,6 +15,28 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# --- workers ----------------------------------------------------------------------------------
+# Under pytest-xdist with --dist loadfile (``scripts/test -n 2 --dist loadfile``), a
+# file's tests run in one worker, so that its module-scoped fixtures (a browser, an executed
+# notebook, the wheels' dist/) are set up once; the Spark tests share one worker too, so that
+# one local Spark (a JVM, session-scoped in tests/spark/conftest.py) serves them all.
+ONE_WORKER_FOLDERS = ("tests/spark/",)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FileScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = super()._split_scope(nodeid)
+            return next((folder for folder in ONE_WORKER_FOLDERS if path.startswith(folder)), path)
+
+    return FileScheduling(config, log)
+
+
 @pytest.fixture(scope="session")
 def conformance_dir() -> Path:
     """trec_eval's own test files (qrels, runs, expected outputs)."""
@@ -36,6 +58,27 @@ def weknora_samples_dir() -> Path:
 # --- the store's back-ends ------------------------------------------------------------------
 
 
+def _postgres(command: str) -> subprocess.CompletedProcess[str]:
+    """``scripts/postgres COMMAND`` (``url``, ``start``, ``stop``)."""
+    script = ROOT / "scripts" / "postgres"
+    return subprocess.run([str(script), command], capture_output=True, text=True)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist without ``$RANKSCOPE_TEST_POSTGRES``, the controller starts the
+    PostgreSQL server for its workers and stops it at the end, as ``scripts/test`` does: each
+    worker's session would otherwise start it and stop it under the others."""
+    workers = getattr(config.option, "numprocesses", None)
+    if hasattr(config, "workerinput") or not workers or os.environ.get("RANKSCOPE_TEST_POSTGRES"):
+        return
+    if _postgres("url").returncode == 0:  # started by someone else: theirs to stop
+        return
+    started = _postgres("start")
+    if started.returncode == 0:  # else each worker's fixture says why it skips
+        os.environ["RANKSCOPE_TEST_POSTGRES"] = started.stdout.strip()
+        config.add_cleanup(lambda: _postgres("stop"))
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
     """The URL of a PostgreSQL server for the tests: ``$RANKSCOPE_TEST_POSTGRES`` (what
@@ -46,18 +89,17 @@ def postgres_server() -> Iterator[str]:
         yield given
         return
     pytest.importorskip("psycopg", reason="psycopg is not installed (the test extra)")
-    script = ROOT / "scripts" / "postgres"
-    running = subprocess.run([str(script), "url"], capture_output=True, text=True)
+    running = _postgres("url")
     if running.returncode == 0:  # started by someone else: theirs to stop
         yield running.stdout.strip()
         return
-    started = subprocess.run([str(script), "start"], capture_output=True, text=True)
+    started = _postgres("start")
     if started.returncode != 0:
         pytest.skip(f"PostgreSQL could not be started: {started.stderr.strip()}")
     try:
         yield started.stdout.strip()
     finally:
-        subprocess.run([str(script), "stop"], capture_output=True, text=True)
+        _postgres("stop")
 
 
 @pytest.fixture
