@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -40,6 +39,8 @@ def _load(name: str, path: Path) -> ModuleType:
 
 
 DEMO = ROOT / "examples" / "demo"
+# The report's screenshot script keeps Chromium's flags and the --chromium option.
+_REPORT = _load("screenshot_report", ROOT / "scripts" / "screenshot_report.py")
 
 
 def _tasks(service: Any) -> dict[str, str]:
@@ -66,7 +67,7 @@ def screenshots(output: Path, chromium: str) -> None:
 
     from rankscope.service import EvaluationService, create_app
 
-    launch_args = _load("screenshot_report", ROOT / "scripts" / "screenshot_report.py").LAUNCH_ARGS
+    launch_args = _REPORT.LAUNCH_ARGS
     helpers = _load("service_helpers", ROOT / "tests" / "service" / "service_helpers.py")
     problems: list[str] = []
     with tempfile.TemporaryDirectory() as temporary:
@@ -122,15 +123,9 @@ def screenshots(output: Path, chromium: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path, default=ROOT / "docs", help="a directory")
-    parser.add_argument(
-        "--chromium",
-        default=os.environ.get("RANKSCOPE_CHROMIUM") or shutil.which("chromium"),
-        help="the Chromium binary (default: chromium on PATH)",
-    )
+    _REPORT.add_chromium_option(parser)
     args = parser.parse_args()
-    if not args.chromium:
-        print("no Chromium found: apt-get install chromium, or pass --chromium", file=sys.stderr)
-        return 1
+    _REPORT.require_chromium(args)
     args.output.mkdir(parents=True, exist_ok=True)
     screenshots(args.output, args.chromium)
     print(f"wrote {args.output}/console-{{tasks,task,new,compare}}.png")

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
-import shutil
 import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,18 +35,19 @@ CELLS = [
 """The notebook's code cells: an evaluation, a query's values, a comparison."""
 
 
-def _launch_args() -> list[str]:
-    """Chromium's flags, kept by the report's screenshot script (the one place that has them)."""
+def _report_script() -> ModuleType:
+    """The report's screenshot script, which keeps Chromium's flags and the --chromium option."""
     spec = importlib.util.spec_from_file_location(
         "screenshot_report", Path(__file__).resolve().parent / "screenshot_report.py"
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return list(module.LAUNCH_ARGS)
+    return module
 
 
-LAUNCH_ARGS = _launch_args()
+_REPORT = _report_script()
+LAUNCH_ARGS: list[str] = list(_REPORT.LAUNCH_ARGS)
 
 
 def executed_notebook_html(cells: list[str] = CELLS, cwd: Path = ROOT) -> str:
@@ -113,15 +113,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path, default=ROOT / "docs" / "notebook.png")
     parser.add_argument("--html", type=Path, help="also keep the HTML notebook here")
-    parser.add_argument(
-        "--chromium",
-        default=os.environ.get("RANKSCOPE_CHROMIUM") or shutil.which("chromium"),
-        help="the Chromium binary (default: chromium on PATH)",
-    )
+    _REPORT.add_chromium_option(parser)
     args = parser.parse_args()
-    if not args.chromium:
-        print("no Chromium found: apt-get install chromium, or pass --chromium", file=sys.stderr)
-        return 1
+    _REPORT.require_chromium(args)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         html = args.html or Path(folder) / "notebook.html"

@@ -32,6 +32,22 @@ LAUNCH_ARGS = [
 WIDTH = 1240
 
 
+def add_chromium_option(parser: argparse.ArgumentParser) -> None:
+    """``--chromium``, the binary the screenshot scripts drive: ``$RANKSCOPE_CHROMIUM``, else
+    ``chromium`` on PATH."""
+    parser.add_argument(
+        "--chromium",
+        default=os.environ.get("RANKSCOPE_CHROMIUM") or shutil.which("chromium"),
+        help="the Chromium binary (default: chromium on PATH)",
+    )
+
+
+def require_chromium(args: argparse.Namespace) -> None:
+    """Exit with status 1, saying how to get one, when no Chromium was found."""
+    if not args.chromium:
+        raise SystemExit("no Chromium found: apt-get install chromium, or pass --chromium")
+
+
 def write_report(path: Path) -> None:
     from rankscope.cli import main
 
@@ -85,15 +101,9 @@ def main() -> int:
     parser.add_argument("--output", type=Path, default=ROOT / "docs" / "compare-report.png")
     parser.add_argument("--html", type=Path, help="also keep the HTML report here")
     parser.add_argument("--full-page", action="store_true", help="the whole page, not its top")
-    parser.add_argument(
-        "--chromium",
-        default=os.environ.get("RANKSCOPE_CHROMIUM") or shutil.which("chromium"),
-        help="the Chromium binary (default: chromium on PATH)",
-    )
+    add_chromium_option(parser)
     args = parser.parse_args()
-    if not args.chromium:
-        print("no Chromium found: apt-get install chromium, or pass --chromium", file=sys.stderr)
-        return 1
+    require_chromium(args)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         html = args.html or Path(folder) / "compare-report.html"

@@ -1,13 +1,17 @@
 """rankscope: exact, fast evaluation of ranked retrieval.
 
+The names below, and the subpackages (``rankscope.io``, ``rankscope.compare``,
+``rankscope.fuse``, ``rankscope.judge``, ``rankscope.metric``, ``rankscope.compat``,
+``rankscope.spark``, ...), are loaded on first use, so that ``import rankscope`` (and the
+command line's ``--help``) does not pay for numpy and polars until something is evaluated.
+
+Examples
+--------
 >>> import rankscope
 >>> rankscope.evaluate({"q1": {"d1": 1}}, {"q1": ["d2", "d1"]}, "RR").mean()
 {'RR': 0.5}
 
-The names below, and the subpackages (``rankscope.io``, ``rankscope.compare``,
-``rankscope.fuse``, ``rankscope.judge``, ``rankscope.metric``, ``rankscope.compat``,
-``rankscope.spark``, ...), are loaded on first use, so that ``import rankscope`` (and the
-command line's ``--help``) does not pay for numpy and polars until something is evaluated:
+A subpackage is an attribute, imported when first used; ``dir()`` lists the public API:
 
 >>> rankscope.io.read_run  # doctest: +ELLIPSIS
 <function read_run at ...>
@@ -42,9 +46,11 @@ if TYPE_CHECKING:
         Conventions,
         Measure,
         Results,
+        ResultsByRun,
         evaluate,
         measure,
     )
+    from rankscope.explain import explain as explain
     from rankscope.fuse import FusionSearch, optimize_fusion
     from rankscope.fuse import fuse as fuse
     from rankscope.io import Qrels, Run
@@ -69,12 +75,14 @@ __all__ = [
     "RankscopeError",
     "RankscopeWarning",
     "Results",
+    "ResultsByRun",
     "Run",
     "UnknownMeasureError",
     "__version__",
     "compare_runs",
     "evaluate",
     "evaluate_answers",
+    "explain",
     "fuse",
     "measure",
     "optimize_fusion",
@@ -87,6 +95,7 @@ SUBPACKAGES = (
     "compat",
     "engine",
     "errors",
+    "explain",
     "fuse",
     "io",
     "judge",
@@ -96,7 +105,8 @@ SUBPACKAGES = (
     "spark",
 )
 """The subpackages reachable as attributes (``rankscope.io.read_run``), imported on first use.
-``rankscope.fuse`` is both the package and, called, its function `rankscope.fuse.fuse`."""
+``rankscope.fuse`` is both the package and, called, its function `rankscope.fuse.fuse`;
+``rankscope.explain`` likewise `rankscope.explain.explain`."""
 
 # Public name -> the module that defines it, imported on first access: `import rankscope` (and
 # the command line's --help) loads neither numpy nor polars.
@@ -107,6 +117,7 @@ __getattr__ = lazy_attributes(
         "Conventions": "rankscope.engine",
         "Measure": "rankscope.engine",
         "Results": "rankscope.engine",
+        "ResultsByRun": "rankscope.engine",
         "evaluate": "rankscope.engine",
         "evaluate_answers": "rankscope.answers",
         "measure": "rankscope.engine",

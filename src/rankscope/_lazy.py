@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import importlib
 import sys
+import types
 from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["lazy_attributes", "lazy_dir"]
+__all__ = ["callable_package", "lazy_attributes", "lazy_dir"]
 
 
 def lazy_attributes(
@@ -41,3 +42,17 @@ def lazy_dir(public: Iterable[str], submodules: Iterable[str] = ()) -> Callable[
         return list(names)
 
     return __dir__
+
+
+def callable_package(package: str, function: Callable[..., Any]) -> None:
+    """Make the package ``package`` callable as ``function``: ``rankscope.fuse`` and
+    ``rankscope.explain`` name both a package and its function, and calling the package calls
+    the function, so that either meaning works whatever was imported first."""
+
+    class _CallablePackage(types.ModuleType):
+        __doc__ = f"The package {package}, callable as its function {function.__name__}."
+
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            return function(*args, **kwargs)
+
+    sys.modules[package].__class__ = _CallablePackage

@@ -6,11 +6,32 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TypeAlias
 
 ProgressOption: TypeAlias = "bool | Callable[[int, int], None] | None"
 """``True``: a bar on standard error if it is a terminal (nothing otherwise); a callable: called
 with ``(done, total)`` after each step; ``None`` or ``False``: nothing."""
+
+
+_BAR_SHOWN: ContextVar[bool] = ContextVar("rankscope_bar_shown", default=False)
+"""Whether a bar of `steps` is on the terminal: another display there would garble it."""
+
+
+def bar_shown() -> bool:
+    """Whether a bar of `steps` is on the terminal now (a spinner then stays away)."""
+    return _BAR_SHOWN.get()
+
+
+def shown(progress: ProgressOption) -> bool:
+    """Whether ``progress`` asks for the steps to be seen: a callback, or a bar on a terminal.
+
+    Examples
+    --------
+    >>> shown(None), shown(lambda done, total: None)
+    (False, True)
+    """
+    return callable(progress) or (bool(progress) and sys.stderr.isatty())
 
 
 @contextmanager
@@ -31,7 +52,7 @@ def steps(total: int, label: str, progress: ProgressOption) -> Iterator[Callable
         report = progress
         yield lambda done, detail="": report(done, total)
         return
-    if not progress or not sys.stderr.isatty():
+    if not shown(progress) or bar_shown():  # one bar at a time: the outer one shows
         yield lambda done, detail="": None
         return
     try:
@@ -56,5 +77,9 @@ def steps(total: int, label: str, progress: ProgressOption) -> Iterator[Callable
         transient=True,
     )
     task = bar.add_task(label, total=total, detail="")
-    with bar:
-        yield lambda done, detail="": bar.update(task, completed=done, detail=detail)
+    token = _BAR_SHOWN.set(True)
+    try:
+        with bar:
+            yield lambda done, detail="": bar.update(task, completed=done, detail=detail)
+    finally:
+        _BAR_SHOWN.reset(token)

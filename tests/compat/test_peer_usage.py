@@ -5,9 +5,9 @@ changed import: pytrec_eval's through `rankscope.compat.pytrec_eval`, ir_measure
 where it is cheap to call (pytrec_eval, ir_measures), else the numbers its README prints
 (ranx compiles with numba on first use).
 
-What the peers' users write that `rankscope.evaluate` does not take yet is marked
-``xfail(strict=True)`` with what must be added, so that each turns green (and must then be
-unmarked) when it is."""
+Anything a peer's user writes that `rankscope.evaluate` does not take yet is marked
+``xfail(strict=True)`` with what must be added, so that it turns green (and must then be
+unmarked) when it is; none is left."""
 
 from __future__ import annotations
 
@@ -33,10 +33,6 @@ RANX_RUN = {
     "q_1": {"d_12": 0.9, "d_23": 0.8, "d_25": 0.7, "d_36": 0.6, "d_32": 0.5, "d_35": 0.4},
     "q_2": {"d_12": 0.9, "d_11": 0.8, "d_25": 0.7, "d_36": 0.6, "d_22": 0.5, "d_35": 0.4},
 }
-
-
-def part2(what: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(strict=True, reason=f"evaluate() must take {what}")
 
 
 # --- pytrec_eval ---------------------------------------------------------------------------
@@ -76,10 +72,10 @@ def test_rankscope_results_have_pytrec_evals_shape() -> None:
     expected = reference.RelevanceEvaluator(PYTREC_QREL, {"map", "ndcg"}).evaluate(PYTREC_RUN)
     results = rankscope.evaluate(PYTREC_QREL, PYTREC_RUN, ["map", "ndcg"])
     assert sorted(results) == sorted(expected) and len(results) == 2
-    assert results["q2"] == {"AP": expected["q2"]["map"], "nDCG": expected["q2"]["ndcg"]}
+    assert results["q2"] == {"map": expected["q2"]["map"], "ndcg": expected["q2"]["ndcg"]}
+    assert results["q2"]["AP"] == expected["q2"]["map"]  # the canonical name finds it too
 
 
-@part2("results keyed by the names the caller gave ('map', not 'AP')")
 def test_rankscope_results_keyed_by_pytrec_evals_names() -> None:
     import pytrec_eval as reference
 
@@ -188,15 +184,20 @@ def test_ir_measures_judged_only_precision() -> None:
     assert ir_measures.calc_aggregate([measure], IRM_QRELS, run)[measure] == expected
 
 
-@pytest.mark.xfail(
-    strict=True, reason="an empty run must be scored 0 per judged query, as ir_measures does"
-)
 def test_ir_measures_empty_run_scores_zero() -> None:
     from ir_measures import AP
 
     from rankscope.compat import ir_measures
 
     assert math.isclose(ir_measures.calc_aggregate([AP], IRM_QRELS, {})[AP], 0.0)
+
+
+def test_rankscope_evaluate_scores_an_empty_run_as_ir_measures() -> None:
+    import ir_measures as reference
+
+    expected = reference.calc_aggregate(irm_measures(), IRM_QRELS, {})
+    results = rankscope.evaluate(IRM_QRELS, {}, irm_measures())
+    assert results.mean() == {str(measure): value for measure, value in expected.items()}
 
 
 # --- ranx ----------------------------------------------------------------------------------
@@ -214,7 +215,6 @@ def test_ranx_readme_qrels_run_and_evaluate() -> None:
     assert math.floor(means["AP@5"] * 1e4) / 1e4 == 0.6416  # ranx truncates in its README
 
 
-@part2("results keyed by the names the caller gave ('map@5', 'mrr')")
 def test_ranx_readme_results_keyed_by_ranx_names() -> None:
     from rankscope import Qrels, Run, evaluate
 

@@ -63,8 +63,6 @@ GOOD_RUN = {"q1": {"d1": 1.0, "d2": 0.5}}
             rankscope.InputError,
             "qrels of query 'q1' must be a mapping doc_id -> grade; found list",
         ),
-        ({}, GOOD_RUN, rankscope.EmptyInputError, "qrels hold no judgements"),
-        (GOOD_QRELS, {}, rankscope.EmptyInputError, "run holds no results"),
         (
             {"q2": {"d1": 1}},
             GOOD_RUN,

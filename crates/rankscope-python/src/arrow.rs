@@ -189,9 +189,17 @@ pub fn qrels_from_stream(table: &Bound<'_, PyAny>, source: &str) -> PyResult<Qre
 }
 
 /// A run from an Arrow stream with query_id, doc_id and score.
-pub fn run_from_stream(table: &Bound<'_, PyAny>, name: &str, source: &str) -> PyResult<Run> {
+pub fn run_from_stream(
+    table: &Bound<'_, PyAny>,
+    name: &str,
+    source: &str,
+    empty_queries: &[String],
+) -> PyResult<Run> {
     let mut run = Run::new(name, source);
     read_rows(table, "score", numbers, |q, d, s, _| run.push(q, d, s))?;
+    for query_id in empty_queries {
+        run.push_empty(query_id);
+    }
     run.check()
         .map_err(|e| crate::errors::to_py(table.py(), e))?;
     Ok(run)

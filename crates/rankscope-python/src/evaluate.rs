@@ -40,6 +40,11 @@ impl NativeQrels {
         &self.table.source
     }
 
+    /// The judged query ids, in the order first judged.
+    fn query_ids(&self) -> Vec<String> {
+        self.table.queries.names().map(str::to_owned).collect()
+    }
+
     /// The same judgements without subtopics (trec_eval's reading of qrels).
     fn without_subtopics(&self) -> NativeQrels {
         let table = if self.table.has_subtopics() {
@@ -61,6 +66,12 @@ pub struct NativeRun {
 impl NativeRun {
     fn __len__(&self) -> usize {
         self.table.len()
+    }
+
+    /// The query ids of the run (those given with an empty ranking too), in the order first
+    /// seen.
+    fn query_ids(&self) -> Vec<String> {
+        self.table.queries.names().map(str::to_owned).collect()
     }
 
     /// The run's name (the tag of the last line of a TREC file, as trec_eval names it).
@@ -153,11 +164,17 @@ fn qrels_from_arrow(table: &Bound<'_, PyAny>, source: &str) -> PyResult<NativeQr
 }
 
 /// A run from an object with `__arrow_c_stream__` holding query_id, doc_id (strings) and
-/// score (floats), already validated (a `Run` frame).
+/// score (floats), already validated (a `Run` frame), and the queries it holds with an empty
+/// ranking (rows cannot say so).
 #[pyfunction]
-#[pyo3(signature = (table, name="run", source="<run>"))]
-fn run_from_arrow(table: &Bound<'_, PyAny>, name: &str, source: &str) -> PyResult<NativeRun> {
-    Ok(run(run_from_stream(table, name, source)?))
+#[pyo3(signature = (table, name="run", source="<run>", empty_queries=Vec::new()))]
+fn run_from_arrow(
+    table: &Bound<'_, PyAny>,
+    name: &str,
+    source: &str,
+    empty_queries: Vec<String>,
+) -> PyResult<NativeRun> {
+    Ok(run(run_from_stream(table, name, source, &empty_queries)?))
 }
 
 /// Per-query values of the plan's measures, the unjudged and missing queries.

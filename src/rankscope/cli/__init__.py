@@ -158,6 +158,7 @@ COMMANDS = {
     "serve": ("_service", "serve the evaluation API and web console over HTTP"),
     "worker": ("_service", "run the pending evaluation tasks of a shared store"),
     "fuse": ("_fuse", "fuse several runs into one (RRF, CombSUM, BordaFuse, ProbFuse, ...)"),
+    "explain": ("_explain", "why a measure differs between profiles, or from another tool"),
     "measures": ("_measures", "list every measure, its aliases and its definition"),
     "pool": ("_pool", "pool runs to a depth: the pairs to judge next, as a to-judge file"),
     "holes": ("_holes", "Judged@k, unjudged documents, and how far holes could move each measure"),

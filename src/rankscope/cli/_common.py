@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from rankscope._progress import bar_shown
 from rankscope.errors import OptionError, RankscopeError
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ PROGRESS_BYTES = 20 * 1024 * 1024
 def reading(path: str) -> Iterator[None]:
     """Show "reading PATH" with a spinner on standard error, on a terminal, for big files."""
     size = os.path.getsize(path) if path != "-" and os.path.isfile(path) else 0
-    if size < PROGRESS_BYTES or not sys.stderr.isatty():
+    if size < PROGRESS_BYTES or not sys.stderr.isatty() or bar_shown():  # the bar says it
         yield
         return
     from rich.console import Console
@@ -116,6 +117,23 @@ def add_measure_options(parser: Any) -> None:
         "pytrec_eval), weknora (WeKnora's metrics)",
     )
     add_relevance_option(parser)
+
+
+def add_cutoff_options(parser: Any) -> None:
+    """``-c/--complete`` and ``-M/--max-documents``: which queries count, and how deep."""
+    parser.add_argument(
+        "-c",
+        "--complete",
+        action="store_true",
+        help="score judged queries missing from a run as 0 (trec_eval -c)",
+    )
+    parser.add_argument(
+        "-M",
+        "--max-documents",
+        type=int,
+        metavar="N",
+        help="evaluate only the first N documents of each ranking",
+    )
 
 
 def add_relevance_option(parser: Any) -> None:
@@ -270,6 +288,8 @@ _FLAGS = {
     "relevance_level": "-l/--relevance-level",
     "max_documents": "-M/--max-documents",
     "chunk_bytes": "--chunk-mb",
+    "top": "--top",
+    "profiles": "--profiles",
 }
 """The flag that sets each option of the library that the core checks (`OptionError.option`)."""
 _NAME_IT = re.compile(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from rankscope._progress import steps
 from rankscope.cli import COMMANDS
 from rankscope.cli._common import (
     add_input_options,
@@ -83,18 +84,21 @@ def _aligned(args: argparse.Namespace) -> tuple[AlignedScores, list[str], Proven
     measures = parse_measures(measure_names(args.measures, args.profile))
     qrels = load_qrels(args.qrels, args.qrels_format, args.lenient, args.qrels_columns)
     paths = [args.baseline, *args.runs]
-    results = [
-        evaluate(
-            qrels,
-            load_run(path, args.run_format, args.lenient, args.run_columns, args.run_key),
-            measures,
-            profile=args.profile,
-            complete=args.complete,
-            relevance_level=args.relevance_level,
-            duplicate_documents=duplicate_policy(args),
-        )
-        for path in paths
-    ]
+    results = []
+    with steps(len(paths), "evaluating runs", True) as advance:  # a bar on a terminal only
+        for done, path in enumerate(paths, 1):
+            results.append(
+                evaluate(
+                    qrels,
+                    load_run(path, args.run_format, args.lenient, args.run_columns, args.run_key),
+                    measures,
+                    profile=args.profile,
+                    complete=args.complete,
+                    relevance_level=args.relevance_level,
+                    duplicate_documents=duplicate_policy(args),
+                )
+            )
+            advance(done)
     names = distinct_names([r.run_name for r in results], paths)
     provenance = Provenance.now(
         qrels=args.qrels,
@@ -126,6 +130,7 @@ def _report(args: argparse.Namespace) -> ComparisonReport:
         aligned,
         **_test_options(args),
         provenance=provenance,
+        progress=True,  # a bar of the intervals on a terminal, nothing when piped
         **pair_options(args, "run", list(aligned.names), paths),
     )
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from typing import TYPE_CHECKING, Any
 
 from rankscope.cli import COMMANDS
 from rankscope.cli._common import (
     RESULT_FORMATS,
+    add_cutoff_options,
     add_input_options,
     add_measure_options,
     default_measures_help,
@@ -41,19 +43,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "-q", "--per-query", action="store_true", help="also show every query's values"
     )
-    parser.add_argument(
-        "-c",
-        "--complete",
-        action="store_true",
-        help="score judged queries missing from a run as 0 (trec_eval -c)",
-    )
-    parser.add_argument(
-        "-M",
-        "--max-documents",
-        type=int,
-        metavar="N",
-        help="evaluate only the first N documents of each ranking",
-    )
+    add_cutoff_options(parser)
     parser.add_argument(
         "--stream",
         action=argparse.BooleanOptionalAction,
@@ -115,6 +105,7 @@ def _evaluate_on_spark(args: argparse.Namespace, measures: list[str]) -> list[Re
 
 def _evaluate_in_memory(args: argparse.Namespace, measures: list[Measure]) -> list[Results]:
     from rankscope.engine import evaluate
+    from rankscope.engine._evaluate import counts_progress
 
     qrels = load_judgements(args.qrels, args.qrels_format, args.lenient, args.qrels_columns)
     if args.stream and args.run_format not in (None, "trec"):
@@ -129,7 +120,9 @@ def _evaluate_in_memory(args: argparse.Namespace, measures: list[Measure]) -> li
             if forced
             else path
         )
-        with reading(path):
+        # A bar of the bytes read where the reading can count them, else a spinner.
+        counted = not forced and counts_progress(path, args.stream)
+        with contextlib.nullcontext() if counted else reading(path):
             results.append(
                 evaluate(
                     qrels,
@@ -143,6 +136,7 @@ def _evaluate_in_memory(args: argparse.Namespace, measures: list[Measure]) -> li
                     stream=args.stream,
                     chunk_bytes=args.chunk_mb * 1024 * 1024,
                     lenient=args.lenient,
+                    progress=counted,
                 )
             )
     return results

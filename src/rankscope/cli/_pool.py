@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from rankscope._progress import steps
 from rankscope.cli import COMMANDS
 from rankscope.cli._common import add_input_options, load_qrels, load_run
 from rankscope.cli._judgements import working
@@ -93,10 +94,13 @@ def run(args: argparse.Namespace) -> int:
     if args.depth < 1:
         raise OptionError(f"--depth must be an integer >= 1; got {args.depth}")
     fmt = _output_format(args)
-    runs = [
-        load_run(path, args.run_format, args.lenient, args.run_columns, args.run_key)
-        for path in args.runs
-    ]
+    runs = []
+    with steps(len(args.runs), "reading runs", True) as advance:  # a bar on a terminal only
+        for done, path in enumerate(args.runs, 1):
+            runs.append(
+                load_run(path, args.run_format, args.lenient, args.run_columns, args.run_key)
+            )
+            advance(done)
     qrels = (
         None
         if args.qrels is None

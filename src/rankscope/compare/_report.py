@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rankscope._progress import ProgressOption, shown, steps
 from rankscope.compare._align import AlignedScores, align_results
 from rankscope.compare._compare import Comparison, compare
 from rankscope.compare._pairs import (
@@ -172,6 +173,7 @@ def build_report(
     provenance: Provenance | None = None,
     pairs: str | Sequence[tuple[str, str]] = "baseline",
     baselines: Sequence[str] | None = None,
+    progress: ProgressOption = None,
 ) -> ComparisonReport:
     """Align the runs' scores (see :func:`align_results`) and compare them.
 
@@ -200,6 +202,7 @@ def build_report(
         provenance=provenance,
         pairs=pairs,
         baselines=baselines,
+        progress=progress,
     )
 
 
@@ -214,6 +217,7 @@ def compare_aligned(
     provenance: Provenance | None = None,
     pairs: str | Sequence[tuple[str, str]] = "baseline",
     baselines: Sequence[str] | None = None,
+    progress: ProgressOption = None,
 ) -> ComparisonReport:
     """Compare aligned scores (from :func:`align_results` or :func:`align_values`).
 
@@ -223,6 +227,10 @@ def compare_aligned(
     pairs) by :func:`rankscope.compare.compare_pairs`, which also runs the Tukey tests
     (``test="tukey"`` or ``"randomized-tukey"``, over all the runs). ``correction`` defaults to
     ``"holm"`` for the paired tests; the Tukey tests adjust for every pair themselves.
+
+    Each row's bootstrap interval is computed when first read; with ``progress`` (``True``:
+    a bar on standard error when it is a terminal; or a callable, called with ``(done,
+    total)``) every interval is computed here, one step each.
 
     Examples
     --------
@@ -263,6 +271,11 @@ def compare_aligned(
             n_resamples=n_resamples,
             baselines=chosen_baselines,
         )
+    if shown(progress):
+        with steps(len(comparison.rows), "bootstrap intervals", progress) as advance:
+            for done, row in enumerate(comparison.rows, 1):
+                _ = row.difference_ci  # computed once, kept by the row
+                advance(done)
     return ComparisonReport(comparison=comparison, aligned=aligned, provenance=provenance)
 
 

@@ -7,13 +7,14 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from rankscope._progress import ProgressOption, steps
 from rankscope.compare._pairs import default_correction
 from rankscope.compare._report import ComparisonReport, build_report
-from rankscope.engine import Measure, evaluate, plan
+from rankscope.engine import Measure, evaluate, judgements, plan
 from rankscope.engine.measures._names import measures_of
 from rankscope.engine.provenance import Provenance, distinct_names
-from rankscope.errors import InputError
-from rankscope.io import as_qrels, as_run
+from rankscope.errors import EmptyInputError, InputError
+from rankscope.io import as_run
 
 __all__ = ["ComparisonReport", "compare_runs"]
 
@@ -51,6 +52,7 @@ def compare_runs(
     n_resamples: int = 10_000,
     pairs: str | Sequence[tuple[str, str]] = "baseline",
     baselines: Sequence[str] | None = None,
+    progress: ProgressOption = None,
 ) -> ComparisonReport:
     """Evaluate ``runs`` against ``qrels`` and test each against the baseline, per measure; or
     compare every pair, several baselines, or chosen pairs.
@@ -80,6 +82,10 @@ def compare_runs(
     baselines
         Several baselines at once (with ``pairs="baseline"``): every other run is compared with
         each of them.
+    progress
+        ``True``: a bar on standard error, when it is a terminal, of the runs evaluated and
+        then of the bootstrap intervals (computed here rather than when first read); or a
+        callable, called with ``(done, total)`` after each step.
     profile, complete, relevance_level
         As for `rankscope.evaluate`. Without ``complete`` the comparison is restricted to the
         queries every run holds (with a warning naming those left out).
@@ -123,7 +129,9 @@ def compare_runs(
     [('bm25', 'dense', 0.0), ('bm25', 'mixed', 0.0153), ('dense', 'mixed', 0.0153)]
     """
     wanted = measures_of(plan(measures, profile))
-    judgements = as_qrels(qrels)
+    judged = judgements(qrels, function="compare_runs", second="runs")
+    if judged is None:
+        raise EmptyInputError("qrels hold no judgements: there is nothing to compare")
     named = _named_runs(runs)
     if len(named) < 2:
         raise InputError(f"compare_runs needs a baseline and at least one run; got {len(named)}")
@@ -133,19 +141,22 @@ def compare_runs(
         if baseline not in names:
             raise InputError(f"no run named {baseline!r} to be the baseline; runs: {names}")
         named.sort(key=lambda pair: pair[0] != baseline)  # stable: the others keep their order
-    results = [
-        evaluate(
-            judgements,
-            run,
-            wanted,
-            profile=profile,
-            complete=complete,
-            relevance_level=relevance_level,
-        )
-        for _, run in named
-    ]
+    results = []
+    with steps(len(named), "evaluating runs", progress) as advance:
+        for done, (_, run) in enumerate(named, 1):
+            results.append(
+                evaluate(
+                    judged,
+                    run,
+                    wanted,
+                    profile=profile,
+                    complete=complete,
+                    relevance_level=relevance_level,
+                )
+            )
+            advance(done)
     provenance = Provenance.now(
-        qrels=judgements.source,
+        qrels=judged.source,
         runs=[(name, run.source) for name, run in named],
         profile=results[0].profile,
         measures=[m.name for m in wanted],
@@ -165,6 +176,7 @@ def compare_runs(
         provenance=provenance,
         pairs=pairs,
         baselines=baselines,
+        progress=progress,
     )
 
 

@@ -32,10 +32,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
-from rankscope.engine._evaluate import evaluate_native, plan
+from rankscope.engine._evaluate import evaluate_native, native_ranking, plan
 from rankscope.engine.measures import FAMILIES, Measure, measure
 from rankscope.engine.native import aggregate
-from rankscope.io._native import native_qrels, native_run
+from rankscope.io._native import native_qrels
 
 __all__ = ["Evaluator", "Metric", "calc_aggregate", "evaluator", "iter_calc"]
 
@@ -73,7 +73,10 @@ class Evaluator:
         """Every judged query's value of every measure: first the queries in the run (in
         byte-wise order of their ids, measures in the order given), then the judged queries
         missing from it, with 0 (sorted by measure name, then query id, as ir_measures)."""
-        values, _, missing = evaluate_native(self._qrels, native_run(run), self._settled)
+        ranking = native_ranking(run, self._qrels)
+        values, _, missing = evaluate_native(self._qrels, ranking, self._settled)
+        if len(ranking) == 0:  # an empty run: every judged query is missing from it
+            missing = values.query_ids()
         held = set(run) if isinstance(run, Mapping) else set()
         missing = [query_id for query_id in missing if query_id not in held]
         absent_rows = set(missing)

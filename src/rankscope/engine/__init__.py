@@ -7,22 +7,26 @@ The engine (with `rankscope.io._native`) is the one package that talks to the pr
 from rankscope.engine._evaluate import (
     evaluate,
     evaluate_query,
+    judgements,
     plan,
     ranked_documents,
     relevance_strings,
 )
 from rankscope.engine.measures import FAMILIES, Measure, measure, parse_measures
 from rankscope.engine.profiles import PROFILES, Conventions, resolve_profile
-from rankscope.engine.results import Results
+from rankscope.engine.results import MeasureValues, Results, ResultsByRun
 
 __all__ = [
     "FAMILIES",
     "PROFILES",
     "Conventions",
     "Measure",
+    "MeasureValues",
     "Results",
+    "ResultsByRun",
     "evaluate",
     "evaluate_query",
+    "judgements",
     "measure",
     "parse_measures",
     "plan",

@@ -10,17 +10,24 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast, overload
 
 from rankscope import _core
-from rankscope.engine.measures import Measure, given_measures
+from rankscope._progress import ProgressOption, shown, steps
+from rankscope.engine.measures import FAMILIES, Measure, given_measures, measure, split_measures
 from rankscope.engine.measures._names import measures_of
 from rankscope.engine.profiles import Conventions, conventions_of, profile_spec
-from rankscope.engine.results import Results
-from rankscope.errors import InputError, RankscopeError, RankscopeWarning
+from rankscope.engine.results import Results, ResultsByRun
+from rankscope.errors import (
+    EmptyInputError,
+    InputError,
+    MeasureError,
+    RankscopeError,
+    RankscopeWarning,
+)
 from rankscope.io._files import STDIN, open_plain, open_stream
 from rankscope.io._native import (
     DEFAULT_CHUNK_BYTES,
@@ -29,6 +36,7 @@ from rankscope.io._native import (
     is_trec_run_file,
     native_qrels,
     native_run,
+    trec_run_tag,
 )
 
 if TYPE_CHECKING:
@@ -39,11 +47,14 @@ if TYPE_CHECKING:
 __all__ = [
     "STREAM_THRESHOLD_BYTES",
     "Plan",
+    "counts_progress",
     "evaluate",
     "evaluate_judgement_groups",
     "evaluate_native",
     "evaluate_prefs",
     "evaluate_query",
+    "judgements",
+    "native_ranking",
     "plan",
     "ranked_documents",
     "relevance_strings",
@@ -86,24 +97,66 @@ def _reading(run: Any, stream: bool | None) -> str:
     return "stream"
 
 
+class _Counted:
+    """A file whose reads advance a progress display by the mebibytes read so far."""
+
+    def __init__(self, file: IO[bytes], advance: Callable[..., None]) -> None:
+        self.file, self.advance, self.done = file, advance, 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.file.read(size)
+        self.done += len(data)
+        self.advance(self.done >> 20)
+        return data
+
+
+def counts_progress(run: Any, stream: bool | None = None) -> bool:
+    """Whether `evaluate`'s ``progress`` shows the reading of ``run`` (with ``stream`` as
+    given to it): a plain TREC run file read in chunks or streamed."""
+    if _reading(run, stream) == "whole":
+        return False
+    return open_plain(cast(PathLike, run)) is not None
+
+
 def _stream(
-    qrels: NativeQrels, run: PathLike, settled: _core.Plan, grouping: str
+    qrels: NativeQrels,
+    run: PathLike,
+    settled: _core.Plan,
+    grouping: str,
+    progress: ProgressOption = None,
 ) -> tuple[_core.PerQuery, list[str], list[str], str]:
     """The core's streaming evaluation of a TREC run file: a plain file read by the core, a
-    compressed one (or standard input) decompressed here as the core asks for blocks."""
+    compressed one (or standard input) decompressed here as the core asks for blocks. With
+    ``progress`` shown, a plain file is read here too, counting the mebibytes read."""
     plain = open_plain(run)
     with ExitStack() as stack:
         source = plain.source if plain is not None else "<stdin>" if str(run) == STDIN else str(run)
+        path = plain.path if plain is not None else None
+        opened: Callable[[], Any] | None = None
+        if path is None:
+
+            def opened() -> IO[bytes]:
+                return open_stream(run, stack).file
+
+        elif shown(progress):
+            mebibytes = (os.path.getsize(path) >> 20) + 1
+            advance = stack.enter_context(steps(mebibytes, f"reading {source} (MiB)", progress))
+
+            def opened() -> _Counted:
+                return _Counted(stack.enter_context(open(path, "rb")), advance)
+
         values, unjudged, missing, run_name, notes = _core.evaluate_stream(
             qrels,
             source,
             settled,
             grouping=grouping,
-            path=plain.path if plain is not None else None,
-            open=None if plain is not None else lambda: open_stream(run, stack).file,
+            path=path if opened is None else None,
+            open=opened,
         )
+        if path is not None and opened is not None:  # named as the core names a file it reads
+            run_name = trec_run_tag(path, source) or run_name
     for note in notes:
-        warnings.warn(note, RankscopeWarning, stacklevel=3)
+        warnings.warn(note, RankscopeWarning, stacklevel=4)
     return values, unjudged, missing, run_name
 
 
@@ -149,9 +202,68 @@ def plan(
     )
 
 
+def given_names(
+    measures: str | Measure | Iterable[str | Measure] | None, settled: Sequence[Measure]
+) -> tuple[str, ...]:
+    """The name of each settled measure as the caller gave it (the first name given for it:
+    ``"map@5"``, ``"ndcg_cut.10"``, ir_measures' ``str()``), else its canonical name.
+
+    Examples
+    --------
+    >>> given_names("map@5, mrr, AP@5", measures_of(plan("map@5, mrr, AP@5")))
+    ('map@5', 'mrr')
+    >>> given_names(None, measures_of(plan(None, "weknora")))
+    ('P', 'R', 'nDCG@3', 'nDCG@10', 'RR', 'AP')
+    """
+    first: dict[Measure, str] = {}
+    for given in [] if measures is None else given_measures(measures):
+        for name in split_measures(given) if isinstance(given, str) else [given]:
+            try:
+                first.setdefault(measure(name), name if isinstance(name, str) else str(name))
+            except (MeasureError, TypeError):
+                continue  # the core read it otherwise (or refused it): canonical then
+    return tuple(first.get(m, m.name) for m in settled)
+
+
 def _settled_without_measures(profile: str | Conventions, **options: Any) -> _core.Plan:
     """A plan of no measure (for `relevance_strings` and `ranked_documents`)."""
     return _core.plan(None, profile_spec(profile), **options)
+
+
+@overload
+def evaluate(
+    qrels: Qrels | NativeQrels | Mapping[Any, Any] | PathLike | Any,
+    run: Mapping[str, Run | NativeRun | PathLike | pl.DataFrame],
+    measures: str | Measure | Iterable[str | Measure] | None = None,
+    profile: str | Conventions = "trec",
+    complete: bool = False,
+    relevance_level: int = 1,
+    *,
+    max_documents: int | None = None,
+    duplicate_documents: str | None = None,
+    stream: bool | None = None,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    lenient: bool = False,
+    progress: ProgressOption = None,
+) -> ResultsByRun: ...
+
+
+@overload
+def evaluate(
+    qrels: Qrels | NativeQrels | Mapping[Any, Any] | PathLike | Any,
+    run: Run | NativeRun | Mapping[Any, Any] | PathLike | Any,
+    measures: str | Measure | Iterable[str | Measure] | None = None,
+    profile: str | Conventions = "trec",
+    complete: bool = False,
+    relevance_level: int = 1,
+    *,
+    max_documents: int | None = None,
+    duplicate_documents: str | None = None,
+    stream: bool | None = None,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    lenient: bool = False,
+    progress: ProgressOption = None,
+) -> Results: ...
 
 
 def evaluate(
@@ -167,7 +279,8 @@ def evaluate(
     stream: bool | None = None,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     lenient: bool = False,
-) -> Results:
+    progress: ProgressOption = None,
+) -> Results | ResultsByRun:
     """Evaluate a run against qrels: per-query values and aggregates of each measure.
 
     Parameters
@@ -180,7 +293,15 @@ def evaluate(
     run
         Rankings: a `Run`, ``{query_id: {doc_id: score}}``, ``{query_id: [doc_id, ...]}``, a
         file path (any format `rankscope.io.read_run` reads), a frame, or an iterable of
-        records such as ``scoreddocs_iter()`` or ir_measures' ``ScoredDoc`` tuples.
+        records such as ``scoreddocs_iter()`` or ir_measures' ``ScoredDoc`` tuples. Or several
+        runs by name, ``{"bm25": run, "dense": run}`` (each in any of those forms): each is
+        evaluated against the same qrels, and the results come as one `ResultsByRun`.
+
+        A run given empty in memory (``{}``, an empty frame or list) retrieved nothing: every
+        judged query scores as a query with nothing retrieved (0 for NDCG, AP, P, ...), as
+        ir_measures scores it. Qrels given empty in memory judge nothing: no query is
+        evaluated (every aggregate is NaN), with a `RankscopeWarning`. An empty file is an
+        error, either way.
     measures
         Names such as ``"nDCG@10"``, ``"AP"``, ``"P(rel=2)@5"`` or trec_eval's ``"ndcg_cut.10"``
         (or a list of them); a string listing several, separated by commas
@@ -188,6 +309,8 @@ def evaluate(
         ``"P(rel=2,judged_only=True)@5"``); ir_measures' measure objects (``nDCG@10``,
         ``P(rel=2)@5``, read by their names). None (the default): the profile's default
         measures, as the command line computes without ``-m`` (``weknora``: WeKnora's six).
+        The values are keyed by the names given (``"map@5"`` stays ``"map@5"``; see
+        `Results`), the defaults by their canonical names.
     profile
         ``"trec"`` (trec_eval 10, the default), ``"trec9"`` (scores rounded to float32 before
         sorting, as trec_eval <= 9.0.8 and pytrec_eval) or ``"weknora"``.
@@ -220,6 +343,12 @@ def evaluate(
     lenient
         For inputs given as file paths: skip malformed lines (counted in a warning) instead of
         raising at the first.
+    progress
+        For a plain TREC run file read in chunks or streamed (see ``stream``): ``True``, a bar
+        of the mebibytes read on standard error when it is a terminal; or a callable, called
+        with ``(done, total)`` in mebibytes as the core reads. The file is then read through
+        Python rather than by the core's own reader (the values are the same). Nothing for
+        the other inputs.
 
     Examples
     --------
@@ -242,6 +371,17 @@ def evaluate(
 
     >>> rankscope.evaluate(qrels, run, "P@2, RR").mean()
     {'P@2': 0.5, 'RR': 0.75}
+
+    Names as the peers write them key the values (the canonical names find them too):
+
+    >>> means = rankscope.evaluate(qrels, run, ["ndcg_cut.2", "mrr"]).mean()
+    >>> means, means["nDCG@2"]
+    ({'ndcg_cut.2': 0.6955..., 'mrr': 0.75}, 0.6955...)
+
+    An empty run retrieved nothing, for every judged query:
+
+    >>> rankscope.evaluate(qrels, {}, ["nDCG@2", "NumRel"]).to_dict()
+    {'q1': {'nDCG@2': 0.0, 'NumRel': 2.0}, 'q2': {'nDCG@2': 0.0, 'NumRel': 1.0}}
     >>> list(rankscope.evaluate(qrels, run, profile="weknora").mean())
     ['P', 'R', 'nDCG@3', 'nDCG@10', 'RR', 'AP']
 
@@ -262,27 +402,70 @@ def evaluate(
         chunk_bytes=chunk_bytes,
         lenient=lenient,
     )
+    names = given_names(measures, measures_of(settled))
+    if isinstance(run, Mapping) and _holds_runs(run):
+        return _evaluate_runs(qrels, run, settled, names, stream, lenient, progress)
+    return _evaluate_run(qrels, run, settled, names, stream, lenient, progress)
+
+
+def _evaluate_runs(
+    qrels: Any,
+    runs: Mapping[Any, Any],
+    settled: _core.Plan,
+    names: tuple[str, ...],
+    stream: bool | None,
+    lenient: bool,
+    progress: ProgressOption,
+) -> ResultsByRun:
+    """Each run of ``{name: run}`` evaluated against the same qrels (read once), by name."""
+    for name in runs:
+        if not isinstance(name, str) or not name:
+            raise InputError(f"run names must be non-empty strings; got {name!r}")
+    judged = judgements(qrels, lenient)
+    return ResultsByRun(
+        {
+            name: _evaluate_run(
+                qrels if judged is None else judged, run, settled, names, stream, lenient, progress
+            ).renamed(name)
+            for name, run in runs.items()
+        }
+    )
+
+
+def _evaluate_run(
+    qrels: Any,
+    run: Any,
+    settled: _core.Plan,
+    names: tuple[str, ...],
+    stream: bool | None,
+    lenient: bool,
+    progress: ProgressOption,
+) -> Results:
+    """`evaluate` of one run under a settled plan."""
     how = _reading(run, stream)
+    judged = judgements(qrels, lenient)
+    if judged is None:
+        return _nothing_judged(run, settled, names, lenient)
     scored: tuple[_core.PerQuery, list[str], list[str], str] | None = None
     if how != "whole":
-        judged = _judgements(qrels, lenient)
         path = cast(PathLike, run)  # only files are streamed
         if how == "chunks":
             # A large file: in chunks of whole queries if it is grouped by query. If not, or
             # on any error, reading it whole decides (and words the error as always).
             try:
-                scored = _stream(judged, path, settled, "grouped")
+                scored = _stream(judged, path, settled, "grouped", progress)
             except RankscopeError:
                 scored = None
         else:  # block by block, grouped or not
-            scored = _stream(judged, path, settled, "detect")
+            scored = _stream(judged, path, settled, "detect", progress)
     if scored is not None:
         values, unjudged, missing, run_name = scored
         if not run_name:
             run_name = os.path.splitext(os.path.basename(str(run)))[0]
     else:
-        judged = _judgements(qrels, lenient)
         ranking = _ranking(run, qrels, lenient)
+        if ranking is None:
+            ranking = _nothing_retrieved(judged)
         values, unjudged, missing = _core.evaluate(judged, ranking, settled)
         run_name = ranking.name
     if unjudged:
@@ -292,7 +475,7 @@ def evaluate(
             f"{len(unjudged)} queries of run {run_name!r} have no judgements and were "
             f"ignored: {shown}{more}",
             RankscopeWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     return Results(
         measures=tuple(measures_of(settled)),
@@ -301,47 +484,118 @@ def evaluate(
         run_name=run_name,
         unjudged_queries=tuple(unjudged),
         missing_queries=tuple(missing),
-        complete=complete,
+        complete=settled.complete,
+        names=names,
     )
 
 
-_SWAPPED = (
-    "were the qrels and the run given in the wrong order? The qrels come first: "
-    "evaluate(qrels, run)"
-)
+def _nothing_retrieved(judged: NativeQrels) -> NativeRun:
+    """The run given empty in memory: it retrieved nothing for any judged query."""
+    return _core.run_from_dict({query_id: {} for query_id in judged.query_ids()})
+
+
+def native_ranking(run: Any, judged: NativeQrels, lenient: bool = False) -> NativeRun:
+    """The core's run (see `rankscope.io._native.native_run`), as `evaluate` reads it: one
+    given empty in memory retrieved nothing for any query ``judged`` judges (a file without
+    results is an error). For the adapters that evaluate with the core themselves
+    (`rankscope.compat`)."""
+    try:
+        return native_run(run, lenient)
+    except EmptyInputError:
+        if isinstance(run, str | os.PathLike):
+            raise
+        return _nothing_retrieved(judged)
+
+
+def _nothing_judged(
+    run: Any, settled: _core.Plan, names: tuple[str, ...], lenient: bool
+) -> Results:
+    """The results of a run against qrels given empty in memory: no query evaluated, every
+    query of the run unjudged (said in a warning), as ir_measures returns them."""
+    ranking = _ranking(run, None, lenient)
+    unjudged = [] if ranking is None else ranking.query_ids()
+    run_name = "run" if ranking is None else ranking.name
+    warnings.warn(
+        f"the qrels hold no judgements: no query of run {run_name!r} is evaluated "
+        f"({len(unjudged)} unjudged); every aggregate is NaN",
+        RankscopeWarning,
+        stacklevel=4,
+    )
+    measures = measures_of(settled)
+    return Results(
+        measures=tuple(measures),
+        values=_core.PerQuery(
+            [],
+            [m.name for m in measures],
+            [FAMILIES[m.family].aggregate for m in measures],
+            [[] for _ in measures],
+        ),
+        profile=conventions_of(settled).name,
+        run_name=run_name,
+        unjudged_queries=tuple(unjudged),
+        complete=settled.complete,
+        names=names,
+    )
+
+
+def _swapped(function: str = "evaluate", second: str = "run") -> str:
+    """The hint of arguments given in the wrong order, to ``function(qrels, second)``."""
+    return (
+        f"were the qrels and the {second} given in the wrong order? The qrels come first: "
+        f"{function}(qrels, {second})"
+    )
+
+
 _NOT_A_GRADE = re.compile(r"relevance must be an integer grade; found -?[0-9]+\.[0-9]*[1-9]")
 _NAME_IT = re.compile(r"\(or name it with (query_id|doc_id|relevance|score)=\.\.\.\)")
 
 
-def _judgements(qrels: Any, lenient: bool) -> NativeQrels:
-    """The core's qrels, with the errors of `evaluate`: a score with a fraction where a grade
-    was expected (a run given first) said so, and a missing column named as `rankscope.io`'s
-    readers take it (`evaluate` takes no column names)."""
+def judgements(
+    qrels: Any, lenient: bool = False, function: str = "evaluate", second: str = "run"
+) -> NativeQrels | None:
+    """The core's qrels, with the errors of `evaluate` (and of the other functions that take
+    qrels first, ``function(qrels, second)``): a score with a fraction where a grade was expected,
+    or a dict of runs (a run or runs given first), said so; a missing column named as
+    `rankscope.io`'s readers take it (`evaluate` takes no column names). None for qrels
+    given empty in memory (a file without judgements is an error).
+
+    Examples
+    --------
+    >>> judgements({"bm25": {"q1": {"d1": 0.5}}}, function="compare_runs", second="runs")
+    Traceback (most recent call last):
+    ...
+    rankscope.errors.InputError: <dict>: relevance must be an integer grade; found {'d1': 0.5}
+    for query 'bm25', document 'q1': were the qrels and the runs given in the wrong order? The
+    qrels come first: compare_runs(qrels, runs)
+    """
     try:
         return native_qrels(qrels, lenient)
+    except EmptyInputError:
+        if isinstance(qrels, str | os.PathLike):
+            raise
+        return None
     except InputError as error:
         hint = ""
-        if _NOT_A_GRADE.match(error.message) and not isinstance(qrels, str | os.PathLike):
-            hint = f": {_SWAPPED}"  # the core words the hint for files itself
+        in_memory = not isinstance(qrels, str | os.PathLike)  # the core words it for files
+        if in_memory and (
+            _NOT_A_GRADE.match(error.message) or (isinstance(qrels, Mapping) and _holds_runs(qrels))
+        ):
+            hint = f": {_swapped(function, second)}"
         raise _reworded(error, _reader("qrels", qrels), hint) from None
 
 
-def _ranking(run: Any, qrels: Any, lenient: bool) -> NativeRun:
-    """The core's run, with the errors of `evaluate`: a dict of runs said to be one, a missing
-    column named as `rankscope.io`'s readers take it; and a warning when dicts of float grades
-    and integer scores suggest the qrels and the run were swapped."""
+def _ranking(run: Any, qrels: Any, lenient: bool) -> NativeRun | None:
+    """The core's run, with the errors of `evaluate`: a missing column named as
+    `rankscope.io`'s readers take it; and a warning when dicts of float grades and integer
+    scores suggest the qrels and the run were swapped. None for a run given empty in memory
+    (a file without results is an error)."""
     try:
         ranking = native_run(run, lenient)
+    except EmptyInputError:
+        if isinstance(run, str | os.PathLike):
+            raise
+        return None
     except InputError as error:
-        if isinstance(run, Mapping) and _holds_runs(run):
-            names = ", ".join(repr(name) for name in list(run)[:3])
-            raise InputError(
-                f"this is a dict of runs ({names}{', ...' if len(run) > 3 else ''}); evaluate "
-                "takes one run: evaluate each ({name: rankscope.evaluate(qrels, run, ...) for "
-                "name, run in runs.items()}) or compare them with rankscope.compare_runs(qrels, "
-                "runs, ...)",
-                source=error.source,
-            ) from None
         raise _reworded(error, _reader("run", run), "") from None
     if (
         isinstance(qrels, Mapping)
@@ -350,9 +604,9 @@ def _ranking(run: Any, qrels: Any, lenient: bool) -> NativeRun:
         and _first_value(run, int)
     ):
         warnings.warn(
-            f"the qrels hold float grades and the run integer scores: {_SWAPPED}",
+            f"the qrels hold float grades and the run integer scores: {_swapped()}",
             RankscopeWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     return ranking
 

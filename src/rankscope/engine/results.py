@@ -13,12 +13,19 @@ that is not an evaluated query but names a computed measure (``results["AP"]``, 
 ``results["map"]`` by trec_eval's name) gives that measure's value per query. Query ids come
 first: when an id is also a measure's name, ``results[name]`` is the query's values, and
 :meth:`Results.score_dict` the measure's.
+
+Values are keyed by the names the caller gave (``"map@5"``, ``"ndcg_cut.10"``, ir_measures'
+``str()`` of a measure), as ranx, pytrec_eval and ir_measures key theirs; the aggregates of
+:meth:`Results.mean` and a query's values ``results["q1"]`` also answer to the canonical name
+and to every other alias of a measure (``mean()["AP@5"]`` when ``"map@5"`` was asked). The
+frames (:attr:`Results.per_query`, :meth:`Results.to_polars`, :meth:`Results.to_pandas`) and
+the command line name their columns canonically.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
@@ -34,7 +41,59 @@ if TYPE_CHECKING:
 
     FloatArray = npt.NDArray[np.float64]
 
-__all__ = ["Results"]
+__all__ = ["MeasureValues", "Results", "ResultsByRun"]
+
+
+class MeasureValues(dict[str, float]):
+    """``{measure name: value}`` keyed by the names the caller gave, in the order computed,
+    that also answers to each measure's canonical name and aliases: a plain dict otherwise
+    (it compares equal to one with the same keys and values).
+
+    Examples
+    --------
+    >>> import rankscope
+    >>> means = rankscope.evaluate({"q": {"a": 1}}, {"q": ["b", "a"]}, ["map@5", "mrr"]).mean()
+    >>> means
+    {'map@5': 0.5, 'mrr': 0.5}
+    >>> means["AP@5"], means["recip_rank"], "RR" in means, means.get("nDCG", 0.0)
+    (0.5, 0.5, True, 0.0)
+    """
+
+    __slots__ = ("_measures",)
+
+    def __init__(self, pairs: Iterable[tuple[str, float]], measures: Sequence[Measure]) -> None:
+        super().__init__(pairs)
+        self._measures = tuple(measures)
+
+    def _given(self, key: object) -> str | None:
+        """The key this mapping holds for the measure ``key`` names, if it holds it."""
+        if not isinstance(key, str | Measure):
+            return None
+        try:
+            index = self._measures.index(measure(key))
+        except (MeasureError, ValueError):
+            return None
+        return list(self)[index]
+
+    def __missing__(self, key: str) -> float:
+        given = self._given(key)
+        if given is None:
+            raise KeyError(key)
+        return dict.__getitem__(self, given)
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or self._given(key) is not None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value of the measure ``key`` names (given name, canonical or alias), else
+        ``default``."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (MeasureValues, (list(self.items()), self._measures))
 
 
 class Results:
@@ -61,6 +120,9 @@ class Results:
         Judged queries absent from the run: scored 0 if ``complete``, else left out.
     complete
         Whether missing queries were scored 0 and included in the aggregates.
+    names
+        The name each measure is keyed by in `mean`, `to_dict` and a query's values: as the
+        caller gave it (``"map@5"``), or canonical (the default; keyword only).
     values
         The per-query values held by the core (what `evaluate` gives; keyword only).
     """
@@ -75,9 +137,13 @@ class Results:
         missing_queries: tuple[str, ...] = (),
         complete: bool = False,
         *,
+        names: Sequence[str] | None = None,
         values: PerQuery | None = None,
     ) -> None:
         self.measures = tuple(measures)
+        self.names = tuple(m.name for m in self.measures) if names is None else tuple(names)
+        if len(self.names) != len(self.measures):
+            raise TypeError(f"Results takes one name per measure; got {len(self.names)} names")
         if (per_query is None) == (values is None):
             raise TypeError("Results takes either per_query (a DataFrame) or values, not both")
         if per_query is not None:
@@ -105,6 +171,7 @@ class Results:
             self.unjudged_queries,
             self.missing_queries,
             self.complete,
+            names=self.names,
             values=self.values,
         )
 
@@ -136,8 +203,8 @@ class Results:
         if isinstance(key, str | int) and not isinstance(key, bool):
             row = self._rows.get(str(key))
             if row is not None:
-                pairs = zip(self.measures, self._columns, strict=True)
-                return {m.name: column[row] for m, column in pairs}
+                pairs = zip(self.names, self._columns, strict=True)
+                return MeasureValues(((name, column[row]) for name, column in pairs), self.measures)
         if not isinstance(key, int):
             try:
                 return self.score_dict(key)
@@ -231,25 +298,31 @@ class Results:
             unjudged_queries=self.unjudged_queries,
             missing_queries=self.missing_queries,
             complete=self.complete,
+            names=self.names,
             values=values,
         )
 
-    def mean(self) -> dict[str, float]:
+    def mean(self) -> MeasureValues:
         """The aggregate of every measure over the evaluated queries.
 
         The arithmetic mean, except where trec_eval aggregates otherwise: ``GM_AP`` is a
         geometric mean (values floored at 1e-5), ``NumRet``, ``NumRel`` and ``NumRelRet`` are
-        totals, ``NumQ`` the number of queries.
+        totals, ``NumQ`` the number of queries. Keyed by the names given (see
+        `MeasureValues`: canonical names and aliases find the same values).
         """
-        return dict(zip((m.name for m in self.measures), self.values.aggregates(), strict=True))
+        pairs = zip(self.names, self.values.aggregates(), strict=True)
+        return MeasureValues(pairs, self.measures)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
-        """``{query_id: {measure name: value}}``, the shape pytrec_eval returns.
+        """``{query_id: {measure name: value}}``, the shape pytrec_eval returns, each measure
+        keyed by the name given.
 
         One difference: a query's ``GM_AP`` here is its AP (the geometric mean is in
         :meth:`mean`), where pytrec_eval gives the logarithm of it.
         """
-        return self.values.to_dict()
+        if all(name == m.name for name, m in zip(self.names, self.measures, strict=True)):
+            return self.values.to_dict()
+        return self.values.to_dict([(name, index) for index, name in enumerate(self.names)])
 
     @cached_property
     def per_query(self) -> pl.DataFrame:
@@ -284,3 +357,102 @@ class Results:
             for name, value in self.mean().items()
         )
         return f"Results({self.run_name!r}, {self.num_queries} queries, {means})"
+
+
+class ResultsByRun(Mapping[str, "Results"]):
+    """What `rankscope.evaluate` returns for a dict of runs ``{name: run}``: each run's
+    `Results` by its name, in the order given, and one table of them all, as the command line
+    prints several runs (a ``run`` column beside the measures).
+
+    Examples
+    --------
+    >>> import rankscope
+    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    >>> both = rankscope.evaluate(
+    ...     qrels, {"bm25": {"q1": ["x", "a"], "q2": ["b"]}, "dense": {"q1": ["a"], "q2": ["b"]}},
+    ...     ["mrr", "P@1"])
+    >>> both.mean()
+    {'bm25': {'mrr': 0.75, 'P@1': 0.5}, 'dense': {'mrr': 1.0, 'P@1': 1.0}}
+    >>> both["bm25"]["q1"], list(both), len(both)
+    ({'mrr': 0.5, 'P@1': 0.0}, ['bm25', 'dense'], 2)
+    >>> print(both)
+    run    RR      P@1
+    bm25   0.7500  0.5000
+    dense  1.0000  1.0000
+    >>> both.per_query.rows()
+    [('bm25', 'q1', 0.5, 0.0), ('bm25', 'q2', 1.0, 1.0), ('dense', 'q1', 1.0, 1.0),
+     ('dense', 'q2', 1.0, 1.0)]
+    """
+
+    def __init__(self, runs: Mapping[str, Results]) -> None:
+        if not runs:
+            raise TypeError("ResultsByRun needs the results of at least one run")
+        self.runs: dict[str, Results] = dict(runs)
+
+    def __getitem__(self, name: str) -> Results:
+        try:
+            return self.runs[name]
+        except KeyError:
+            raise KeyError(f"no run named {name!r}; runs: {', '.join(self.runs)}") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.runs)
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    @property
+    def measures(self) -> tuple[Measure, ...]:
+        """The measures computed (the same for every run), in the order asked."""
+        return next(iter(self.runs.values())).measures
+
+    def mean(self) -> dict[str, MeasureValues]:
+        """Each run's aggregates, ``{run: {measure: value}}`` (see `Results.mean`)."""
+        return {name: results.mean() for name, results in self.runs.items()}
+
+    def to_dict(self) -> dict[str, dict[str, dict[str, float]]]:
+        """``{run: {query_id: {measure: value}}}`` (see `Results.to_dict`)."""
+        return {name: results.to_dict() for name, results in self.runs.items()}
+
+    @cached_property
+    def per_query(self) -> pl.DataFrame:
+        """One table of every run's per-query values: ``run``, ``query_id`` and one Float64
+        column per measure (canonical name), the runs in the order given."""
+        import polars as pl  # a dependency, imported only when asked for
+
+        return pl.concat(
+            [
+                results.per_query.select(pl.lit(name, pl.String).alias("run"), pl.all())
+                for name, results in self.runs.items()
+            ]
+        )
+
+    def to_polars(self) -> pl.DataFrame:
+        """The aggregates as a polars DataFrame: ``run`` and one Float64 column per measure
+        (canonical name), one row per run (for every query's values: :attr:`per_query`)."""
+        from rankscope.report.results import results_frame
+
+        return results_frame(list(self.runs.values()), per_query=False).drop("query_id")
+
+    def to_pandas(self) -> Any:
+        """:meth:`to_polars` as a pandas DataFrame (the ``pandas`` extra)."""
+        require(("pandas", "pyarrow"), "ResultsByRun.to_pandas", "pandas")
+        return self.to_polars().to_pandas()
+
+    def __str__(self) -> str:
+        """The command line's table of the runs' aggregates."""
+        from rankscope.report.results import render
+
+        return render(list(self.runs.values()), "table").rstrip("\n")
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the runs' aggregates as one table, rounded as the command line
+        rounds them."""
+        from rankscope.report.results import html_table, table_rows
+
+        header, rows = table_rows(list(self.runs.values()), per_query=False)
+        return f'<div class="rankscope-results">{html_table(header, rows)}</div>'
+
+    def __repr__(self) -> str:
+        measures = ", ".join(next(iter(self.runs.values())).names)
+        return f"ResultsByRun({', '.join(map(repr, self.runs))}; {measures})"

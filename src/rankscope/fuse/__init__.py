@@ -12,10 +12,7 @@ itself is callable: ``rankscope.fuse(runs, ...)`` is `fuse`.
 
 from __future__ import annotations
 
-import sys
-import types
-from typing import Any
-
+from rankscope._lazy import callable_package
 from rankscope.fuse._fuse import fuse
 from rankscope.fuse._methods import METHODS, NORMS, FusionMethod
 from rankscope.fuse._optimize import FusionSearch, Trial, optimize_fusion, weight_grid
@@ -32,12 +29,4 @@ __all__ = [
 ]
 
 
-class _CallableModule(types.ModuleType):
-    """``rankscope.fuse`` names both this package and its function: calling the package calls
-    `fuse`, so that either meaning works whatever was imported first."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return fuse(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
+callable_package(__name__, fuse)

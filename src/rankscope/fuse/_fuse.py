@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -64,8 +65,18 @@ class EncodedRuns:
         """The runs in the core, normalised (``norm`` already checked)."""
         return self.core if norm is None else self.core.normalize(norm)
 
-    def to_run(self, columns: tuple[bytes, bytes, bytes], name: str) -> Run:
-        """A `Run` from fused (or normalised) rows given as code bytes."""
+    @cached_property
+    def every_query(self) -> list[str]:
+        """Every query of any of the runs, those they hold empty too, sorted."""
+        with_rows = pl.concat([run.frame[QUERY_ID].unique() for run in self.runs]).unique()
+        return sorted({*with_rows.to_list(), *(q for run in self.runs for q in run.empty_queries)})
+
+    def to_run(
+        self, columns: tuple[bytes, bytes, bytes], name: str, holding: list[str] | None = None
+    ) -> Run:
+        """A `Run` from fused (or normalised) rows given as code bytes, holding the queries
+        ``holding`` too (those without rows as its empty queries): by default every query of
+        the runs, as a fused run holds them."""
         queries, docs, scores = columns
         frame = pl.DataFrame(
             [
@@ -75,7 +86,8 @@ class EncodedRuns:
             ]
         )
         # Ids come from validated runs and the core refuses non-finite scores: no checks again.
-        return Run(frame, name=name, source="<fused>")
+        every = self.every_query if holding is None else holding
+        return Run(frame, name=name, source="<fused>", empty_queries=every)
 
     def core_error(self, error: ValueError) -> InputError:
         return _core_error(error, self.runs, self.query_ids, self.doc_ids)
@@ -164,7 +176,9 @@ def fuse(
     for missing documents is ranx's: ``max`` counts it as -1e9, ``min`` as 1e9, ``bordafuse``
     gives it the run's unranked points, ``bayesfuse`` the lowest log-odds). A query a run does
     not hold is, for that run, a query it retrieved nothing for; the fused run holds every
-    query of any run (ranx refuses runs whose queries differ).
+    query of any run (ranx refuses runs whose queries differ), a query that every run left
+    empty among its `Run.empty_queries` (evaluated as retrieving nothing; a TREC file written
+    from it has no line for it).
 
     Parameters
     ----------

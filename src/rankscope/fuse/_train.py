@@ -68,7 +68,11 @@ def train(
     if method == "mapfuse":
         scores = []
         for index in range(len(encoded.runs)):
-            run = encoded.to_run(normalized.rows(index), encoded.runs[index].name)
+            run = encoded.to_run(
+                normalized.rows(index),
+                encoded.runs[index].name,
+                encoded.runs[index].query_ids,
+            )
             results = evaluate(
                 judgements.qrels,
                 run,

@@ -198,7 +198,9 @@ def as_run(
     """
     check_mapping("run", column_mapping, "as_run")
     if isinstance(data, Run):
-        return data if name is None or name == data.name else Run(data.frame, name, data.source)
+        if name is None or name == data.name:
+            return data
+        return Run(data.frame, name, data.source, empty_queries=data.empty_queries)
     if _is_path(data):
         return read_run(data, lenient=lenient, name=name, **column_mapping)
     run_name = name or "run"

@@ -195,4 +195,4 @@ def native_run(run: Any, lenient: bool = False) -> NativeRun:
     from rankscope.io._inputs import as_run
 
     table = as_run(run, lenient=lenient)
-    return _core.run_from_arrow(table.frame, table.name, table.source)
+    return _core.run_from_arrow(table.frame, table.name, table.source, list(table.empty_queries))

@@ -63,6 +63,9 @@ def write_run(run: Run, path: str | os.PathLike[str], format: str = "trec") -> N
         position within its query and the tag the run's name; ``"jsonl"``: one
         ``{"query_id", "doc_id", "score"}`` object per line; ``"csv"``, ``"tsv"``: those columns
         with a header; ``"parquet"``. Scores are written so that they read back exactly.
+        A query with nothing retrieved (`Run.empty_queries`) has no row, so none of these
+        formats holds it: it is not written, and a run read back from the file lacks it
+        (an evaluation then counts it as missing from the run, as trec_eval would).
 
     Raises
     ------

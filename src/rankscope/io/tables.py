@@ -4,7 +4,9 @@ Both wrap a polars DataFrame with fixed column names and types:
 
 * ``Qrels.frame``: ``query_id`` (str), ``doc_id`` (str), ``relevance`` (Int64), and for
   diversity qrels ``subtopic`` (str): the subtopic (intent) judged, TREC's second field
-* ``Run.frame``: ``query_id`` (str), ``doc_id`` (str), ``score`` (Float64)
+* ``Run.frame``: ``query_id`` (str), ``doc_id`` (str), ``score`` (Float64); beside it,
+  ``Run.empty_queries``: the queries given with nothing retrieved (``{"q3": []}``, or a query
+  of a fusion every run left empty), which no row can hold
 
 Ids are always strings (integer ids are converted with ``str``), because trec_eval breaks score
 ties by comparing document ids as byte strings. Row order is kept exactly as given: the ``trec``
@@ -134,9 +136,15 @@ def number_value(value: Any, rule: str, query_id: Any, doc_id: Any, source: str)
 
 
 def _flatten(
-    nested: Mapping[Any, Any], what: str, expected: str, value_rule: str, source: str
+    nested: Mapping[Any, Any],
+    what: str,
+    expected: str,
+    value_rule: str,
+    source: str,
+    empty: list[str] | None = None,
 ) -> tuple[list[str], list[str], list[int | float]]:
-    """Columns from ``{query_id: {doc_id: number}}``, refusing anything but real numbers."""
+    """Columns from ``{query_id: {doc_id: number}}``, refusing anything but real numbers; the
+    queries given an empty mapping are added to ``empty`` (when given)."""
     query_ids: list[str] = []
     doc_ids: list[str] = []
     values: list[int | float] = []
@@ -147,6 +155,8 @@ def _flatten(
                 source=source,
             )
         query = id_value(query_id, "query", source)
+        if not docs and empty is not None:
+            empty.append(query)
         for doc_id, value in docs.items():
             doc_ids.append(id_value(doc_id, "document", source, query_id))
             values.append(number_value(value, value_rule, query_id, doc_id, source))
@@ -170,6 +180,16 @@ def _frame_from(
         )
     mapping = {ours: theirs for ours, theirs in columns.items() if theirs is not None}
     return select_columns(frame, kind, mapping, source)
+
+
+def _without_rows(queries: Iterable[str], frame: pl.DataFrame) -> tuple[str, ...]:
+    """The distinct ``queries`` that no row of ``frame`` holds, in order (a query given both
+    empty and with rows has rows)."""
+    queries = tuple(dict.fromkeys(queries))
+    if not queries:
+        return ()
+    present = set(frame[QUERY_ID].filter(frame[QUERY_ID].is_in(queries)).to_list())
+    return tuple(q for q in queries if q not in present)
 
 
 def _has_schema(data: Any, schema: Mapping[str, Any]) -> bool:
@@ -336,11 +356,20 @@ class Run:
     ('bm25', [('q1', 'd1', 0.9), ('q1', 'd2', 0.3)])
     >>> Run.from_lists({"q1": ["d2", "d1"]}).frame.rows()
     [('q1', 'd2', 2.0), ('q1', 'd1', 1.0)]
+
+    A query given with nothing retrieved has no row; the run keeps it in `empty_queries`,
+    and evaluates it as a query that retrieved nothing:
+
+    >>> run = Run({"q1": ["d1"], "q2": []})
+    >>> run.empty_queries, run.query_ids
+    (('q2',), ['q1', 'q2'])
     """
 
     frame: pl.DataFrame
     name: str = "run"
     source: str = "<run>"
+    empty_queries: tuple[str, ...] = ()
+    """The queries given with nothing retrieved (no row holds them), in the order given."""
 
     def __init__(
         self,
@@ -349,6 +378,7 @@ class Run:
         source: str | None = None,
         *,
         frame: Any = None,
+        empty_queries: Iterable[str] = (),
     ) -> None:
         data = frame if data is None else data
         if data is None:
@@ -358,14 +388,24 @@ class Run:
 
             table = as_run(data, name=name)
             data, name, source = table.frame, table.name, source or table.source
+            empty_queries = [*table.empty_queries, *empty_queries]
         object.__setattr__(self, "frame", data)
         object.__setattr__(self, "name", name or "run")
         object.__setattr__(self, "source", source or "<run>")
+        object.__setattr__(self, "empty_queries", _without_rows(empty_queries, data))
 
     @classmethod
-    def from_frame(cls, frame: pl.DataFrame, name: str = "run", source: str = "<run>") -> Run:
-        """Validate a frame that already has the columns query_id, doc_id, score."""
-        if frame.height == 0:
+    def from_frame(
+        cls,
+        frame: pl.DataFrame,
+        name: str = "run",
+        source: str = "<run>",
+        empty_queries: Iterable[str] = (),
+    ) -> Run:
+        """Validate a frame that already has the columns query_id, doc_id, score; the run
+        holds ``empty_queries`` too, with nothing retrieved."""
+        empty_queries = tuple(empty_queries)
+        if frame.height == 0 and not empty_queries:
             raise EmptyInputError("run holds no results", source=source)
         ids = pl.DataFrame(
             [
@@ -374,7 +414,7 @@ class Run:
             ]
         )
         scores = _check_scores(frame[SCORE], ids, source)
-        return cls(ids.with_columns(scores), name, source)
+        return cls(ids.with_columns(scores), name, source, empty_queries=empty_queries)
 
     @classmethod
     def from_dict(
@@ -383,18 +423,21 @@ class Run:
         name: str = "run",
         source: str = "<dict>",
     ) -> Run:
-        """From ``{query_id: {doc_id: score}}``; ids may be strings or integers."""
+        """From ``{query_id: {doc_id: score}}``; ids may be strings or integers (a query
+        given ``{}`` retrieved nothing: see `empty_queries`)."""
+        empty: list[str] = []
         query_ids, doc_ids, scores = _flatten(
             run,
             "results",
             "a mapping doc_id -> score (use Run.from_lists for ranked lists)",
             "score must be a finite number",
             source,
+            empty,
         )
         frame = pl.DataFrame(
             {QUERY_ID: query_ids, DOC_ID: doc_ids, SCORE: [float(s) for s in scores]}, RUN_SCHEMA
         )
-        return cls.from_frame(frame, name, source)
+        return cls.from_frame(frame, name, source, empty)
 
     @classmethod
     def from_lists(
@@ -406,8 +449,10 @@ class Run:
         """From ``{query_id: [doc_id, ...]}`` in rank order, best first.
 
         Scores are made from the position (``n - i`` for the i-th of n documents), so every
-        profile ranks the documents exactly in the order given.
+        profile ranks the documents exactly in the order given. A query given ``[]``
+        retrieved nothing (see `empty_queries`).
         """
+        empty: list[str] = []
         query_ids: list[str] = []
         doc_ids: list[str] = []
         scores: list[float] = []
@@ -420,11 +465,13 @@ class Run:
                     source=source,
                 )
             ranked = [id_value(doc, "document", source, query_id) for doc in docs]
+            if not ranked:
+                empty.append(id_value(query_id, "query", source))
             query_ids.extend([id_value(query_id, "query", source)] * len(ranked))
             doc_ids.extend(ranked)
             scores.extend(float(len(ranked) - i) for i in range(len(ranked)))
         frame = pl.DataFrame({QUERY_ID: query_ids, DOC_ID: doc_ids, SCORE: scores}, RUN_SCHEMA)
-        return cls.from_frame(frame, name, source)
+        return cls.from_frame(frame, name, source, empty)
 
     @classmethod
     def from_df(
@@ -445,21 +492,24 @@ class Run:
 
     @property
     def query_ids(self) -> list[str]:
-        """The query ids of the run, sorted."""
-        return sorted(self.frame[QUERY_ID].unique().to_list())
+        """The query ids of the run (its empty queries too), sorted."""
+        return sorted({*self.frame[QUERY_ID].unique().to_list(), *self.empty_queries})
 
     def to_dict(self) -> dict[str, dict[str, float]]:
-        """``{query_id: {doc_id: score}}`` (of a document ranked twice, the first line)."""
+        """``{query_id: {doc_id: score}}`` (of a document ranked twice, the first line; an
+        empty query, ``{}``)."""
         result: dict[str, dict[str, float]] = {}
         for query_id, doc_id, score in self.frame.iter_rows():
             result.setdefault(query_id, {}).setdefault(doc_id, score)
+        for query_id in self.empty_queries:
+            result[query_id] = {}
         return result
 
     def __len__(self) -> int:
         return self.frame.height
 
     def __repr__(self) -> str:
-        queries = self.frame[QUERY_ID].n_unique()
+        queries = self.frame[QUERY_ID].n_unique() + len(self.empty_queries)
         return (
             f"Run({self.name!r}, {self.frame.height} results, {queries} queries, "
             f"source={self.source!r})"

@@ -9,6 +9,7 @@ from typing import Any
 
 import polars as pl
 
+from rankscope._progress import ProgressOption
 from rankscope.errors import InputError, OptionError
 from rankscope.io import Qrels, as_qrels, read_corpus, read_queries, write_qrels
 from rankscope.io._formats import normalize_format
@@ -89,6 +90,7 @@ def pool(
     qrels: QrelsLike | None = None,
     *,
     lenient: bool = False,
+    progress: ProgressOption = None,
 ) -> Pool:
     """Pool runs to depth ``depth``: the union of each run's top ``depth`` documents of each
     query, less the pairs ``qrels`` already judge.
@@ -109,6 +111,9 @@ def pool(
         are left out.
     lenient
         For files: skip malformed lines (counted in a warning) instead of stopping.
+    progress
+        ``True``: a bar of the runs read on standard error, when it is a terminal; or a
+        callable, called with ``(done, total)`` after each run.
 
     Raises
     ------
@@ -126,7 +131,7 @@ def pool(
     [('q1', 'd2', 2, 2), ('q1', 'd4', 1, 1)]
     """
     depth = check_depth(depth, "depth")
-    runs_read = as_run_list(runs, lenient)
+    runs_read = as_run_list(runs, lenient, progress)
     tops = [frame.select(QUERY_ID, DOC_ID, RANK) for frame in ranked(runs_read, depth=depth)]
     pooled = (
         pl.concat(tops)

@@ -14,6 +14,7 @@ from typing import Any
 
 import polars as pl
 
+from rankscope._progress import ProgressOption, steps
 from rankscope.engine import ranked_documents
 from rankscope.errors import DuplicateDocumentError, OptionError
 from rankscope.io import Qrels, Run, as_run
@@ -28,13 +29,21 @@ RunLike = Run | Mapping[Any, Any] | str | os.PathLike[str]
 QrelsLike = Qrels | Mapping[Any, Any] | str | os.PathLike[str]
 
 
-def as_run_list(runs: Sequence[RunLike] | RunLike, lenient: bool = False) -> list[Run]:
-    """The runs as `Run` objects (files read, dicts converted); at least one."""
+def as_run_list(
+    runs: Sequence[RunLike] | RunLike, lenient: bool = False, progress: ProgressOption = None
+) -> list[Run]:
+    """The runs as `Run` objects (files read, dicts converted); at least one. ``progress``
+    shows the runs read (see `rankscope._progress`)."""
     if isinstance(runs, Run | Mapping | str | os.PathLike) or not isinstance(runs, Sequence):
         raise OptionError(f"runs must be a list of runs; got {type(runs).__name__}")
     if not runs:
         raise OptionError("no run given; expected one or more")
-    return [as_run(run, lenient=lenient) for run in runs]
+    read = []
+    with steps(len(runs), "reading runs", progress) as advance:
+        for done, run in enumerate(runs, 1):
+            read.append(as_run(run, lenient=lenient))
+            advance(done)
+    return read
 
 
 def check_depth(value: Any, name: str) -> int:

@@ -54,7 +54,7 @@ def table_rows(
     rows: list[list[str]] = []
     for results in runs:
         if per_query:
-            for query_id, values in results.to_dict().items():
+            for query_id, values in results.values.to_dict().items():  # canonical names
                 cells = [f(values[m.name]) for f, m in zip(formats, measures, strict=True)]
                 rows.append([results.run_name, query_id, *cells])
         means = results.mean()
@@ -127,11 +127,12 @@ def render_json(runs: list[Results], per_query: bool, provenance: Provenance | N
 
     payload = []
     for results in runs:
+        means = results.mean()  # by canonical name, as the columns of every other format
         entry: dict[str, object] = {
             "run": results.run_name,
             "profile": results.profile,
             "queries": len(results.query_ids),
-            "mean": {name: clean(value) for name, value in results.mean().items()},
+            "mean": {m.name: clean(means[m.name]) for m in results.measures},
         }
         if results.unjudged_queries:
             entry["unjudged_queries"] = list(results.unjudged_queries)
@@ -140,7 +141,7 @@ def render_json(runs: list[Results], per_query: bool, provenance: Provenance | N
         if per_query:
             entry["per_query"] = {
                 query: {name: clean(v) for name, v in values.items()}
-                for query, values in results.to_dict().items()
+                for query, values in results.values.to_dict().items()
             }
         payload.append(entry)
     document: dict[str, object] = {"runs": payload}
@@ -163,6 +164,7 @@ def results_frame(runs: list[Results], per_query: bool) -> pl.DataFrame:
 
     frames = []
     for results in runs:
+        means = results.mean()
         if per_query:
             frames.append(results.per_query.select(pl.lit(results.run_name).alias("run"), pl.all()))
         frames.append(
@@ -170,7 +172,7 @@ def results_frame(runs: list[Results], per_query: bool) -> pl.DataFrame:
                 {
                     "run": [results.run_name],
                     "query_id": ["all"],
-                    **{name: [value] for name, value in results.mean().items()},
+                    **{m.name: [means[m.name]] for m in results.measures},
                 },
                 schema={
                     "run": pl.String,
