@@ -8,7 +8,9 @@ opens the pages in headless Chromium (Debian's ``chromium``, driven by Playwrigh
 ``scripts/screenshot_report.py`` does; ``--chromium`` or ``RANKSCOPE_CHROMIUM`` for another
 binary) and writes ``docs/console-tasks.png``, ``docs/console-task.png`` (the demo task's page:
 its metrics, the distribution of its nDCG@10 over the questions, and the questions sorted by
-it), ``docs/console-new.png`` and ``docs/console-compare.png``.
+it), ``docs/console-new.png``, ``docs/console-compare.png`` and ``docs/console-judging.png``
+(the holes of the demo task's top 5 judged by a stand-in for an LLM judge: the tests' local
+chat-completions server, grading a passage by the query's words it holds).
 """
 
 from __future__ import annotations
@@ -62,6 +64,14 @@ def _tasks(service: Any) -> dict[str, str]:
     return ids
 
 
+def _overlap_grade(query: str, passage: str) -> int:
+    """The stand-in judge's grade: the share of the query's longer words the passage holds,
+    in quarters (3 from three quarters up)."""
+    words = {word.strip("?.,") for word in query.lower().split() if len(word) > 3}
+    held = sum(word in passage.lower() for word in words) / max(1, len(words))
+    return min(3, int(held * 4))
+
+
 def screenshots(output: Path, chromium: str) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -69,6 +79,9 @@ def screenshots(output: Path, chromium: str) -> None:
 
     launch_args = _REPORT.LAUNCH_ARGS
     helpers = _load("service_helpers", ROOT / "tests" / "service" / "service_helpers.py")
+    sys.path.insert(0, str(ROOT / "tests"))  # the chat server imports its loopback helper
+    loopback = _load("loopback", ROOT / "tests" / "loopback.py")
+    chat = _load("chat_server", ROOT / "tests" / "chat_server.py")
     problems: list[str] = []
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
@@ -82,7 +95,11 @@ def screenshots(output: Path, chromium: str) -> None:
             ids = _tasks(service)
             while service.get(ids["running"]).finished < 18:
                 time.sleep(0.05)
-            with helpers.serving(app) as base, sync_playwright() as playwright:
+            with (
+                loopback.serving(app) as base,
+                chat.serve_chat(chat.ChatServer(grades=_overlap_grade)) as judge,
+                sync_playwright() as playwright,
+            ):
                 browser = playwright.chromium.launch(executable_path=chromium, args=launch_args)
                 page = browser.new_page(viewport={"width": WIDTH, "height": 640})
                 page.on("pageerror", lambda error: problems.append(str(error)))
@@ -113,6 +130,21 @@ def screenshots(output: Path, chromium: str) -> None:
                 page.goto(f"{base}/compare?task={ids['default']}&task={ids['flat']}")
                 page.frame_locator("#report").locator("table.summary").wait_for()
                 page.screenshot(path=str(output / "console-compare.png"))
+
+                judging = service.submit_judging(
+                    {"type": "http", "url": judge.url, "model": "qwen2.5-7b-instruct"},
+                    holes_of=ids["default"],
+                    depth=5,
+                    calibrate=True,
+                    calibration_sample=60,
+                    concurrency=8,
+                    name="bm25-default-holes",
+                )
+                service.run_judging(judging.id)
+                page.set_viewport_size({"width": WIDTH, "height": 1100})
+                page.goto(f"{base}/judgings/{judging.id}")
+                page.wait_for_selector("#reevaluation")
+                page.screenshot(path=str(output / "console-judging.png"))
                 browser.close()
         finally:
             service.close()
@@ -128,7 +160,7 @@ def main() -> int:
     _REPORT.require_chromium(args)
     args.output.mkdir(parents=True, exist_ok=True)
     screenshots(args.output, args.chromium)
-    print(f"wrote {args.output}/console-{{tasks,task,new,compare}}.png")
+    print(f"wrote {args.output}/console-{{tasks,task,new,compare,judging}}.png")
     return 0
 
 

@@ -7,23 +7,54 @@ The grade of a pair is `grade_of(query, passage)` (a digest of both, 0-3) unless
 ``Retry-After: retry_after``), ``"503"``, ``"400"``, ``"malformed"`` (a body that is not
 JSON), ``"no choices"`` (JSON that is no chat completion), ``"truncated"`` (cut short,
 ``finish_reason`` ``length``) or ``"no grade"`` (an answer without a grade). Every call is
-counted per pair.
+counted per pair. `write_inputs` writes the pairs and texts of a judging run (`query`,
+`passage`).
 """
 
 # No ``from __future__ import annotations``: FastAPI reads the endpoint's annotations at run time.
 import asyncio
 import hashlib
+import json
 import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from loopback import serving
 
 PAIR = re.compile(r"Query: (?P<query>.*?)\n\nPassage: (?P<passage>.*?)\n\nWrite", re.DOTALL)
+
+
+def query(i: int) -> str:
+    """The text of the i-th query of `write_inputs`."""
+    return f"what is topic {i}"
+
+
+def passage(i: int) -> str:
+    """The text of the i-th document of `write_inputs`."""
+    return f"passage {i} about topic {i}"
+
+
+def write_inputs(directory: Path, count: int) -> dict[str, str]:
+    """A to-judge file of ``count`` pairs (query ``q<i>``, document ``d<i>``), and the texts."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "pairs.qrels").write_text(
+        "".join(f"q{i:02d} 0 d{i:02d} -1\n" for i in range(count))
+    )
+    (directory / "queries.jsonl").write_text(
+        "".join(json.dumps({"_id": f"q{i:02d}", "text": query(i)}) + "\n" for i in range(count))
+    )
+    (directory / "corpus.jsonl").write_text(
+        "".join(json.dumps({"_id": f"d{i:02d}", "text": passage(i)}) + "\n" for i in range(count))
+    )
+    return {
+        name: str(directory / f"{name}.{ext}")
+        for name, ext in (("pairs", "qrels"), ("queries", "jsonl"), ("corpus", "jsonl"))
+    }
 
 
 def grade_of(query: str, passage: str) -> int:

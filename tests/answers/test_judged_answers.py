@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -179,3 +180,52 @@ def test_what_a_judged_measure_needs_is_asked_for(
 def test_the_text_scorers_refuse_a_judged_measure() -> None:
     with pytest.raises(MeasureError, match="graded by a judge"):
         scorers(parse_measures(["ReferenceAgreement"]), "standard")
+
+
+def test_the_answers_command_takes_a_judge_and_its_inputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from rankscope.cli import EXIT_OK, EXIT_USAGE, main
+
+    def write(name: str, rows: dict[str, Any], key: str) -> str:
+        path = tmp_path / name
+        path.write_text("".join(json.dumps({"qid": q, key: v}) + "\n" for q, v in rows.items()))
+        return str(path)
+
+    references = write("references.jsonl", REFERENCES, "answer")
+    answers = write("answers.jsonl", ANSWERS, "answer")
+    questions = write("questions.jsonl", QUESTIONS, "text")
+    contexts = write("contexts.jsonl", CONTEXTS, "contexts")
+    with serve_chat() as server:
+        code = main(
+            ["answers", references, answers, "-m", "AnswerRelevance,Faithfulness", "-q",
+             "-f", "json", "--judge-url", server.url, "--judge-model", "judge-model",
+             "--judge-backoff", "0.01", "--judge-concurrency", "1",
+             "--questions", questions, "--contexts", contexts]
+        )  # fmt: skip
+        prompts = [p[-1]["content"] for p in server.prompts]
+    assert code == EXIT_OK
+    shown = json.loads(capsys.readouterr().out)
+    library = evaluate_answers(
+        REFERENCES,
+        ANSWERS,
+        ["AnswerRelevance", "Faithfulness"],
+        judge=PromptJudge(lambda messages: f"Grade: {grade_of(messages[-1]['content'], '')}"),
+        questions=QUESTIONS,
+        contexts=CONTEXTS,
+    )
+    # Two measures, two questions, one asking each; Faithfulness is shown the contexts.
+    assert len(prompts) == 4 and any("Paris is the capital of France." in p for p in prompts)
+    # The server's grades, as the library gives them with a judge that grades alike.
+    (run,) = shown["runs"]
+    assert run["per_query"] == library.to_dict()
+    assert run["mean"] == pytest.approx(library.mean())
+
+    assert main(["answers", references, answers, "--questions", questions]) == EXIT_USAGE
+    assert "go with a judge" in capsys.readouterr().err
+    assert main(["answers", references, answers, "--judge-url", "http://127.0.0.1:1/v1"]) == (
+        EXIT_USAGE
+    )
+    assert "--judge-model" in capsys.readouterr().err

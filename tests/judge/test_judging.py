@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer, grade_of, serve_chat
+from chat_server import ChatServer, grade_of, passage, query, serve_chat, write_inputs
 from rankscope.cli import EXIT_OK, EXIT_USAGE, main
 from rankscope.errors import TaskStateError
 from rankscope.io import read_qrels
@@ -34,32 +34,6 @@ pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def query(i: int) -> str:
-    return f"what is topic {i}"
-
-
-def passage(i: int) -> str:
-    return f"passage {i} about topic {i}"
-
-
-def write_inputs(directory: Path, count: int) -> dict[str, str]:
-    """A to-judge file of ``count`` pairs (query ``q<i>``, document ``d<i>``), and the texts."""
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "pairs.qrels").write_text(
-        "".join(f"q{i:02d} 0 d{i:02d} -1\n" for i in range(count))
-    )
-    (directory / "queries.jsonl").write_text(
-        "".join(json.dumps({"_id": f"q{i:02d}", "text": query(i)}) + "\n" for i in range(count))
-    )
-    (directory / "corpus.jsonl").write_text(
-        "".join(json.dumps({"_id": f"d{i:02d}", "text": passage(i)}) + "\n" for i in range(count))
-    )
-    return {
-        name: str(directory / f"{name}.{ext}")
-        for name, ext in (("pairs", "qrels"), ("queries", "jsonl"), ("corpus", "jsonl"))
-    }
 
 
 def base_command(files: dict[str, str], db: str, output: str) -> list[str]:
@@ -513,3 +487,80 @@ def test_a_task_another_live_process_is_judging_is_refused(tmp_path: Path) -> No
         finally:
             other.kill()
             other.wait()
+
+
+# -- progress --------------------------------------------------------------------------------
+
+
+def test_a_piped_run_prints_counts_of_the_pairs_judged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = write_inputs(tmp_path / "in", 20)
+    db, output = str(tmp_path / "judging.db"), str(tmp_path / "judged.qrels")
+    with serve_chat() as server:
+        assert main(judge_command(files, server.url, db, output)) == EXIT_OK
+    lines = capsys.readouterr().err.splitlines()
+    counted = [line for line in lines if line.endswith("pairs judged")]
+    # Standard error is no terminal here: a line each tenth of the pairs, the last included.
+    assert counted == [f"rankscope: judge: {n} of 20 pairs judged" for n in range(2, 21, 2)]
+    assert lines.index(counted[-1]) < lines.index(
+        "rankscope: judge: judged 20 pairs: 20 graded, 0 failed"
+    )
+
+
+def test_progress_calls_back_with_the_pairs_judged(tmp_path: Path) -> None:
+    seen: list[tuple[int, int]] = []
+    judge = CallableJudge(lambda query, passage: 1)
+    pairs = {"q1": {f"d{i}": -1 for i in range(5)}}
+    texts = {f"d{i}": f"passage {i}" for i in range(5)}
+    report = judge_pairs(pairs, judge, queries={"q1": "a query"}, corpus=texts,
+                         store=tmp_path / "judging.db", concurrency=1,
+                         progress=lambda done, total: seen.append((done, total)))  # fmt: skip
+    assert report.graded == 5 and seen == [(n, 5) for n in range(1, 6)]
+    again: list[tuple[int, int]] = []
+    judge_pairs(pairs, judge, queries={"q1": "a query"}, corpus=texts,
+                store=tmp_path / "judging.db",
+                progress=lambda done, total: again.append((done, total)))  # fmt: skip
+    assert again == []  # nothing left to judge
+
+
+def test_judging_from_inside_an_event_loop_runs_in_a_thread_of_its_own(tmp_path: Path) -> None:
+    import asyncio
+
+    async def in_a_notebook() -> Any:
+        return judge_pairs({"q1": {"d1": -1, "d2": -1}}, CallableJudge(lambda q, p: 2),
+                           queries={"q1": "a query"}, corpus={"d1": "one", "d2": "two"},
+                           store=tmp_path / "judging.db")  # fmt: skip
+
+    report = asyncio.run(in_a_notebook())
+    assert (report.graded, report.failed) == (2, 0)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
+def test_a_run_on_a_terminal_draws_a_bar(tmp_path: Path) -> None:
+    import pty
+
+    files = write_inputs(tmp_path / "in", 6)
+    db, output = str(tmp_path / "judging.db"), str(tmp_path / "judged.qrels")
+    with serve_chat(ChatServer(delay=0.1)) as server:
+        command = [sys.executable, "-m", "rankscope", *judge_command(files, server.url, db, output)]
+        leader, follower = pty.openpty()
+        child = subprocess.Popen(command, stdin=follower, stdout=follower, stderr=follower,
+                                 env={**os.environ, "COLUMNS": "100", "TERM": "xterm"})  # fmt: skip
+        os.close(follower)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            shown += chunk
+        os.close(leader)
+        assert child.wait(timeout=60) == EXIT_OK
+    text = shown.decode("utf-8", "replace")
+    # rich's bar: the label, pairs judged of all and the failures so far; no counted lines.
+    assert "judging" in text and "6/6" in text and "failed 0" in text
+    assert "pairs judged" not in text
+    assert "judged 6 pairs: 6 graded, 0 failed" in text

@@ -328,6 +328,44 @@ def test_compare_two_tasks(watched: Watched, server: tuple[str, EvaluationServic
     watched.check()
 
 
+def test_fill_the_holes_of_a_task_with_a_judge_from_its_page(
+    watched: Watched, server: tuple[str, EvaluationService]
+) -> None:
+    from chat_server import ChatServer, serve_chat
+
+    service = server[1]
+    task_id = start_from_the_form(watched, "to-judge", lambda page: None)
+    assert service.wait(task_id, timeout=20).status == "succeeded"
+    page = watched.page
+    with serve_chat(ChatServer(delay=0.05)) as judge:
+        page.goto(f"{watched.base}/tasks/{task_id}")
+        page.fill('input[name="judge_url"]', judge.url)
+        page.fill('input[name="judge_model"]', "judge-model")
+        page.fill('input[name="depth"]', "3")
+        page.fill('input[name="calibration_sample"]', "5")
+        page.click("#judge-start")
+        page.wait_for_url("**/judgings/*")
+        judging_id = page.url.rsplit("/", 1)[-1]
+        # The page follows the judging and shows the whole of it once it is done.
+        page.wait_for_selector('#judging[data-status="succeeded"]')
+        page.wait_for_selector("#reevaluation")
+    info = service.judging(judging_id)
+    assert info.source == {"evaluation": task_id, "depth": 3} and info.failed == 0
+    assert page.inner_text("#progress-text").startswith(
+        f"{info.total} of {info.total} pairs judged (100 %)"
+    )
+    assert "5 pairs both judged" in page.inner_text("#agreement")
+    again = service.reevaluation(judging_id)
+    assert again is not None
+    for name in again["measures"]:
+        cell = page.inner_text(f'#reevaluation tr[data-measure="{name}"] td[data-when="after"]')
+        assert cell == f"{again['after'][name]:.4f}"
+    page.goto(f"{watched.base}/tasks/{task_id}")
+    page.click(f'#judgings a[href="/judgings/{judging_id}"]')
+    page.wait_for_url(f"**/judgings/{judging_id}")
+    watched.check()
+
+
 def test_sign_in_when_a_token_is_set(browser: Any, root: Path) -> None:
     service = EvaluationService(root / "signed.db")
     app = create_app(service, data_roots=[root], token="open sesame, open up")

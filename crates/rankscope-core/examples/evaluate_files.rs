@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release -p rankscope-core --example evaluate_files -- QRELS RUN [--stream]
-//!     [--profile NAME] [--per-query]
+//!     [--profile NAME] [--per-query] [--chunk-mb MB]
 //! ```
 //!
 //! Prints the aggregate of the benchmark's six measures (with `--per-query`, every query's
@@ -48,7 +48,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let qrels = read_qrels_file(Path::new(qrels_path), qrels_path, &ReadOptions::default())?.table;
     let read_qrels = start.elapsed();
     let (values, queries, stages) = if streaming {
-        let stream = StreamOptions::default();
+        let mut stream = StreamOptions::default();
+        if let Some(i) = args.iter().position(|a| a == "--chunk-mb") {
+            stream.chunk_bytes = args[i + 1].parse::<usize>()? << 20;
+        }
         let out = evaluate_run_file(
             &qrels,
             Path::new(run_path),

@@ -62,6 +62,13 @@ impl Interner {
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
+
+    /// Forget every id, keeping the table's memory.
+    pub fn clear(&mut self) {
+        self.codes.clear();
+        self.names.clear();
+        self.last = None;
+    }
 }
 
 #[cfg(test)]
@@ -78,5 +85,9 @@ mod tests {
         assert_eq!(ids.name(1), "q1");
         assert_eq!(ids.get("q3"), None);
         assert_eq!(ids.names().collect::<Vec<_>>(), ["q2", "q1"]);
+        ids.clear();
+        assert!(ids.is_empty());
+        assert_eq!(ids.get("q2"), None);
+        assert_eq!(ids.intern("q1"), 0);
     }
 }

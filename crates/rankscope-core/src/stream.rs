@@ -23,7 +23,7 @@ use crate::evaluate::{score, EvalOptions, Evaluation};
 use crate::measures::{check_profile_support, Measure};
 use crate::prepare::{no_common_queries, Judgements};
 use crate::table::{Qrels, Run};
-use crate::trec::{self, ReadOptions, RUN_FIELDS};
+use crate::trec::{self, ReadOptions, Spare, RUN_FIELDS};
 
 /// How much of a run a chunk reads by default.
 pub const DEFAULT_CHUNK_BYTES: usize = 32 * 1024 * 1024;
@@ -81,7 +81,10 @@ pub struct Streamed {
 
 /// Evaluate a TREC run file in chunks of whole queries with bounded memory.
 ///
-/// A regular file is mapped a chunk at a time ([`MappedBlocks`]); anything else is read.
+/// A regular file is mapped a chunk at a time ([`MappedBlocks`]), each chunk read on a thread
+/// of its own while the one before it is scored; the two share `stream.chunk_bytes` (each
+/// reads about half), so memory holds what one chunk of that size held. Anything else is read
+/// a chunk at a time, in turn with the scoring.
 pub fn evaluate_run_file(
     qrels: &Qrels,
     path: &Path,
@@ -93,11 +96,13 @@ pub fn evaluate_run_file(
     let judgements = checked_judgements(qrels, measures, options, stream)?;
     let reopen = || ReadAhead::open(path, source);
     if stream.grouping != Grouping::Partitioned {
-        if let Some(mapped) = MappedBlocks::open(path, source, stream.chunk_bytes)? {
+        let half = (stream.chunk_bytes / 2).max(1);
+        if let Some(mapped) = MappedBlocks::open(path, source, half)? {
             let chunks = RunChunks::from_blocks(mapped, source, stream.lenient);
+            let grouped = evaluate_grouped_ahead(&judgements, chunks, source, measures, options);
             return evaluate_chunks(
                 &judgements,
-                chunks,
+                grouped,
                 reopen,
                 source,
                 measures,
@@ -160,14 +165,16 @@ fn evaluate_opened<R: Read, F: FnMut() -> Result<R>>(
         });
     }
     let chunks = RunChunks::new(open()?, stream.chunk_bytes, source, stream.lenient);
-    evaluate_chunks(judgements, chunks, open, source, measures, options, stream)
+    let grouped = evaluate_grouped(judgements, chunks, source, measures, options);
+    evaluate_chunks(judgements, grouped, open, source, measures, options, stream)
 }
 
-/// The run's chunks evaluated as grouped by query; under [`Grouping::Detect`], a run found not
-/// grouped is read again from `open()` through partition files, with a warning.
-fn evaluate_chunks<B: Blocks, R: Read, F: FnMut() -> Result<R>>(
+/// The evaluation of the run's chunks as grouped by query (`grouped`); under
+/// [`Grouping::Detect`], a run found not grouped is read again from `open()` through partition
+/// files, with a warning.
+fn evaluate_chunks<R: Read, F: FnMut() -> Result<R>>(
     judgements: &Judgements<'_>,
-    chunks: RunChunks<B>,
+    grouped: Result<(Evaluation, Skipped)>,
     mut open: F,
     source: &str,
     measures: &[Measure],
@@ -175,17 +182,16 @@ fn evaluate_chunks<B: Blocks, R: Read, F: FnMut() -> Result<R>>(
     stream: &StreamOptions,
 ) -> Result<Streamed> {
     let mut warnings = Vec::new();
-    let (evaluation, skipped) =
-        match evaluate_grouped(judgements, chunks, source, measures, options) {
-            Err(Error::NotGrouped(problem)) if stream.grouping == Grouping::Detect => {
-                warnings.push(format!(
-                    "{problem}; reading it again through {} partition files on disk",
-                    stream.partitions
-                ));
-                evaluate_partitioned(judgements, open()?, source, measures, options, stream)?
-            }
-            other => other?,
-        };
+    let (evaluation, skipped) = match grouped {
+        Err(Error::NotGrouped(problem)) if stream.grouping == Grouping::Detect => {
+            warnings.push(format!(
+                "{problem}; reading it again through {} partition files on disk",
+                stream.partitions
+            ));
+            evaluate_partitioned(judgements, open()?, source, measures, options, stream)?
+        }
+        other => other?,
+    };
     Ok(Streamed {
         evaluation,
         skipped,
@@ -366,6 +372,10 @@ pub trait Blocks {
     /// The next block and the line number it starts at; `None` at the end. `source` names the
     /// input in messages.
     fn next_block(&mut self, source: &str) -> Result<Option<(&[u8], u64)>>;
+
+    /// The last block is no longer needed: memory it holds may go (the next call to
+    /// [`Blocks::next_block`] takes in what it still needs).
+    fn release(&mut self) {}
 }
 
 impl<R: Read> Blocks for QueryBlocks<R> {
@@ -442,6 +452,7 @@ impl MappedBlocks {
             memmap2::MmapOptions::new()
                 .offset(from)
                 .len(len)
+                .populate()
                 .map(&self.file)?
         };
         self.map = Some(map);
@@ -457,6 +468,10 @@ impl MappedBlocks {
 }
 
 impl Blocks for MappedBlocks {
+    fn release(&mut self) {
+        self.map = None; // mapped again from `offset` by the next call
+    }
+
     fn next_block(&mut self, source: &str) -> Result<Option<(&[u8], u64)>> {
         self.offset += self.consumed;
         self.consumed = 0;
@@ -556,6 +571,8 @@ pub struct RunChunks<B: Blocks> {
     found_rows: bool,
     /// The lines skipped so far (lenient mode).
     pub skipped: Skipped,
+    /// Columns of chunks done with, whose memory the next chunks are parsed into.
+    spare: Spare<f64>,
 }
 
 impl<R: Read> RunChunks<QueryBlocks<R>> {
@@ -574,7 +591,14 @@ impl<B: Blocks> RunChunks<B> {
             lenient,
             found_rows: false,
             skipped: Skipped::default(),
+            spare: Spare::default(),
         }
+    }
+
+    /// Hand back a chunk done with: the next chunk is parsed into its memory instead of fresh
+    /// memory (whose every page faults when first written).
+    pub fn recycle(&mut self, chunk: Run) {
+        self.spare.recycle(chunk);
     }
 
     /// The next chunk, named by the tag of its last valid line; `None` at the end.
@@ -584,7 +608,9 @@ impl<B: Blocks> RunChunks<B> {
                 lenient: self.lenient,
                 first_line,
             };
-            let parsed = trec::parse_run_rows(block, &self.source, &options)?;
+            let parsed = trec::parse_run_rows_into(block, &self.source, &options, &mut self.spare);
+            self.blocks.release();
+            let parsed = parsed?;
             self.skipped = std::mem::take(&mut self.skipped).merge(parsed.skipped);
             if !parsed.table.is_empty() {
                 self.found_rows = true;
@@ -696,22 +722,35 @@ impl Gathered {
     }
 }
 
-fn evaluate_grouped<B: Blocks>(
-    judgements: &Judgements<'_>,
-    mut chunks: RunChunks<B>,
-    source: &str,
-    measures: &[Measure],
-    options: &EvalOptions,
-) -> Result<(Evaluation, Skipped)> {
-    let mut gathered = Gathered::new();
-    let mut seen: HashSet<String> = HashSet::new();
-    while let Some(chunk) = chunks.next_chunk()? {
+/// The chunks of a run grouped by query, taken in file order: each checked to hold no query
+/// of an earlier chunk, then scored.
+struct Grouped {
+    gathered: Gathered,
+    seen: HashSet<String>,
+}
+
+impl Grouped {
+    fn new() -> Self {
+        Self {
+            gathered: Gathered::new(),
+            seen: HashSet::new(),
+        }
+    }
+
+    fn take(
+        &mut self,
+        judgements: &Judgements<'_>,
+        chunk: &Run,
+        source: &str,
+        measures: &[Measure],
+        options: &EvalOptions,
+    ) -> Result<()> {
         // trec_eval names the run by the tag of its last line.
-        gathered.run_name = Some(chunk.name.clone());
+        self.gathered.run_name = Some(chunk.name.clone());
         let mut again: Vec<&str> = chunk
             .queries
             .names()
-            .filter(|q| seen.contains(*q))
+            .filter(|q| self.seen.contains(*q))
             .collect();
         if !again.is_empty() {
             again.sort_unstable();
@@ -723,10 +762,72 @@ fn evaluate_grouped<B: Blocks>(
                 .in_source(source),
             ));
         }
-        seen.extend(chunk.queries.names().map(str::to_string));
-        gathered.score(judgements, &chunk, measures, options)?;
+        self.seen.extend(chunk.queries.names().map(str::to_string));
+        self.gathered.score(judgements, chunk, measures, options)
     }
-    gathered.finish(judgements, source, measures, options, chunks.skipped)
+}
+
+fn evaluate_grouped<B: Blocks>(
+    judgements: &Judgements<'_>,
+    mut chunks: RunChunks<B>,
+    source: &str,
+    measures: &[Measure],
+    options: &EvalOptions,
+) -> Result<(Evaluation, Skipped)> {
+    let mut grouped = Grouped::new();
+    while let Some(chunk) = chunks.next_chunk()? {
+        grouped.take(judgements, &chunk, source, measures, options)?;
+        chunks.recycle(chunk);
+    }
+    let skipped = chunks.skipped;
+    grouped
+        .gathered
+        .finish(judgements, source, measures, options, skipped)
+}
+
+/// [`evaluate_grouped`] with the next chunk read on a thread of its own while one is scored (the
+/// reading and the scoring each spread over rayon's threads as they find them idle). The
+/// chunks are scored in file order, so the first error met is the one a reading in turn meets;
+/// one chunk is read ahead at most, and its memory is that of a chunk scored before it.
+fn evaluate_grouped_ahead<B: Blocks + Send>(
+    judgements: &Judgements<'_>,
+    chunks: RunChunks<B>,
+    source: &str,
+    measures: &[Measure],
+    options: &EvalOptions,
+) -> Result<(Evaluation, Skipped)> {
+    let mut grouped = Grouped::new();
+    std::thread::scope(|scope| {
+        // A rendezvous: the chunk read ahead waits for the one scored to be done with.
+        let (hand_over, read) = std::sync::mpsc::sync_channel::<Result<Run>>(0);
+        let (hand_back, done) = std::sync::mpsc::channel::<Run>();
+        let reader = scope.spawn(move || {
+            let mut chunks = chunks;
+            loop {
+                for chunk in done.try_iter() {
+                    chunks.recycle(chunk);
+                }
+                let Some(next) = chunks.next_chunk().transpose() else {
+                    return chunks.skipped;
+                };
+                let failed = next.is_err();
+                if hand_over.send(next).is_err() || failed {
+                    return chunks.skipped; // an error, or the scoring stopped
+                }
+            }
+        });
+        for chunk in &read {
+            let chunk = chunk?;
+            grouped.take(judgements, &chunk, source, measures, options)?;
+            let _ = hand_back.send(chunk); // the reader may have ended: then it is dropped
+        }
+        let skipped = reader
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        grouped
+            .gathered
+            .finish(judgements, source, measures, options, skipped)
+    })
 }
 
 fn evaluate_partitioned<R: Read>(

@@ -41,6 +41,12 @@ impl StrColumn {
         self.bytes.reserve(bytes);
     }
 
+    /// No items left, the memory kept.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.offsets.truncate(1);
+    }
+
     /// Append one item.
     #[inline]
     pub fn push(&mut self, item: &str) {
@@ -354,6 +360,20 @@ mod tests {
         assert_eq!(run.docs.get(2), "c");
         assert_eq!(run.query_id(1), "q1");
         run.check().unwrap();
+    }
+
+    #[test]
+    fn a_cleared_column_starts_again_with_its_memory() {
+        let mut docs = StrColumn::with_capacity(2, 8);
+        docs.push("d1");
+        docs.push("d22");
+        let room = docs.bytes.capacity();
+        docs.clear();
+        assert!(docs.is_empty());
+        assert_eq!(docs.byte_len(), 0);
+        assert_eq!(docs.bytes.capacity(), room);
+        docs.push("d3");
+        assert_eq!((docs.len(), docs.get(0)), (1, "d3"));
     }
 
     #[test]

@@ -9,7 +9,8 @@ source             what it holds
 dict               ``{question_id: text}``; reference answers may be a list of texts
 JSONL              one object per line with an id key (``query_id``, ``qid``, ``id``, ``_id``)
                    and a text key (``answer``, ``text``, ``reference``; ``answers`` or
-                   ``references`` for a list of reference texts)
+                   ``references`` for a list of reference texts; ``contexts`` or
+                   ``passages`` for the passages an answer was written from)
 CSV, TSV           a header naming an id column and a text column (the same names); fields
                    may be quoted and span lines
 Parquet            the same columns
@@ -41,7 +42,7 @@ __all__ = ["ID_KEYS", "TEXT_KEYS", "Texts", "read_texts"]
 Texts = dict[str, list[str]]
 
 ID_KEYS = ("query_id", "qid", "id", "_id", "question_id")
-TEXT_KEYS = ("answer", "text", "reference", "answers", "references")
+TEXT_KEYS = ("answer", "text", "reference", "answers", "references", "contexts", "passages")
 
 PathLike = str | os.PathLike[str]
 Row = tuple[int | None, Any, Any]  # (line or row number, id, text or texts)

@@ -15,6 +15,8 @@ from rankscope.cli._common import (
     rich_table,
     split_measures,
 )
+from rankscope.cli._judge import add_endpoint_arguments, endpoint_judge
+from rankscope.errors import OptionError
 
 # trec_eval's text names measures as trec_eval does, and it has no answer measures.
 _FORMATS = [name for name in RESULT_FORMATS if name != "trec"]
@@ -60,7 +62,45 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("-f", "--format", choices=_FORMATS, default="table", help="output format")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    judged = parser.add_argument_group(
+        "the judge",
+        "for the judged measures Faithfulness, AnswerRelevance and ReferenceAgreement (each "
+        "with repeats=N and stat=mean|sd|failed): an OpenAI-compatible chat-completions "
+        "endpoint; failed askings are counted, never guessed",
+    )
+    add_endpoint_arguments(judged, "judge-")
+    judged.add_argument(
+        "--questions", metavar="FILE", help="the questions' texts (any queries file)"
+    )
+    judged.add_argument(
+        "--contexts",
+        metavar="FILE",
+        help="JSONL: an id key and 'contexts', the passages each answer was written from "
+        "(for Faithfulness)",
+    )
     parser.set_defaults(handler=run)
+
+
+def _judge_inputs(args: argparse.Namespace) -> dict[str, Any]:
+    """The judge and its inputs, when the options name one."""
+    if args.judge_url is None and args.judge_model is None:
+        if args.questions is not None or args.contexts is not None:
+            raise OptionError(
+                "--questions and --contexts go with a judge: --judge-url and --judge-model"
+            )
+        return {}
+    if args.judge_url is None or args.judge_model is None:
+        raise OptionError("give the judge's --judge-url and --judge-model")
+    from rankscope.answers._read import read_texts
+
+    return {
+        "judge": endpoint_judge(args, "judge-"),
+        "questions": args.questions,
+        "contexts": None
+        if args.contexts is None
+        else read_texts(args.contexts, several=True, what="contexts")[0],
+        "concurrency": args.judge_concurrency,
+    }
 
 
 def run(args: argparse.Namespace) -> int:
@@ -69,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
     from rankscope.report.results import write_results
 
     measures = split_measures(args.measures) or None
+    judging = _judge_inputs(args)
     results = []
     for path in args.answers:
         with reading(path):
@@ -79,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
                     measures,
                     profile=args.profile,
                     complete=args.complete,
+                    **judging,
                 )
             )
     names = distinct_names([r.run_name for r in results], args.answers)

@@ -52,11 +52,7 @@ def add_parser(subparsers: Any) -> None:
         "a 'source' column (judge or human), which qrels readers ignore",
     )
     judge = parser.add_argument_group("the judge")
-    judge.add_argument("--url", help="the endpoint: its base (http://host:8000/v1) or full URL")
-    judge.add_argument("--model", help="the model name sent with each request")
-    judge.add_argument(
-        "--api-key-env", metavar="VAR", help="the environment variable holding the API key"
-    )
+    add_endpoint_arguments(judge)
     judge.add_argument(
         "--python",
         metavar="MODULE:FUNCTION",
@@ -67,15 +63,6 @@ def add_parser(subparsers: Any) -> None:
         "--prompt",
         metavar="FILE",
         help="the prompt template, replacing the built-in one: text holding {query} and {passage}",
-    )
-    judge.add_argument("--max-tokens", type=int, metavar="N", help="sent with each request")
-    judge.add_argument("--temperature", type=float, default=0.0, help="default 0")
-    judge.add_argument("--seed", type=int, metavar="N", help="sent with each request")
-    judge.add_argument("--timeout", type=float, default=60.0, metavar="S", help="default 60")
-    judge.add_argument("--retries", type=int, default=4, metavar="N", help="default 4")
-    judge.add_argument("--backoff", type=float, default=1.0, metavar="S", help="default 1")
-    judge.add_argument(
-        "--concurrency", type=int, default=4, metavar="N", help="calls in flight (default 4)"
     )
     trust = parser.add_argument_group("trust")
     trust.add_argument(
@@ -109,9 +96,59 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+def add_endpoint_arguments(group: Any, prefix: str = "") -> None:
+    """The options of a chat-completions judge (``--url``, ``--model``, ...), each named with
+    ``prefix`` (``--judge-url`` for ``prefix="judge-"``); `endpoint_judge` builds it."""
+    group.add_argument(
+        f"--{prefix}url", help="the endpoint: its base (http://host:8000/v1) or full URL"
+    )
+    group.add_argument(f"--{prefix}model", help="the model name sent with each request")
+    group.add_argument(
+        f"--{prefix}api-key-env", metavar="VAR", help="the environment variable holding the API key"
+    )
+    group.add_argument(
+        f"--{prefix}max-tokens", type=int, metavar="N", help="sent with each request"
+    )
+    group.add_argument(f"--{prefix}temperature", type=float, default=0.0, help="default 0")
+    group.add_argument(f"--{prefix}seed", type=int, metavar="N", help="sent with each request")
+    group.add_argument(
+        f"--{prefix}timeout", type=float, default=60.0, metavar="S", help="default 60"
+    )
+    group.add_argument(f"--{prefix}retries", type=int, default=4, metavar="N", help="default 4")
+    group.add_argument(f"--{prefix}backoff", type=float, default=1.0, metavar="S", help="default 1")
+    group.add_argument(
+        f"--{prefix}concurrency",
+        type=int,
+        default=4,
+        metavar="N",
+        help="calls in flight (default 4)",
+    )
+
+
+def endpoint_judge(args: argparse.Namespace, prefix: str = "", prompt: Any = None) -> Judge:
+    """The chat-completions judge of the options `add_endpoint_arguments` added."""
+    from rankscope.judge import RELEVANCE_PROMPT, ChatJudge
+
+    def option(name: str) -> Any:
+        return getattr(args, (prefix + name).replace("-", "_"))
+
+    return ChatJudge(
+        option("url"),
+        option("model"),
+        api_key_env=option("api-key-env"),
+        temperature=option("temperature"),
+        max_tokens=option("max-tokens"),
+        seed=option("seed"),
+        timeout=option("timeout"),
+        retries=option("retries"),
+        backoff=option("backoff"),
+        prompt=prompt or RELEVANCE_PROMPT,
+    )
+
+
 def build_judge(args: argparse.Namespace) -> Judge:
     """The judge the options describe."""
-    from rankscope.judge import RELEVANCE_PROMPT, CallableJudge, ChatJudge, Prompt
+    from rankscope.judge import RELEVANCE_PROMPT, CallableJudge, Prompt
 
     prompt = RELEVANCE_PROMPT
     if args.prompt is not None:
@@ -129,18 +166,7 @@ def build_judge(args: argparse.Namespace) -> Judge:
         return CallableJudge(function, spec={"type": "python", "target": args.python})
     if args.url is None or args.model is None:
         raise OptionError("give the judge: --url and --model (an endpoint), or --python")
-    return ChatJudge(
-        args.url,
-        args.model,
-        api_key_env=args.api_key_env,
-        temperature=args.temperature,
-        max_tokens=args.max_tokens,
-        seed=args.seed,
-        timeout=args.timeout,
-        retries=args.retries,
-        backoff=args.backoff,
-        prompt=prompt,
-    )
+    return endpoint_judge(args, prompt=prompt)
 
 
 def summary(report: JudgingReport) -> str:
@@ -187,6 +213,30 @@ def _output_format(args: argparse.Namespace) -> str:
     return "trec"
 
 
+def progress_lines(stream: Any = None) -> Any:
+    """How a run shows its progress: a bar when standard error is a terminal, else a line of
+    counts each tenth of the pairs (and at the last).
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> show = progress_lines(out)
+    >>> for done in range(1, 21):
+    ...     show(done, 20)
+    >>> print(out.getvalue().splitlines()[0], out.getvalue().count("\\n"))
+    rankscope: judge: 2 of 20 pairs judged 10
+    """
+    stream = sys.stderr if stream is None else stream
+    if stream is sys.stderr and stream.isatty():
+        return True
+
+    def counts(done: int, total: int) -> None:
+        every = max(1, total // 10)
+        if done % every == 0 or done == total:
+            print(f"rankscope: judge: {done} of {total} pairs judged", file=stream, flush=True)
+
+    return counts
+
+
 def run(args: argparse.Namespace) -> int:
     from rankscope.cli._agree import _judgement_lines
     from rankscope.io import Qrels, write_qrels
@@ -212,6 +262,7 @@ def run(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         name=args.name,
         retry_failed=args.retry_failed,
+        progress=progress_lines(),
     )
     frame = judged_qrels(args.db, report.task_id, merged)
     if fmt == "trec":

@@ -27,24 +27,35 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from rankscope._loop import run_to_end
 from rankscope.errors import InputError, OptionError, TaskNotFoundError, TaskStateError
 from rankscope.io import Qrels, as_qrels
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE
 from rankscope.judge._pool import Pool, TextsLike, _texts
 
 if TYPE_CHECKING:
+    from rankscope._progress import ProgressOption
     from rankscope.judge._agreement import JudgementAgreement
     from rankscope.judge._judges import Judge, Judgement
     from rankscope.service.store import Store
     from rankscope.service.store.judging import JudgePair
 
-__all__ = ["JudgingReport", "human_agreement", "judge_pairs", "judged_qrels"]
+__all__ = [
+    "JudgingReport",
+    "human_agreement",
+    "judge_pairs",
+    "judged_qrels",
+    "judging_report",
+    "run_judging",
+    "submit_judging",
+]
 
 SOURCE = "source"
 """The side column of judged qrels written as CSV, TSV, JSONL or Parquet: ``judge`` or
 ``human`` (readers of qrels ignore it)."""
 
-HEARTBEAT_SECONDS = 5.0
+HEARTBEAT_SECONDS = 2.0
+_POLL_SECONDS = 0.1
 
 
 @dataclass(frozen=True)
@@ -153,6 +164,7 @@ def judge_pairs(
     name: str | None = None,
     retry_failed: bool = False,
     on_judged: Callable[[JudgePair, Judgement], None] | None = None,
+    progress: ProgressOption = None,
 ) -> JudgingReport:
     """Judge every pair with ``judge``, each call and grade committed to ``store`` as it
     arrives; called again with the same store, resume where it stopped.
@@ -181,6 +193,9 @@ def judge_pairs(
         kept as it is); the new judgement replaces the failure.
     on_judged
         Called with each pair and its judgement once it is committed.
+    progress
+        ``True``: a bar of the pairs judged on a terminal; a callable: called with ``(done,
+        total)`` after each (`rankscope._progress.steps`).
 
     Returns
     -------
@@ -204,10 +219,58 @@ def judge_pairs(
     >>> report.graded, report.failed, report.calls
     (2, 0, {'answered': 2})
     """
-    from rankscope.service.store.judging import JudgePair, create_judging
-
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise OptionError(f"concurrency must be an integer >= 1; got {concurrency!r}")
+    opened, owned = _open(store)
+    try:
+        task_id, _ = submit_judging(
+            pairs,
+            judge,
+            queries=queries,
+            corpus=corpus,
+            store=opened,
+            calibrate=calibrate,
+            calibration_sample=calibration_sample,
+            seed=seed,
+            name=name,
+        )
+        report = run_judging(
+            opened,
+            task_id,
+            judge,
+            concurrency=concurrency,
+            retry_failed=retry_failed,
+            on_judged=on_judged,
+            progress=progress,
+        )
+        return report if calibrate is None else _with_calibration(opened, task_id, report)
+    finally:
+        if owned:
+            opened.close()
+
+
+def submit_judging(
+    pairs: PairsLike,
+    judge: Judge,
+    *,
+    queries: TextsLike,
+    corpus: TextsLike,
+    store: Store,
+    calibrate: Qrels | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    calibration_sample: int = 50,
+    seed: int = 0,
+    name: str | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> tuple[str, bool]:
+    """The judging task of these pairs and this judge in ``store``, created (with the texts
+    it reads) unless it is there already: its id, and whether it was there.
+
+    The id is a digest of what is judged and by what (`judge_pairs`), so the same judging
+    asked again finds its task. ``extra`` is kept in the task's specification beside that
+    (the service keeps how to run it again there) and is no part of the digest.
+    """
+    from rankscope.service.store.judging import JudgePair, create_judging
+
     frame = _pairs_frame(pairs)
     if frame.height == 0:
         raise InputError("there is no pair to judge")
@@ -219,7 +282,7 @@ def judge_pairs(
     ordered = [JudgePair(i, q, d, True, g) for i, (q, d, g) in enumerate(calibration)] + [
         JudgePair(len(calibration) + i, q, d) for i, (q, d) in enumerate(to_judge)
     ]
-    spec = {
+    spec: dict[str, Any] = {
         "judge": _identity(judge),
         "prompt": [judge.prompt.system, judge.prompt.template],
         "grades": list(judge.grades),
@@ -228,30 +291,21 @@ def judge_pairs(
         ).hexdigest(),
     }
     task_id = _task_id(spec)
-    opened, owned = _open(store)
     try:
-        resumed = True
-        try:
-            opened.task(task_id)
-        except TaskNotFoundError:
-            resumed = False
-        if not resumed:
-            query_texts = _texts(
-                queries, pl.Series([p.query_id for p in ordered]), "query", "queries"
-            )
-            doc_texts = _texts(corpus, pl.Series([p.doc_id for p in ordered]), "document", "corpus")
-            create_judging(
-                opened,
-                {"id": task_id, "name": name, "spec": spec},
-                ordered,
-                query_texts,
-                doc_texts,
-            )
-        report = _run(opened, task_id, judge, concurrency, retry_failed, on_judged)
-        return report if human is None else _with_calibration(opened, task_id, report)
-    finally:
-        if owned:
-            opened.close()
+        store.task(task_id)
+        return task_id, True
+    except TaskNotFoundError:
+        pass
+    query_texts = _texts(queries, pl.Series([p.query_id for p in ordered]), "query", "queries")
+    doc_texts = _texts(corpus, pl.Series([p.doc_id for p in ordered]), "document", "corpus")
+    create_judging(
+        store,
+        {"id": task_id, "name": name, "spec": {**spec, **(extra or {})}},
+        ordered,
+        query_texts,
+        doc_texts,
+    )
+    return task_id, False
 
 
 def _with_calibration(store: Store, task_id: str, report: JudgingReport) -> JudgingReport:
@@ -291,34 +345,51 @@ def _claim(store: Store, task_id: str) -> str:
     return owner
 
 
-def _run(
+def run_judging(
     store: Store,
     task_id: str,
     judge: Judge,
-    concurrency: int,
-    retry_failed: bool,
-    on_judged: Callable[[JudgePair, Judgement], None] | None,
+    *,
+    concurrency: int = 4,
+    retry_failed: bool = False,
+    on_judged: Callable[[JudgePair, Judgement], None] | None = None,
+    halt: Callable[[], str | None] | None = None,
+    progress: ProgressOption = None,
 ) -> JudgingReport:
-    from rankscope.service.store.judging import (
-        JudgeWriter,
-        judging_texts,
-        pending_pairs,
-    )
+    """Run (or resume) a judging task of ``store`` with ``judge``: claim it, judge its pairs
+    without a stored judgement (and, with ``retry_failed``, the failed ones), each committed
+    as it arrives, and conclude it.
 
+    ``halt`` is asked a few times a second: ``"cancelled"`` ends the run and leaves the task
+    as its canceller set it, ``"stopped"`` puts it back to pending (to be resumed); the calls
+    in flight then were not stored, so a resume asks them again. ``progress`` shows the pairs
+    judged (`rankscope._progress.steps`).
+
+    Raises
+    ------
+    TaskStateError
+        When another live process is judging the task.
+    """
+    from rankscope._progress import steps
+    from rankscope.service.store.judging import JudgeWriter, judging_texts, pending_pairs
+
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise OptionError(f"concurrency must be an integer >= 1; got {concurrency!r}")
     owner = _claim(store, task_id)
     writer = JudgeWriter(store, task_id, owner)
     task = store.task(task_id)
     pending = pending_pairs(store, task_id, failed=retry_failed)
     resumed = int(task["total"]) - len(pending)
     queries, documents = judging_texts(store, task_id)
+    stopped: list[str] = []
 
-    async def judge_all() -> None:
+    async def judge_all(advance: Callable[..., None]) -> None:
         await judge.open(concurrency)
         limit = asyncio.Semaphore(concurrency)
-        beat = time.monotonic()
+        done = failed = 0
 
         async def one(pair: JudgePair) -> None:
-            nonlocal beat
+            nonlocal done, failed
             async with limit:
                 judgement = await judge.grade(
                     queries[pair.query_id],
@@ -327,17 +398,41 @@ def _run(
                 )
             if writer.judged(pair, judgement) and on_judged is not None:
                 on_judged(pair, judgement)
-            if time.monotonic() - beat > HEARTBEAT_SECONDS:
-                beat = time.monotonic()
-                writer.heartbeat()
+            done += 1
+            failed += judgement.grade is None
+            advance(done, detail=f"failed {failed}")
 
+        async def watch() -> None:
+            beat = time.monotonic()
+            while True:
+                await asyncio.sleep(_POLL_SECONDS)
+                reason = None if halt is None else halt()
+                if reason is not None:
+                    stopped.append(reason)
+                    for running in judging:
+                        running.cancel()
+                    return
+                if time.monotonic() - beat > HEARTBEAT_SECONDS:
+                    beat = time.monotonic()
+                    writer.heartbeat()
+
+        judging = [asyncio.ensure_future(one(pair)) for pair in pending]
+        watcher = asyncio.ensure_future(watch())
         try:
-            await asyncio.gather(*(one(pair) for pair in pending))
+            results = await asyncio.gather(*judging, return_exceptions=True)
+            for result in results:
+                if isinstance(result, BaseException) and not isinstance(
+                    result, asyncio.CancelledError
+                ):
+                    raise result
         finally:
+            watcher.cancel()
+            await asyncio.gather(watcher, return_exceptions=True)
             await judge.aclose()
 
     try:
-        asyncio.run(judge_all())
+        with steps(len(pending), "judging", progress) as advance:
+            run_to_end(lambda: judge_all(advance), "rankscope-judging")
     except BaseException as error:
         store.update_task(
             task_id,
@@ -348,16 +443,38 @@ def _run(
             active_seconds=writer.active_seconds,
         )
         raise
-    store.update_task(
-        task_id,
-        when_owner=owner,
-        status="succeeded",
-        owner=None,
-        finished_at=time.time(),
-        active_seconds=writer.active_seconds,
-    )
+    if stopped and stopped[0] == "stopped":
+        store.update_task(
+            task_id,
+            when_owner=owner,
+            when_status=("running",),
+            status="pending",
+            owner=None,
+            active_seconds=writer.active_seconds,
+        )
+    elif stopped:
+        store.update_task(
+            task_id, when_owner=owner, owner=None, active_seconds=writer.active_seconds
+        )
+    else:
+        store.update_task(
+            task_id,
+            when_owner=owner,
+            when_status=("running",),
+            status="succeeded",
+            owner=None,
+            error=None,
+            finished_at=time.time(),
+            active_seconds=writer.active_seconds,
+        )
+    return judging_report(store, task_id, resumed)
+
+
+def judging_report(store: Store, task_id: str, resumed: int = 0) -> JudgingReport:
+    """What a judging task holds now, as a `JudgingReport` (``resumed``: the pairs a run found
+    judged already)."""
     task = store.task(task_id)
-    tallies = task["tallies"]
+    tallies = task["tallies"] or {}
     return JudgingReport(
         task_id=task_id,
         total=int(task["total"]),

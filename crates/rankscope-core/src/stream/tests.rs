@@ -302,3 +302,113 @@ fn a_run_file_streamed_mapped_gives_what_it_gives_read() {
         }
     }
 }
+
+/// A run of `queries` queries of `docs` documents each (a comment line now and then, and with
+/// `bad_line`, a score that is not a number on that line), and qrels judging every query.
+fn generated(queries: usize, docs: usize, bad_line: Option<usize>) -> (Vec<u8>, Qrels) {
+    let mut run = String::new();
+    let mut judged = String::new();
+    let mut line = 1;
+    for q in 0..queries {
+        for d in 0..docs {
+            if line == 1 || (q * docs + d) % 997 == 0 {
+                run.push_str("# a comment\n");
+                line += 1;
+            }
+            let score = if bad_line == Some(line) {
+                "x".to_string()
+            } else {
+                format!("{}.{:03}", (q * 7 + d * 13) % 50, d % 1000)
+            };
+            run.push_str(&format!(
+                "q{q} Q0 doc-{:05} {} {score} tag\n",
+                d * 31 % 9973,
+                d + 1
+            ));
+            line += 1;
+        }
+        for d in 0..10 {
+            judged.push_str(&format!(
+                "q{q} 0 doc-{:05} {}\n",
+                d * 31 % 9973,
+                (q + d) % 3
+            ));
+        }
+    }
+    let qrels = parse_qrels(judged.as_bytes(), "qrels", &ReadOptions::default())
+        .unwrap()
+        .table;
+    (run.into_bytes(), qrels)
+}
+
+#[test]
+fn chunks_read_into_recycled_memory_are_the_chunks_read_fresh() {
+    // Past 4 MiB a window is parsed in pieces in parallel, which recycle their own memory.
+    let (data, _) = generated(2_000, 120, Some(150_000));
+    for chunk_bytes in [1 << 12, 5 << 20] {
+        let mut fresh = RunChunks::new(&data[..], chunk_bytes, "run", true);
+        let mut reused = RunChunks::new(&data[..], chunk_bytes, "run", true);
+        let mut chunks = 0;
+        loop {
+            match (fresh.next_chunk().unwrap(), reused.next_chunk().unwrap()) {
+                (None, None) => break,
+                (Some(a), Some(b)) => {
+                    assert_eq!(a.name, b.name);
+                    assert_eq!(
+                        a.queries.names().collect::<Vec<_>>(),
+                        b.queries.names().collect::<Vec<_>>()
+                    );
+                    assert_eq!(a.query, b.query);
+                    assert_eq!(a.score, b.score);
+                    assert_eq!(a.docs.into_parts(), b.docs.clone().into_parts());
+                    reused.recycle(b);
+                    chunks += 1;
+                }
+                (a, b) => panic!(
+                    "{chunk_bytes}: {:?} against {:?}",
+                    a.map(|r| r.len()),
+                    b.map(|r| r.len())
+                ),
+            }
+        }
+        assert!(chunks > 1, "{chunk_bytes}: {chunks} chunks");
+        assert_eq!(fresh.skipped, reused.skipped);
+        assert_eq!(reused.skipped.count, 1);
+    }
+}
+
+#[test]
+fn a_large_run_file_read_ahead_gives_the_values_of_reading_whole() {
+    let measures = parse_measures(&["nDCG@10", "P@10", "RR", "AP", "R@100"]).unwrap();
+    let options = options("trec");
+    let (data, qrels) = generated(2_000, 120, None);
+    let file = TempFile::new("ahead", &data);
+    let run = crate::trec::parse_run(&data, "run.txt", &ReadOptions::default())
+        .unwrap()
+        .table;
+    let whole = evaluate(&qrels, &run, &measures, &options).unwrap();
+    for chunk_bytes in [1 << 16, 3 << 20, 5 << 20] {
+        let stream = StreamOptions {
+            chunk_bytes,
+            ..StreamOptions::default()
+        };
+        let out =
+            evaluate_run_file(&qrels, &file.0, "run.txt", &measures, &options, &stream).unwrap();
+        assert_eq!(out.evaluation, whole, "{chunk_bytes}");
+        assert!(out.warnings.is_empty());
+    }
+    // A bad line late in the file stops the reading there, named as reading whole names it.
+    let (data, qrels) = generated(2_000, 120, Some(230_000));
+    let file = TempFile::new("ahead-bad", &data);
+    let whole = crate::trec::parse_run(&data, "run.txt", &ReadOptions::default()).unwrap_err();
+    for chunk_bytes in [1 << 16, 5 << 20] {
+        let stream = StreamOptions {
+            chunk_bytes,
+            ..StreamOptions::default()
+        };
+        let error = evaluate_run_file(&qrels, &file.0, "run.txt", &measures, &options, &stream)
+            .unwrap_err();
+        assert_eq!(error.to_string(), whole.to_string(), "{chunk_bytes}");
+        assert_eq!(error.input_problem().unwrap().line, Some(230_000));
+    }
+}

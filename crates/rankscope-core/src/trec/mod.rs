@@ -27,7 +27,7 @@ mod source;
 pub(crate) use fields::split_fields;
 pub(crate) use numbers::parse_integer;
 pub use numbers::{parse_grade, parse_score};
-pub(crate) use parse::{byte_problem, empty_error};
+pub(crate) use parse::{byte_problem, empty_error, parse_run_rows_into, Spare};
 pub use parse::{parse_qrels, parse_qrels_rows, parse_run, parse_run_rows};
 pub(crate) use source::io_error;
 pub use source::{last_run_tag, read_qrels_file, read_run_file};

@@ -29,7 +29,23 @@ pub fn parse_run(data: &[u8], source: &str, options: &ReadOptions) -> Result<Par
 /// [`parse_run`], but a buffer without rows (only comments, or in lenient mode only bad lines)
 /// gives an empty run instead of an error: for the blocks of a streamed file.
 pub fn parse_run_rows(data: &[u8], source: &str, options: &ReadOptions) -> Result<Parsed<Run>> {
-    let (columns, tag, skipped) = parse::<RunLine>(data, source, options)?;
+    parse_run_rows_into(data, source, options, &mut Spare::default())
+}
+
+/// [`parse_run_rows`] into the memory of columns read before (`spare`), which the pieces of
+/// the buffer take instead of fresh allocations; what they do not keep goes back to `spare`.
+pub(crate) fn parse_run_rows_into(
+    data: &[u8],
+    source: &str,
+    options: &ReadOptions,
+    spare: &mut Spare<f64>,
+) -> Result<Parsed<Run>> {
+    let mut reader = Reader::<RunLine>::new(source, options, data.len());
+    reader.spare = std::mem::take(spare);
+    let fed = reader.feed(data);
+    *spare = std::mem::take(&mut reader.spare);
+    fed?;
+    let ((columns, tag, skipped), _) = reader.finish();
     Ok(Parsed {
         table: run_of(columns, tag, source),
         skipped,
@@ -144,6 +160,42 @@ pub(super) struct Reader<'a, K: LineKind> {
     columns: Option<Columns<K::Value>>,
     tag: Option<String>,
     skipped: Skipped,
+    /// Emptied columns whose memory the next window's pieces write into.
+    spare: Spare<K::Value>,
+}
+
+/// Columns read before and emptied, kept for their memory: a window's pieces write into them
+/// rather than into fresh allocations, whose every page would fault on first touch.
+pub(crate) struct Spare<V> {
+    /// For the first piece of a text, which the others are appended to (the largest).
+    whole: Option<Columns<V>>,
+    /// For the other pieces.
+    pieces: Vec<Columns<V>>,
+}
+
+impl<V> Default for Spare<V> {
+    fn default() -> Self {
+        Self {
+            whole: None,
+            pieces: Vec::new(),
+        }
+    }
+}
+
+impl Spare<f64> {
+    /// Keep the memory of `run`'s columns for the next text's first piece.
+    pub(crate) fn recycle(&mut self, run: Run) {
+        let mut columns = Columns {
+            queries: run.queries,
+            query: run.query,
+            docs: run.docs,
+            values: run.score,
+            labels: Interner::new(),
+            label: Vec::new(),
+        };
+        columns.clear();
+        self.whole = Some(columns);
+    }
 }
 
 impl<'a, K: LineKind> Reader<'a, K> {
@@ -159,6 +211,7 @@ impl<'a, K: LineKind> Reader<'a, K> {
             columns: None,
             tag: None,
             skipped: Skipped::default(),
+            spare: Spare::default(),
         }
     }
 
@@ -180,18 +233,32 @@ impl<'a, K: LineKind> Reader<'a, K> {
         };
         // The text's first piece holds the columns of all the others: room for the whole text
         // at its density, so that they grow without moving.
-        let first_room = if self.columns.is_none() {
+        let first_window = self.columns.is_none();
+        let first_room = if first_window {
             self.expected_bytes.saturating_sub(self.fed_bytes)
         } else {
             0
         };
         self.fed_bytes += window.len();
-        let numbered: Vec<(usize, &[u8])> = parts.into_iter().enumerate().collect();
+        // Each piece written into memory read into before, where there is some.
+        let numbered: Vec<_> = parts
+            .into_iter()
+            .enumerate()
+            .map(|(i, part)| {
+                let spare = if i == 0 && first_window {
+                    self.spare.whole.take()
+                } else {
+                    self.spare.pieces.pop()
+                };
+                (i, part, spare)
+            })
+            .collect();
         let lenient = self.lenient;
-        let parsed: Vec<Piece<K::Value>> = parallel::map(numbered, parallel, |(i, piece)| {
-            let room = if i == 0 { first_room } else { 0 };
-            parse_piece::<K>(piece, lenient, room)
-        });
+        let parsed: Vec<Piece<K::Value>> =
+            parallel::map(numbered, parallel, |(i, piece, spare)| {
+                let room = if i == 0 { first_room } else { 0 };
+                parse_piece::<K>(piece, lenient, room, spare)
+            });
 
         // Line numbers: each piece's lines come after those of the pieces before it.
         let mut starts = Vec::with_capacity(parsed.len());
@@ -230,8 +297,13 @@ impl<'a, K: LineKind> Reader<'a, K> {
             Some(columns) => columns,
             None => pieces.next().expect("a window has a piece"),
         };
-        columns.append(&pieces.collect::<Vec<_>>(), parallel);
+        let mut rest: Vec<Columns<K::Value>> = pieces.collect();
+        columns.append(&rest, parallel);
         self.columns = Some(columns);
+        for piece in &mut rest {
+            piece.clear();
+        }
+        self.spare.pieces.append(&mut rest);
         Ok(())
     }
 
@@ -346,6 +418,30 @@ pub(super) struct Columns<V> {
 }
 
 impl<V> Columns<V> {
+    /// Columns with room for `rows` rows of `bytes` bytes of text: `spare`'s memory if given
+    /// (grown if it is short), else fresh.
+    fn reusing(spare: Option<Self>, rows: usize, bytes: usize) -> Self {
+        match spare {
+            Some(mut columns) => {
+                columns.query.reserve(rows);
+                columns.docs.reserve(rows, bytes);
+                columns.values.reserve(rows);
+                columns
+            }
+            None => Self::with_capacity(rows, bytes),
+        }
+    }
+
+    /// No rows left, the memory kept.
+    fn clear(&mut self) {
+        self.queries.clear();
+        self.query.clear();
+        self.docs.clear();
+        self.values.clear();
+        self.labels.clear();
+        self.label.clear();
+    }
+
     fn with_capacity(rows: usize, bytes: usize) -> Self {
         Self {
             queries: Interner::new(),
@@ -435,9 +531,15 @@ pub(crate) fn byte_problem(raw: &[u8]) -> Option<(String, String)> {
     }
 }
 
-/// Parse one piece of whole lines. `room`: the bytes of text its columns should have room for
-/// when that is more than the piece (the first piece, which the others are appended to).
-fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool, room: usize) -> Piece<K::Value> {
+/// Parse one piece of whole lines, into `spare`'s memory if given. `room`: the bytes of text its
+/// columns should have room for when that is more than the piece (the first piece, which the
+/// others are appended to).
+fn parse_piece<K: LineKind>(
+    piece: &[u8],
+    lenient: bool,
+    room: usize,
+    spare: Option<Columns<K::Value>>,
+) -> Piece<K::Value> {
     // Room for the rows at the density of the piece's first lines, and an eighth more (the
     // columns grow as usual if later lines are shorter); the document ids take fewer bytes than
     // the text. Reserved once, so the columns do not move (untouched capacity costs no memory).
@@ -446,7 +548,7 @@ fn parse_piece<K: LineKind>(piece: &[u8], lenient: bool, room: usize) -> Piece<K
     let sample_lines = memchr::memchr_iter(b'\n', sample).count() + 1;
     let rows = (sample_lines as f64 * 1.125 * bytes as f64 / sample.len().max(1) as f64) as usize;
     let mut out = Piece {
-        columns: Columns::with_capacity(rows, bytes),
+        columns: Columns::reusing(spare, rows, bytes),
         lines: 0,
         tag: None,
         bad_bytes: None,

@@ -85,6 +85,22 @@ class Policy:
         check_allowed(spec, self.allowed_callables, self.allowed_urls, role="generator")
         return spec
 
+    def judge(self, given: str | Mapping[str, Any]) -> dict[str, Any]:
+        """A client's judge specification, checked against the allow-lists."""
+        from rankscope.service.sources.judges import check_judge, parse_judge_spec
+
+        spec = parse_judge_spec(given)
+        check_judge(spec, self.allowed_callables, self.allowed_urls)
+        return spec
+
+    def data_file(self, given: str) -> str:
+        """A client's file (relative paths taken from the first data root), checked to be a
+        regular file inside the data roots."""
+        from rankscope.service.sources.files import regular_file
+
+        with within_roots(self.data_roots):
+            return str(regular_file(self.data_roots[0] / given))
+
     def check_resume(self, info: TaskInfo) -> None:
         """Refuse to resume a task whose retriever, generator or dataset the policy does not
         admit."""

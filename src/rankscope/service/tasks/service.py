@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import polars as pl
 
+from rankscope._loop import run_to_end
 from rankscope.errors import (
     InputError,
     QueueFullError,
@@ -55,6 +56,8 @@ from rankscope.service.tasks.summary import summary
 
 if TYPE_CHECKING:
     from rankscope.compare import ComparisonReport
+    from rankscope.judge import Judge, JudgementAgreement
+    from rankscope.service.tasks.judging import JudgingInfo
 
 __all__ = ["EXPORT_FORMATS", "STATUSES", "EvaluationService", "TaskInfo", "default_db_path"]
 
@@ -143,11 +146,12 @@ class EvaluationService:
         self.stale_after = stale_after
         self._lock = threading.Lock()
         self._controls: dict[str, Control] = {}
-        self._futures: dict[str, Future[TaskInfo]] = {}
+        self._futures: dict[str, Future[TaskInfo | None]] = {}
         self._executor: ThreadPoolExecutor | None = None
         self._retrievers: dict[str, Retriever] = {}
         self._generators: dict[str, Generator] = {}
         self._datasets: dict[str, Dataset] = {}
+        self._judges: dict[str, Judge] = {}
         self.last_stats: dict[str, RunStats] = {}
 
     # --- submitting -----------------------------------------------------------------------
@@ -295,13 +299,14 @@ class EvaluationService:
 
     def held(self) -> dict[str, list[str]]:
         """What this process keeps in memory for each task (``retriever``, ``dataset``,
-        ``generator``): only what the task's specification cannot build again."""
+        ``generator``, ``judge``): only what the task's specification cannot build again."""
         with self._lock:
             kept: dict[str, list[str]] = {}
             for kind, objects in (
                 ("retriever", self._retrievers),
                 ("dataset", self._datasets),
                 ("generator", self._generators),
+                ("judge", self._judges),
             ):
                 for task_id in objects:
                     kept.setdefault(task_id, []).append(kind)
@@ -524,34 +529,11 @@ class EvaluationService:
         TaskStateError
             The task succeeded already, or is running in a live process (``force`` overrides).
         """
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(
-                self._execute(task_id, retriever, dataset, progress, force, generator, owner)
-            )
-        # Called from inside an event loop (a notebook): run in a thread of our own.
-        result: list[TaskInfo] = []
-        errors: list[BaseException] = []
-
-        def target() -> None:
-            try:
-                result.append(
-                    asyncio.run(
-                        self._execute(
-                            task_id, retriever, dataset, progress, force, generator, owner
-                        )
-                    )
-                )
-            except BaseException as error:
-                errors.append(error)
-
-        thread = threading.Thread(target=target, name=f"rankscope-task-{task_id}")
-        thread.start()
-        thread.join()
-        if errors:
-            raise errors[0]
-        return result[0]
+        # From inside an event loop (a notebook), in a thread of its own.
+        return run_to_end(
+            lambda: self._execute(task_id, retriever, dataset, progress, force, generator, owner),
+            f"rankscope-task-{task_id}",
+        )
 
     def run_next(self) -> TaskInfo | None:
         """Take the oldest pending task of the store (skipping those other workers take at the
@@ -639,23 +621,32 @@ class EvaluationService:
         row = self.store.task(task_id)
         if row["status"] == "succeeded":
             raise TaskStateError(f"task {task_id} has succeeded already; nothing to resume")
+        self._requeue(row)
+        return self.get(task_id)
+
+    def _requeue(self, row: Mapping[str, Any]) -> None:
+        """Put a task that no live process runs back to pending, and `start` it."""
         if row["status"] == "running" and self._owner_alive(row):
-            raise TaskStateError(f"task {task_id} is running")
+            raise TaskStateError(f"task {row['id']} is running")
         self.store.update_task(
-            task_id,
+            row["id"],
             when_status=(row["status"],),
             status="pending",
             owner=None,
             error=None,
             finished_at=None,
         )
-        self.start(task_id)
-        return self.get(task_id)
+        self.start(row["id"])
 
-    def _run_quietly(self, task_id: str) -> TaskInfo:
+    def _run_quietly(self, task_id: str) -> TaskInfo | None:
         control = self._controls.get(task_id)
         if control is not None and (control.stop.is_set() or control.cancel.is_set()):
             return self.get(task_id)
+        if self.store.task(task_id)["kind"] == "judging":
+            # Another process judges it, or its judge cannot be had: the task says which.
+            with contextlib.suppress(RankscopeError):
+                self.run_judging(task_id)
+            return None
         try:
             return self.run(task_id)
         except RankscopeError:
@@ -670,6 +661,10 @@ class EvaluationService:
         TaskStateError
             If it is not pending or running.
         """
+        self._cancel_row(task_id)
+        return self.get(task_id)
+
+    def _cancel_row(self, task_id: str) -> None:
         changed = self.store.update_task(
             task_id,
             when_status=ACTIVE,
@@ -686,7 +681,12 @@ class EvaluationService:
             control = self._controls.get(task_id)
         if control is not None:
             control.cancel.set()
-        return self.get(task_id)
+
+    def cancel_judging(self, task_id: str) -> JudgingInfo:
+        """Cancel a pending or running judging task (see `cancel`); it can be resumed."""
+        self._judging_row(task_id)
+        self._cancel_row(task_id)
+        return self.judging(task_id)
 
     def recover(
         self,
@@ -707,13 +707,23 @@ class EvaluationService:
         acted: list[str] = []
         if mode == "leave":
             return acted
-        for task_id in self.store.task_ids(ACTIVE):
+        for task_id in [
+            *self.store.task_ids(ACTIVE),
+            *self.store.task_ids(ACTIVE, kind="judging"),
+        ]:
             row = self.store.task(task_id)
             if row["status"] == "running" and self._owner_alive(row):
                 continue
+            if row["kind"] == "judging":
+                # A judging task of the command line has no way to be run here.
+                judged_by = (row["spec"].get("service") or {}).get("judge")
+                if judged_by is None:
+                    continue
+                roles = [("judge", judged_by)]
+            else:
+                roles = [(role, row["spec"].get(role)) for role in ("retriever", "generator")]
             try:
-                for role in ("retriever", "generator"):
-                    spec = row["spec"].get(role)
+                for role, spec in roles:
                     if spec is not None:
                         check_allowed(spec, self.allowed_callables, self.allowed_urls, role=role)
                         check_allowed(spec, allowed_callables, allowed_urls, role=role)
@@ -1011,6 +1021,332 @@ class EvaluationService:
 
     def _summary(self, task_id: str, spec: TaskSpec) -> dict[str, Any]:
         return summary(self.store.results(task_id, status="succeeded"), spec)
+
+    # --- judging --------------------------------------------------------------------------
+
+    def submit_judging(
+        self,
+        judge: str | Mapping[str, Any] | Judge,
+        *,
+        pairs: Qrels | str | Path | Mapping[str, Any] | None = None,
+        queries: str | Path | Mapping[str, str] | None = None,
+        corpus: str | Path | Mapping[str, str] | None = None,
+        holes_of: str | None = None,
+        depth: int = 10,
+        prompt: str | None = None,
+        concurrency: int = 4,
+        calibrate: bool | Qrels | str | Path | Mapping[str, Any] | None = None,
+        calibration_sample: int = 50,
+        seed: int = 0,
+        name: str | None = None,
+    ) -> JudgingInfo:
+        """Check everything and store a pending judging task (nothing is asked yet); the same
+        judging submitted again is the same task.
+
+        Parameters
+        ----------
+        judge
+            ``{"type": "http", "url": ..., "model": ..., ...}`` (an OpenAI-compatible
+            chat-completions endpoint; `rankscope.service.sources.judges`), ``"module:function"``
+            or ``{"type": "callable", "target": ...}`` (a function grading a pair), or a
+            `rankscope.judge.Judge` (kept in this process only).
+        pairs, queries, corpus
+            What to judge (a to-judge file of ``rankscope pool``, or any qrels) and the texts.
+        holes_of, depth
+            Instead of ``pairs``: the holes of an evaluation task, the unjudged documents of
+            the top ``depth`` of its succeeded queries (`rankscope.judge.holes`); the queries
+            are the task's and the corpus its dataset's, unless ``corpus`` is given.
+        prompt
+            A template with ``{query}`` and ``{passage}``, replacing the built-in one.
+        concurrency
+            Calls in flight at once.
+        calibrate, calibration_sample, seed
+            Human qrels (``True`` with ``holes_of``: the task's own) of which a seeded sample
+            of pairs is judged first, to measure the judge (see `rankscope.judge.judge_pairs`).
+        name
+            A name for the task.
+        """
+        from rankscope.judge import RELEVANCE_PROMPT, Judge, Prompt
+        from rankscope.judge._judging import submit_judging
+        from rankscope.service.sources.files import regular_file, within_roots
+        from rankscope.service.sources.judges import build_judge, check_judge, parse_judge_spec
+
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise InputError(f"concurrency must be an integer >= 1; found {concurrency!r}")
+        chosen_prompt = (
+            RELEVANCE_PROMPT if prompt is None else Prompt(prompt, RELEVANCE_PROMPT.system)
+        )
+        if isinstance(judge, Judge):
+            built, judge_spec = judge, judge.spec
+        else:
+            judge_spec = parse_judge_spec(judge)
+            check_judge(judge_spec, self.allowed_callables, self.allowed_urls)
+            built = build_judge(judge_spec, prompt=chosen_prompt, **self._allow_lists())
+        human: Any = None if calibrate is True or calibrate is False else calibrate
+        source = None
+        with within_roots(self.data_roots):
+            if holes_of is not None:
+                if pairs is not None:
+                    raise InputError("give the pairs to judge, or the task whose holes to fill")
+                row = self._evaluation_row(holes_of)
+                if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+                    raise InputError(f"depth must be an integer >= 1; found {depth!r}")
+                from rankscope.service.tasks.judging import unjudged_pairs
+
+                found = unjudged_pairs(self.qrels(holes_of), self.run_of(holes_of), depth)
+                if found.height == 0:
+                    raise InputError(
+                        f"task {holes_of} has no hole in its top {depth}: every document "
+                        "retrieved there is judged"
+                    )
+                pairs = Qrels.from_frame(found.with_columns(pl.lit(-1, pl.Int64).alias(RELEVANCE)))
+                queries = queries or {qid: text for _, qid, text in self.store.queries(holes_of)}
+                if corpus is None:
+                    corpus = self._passages(holes_of, row, None)
+                if calibrate is True:
+                    human = self.qrels(holes_of)
+                source = {"evaluation": holes_of, "depth": depth}
+            elif pairs is None or queries is None or corpus is None:
+                raise InputError("a judging task needs its pairs, queries and corpus (or holes_of)")
+            elif calibrate is True:
+                raise InputError("calibrate=True takes the human qrels of holes_of's task")
+
+            def read(value: Any) -> Any:
+                return regular_file(value) if isinstance(value, str | Path) else value
+
+            task_id, _ = submit_judging(
+                read(pairs),
+                built,
+                queries=read(queries),
+                corpus=read(corpus),
+                store=self.store,
+                calibrate=read(human),
+                calibration_sample=calibration_sample,
+                seed=seed,
+                name=name,
+                extra={
+                    "service": {
+                        "judge": judge_spec or {"type": "python", "description": built.describe()},
+                        "concurrency": concurrency,
+                        "source": source,
+                    }
+                },
+            )
+        if judge_spec is None:
+            with self._lock:
+                self._judges[task_id] = built
+        return self.judging(task_id)
+
+    def wait_judging(
+        self, task_id: str, timeout: float | None = None, poll: float = 0.05
+    ) -> JudgingInfo:
+        """Wait until the judging task is done (or ``timeout`` seconds pass); its state then."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            info = self.judging(task_id)
+            if info.done or (deadline is not None and time.monotonic() >= deadline):
+                return info
+            time.sleep(poll)
+
+    def _evaluation_row(self, task_id: str) -> dict[str, Any]:
+        row = self.store.task(task_id)
+        if row["kind"] != "evaluation":
+            raise InputError(f"task {task_id} is a judging task, not an evaluation")
+        return row
+
+    def _judging_row(self, task_id: str) -> dict[str, Any]:
+        row = self.store.task(task_id)
+        if row["kind"] != "judging":
+            raise InputError(f"task {task_id} is an evaluation, not a judging task")
+        return row
+
+    def judging(self, task_id: str) -> JudgingInfo:
+        """A judging task's status, progress, failures, calls, tokens and cost, and its
+        agreement with human judgements where both judge.
+
+        Raises
+        ------
+        TaskNotFoundError
+        """
+        from rankscope.service.tasks.judging import judging_info
+
+        row = self._judging_row(task_id)
+        return judging_info(row, self._agreement(row))
+
+    def _agreement(self, row: Mapping[str, Any]) -> JudgementAgreement | None:
+        from rankscope.judge import human_agreement
+        from rankscope.service.store.judging import judging_pairs
+
+        human: dict[str, dict[str, int]] = {}
+        source = (row["spec"].get("service") or {}).get("source")
+        if source is not None:
+            for query_id, docs in self.store.judgements(source["evaluation"]).items():
+                human[query_id] = dict(docs)
+        for pair in judging_pairs(self.store, row["id"]):
+            if pair.calibration and pair.human is not None:
+                human.setdefault(pair.query_id, {})[pair.doc_id] = pair.human
+        if not human or not row["succeeded"]:
+            return None
+        try:
+            return human_agreement(self.store, row["id"], human)
+        except RankscopeError:
+            return None  # a missing package of the judge extra: no agreement to show
+
+    def list_judgings(
+        self, *, status: str | None = None, limit: int = 50, offset: int = 0
+    ) -> tuple[list[JudgingInfo], int]:
+        """Judging tasks, newest first (a page of them), and how many there are in all."""
+        from rankscope.service.tasks.judging import judging_info
+
+        if status is not None and status not in STATUSES:
+            raise InputError(f"unknown status {status!r}; expected one of {', '.join(STATUSES)}")
+        rows, total = self.store.list_tasks(
+            status=status, limit=limit, offset=offset, kind="judging"
+        )
+        return [judging_info(row, None) for row in rows], total
+
+    def judgings_of(self, task_id: str) -> list[JudgingInfo]:
+        """The judging tasks of an evaluation task's holes, newest first."""
+        from rankscope.service.tasks.judging import judging_info
+
+        rows, _ = self.store.list_tasks(limit=10**6, kind="judging")
+        return [
+            judging_info(row, None)
+            for row in rows
+            if ((row["spec"].get("service") or {}).get("source") or {}).get("evaluation") == task_id
+        ]
+
+    def run_judging(self, task_id: str, *, judge: Judge | None = None) -> JudgingInfo:
+        """Run (or resume) a judging task in this thread until it is done, cancelled or
+        stopped: only its pairs without a stored judgement are asked. ``judge`` is needed
+        only when the task's specification cannot build it again (a Python object given to
+        `submit_judging` in another process).
+
+        Raises
+        ------
+        TaskStateError
+            A live process is judging it.
+        """
+        from rankscope.judge import Prompt
+        from rankscope.judge._judging import run_judging
+        from rankscope.service.sources.judges import build_judge, check_judge
+
+        row = self._judging_row(task_id)
+        kept = row["spec"].get("service") or {}
+        spec = kept.get("judge") or {}
+        with self._lock:
+            judge = judge or self._judges.get(task_id)
+            control = self._controls.setdefault(task_id, Control())
+        try:
+            if judge is None:
+                if spec.get("type") not in ("http", "callable"):
+                    raise InputError(
+                        f"judging task {task_id} has a Python judge ({spec.get('description')}) "
+                        "that cannot be rebuilt from its specification; pass the judge to resume it"
+                    )
+                check_judge(spec, self.allowed_callables, self.allowed_urls)
+                system, template = row["spec"]["prompt"]
+                judge = build_judge(
+                    spec,
+                    prompt=Prompt(template, system),
+                    grades=row["spec"]["grades"],
+                    **self._allow_lists(),
+                )
+
+            def halt() -> str | None:
+                if control.cancel.is_set():
+                    return "cancelled"
+                if control.stop.is_set():
+                    return "stopped"
+                return "cancelled" if self.store.status(task_id) == "cancelled" else None
+
+            run_judging(
+                self.store,
+                task_id,
+                judge,
+                concurrency=int(kept.get("concurrency", 4)),
+                halt=halt,
+            )
+        except RankscopeError as error:
+            if not isinstance(error, TaskStateError | StoreError):
+                self.store.update_task(
+                    task_id,
+                    when_status=ACTIVE,
+                    status="failed",
+                    owner=None,
+                    finished_at=time.time(),
+                    error=str(error),
+                )
+            raise
+        finally:
+            with self._lock:
+                self._controls.pop(task_id, None)
+        info = self.judging(task_id)
+        if info.status == "succeeded":
+            with self._lock:
+                self._judges.pop(task_id, None)
+        return info
+
+    def resume_judging_in_background(self, task_id: str) -> JudgingInfo:
+        """Put a failed, cancelled or interrupted judging task back to pending and `start` it
+        (its pairs judged already are not asked again).
+
+        Raises
+        ------
+        TaskStateError
+            A live process is judging it.
+        """
+        self._requeue(self._judging_row(task_id))
+        return self.judging(task_id)
+
+    def judged_qrels(self, task_id: str, *, merged: bool = False) -> pl.DataFrame:
+        """A judging task's grades as qrels with their ``source`` column (``judge``); with
+        ``merged``, beside the human judgements of its evaluation task (``human``), which win
+        where both judge."""
+        from rankscope.judge import judged_qrels
+
+        row = self._judging_row(task_id)
+        source = (row["spec"].get("service") or {}).get("source")
+        human = self.qrels(source["evaluation"]) if merged and source is not None else None
+        return judged_qrels(self.store, task_id, human)
+
+    def judging_failures(self, task_id: str) -> list[dict[str, Any]]:
+        """The pairs whose judgement failed: ``query_id``, ``doc_id``, ``failure`` (its kind),
+        ``error``, ``answer`` (the raw answer, if any) and ``attempts``."""
+        from rankscope.service.store.judging import stored_grades
+
+        self._judging_row(task_id)
+        return [
+            {
+                "query_id": g.pair.query_id,
+                "doc_id": g.pair.doc_id,
+                "failure": g.failure,
+                "error": g.error,
+                "answer": g.answer,
+                "attempts": g.attempts,
+            }
+            for g in stored_grades(self.store, task_id)
+            if g.grade is None
+        ]
+
+    def reevaluation(self, task_id: str) -> dict[str, Any] | None:
+        """For a judging task of an evaluation task's holes: that task's measures with its
+        own judgements and with the judged ones merged in (``before``, ``after``); None for
+        another judging task."""
+        from rankscope.service.tasks.judging import reevaluated
+
+        row = self._judging_row(task_id)
+        source = (row["spec"].get("service") or {}).get("source")
+        if source is None:
+            return None
+        evaluation = source["evaluation"]
+        spec = TaskSpec.model_validate(self.store.task(evaluation)["spec"])
+        return reevaluated(
+            spec,
+            self.store.results(evaluation, status="succeeded"),
+            self.store.judgements(evaluation),
+            self.judged_qrels(task_id),
+        )
 
     # --- export and compare ---------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 the error answers, and holds the service and the server's settings in its state.
 
 Routers (`rankscope.service.web.routers`): ``evaluations`` (the API at
-``/api/v1/evaluations``), ``console`` (the web console at ``/``), and the offline API
+``/api/v1/evaluations``), ``judgings`` (its judging tasks, at ``/api/v1/judgings``),
+``console`` (the web console at ``/``), and the offline API
 documentation at ``/docs`` beside the schema at ``/openapi.json``.
 
 An unknown id answers 404; an invalid body, dataset, measure or retriever 422 with the reason;
@@ -88,7 +89,7 @@ def create_app(
         from starlette.exceptions import HTTPException
 
         from rankscope.service.web import models
-        from rankscope.service.web.routers import evaluations
+        from rankscope.service.web.routers import evaluations, judgings
     except ImportError as error:
         raise MissingDependencyError(
             str(error.name or "fastapi"), "the HTTP API", "service"
@@ -209,6 +210,7 @@ def create_app(
         return methods
 
     app.include_router(evaluations.router)
+    app.include_router(judgings.router)
     install_docs(app)
     if console:
         from rankscope.service.web.routers.console import install_console

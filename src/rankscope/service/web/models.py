@@ -17,6 +17,10 @@ __all__ = [
     "ErrorOut",
     "EvaluationIn",
     "GeneratorIn",
+    "JudgeIn",
+    "JudgingIn",
+    "JudgingOut",
+    "JudgingPage",
     "QueryOut",
     "QueryPage",
     "RetrieverIn",
@@ -226,6 +230,108 @@ class QueryOut(BaseModel):
 
 class QueryPage(BaseModel):
     items: list[QueryOut]
+    total: int
+    limit: int
+    offset: int
+
+
+class JudgeIn(BaseModel):
+    """A judge: an OpenAI-compatible chat-completions endpoint (``http``) or a callable
+    ``module:function`` grading a (query, passage) pair (``callable``)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    type: Literal["http", "callable"]
+    url: str | None = Field(
+        None, max_length=2048, description="the endpoint's base (http://host:8000/v1) or URL"
+    )
+    model: str | None = Field(None, max_length=500, description="the model name, for http")
+    api_key_env: str | None = Field(
+        None, max_length=200, description="the server's environment variable holding the key"
+    )
+    temperature: float | None = Field(None, ge=0, le=2)
+    max_tokens: int | None = Field(None, ge=1, le=10**6)
+    seed: int | None = Field(None, ge=-(2**63), le=2**63 - 1)
+    timeout: float | None = Field(None, gt=0, le=3600)
+    retries: int | None = Field(None, ge=0, le=100)
+    backoff: float | None = Field(None, ge=0, le=60)
+    prices: tuple[float, float] | None = Field(
+        None, description="per million prompt tokens, per million completion tokens"
+    )
+    target: str | None = Field(
+        None, max_length=500, description="module:function, for type callable"
+    )
+    thresholds: list[float] | None = Field(None, max_length=100)
+
+
+class JudgingIn(BaseModel):
+    """A judging task: the pairs of a pool file (with the queries' and documents' texts), or
+    the holes of an evaluation task; a judge; how to ask it."""
+
+    model_config = ConfigDict(extra="forbid")
+    judge: SpecText | JudgeIn = Field(description="'module:function', or a specification")
+    holes_of: str | None = Field(
+        None,
+        max_length=200,
+        description="an evaluation task whose holes (unjudged documents of its top depth) to judge",
+    )
+    depth: int = Field(10, ge=1, le=100_000, description="the top k whose holes are judged")
+    pairs: PathText | None = Field(None, description="a to-judge file (or any qrels)")
+    queries: PathText | None = Field(None, description="the queries' texts")
+    corpus: PathText | None = Field(
+        None, description="the documents' texts (default for holes_of: the task's dataset's)"
+    )
+    prompt: str | None = Field(
+        None, max_length=64 * 1024, description="a template with {query} and {passage}"
+    )
+    concurrency: int = Field(4, ge=1, le=256)
+    calibrate: bool | PathText | None = Field(
+        None,
+        description="human qrels to judge a seeded sample of first (true with holes_of: the "
+        "task's own)",
+    )
+    calibration_sample: int = Field(50, ge=1, le=100_000)
+    seed: int = Field(0, ge=0, le=2**32 - 1)
+    name: str | None = Field(None, max_length=200)
+
+
+class JudgingProgressOut(BaseModel):
+    total: int
+    graded: int
+    failed: int
+    pending: int
+    fraction: float
+
+
+class JudgingOut(BaseModel):
+    """A judging task: where it is, what it cost, and how far it agrees with humans."""
+
+    id: str
+    name: str | None
+    status: Literal["pending", "running", "succeeded", "failed", "cancelled"]
+    progress: JudgingProgressOut
+    failures: dict[str, int] = Field(description="failed pairs per kind of failure")
+    calls: dict[str, int] = Field(description="calls per outcome, retries included")
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float
+    judge: dict[str, Any]
+    concurrency: int
+    source: dict[str, Any] | None = Field(
+        description="{evaluation, depth} for the holes of an evaluation task"
+    )
+    agreement: dict[str, Any] | None = Field(
+        description="with human judgements where both judge (kappa, alpha, confusion)"
+    )
+    error: str | None
+    created_at: float
+    started_at: float | None
+    finished_at: float | None
+    updated_at: float
+    active_seconds: float
+
+
+class JudgingPage(BaseModel):
+    items: list[JudgingOut]
     total: int
     limit: int
     offset: int

@@ -11,6 +11,14 @@ GET      /tasks/{id}                  a task: metrics and answer measures (runni
                                       (with each generated answer beside its reference),
                                       failures, exports
 POST     /tasks/{id}/cancel|resume    cancel or resume it
+POST     /tasks/{id}/judge            fill the task's holes with a judge: start a judging
+                                      task on the unjudged documents of its top k (then its
+                                      page)
+GET      /judgings/{id}               a judging task: pairs graded, failed and pending, calls,
+                                      tokens and cost, failures by kind, the agreement with
+                                      human judgements, and the evaluation task's measures
+                                      before and after its holes were judged; downloads
+POST     /judgings/{id}/cancel|resume cancel or resume it
 GET      /compare?task=A&task=B...    the report of ``rankscope compare --format html``, with
                                       the test chosen (``&test=tukey``) and every pair
                                       compared (``&pairs=all``) or each with the first
@@ -63,8 +71,9 @@ from rankscope.service.web.dependencies import (
     session_nonce,
 )
 from rankscope.service.web.errors import public_message
-from rankscope.service.web.models import EvaluationIn
+from rankscope.service.web.models import EvaluationIn, JudgingIn
 from rankscope.service.web.routers.evaluations import start_evaluation
+from rankscope.service.web.routers.judgings import JUDGING_PREFIX, check_resume, start_judging
 from rankscope.service.web.session import COOKIE, SESSION_SECONDS, Sessions
 
 __all__ = ["install_console", "router", "signin_router"]
@@ -229,6 +238,41 @@ def evaluation_payload(form: Mapping[str, list[str]]) -> dict[str, Any]:
     }
 
 
+def judging_payload(form: Mapping[str, list[str]], task_id: str) -> dict[str, Any]:
+    """The API's request body (`JudgingIn`) from the fields of a task page's judge form."""
+
+    def one(name: str) -> str:
+        return (form.get(name) or [""])[0].strip()
+
+    def number(name: str) -> int | str | None:
+        text = one(name)
+        if not text:
+            return None
+        try:
+            return int(text)
+        except ValueError:
+            return text  # refused, with its field named, by the model's validation
+
+    judge = {
+        "type": "http",
+        "url": one("judge_url"),
+        "model": one("judge_model"),
+        "api_key_env": one("api_key_env") or None,
+    }
+    sample = number("calibration_sample")
+    body: dict[str, Any] = {
+        "judge": {key: value for key, value in judge.items() if value is not None},
+        "holes_of": task_id,
+        "depth": number("depth") or 10,
+        "concurrency": number("judge_concurrency") or 4,
+        "calibrate": bool(sample),
+        "name": one("judging_name") or None,
+    }
+    if sample:
+        body["calibration_sample"] = sample
+    return body
+
+
 router = APIRouter(
     include_in_schema=False,
     dependencies=[Depends(checked_host), Depends(same_origin), Depends(page_caller)],
@@ -335,6 +379,13 @@ def refused(request: Request) -> Response:
     )
 
 
+def _reasons(error: ValidationError) -> str:
+    """What a form's fields got wrong, field by field, in one line."""
+    return "; ".join(
+        f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}" for item in error.errors()
+    )
+
+
 def see_other(location: str) -> Response:
     return secured(RedirectResponse(location, status_code=303))
 
@@ -422,11 +473,7 @@ async def new_task(request: Request) -> Response:
         body = EvaluationIn.model_validate(evaluation_payload(form))
         info = start_evaluation(request.app.state.service, request.app.state.policy, body)
     except ValidationError as error:
-        reasons = "; ".join(
-            f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}"
-            for item in error.errors()
-        )
-        return new_form(request, 422, reasons, chosen)
+        return new_form(request, 422, _reasons(error), chosen)
     except (RankscopeError, ValueError) as error:
         message = public_message(error) if isinstance(error, RankscopeError) else str(error)
         return new_form(request, 422, message, chosen)
@@ -449,6 +496,7 @@ def task_page(request: Request, task_id: str) -> Response:
         request,
         "task.html",
         task=info,
+        judgings=service.judgings_of(task_id),
         failures=failures,
         histogram=histogram(service, info),
         message=message[:300] if message else None,
@@ -501,21 +549,29 @@ def histogram(service: Any, info: Any) -> dict[str, Any] | None:
     }
 
 
-async def act(request: Request, task_id: str, action: str) -> Response:
+async def act(request: Request, task_id: str, action: str, kind: str = "tasks") -> Response:
+    """Cancel or resume an evaluation task (``kind`` ``tasks``) or a judging task
+    (``judgings``) from its page's form, then its page again (with the reason of a refusal)."""
     if await form_of(request) is None:
         return refused(request)
     service = request.app.state.service
+    policy = request.app.state.policy
     try:
-        if action == "cancel":
+        if kind == "judgings" and action == "cancel":
+            service.cancel_judging(task_id)
+        elif kind == "judgings":
+            check_resume(policy, service, task_id)
+            service.resume_judging_in_background(task_id)
+        elif action == "cancel":
             service.cancel(task_id)
         else:
-            request.app.state.policy.check_resume(service.get(task_id))
+            policy.check_resume(service.get(task_id))
             service.resume_in_background(task_id)
     except TaskNotFoundError:
         return see_other("/")
     except RankscopeError as error:
-        return see_other(f"/tasks/{quote(task_id)}?message={quote(public_message(error))}")
-    return see_other(f"/tasks/{quote(task_id)}")
+        return see_other(f"/{kind}/{quote(task_id)}?message={quote(public_message(error))}")
+    return see_other(f"/{kind}/{quote(task_id)}")
 
 
 @router.post("/tasks/{task_id}/cancel")
@@ -526,6 +582,70 @@ async def cancel(request: Request, task_id: str) -> Response:
 @router.post("/tasks/{task_id}/resume")
 async def resume(request: Request, task_id: str) -> Response:
     return await act(request, task_id, "resume")
+
+
+# --- judging ----------------------------------------------------------------------------------
+
+
+@router.post("/tasks/{task_id}/judge")
+async def judge_holes(request: Request, task_id: str) -> Response:
+    form = await form_of(request)
+    if form is None:
+        return refused(request)
+    service = request.app.state.service
+    try:
+        body = JudgingIn.model_validate(judging_payload(form, task_id))
+        info = start_judging(service, request.app.state.policy, body)
+    except TaskNotFoundError:
+        return see_other("/")
+    except ValidationError as error:
+        message = quote(_reasons(error)[:300])
+        return see_other(f"/tasks/{quote(task_id)}?message={message}#judge")
+    except RankscopeError as error:
+        message = quote(public_message(error)[:300])
+        return see_other(f"/tasks/{quote(task_id)}?message={message}#judge")
+    return see_other(f"/judgings/{quote(info.id)}")
+
+
+@router.get("/judgings/{task_id}")
+def judging_page(request: Request, task_id: str) -> Response:
+    service = request.app.state.service
+    try:
+        info = service.judging(task_id)
+    except (TaskNotFoundError, RankscopeError):
+        return render(
+            request, "message.html", status=404, title="No such judging task",
+            message=f"No judging task has the id {task_id!r}.",
+        )  # fmt: skip
+    source = None
+    if info.source is not None:
+        try:
+            source = service.get(info.source["evaluation"])
+        except TaskNotFoundError:
+            source = None
+    again = service.reevaluation(task_id) if info.status == "succeeded" and source else None
+    message = request.query_params.get("message")
+    return render(
+        request,
+        "judging.html",
+        judging=info,
+        source=source,
+        reevaluation=again,
+        failures=service.judging_failures(task_id)[:20],
+        message=message[:300] if message else None,
+        judging_api=JUDGING_PREFIX,
+        page="judging",
+    )
+
+
+@router.post("/judgings/{task_id}/cancel")
+async def cancel_judging(request: Request, task_id: str) -> Response:
+    return await act(request, task_id, "cancel", "judgings")
+
+
+@router.post("/judgings/{task_id}/resume")
+async def resume_judging(request: Request, task_id: str) -> Response:
+    return await act(request, task_id, "resume", "judgings")
 
 
 # --- comparing --------------------------------------------------------------------------------

@@ -293,7 +293,52 @@ function compareSelection() {
   count();
 }
 
+// --- a judging task's page ---------------------------------------------------------------
+
+function judgingPage() {
+  const root = document.getElementById("judging");
+  const url = `${root.dataset.api}/${encodeURIComponent(root.dataset.judging)}`;
+
+  function update(judging) {
+    root.dataset.status = judging.status;
+    setStatus(root.querySelector('[data-field="status"]'), judging.status);
+    document.querySelectorAll(".buttons form[data-when]").forEach((form) => {
+      form.hidden = !form.dataset.when.split(" ").includes(judging.status);
+    });
+    const p = judging.progress;
+    const judged = p.graded + p.failed;
+    const bar = document.getElementById("progress");
+    bar.max = p.total || 1;
+    bar.value = judged;
+    document.getElementById("progress-text").textContent =
+      `${judged} of ${p.total} pairs judged (${Math.round(100 * p.fraction)} %): ` +
+      `${p.graded} graded, ${p.failed} failed, ${p.pending} pending`;
+    document.getElementById("failed-count").textContent = p.failed;
+  }
+
+  async function poll() {
+    if (!ACTIVE.includes(root.dataset.status)) return;
+    try {
+      const judging = await getJSON(url);
+      update(judging);
+      if (!ACTIVE.includes(judging.status)) {
+        // Finished: the page again, with the agreement and the task scored again.
+        window.location.reload();
+        return;
+      }
+    } catch (error) {
+      console.warn(error.message);
+    }
+    window.setTimeout(poll, 1000);
+  }
+  document.querySelectorAll(".buttons form[data-when]").forEach((form) => {
+    form.hidden = !form.dataset.when.split(" ").includes(root.dataset.status);
+  });
+  window.setTimeout(poll, 1000);
+}
+
 const pages = {
+  judging: judgingPage,
   tasks: () => {
     taskList();
     compareSelection();
