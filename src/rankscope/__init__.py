@@ -1,9 +1,10 @@
 """rankscope: exact, fast evaluation of ranked retrieval.
 
 The names below, and the subpackages (``rankscope.io``, ``rankscope.compare``,
-``rankscope.fuse``, ``rankscope.judge``, ``rankscope.metric``, ``rankscope.compat``,
-``rankscope.spark``, ...), are loaded on first use, so that ``import rankscope`` (and the
-command line's ``--help``) does not pay for numpy and polars until something is evaluated.
+``rankscope.fuse``, ``rankscope.judge``, ``rankscope.measures``, ``rankscope.metric``,
+``rankscope.compat``, ``rankscope.spark``, ...), are loaded on first use, so that
+``import rankscope`` (and the command line's ``--help``) does not pay for numpy and polars
+until something is evaluated.
 
 Examples
 --------
@@ -99,6 +100,7 @@ SUBPACKAGES = (
     "fuse",
     "io",
     "judge",
+    "measures",
     "metric",
     "report",
     "service",

@@ -204,6 +204,18 @@ def split_measures(text: str) -> list[str]: ...
 def build_measure(
     family: str, cutoff: str | None, params: list[tuple[str, str]]
 ) -> tuple[str, int | float | None, list[tuple[str, str]], str, str | None]: ...
+def define_measure(
+    name: str,
+    summary: str,
+    formula: str,
+    origin: str,
+    cutoff: str,
+    params: list[tuple[str, object]],
+    aggregate: str,
+    bounded: bool,
+    scorer: Callable[..., object],
+) -> str: ...
+def undefine_measure(name: str) -> bool: ...
 
 # --- Preferences and judgement groups (crates/rankscope-python/src/prefs.rs) ---------------------
 

@@ -12,7 +12,9 @@
      │    └── NotGroupedError          a query's lines are not together (streaming needs it)
      ├── MeasureError (ValueError)     a measure name or parameter is not valid
      │    │                                                     .measure .part .suggestions
-     │    └── UnknownMeasureError      no measure of that name; suggests close names
+     │    ├── UnknownMeasureError      no measure of that name; suggests close names
+     │    └── UserMeasureError         a user-defined measure raised or gave no number
+     │                                                          .query
      ├── ProfileError (ValueError)     an unknown profile or convention, or a measure the
      │                                 profile does not define  .profile .convention .value
      │                                                          .allowed
@@ -87,6 +89,7 @@ __all__ = [
     "TaskStateError",
     "TaskTakenOverError",
     "UnknownMeasureError",
+    "UserMeasureError",
     "require",
 ]
 
@@ -186,7 +189,7 @@ class MeasureError(RankscopeError, ValueError):
         Names close to an unknown one, best first.
     """
 
-    _fields = ("measure", "part", "suggestions")
+    _fields: tuple[str, ...] = ("measure", "part", "suggestions")
 
     def __init__(
         self,
@@ -205,6 +208,29 @@ class MeasureError(RankscopeError, ValueError):
 
 class UnknownMeasureError(MeasureError):
     """No measure has the given name."""
+
+
+class UserMeasureError(MeasureError):
+    """A measure defined with `rankscope.measures.define` raised an exception, or gave
+    something that is not a finite number, for a query. The exception it raised is the
+    ``__cause__``.
+
+    Parameters
+    ----------
+    message
+        The measure, the query and the exception (or the value given).
+    measure
+        The measure's name.
+    query
+        The query's id (None when the measure, called once for every query, failed as a
+        whole).
+    """
+
+    _fields: tuple[str, ...] = ("measure", "part", "suggestions", "query")
+
+    def __init__(self, message: str, *, measure: str = "", query: str | None = None) -> None:
+        self.query = query
+        super().__init__(message, measure=measure)
 
 
 class ProfileError(RankscopeError, ValueError):

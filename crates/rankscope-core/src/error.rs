@@ -5,6 +5,7 @@
 //! to an exception class of their own.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// Where an input error happened and what was wrong.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -314,6 +315,34 @@ pub enum Error {
     Option(OptionProblem),
     /// Runs or parameters that cannot be fused.
     Fusion(FusionProblem),
+    /// What a user-defined measure's scorer raised, carried back as it was
+    /// ([`crate::measures::user`]).
+    Raised(Raised),
+}
+
+/// An error of a binding's own, raised where the core called back into it (a user-defined
+/// measure's scorer): the core only carries it back to the binding, which knows its type.
+#[derive(Clone)]
+pub struct Raised(pub Arc<dyn std::error::Error + Send + Sync>);
+
+impl Raised {
+    /// The error, carried.
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self(Arc::new(error))
+    }
+}
+
+impl fmt::Debug for Raised {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Raised({})", self.0)
+    }
+}
+
+impl PartialEq for Raised {
+    /// The same error carried, not an equal one: the core cannot compare what it cannot read.
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl Error {
@@ -344,6 +373,7 @@ impl Error {
             Error::Profile(_) => "Profile",
             Error::Option(_) => "Option",
             Error::Fusion(_) => "Fusion",
+            Error::Raised(_) => "Raised",
         }
     }
 
@@ -388,6 +418,7 @@ impl fmt::Display for Error {
             Error::Profile(p) => f.write_str(&p.message),
             Error::Option(o) => f.write_str(&o.message),
             Error::Fusion(problem) => write!(f, "{problem}"),
+            Error::Raised(raised) => write!(f, "{}", raised.0),
             other => match other.input_problem() {
                 Some(problem) => write!(f, "{problem}"),
                 None => Ok(()),

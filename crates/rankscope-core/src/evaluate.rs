@@ -6,7 +6,7 @@ use crate::batch::{QueryView, RankedBatch};
 use crate::error::{quoted, Error, Result};
 use crate::measures::ir_measures::judged_grades;
 use crate::measures::trec_extra::relevance_string;
-use crate::measures::{check_profile_support, Context, Kernel, Measure, Reads};
+use crate::measures::{check_profile_support, user, Context, Kernel, Measure, Reads};
 use crate::parallel::PARALLEL_MIN_ROWS;
 use crate::prepare::{no_common_queries, prepare_listing, Judgements, PrepareOptions, Prepared};
 use crate::profile::Conventions;
@@ -121,13 +121,18 @@ impl Evaluation {
 /// the relevance level) is passed to every kernel alike. Errors: an answer measure; a measure
 /// reading subtopics on a batch prepared without them; a kernel refusing the batch's grades
 /// (the exponential gain above [`MAX_EXP_GRADE`], ERR above gdeval's 4). A measure with
-/// `judged_only=True` sees the ranking without its unjudged documents.
+/// `judged_only=True` sees the ranking without its unjudged documents. A measure of a family
+/// defined at run time is scored by its [`user::Scorer`], once for the whole batch, after the
+/// kernels.
 pub fn compute(
     batch: &RankedBatch,
     measures: &[Measure],
     conventions: &Conventions,
     relevance_level: i64,
 ) -> Result<Vec<Vec<f64>>> {
+    if measures.iter().any(Measure::is_user_defined) {
+        return compute_with_user(batch, measures, conventions, relevance_level);
+    }
     let context = Context::new(conventions, relevance_level);
     let kernels: Vec<Box<dyn Kernel>> = measures
         .iter()
@@ -181,6 +186,50 @@ pub fn compute(
     Ok((0..width)
         .map(|m| (0..queries).map(|q| flat[q * width + m]).collect())
         .collect())
+}
+
+/// [`compute`] of measures some of which are user-defined: the kernels' values as ever, the
+/// others from their scorers, in the order of `measures`.
+fn compute_with_user(
+    batch: &RankedBatch,
+    measures: &[Measure],
+    conventions: &Conventions,
+    relevance_level: i64,
+) -> Result<Vec<Vec<f64>>> {
+    let native: Vec<Measure> = measures
+        .iter()
+        .filter(|m| !m.is_user_defined())
+        .cloned()
+        .collect();
+    let mut native_values = compute(batch, &native, conventions, relevance_level)?.into_iter();
+    let context = Context::new(conventions, relevance_level);
+    let mut values = Vec::with_capacity(measures.len());
+    for measure in measures {
+        if !measure.is_user_defined() {
+            values.push(native_values.next().unwrap_or_default());
+            continue;
+        }
+        let scorer = user::scorer(measure.family).ok_or_else(|| {
+            Error::measure(
+                measure.name(),
+                format!("{} is defined by no scorer here", measure.name()),
+            )
+        })?;
+        let scored = scorer.score(measure, batch, &context)?;
+        if scored.len() != batch.num_queries() {
+            return Err(Error::measure(
+                measure.name(),
+                format!(
+                    "{} gave {} values for {} queries",
+                    measure.name(),
+                    scored.len(),
+                    batch.num_queries()
+                ),
+            ));
+        }
+        values.push(scored);
+    }
+    Ok(values)
 }
 
 /// Whether the measure's kernel reads judgements per subtopic.

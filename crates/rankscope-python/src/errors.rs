@@ -21,7 +21,7 @@ fn class_name(error: &Error) -> Option<&'static str> {
         Error::UnknownMeasure(_) => "UnknownMeasureError",
         Error::Profile(_) => "ProfileError",
         Error::Option(_) => "OptionError",
-        Error::Fusion(_) => return None,
+        Error::Fusion(_) | Error::Raised(_) => return None,
     })
 }
 
@@ -34,6 +34,13 @@ pub fn to_py(py: Python<'_>, error: Error) -> PyErr {
 }
 
 fn build(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
+    if let Error::Raised(raised) = error {
+        // What Python raised in a user-defined measure, back as it was.
+        return Ok(match raised.0.downcast_ref::<PyErr>() {
+            Some(raised) => raised.clone_ref(py),
+            None => pyo3::exceptions::PyRuntimeError::new_err(raised.0.to_string()),
+        });
+    }
     let Some(name) = class_name(error) else {
         return Ok(fusion_error(error));
     };

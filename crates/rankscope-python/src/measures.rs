@@ -1,10 +1,19 @@
 //! The core's measure registry for Python: the families, names parsed and printed as the core
 //! parses and prints them, trec_eval's table and nicknames, the profiles' default measures.
 
+use std::sync::Arc;
+
+use pyo3::buffer::PyBuffer;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
+use rankscope_core::error::{Error, Raised};
 use rankscope_core::measures::trec_eval::{self, TrecName};
-use rankscope_core::measures::{answers, families, Cutoff, Family, Measure, Reads};
+use rankscope_core::measures::user::{self, Definition, ParamDefault, Scorer};
+use rankscope_core::measures::{
+    answers, families, Aggregate, Context, Cutoff, CutoffKind, Family, Measure, Reads, Value,
+};
+use rankscope_core::RankedBatch;
 
 use rankscope_core::measures::listed_names;
 use rankscope_core::settle::{parse_spec, parse_specs};
@@ -199,7 +208,176 @@ fn build_measure(
     parsed(py, &measure)
 }
 
+/// A parameter's default as Python gives it: a bool, an int, a float, or a list of words
+/// (the first the default).
+fn param_default(name: &str, value: &Bound<'_, PyAny>) -> PyResult<ParamDefault> {
+    if let Ok(flag) = value.cast::<pyo3::types::PyBool>() {
+        return Ok(ParamDefault::Flag(flag.is_true()));
+    }
+    if let Ok(integer) = value.cast::<pyo3::types::PyInt>() {
+        return Ok(ParamDefault::Integer(integer.extract()?));
+    }
+    if let Ok(number) = value.cast::<pyo3::types::PyFloat>() {
+        return Ok(ParamDefault::Number(number.value()));
+    }
+    if let Ok(words) = value.extract::<Vec<String>>() {
+        if !value.is_instance_of::<pyo3::types::PyString>() {
+            return Ok(ParamDefault::Words(words));
+        }
+    }
+    Err(PyValueError::new_err(format!(
+        "the default of parameter {name:?} is a bool, an int, a float or a list of words; \
+         got {}",
+        value.repr()?
+    )))
+}
+
+/// Define a family whose values `scorer` computes, replacing the one of the same name: its
+/// canonical name, as [`parsed`] shows its measures.
+///
+/// `scorer(name, params, cutoff, relevance_level, query_ids, grades, offsets, judged,
+/// judged_offsets)` is called once per batch: the measure's canonical name, its parameters
+/// (every one, defaults included, typed), its cutoff (or None), its relevance level, the
+/// batch's query ids, and its arrays as bytes of 64-bit integers in native order (ranked
+/// grades, Q + 1 offsets into them, judged grades sorted descending, Q + 1 offsets into
+/// them). It returns one float per query (any buffer of doubles, or a sequence).
+#[pyfunction]
+#[pyo3(signature = (name, summary, formula, origin, cutoff, params, aggregate, bounded, scorer))]
+#[allow(clippy::too_many_arguments)]
+fn define_measure(
+    py: Python<'_>,
+    name: String,
+    summary: String,
+    formula: String,
+    origin: String,
+    cutoff: &str,
+    params: Vec<(String, Bound<'_, PyAny>)>,
+    aggregate: &str,
+    bounded: bool,
+    scorer: Py<PyAny>,
+) -> PyResult<String> {
+    let cutoff = match cutoff {
+        "none" => CutoffKind::None,
+        "optional" => CutoffKind::Optional,
+        "required" => CutoffKind::Required,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "cutoff is 'none', 'optional' or 'required'; got {other:?}"
+            )))
+        }
+    };
+    let aggregate = match aggregate {
+        "mean" => Aggregate::Mean,
+        "geometric_mean" => Aggregate::GeometricMean,
+        "sum" => Aggregate::Sum,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "aggregate is 'mean', 'geometric_mean' or 'sum'; got {other:?}"
+            )))
+        }
+    };
+    let params = params
+        .iter()
+        .map(|(key, value)| Ok((key.clone(), param_default(key, value)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let definition = Definition {
+        name,
+        summary,
+        formula,
+        origin,
+        cutoff,
+        params,
+        aggregate,
+        bounded,
+    };
+    let family = user::define(&definition, Arc::new(PyScorer { scorer })).or_raise(py)?;
+    Ok(family.name.to_string())
+}
+
+/// Remove the family defined under `name`; whether there was one.
+#[pyfunction]
+fn undefine_measure(name: &str) -> bool {
+    user::undefine(name)
+}
+
+/// A Python callable scoring a user family, batch by batch.
+struct PyScorer {
+    scorer: Py<PyAny>,
+}
+
+impl Scorer for PyScorer {
+    fn score(
+        &self,
+        measure: &Measure,
+        batch: &RankedBatch,
+        context: &Context<'_>,
+    ) -> rankscope_core::Result<Vec<f64>> {
+        Python::attach(|py| self.call(py, measure, batch, context))
+            .map_err(|error| Error::Raised(Raised::new(error)))
+    }
+}
+
+impl PyScorer {
+    fn call(
+        &self,
+        py: Python<'_>,
+        measure: &Measure,
+        batch: &RankedBatch,
+        context: &Context<'_>,
+    ) -> PyResult<Vec<f64>> {
+        let params = PyDict::new(py);
+        for param in measure.family.params {
+            if param.name == "rel" {
+                continue;
+            }
+            let Some(value) = measure.value(param.name) else {
+                continue;
+            };
+            match value {
+                Value::Integer(v) => params.set_item(param.name, v)?,
+                Value::Number(v) => params.set_item(param.name, v)?,
+                Value::Flag(v) => params.set_item(param.name, v)?,
+                Value::Word(v) => params.set_item(param.name, v)?,
+                other => params.set_item(param.name, param.print(&other))?,
+            }
+        }
+        let level = context.level(measure.relevance_level());
+        let args = (
+            measure.name(),
+            params,
+            measure.cutoff_count(),
+            level,
+            batch.query_ids.clone(),
+            integers(py, batch.grades.iter().copied())?,
+            integers(py, batch.offsets.iter().map(|&o| o as i64))?,
+            integers(py, batch.judged.iter().copied())?,
+            integers(py, batch.judged_offsets.iter().map(|&o| o as i64))?,
+        );
+        let returned = self.scorer.bind(py).call1(args)?;
+        match PyBuffer::<f64>::get(&returned) {
+            Ok(buffer) => buffer.to_vec(py),
+            Err(_) => returned.extract(),
+        }
+    }
+}
+
+/// 64-bit integers as the bytes of one array, in native order (numpy's `frombuffer` reads
+/// them without a copy).
+fn integers(
+    py: Python<'_>,
+    values: impl ExactSizeIterator<Item = i64>,
+) -> PyResult<Bound<'_, PyBytes>> {
+    PyBytes::new_with(py, values.len() * 8, |buffer| {
+        for (chunk, value) in buffer.chunks_exact_mut(8).zip(values) {
+            chunk.copy_from_slice(&value.to_ne_bytes());
+        }
+        Ok(())
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(define_measure, m)?)?;
+    m.add_function(wrap_pyfunction!(undefine_measure, m)?)?;
     m.add(
         "GEOMETRIC_MEAN_FLOOR",
         rankscope_core::measures::GEOMETRIC_MEAN_FLOOR,

@@ -149,7 +149,8 @@ def add_relevance_option(parser: Any) -> None:
 
 
 def add_measure_option(parser: Any, help: str | None = None) -> None:
-    """``-m NAME``: repeatable, and each value may list several names separated by commas."""
+    """``-m NAME``: repeatable, and each value may list several names separated by commas;
+    with ``--measures-from``, which defines measures for ``-m`` to name."""
     parser.add_argument(
         "-m",
         "--measure",
@@ -159,6 +160,38 @@ def add_measure_option(parser: Any, help: str | None = None) -> None:
         help=help
         or "a measure such as nDCG@10, AP, P(rel=2)@5 or ndcg_cut.10 (repeatable; "
         "comma-separated lists allowed: -m nDCG@10,AP); see `rankscope measures`",
+    )
+    add_measures_from_option(parser)
+
+
+class _LoadMeasures(argparse.Action):
+    """Runs the module as the option is read, so that every measure it defines is known to
+    the options and the command that follow; keeps the modules in order."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        from rankscope.measures import load
+
+        load(values)
+        loaded = list(getattr(namespace, self.dest, None) or [])
+        setattr(namespace, self.dest, [*loaded, str(values)])
+
+
+def add_measures_from_option(parser: Any) -> None:
+    """``--measures-from MODULE``: a Python file (or a module's dotted name) that defines
+    measures with `rankscope.measures.define`; repeatable."""
+    parser.add_argument(
+        "--measures-from",
+        dest="measures_from",
+        action=_LoadMeasures,
+        metavar="MODULE",
+        help="a Python file (or a module's dotted name) that defines measures with "
+        "rankscope.measures.define, for -m to name (repeatable)",
     )
 
 

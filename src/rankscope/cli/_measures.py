@@ -9,12 +9,12 @@ import textwrap
 from typing import Any
 
 from rankscope.cli import COMMANDS, _terminal_columns
-from rankscope.cli._common import ANSWER_PROFILE_NAMES, PROFILE_NAMES
+from rankscope.cli._common import ANSWER_PROFILE_NAMES, PROFILE_NAMES, add_measures_from_option
 from rankscope.engine.measures import FAMILIES, Family, default_measures
 from rankscope.errors import OptionError
 
 TOOLS = ("trec_eval", "ir_measures", "ranx")
-KINDS = {"answer": "answer", "answers": "answer", "ranking": "ranking"}
+KINDS = {"answer": "answer", "answers": "answer", "ranking": "ranking", "user": "user"}
 READS = ("grades", "subtopics", "preferences")
 INDENT = " " * 4
 
@@ -29,8 +29,8 @@ def add_parser(subparsers: Any) -> None:
             "a parameter's default, which names leave out (RBP(p=0.8) is RBP). FILTER keeps the "
             "families whose name or an alias contains it (nDCG, map, ndcg_cut), the family of a "
             "measure (nDCG@10), a tool's (trec_eval, ir_measures, ranx), a profile's (trec, "
-            "weknora, ...), the answer or ranking measures, or those that read grades, "
-            "subtopics or preferences."
+            "weknora, ...), the answer, ranking or user-defined measures (user: those "
+            "--measures-from defines), or those that read grades, subtopics or preferences."
         ),
     )
     parser.add_argument("filter", nargs="?", metavar="FILTER", help="which measures to list")
@@ -40,6 +40,7 @@ def add_parser(subparsers: Any) -> None:
         metavar="COLUMNS",
         help="wrap at this width (default: the terminal's; piped output is not wrapped)",
     )
+    add_measures_from_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -119,7 +120,7 @@ def chosen(text: str | None) -> list[Family]:
     if wanted in KINDS:
         return [f for f in families if f.kind == KINDS[wanted]]
     if wanted in READS:
-        return [f for f in families if f.kind == "ranking" and f.reads == wanted]
+        return [f for f in families if f.kind != "answer" and f.reads == wanted]
     if wanted in {*PROFILE_NAMES, *ANSWER_PROFILE_NAMES}:
         return [f for f in families if wanted in f.profiles]
     if "@" in wanted or "(" in wanted:
@@ -148,6 +149,8 @@ def _syntax(name: str) -> str:
 
 
 def _scope(family: Any) -> str:
+    if family.kind == "user":
+        return " [user-defined]"
     if family.kind == "answer":
         return " [answers]" if family.weknora else " [answers, standard profile only]"
     return "" if family.weknora else " [trec profiles only]"

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from rankscope.cli._common import add_measure_option, split_measures
+from rankscope.cli._common import add_measure_option, add_measures_from_option, split_measures
 from rankscope.cli._report import (
     add_pair_options,
     add_report_options,
@@ -250,6 +250,7 @@ def _add_serve(subparsers: Any) -> None:
     )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
+    add_measures_from_option(parser)
     parser.add_argument(
         "--token",
         help="bearer token required on every request (default: $RANKSCOPE_TOKEN); "

@@ -412,6 +412,7 @@ def evaluate(
         qrels_source=qrels_source,
         run_source=run_source,
         rows_per_chunk=rows_per_chunk,
+        definitions=_shipped(names),
     )
     schema = _outcome_schema(task.columns)
 
@@ -427,6 +428,34 @@ def evaluate(
         grouped = grouped_outcome(run.sparkSession, run_files, qrels_files, task, schema)
         return SparkResults(grouped.persist(), task, fallback=shuffled)
     return SparkResults(shuffled().persist(), task)
+
+
+def _shipped(names: Iterable[str]) -> bytes:
+    """The definitions of the user-defined measures among ``names``, pickled for the
+    executors: by value, with the modules `rankscope.measures.load` ran from files (no
+    executor could import those by name); empty when there are none."""
+    from pyspark import cloudpickle as untyped
+
+    from rankscope.measures import definitions_of
+    from rankscope.measures._load import FILE_MODULES
+
+    definitions = definitions_of(names)
+    if not definitions:
+        return b""
+    cloudpickle: Any = untyped
+    modules = {
+        module
+        for d in definitions
+        if (module := sys.modules.get(getattr(d.fn, "__module__", "") or "")) is not None
+        and module.__name__.startswith(FILE_MODULES)
+    }
+    for module in modules:
+        cloudpickle.register_pickle_by_value(module)
+    try:
+        return bytes(cloudpickle.dumps(definitions))
+    finally:
+        for module in modules:
+            cloudpickle.unregister_pickle_by_value(module)
 
 
 def _shuffled_outcome(

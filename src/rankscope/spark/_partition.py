@@ -7,6 +7,8 @@ in-memory API computes, with whatever engine it has.
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -64,12 +66,32 @@ class Task:
     qrels_source: str
     run_source: str
     rows_per_chunk: int
+    definitions: bytes = b""
+    """The user-defined measures among ``measures``, pickled by value
+    (`rankscope.measures.Definition`): the executors define them before evaluating."""
+
+    def define_measures(self) -> None:
+        """Define the task's user-defined measures in this process, once."""
+        if not self.definitions:
+            return
+        digest = hashlib.sha256(self.definitions).hexdigest()
+        if digest in _DEFINED_HERE:
+            return
+        # Pickled by this task's own driver.
+        for definition in pickle.loads(self.definitions):
+            definition.register()
+        _DEFINED_HERE.add(digest)
 
     @property
     def columns(self) -> tuple[str, ...]:
         """The measures' columns between Spark stages: measure names hold dots, which
         pyspark's ``mapInArrow`` cannot take in its input, so they get plain names."""
         return tuple(f"_m{i}" for i in range(len(self.measures)))
+
+
+_DEFINED_HERE: set[str] = set()
+"""The digests of the definitions this process has made (an executor's worker evaluates many
+chunks of a task)."""
 
 
 def _statuses(query_ids: pl.Series, status: int, columns: tuple[str, ...]) -> pl.DataFrame:
@@ -94,6 +116,7 @@ def _placeholder_query(judged: pl.Series) -> str:
 
 def _evaluate_chunk(frame: pl.DataFrame, task: Task) -> pl.DataFrame:
     """Per-query values and statuses of a chunk that holds every row of its queries."""
+    task.define_measures()
     judged_rows = frame.filter(pl.col(SIDE) == QRELS_SIDE)
     ranked_rows = frame.filter(pl.col(SIDE) == RUN_SIDE)
     # Built (and so validated) before anything else is looked at, as in memory.

@@ -8,7 +8,8 @@
 //! (trec_eval's classic measures), [`trec_extra`] (the rest of trec_eval), [`cwl`] (C/W/L),
 //! [`diversity`] (subtopics), [`prefs`] (preferences), [`ir_measures`], [`ranx`], and
 //! [`answers`] (the answer measures, scored outside the core). Adding a measure is a kernel
-//! and one [`Family`] entry beside it in one of those modules.
+//! and one [`Family`] entry beside it in one of those modules. Families defined at run time by
+//! a binding's users join them through [`user`], the registry's one extension point.
 
 pub mod answers;
 pub mod cwl;
@@ -20,6 +21,7 @@ pub mod prefs;
 pub mod ranx;
 pub mod trec_eval;
 pub mod trec_extra;
+pub mod user;
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -48,8 +50,14 @@ static MODULES: [&[Family]; 8] = [
     answers::FAMILIES,
 ];
 
-/// Every family, in the order `rankscope measures` lists them.
+/// Every family, in the order `rankscope measures` lists them: the built-in ones, then those
+/// defined at run time ([`user`]).
 pub fn families() -> impl Iterator<Item = &'static Family> {
+    built_in_families().chain(user::families())
+}
+
+/// The families of the core's own modules.
+pub fn built_in_families() -> impl Iterator<Item = &'static Family> {
     MODULES.iter().flat_map(|module| module.iter())
 }
 
@@ -439,6 +447,9 @@ pub enum Kind {
     /// An answer measure: scored outside the core (`rankscope.answers`); the core parses,
     /// lists and validates its names.
     Answer,
+    /// A family defined at run time: its values come from the [`user::Scorer`] defined with
+    /// it, once per batch.
+    User,
 }
 
 impl fmt::Debug for Kind {
@@ -453,6 +464,7 @@ impl Kind {
         match self {
             Kind::Ranking(_) => "ranking",
             Kind::Answer => "answer",
+            Kind::User => "user",
         }
     }
 }
@@ -713,12 +725,25 @@ impl Measure {
         trec_eval::printed_name(self)
     }
 
-    /// This measure's kernel, or the reason it has none here (an answer measure).
+    /// This measure's kernel, or the reason it has none here (an answer measure; a user
+    /// family, scored by its [`user::Scorer`]).
     pub fn kernel(&self) -> Result<Box<dyn Kernel>> {
         match self.family.kind {
             Kind::Ranking(bind) => Ok(bind(self)),
             Kind::Answer => Err(self.not_a_ranking_measure()),
+            Kind::User => Err(Error::measure(
+                self.name(),
+                format!(
+                    "{} is defined by its user: its scorer computes it, not a kernel",
+                    self.name()
+                ),
+            )),
         }
+    }
+
+    /// Whether a family defined at run time scores this measure ([`user`]).
+    pub fn is_user_defined(&self) -> bool {
+        matches!(self.family.kind, Kind::User)
     }
 
     fn not_a_ranking_measure(&self) -> Error {

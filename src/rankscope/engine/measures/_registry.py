@@ -35,7 +35,7 @@ __all__ = [
 
 Aggregate = Literal["mean", "geometric_mean", "sum", "count"]
 CutoffKind = Literal["none", "optional", "required", "recall_level", "factor"]
-Kind = Literal["ranking", "answer"]
+Kind = Literal["ranking", "answer", "user"]
 Reads = Literal["grades", "subtopics", "preferences"]
 TrecStyle = Literal[
     "none", "cutoffs", "levels", "factors", "level_set", "utility", "pairs", "number"
@@ -131,7 +131,8 @@ class Family(NamedTuple):
     weknora
         Whether the ``weknora`` profile defines the measure.
     kind
-        ``"ranking"`` (a kernel of the core) or ``"answer"`` (scores text pairs).
+        ``"ranking"`` (a kernel of the core), ``"answer"`` (scores text pairs) or ``"user"``
+        (defined with `rankscope.measures.define`).
     tools
         The aliases by tool: ``(tool, name)`` pairs, tool ``trec_eval``, ``ir_measures`` or
         ``other``.
@@ -249,6 +250,13 @@ class _Registry(Mapping[str, Family]):
 
     def __repr__(self) -> str:
         return f"FAMILIES({', '.join(self)})"
+
+    def forget(self, name: str) -> None:
+        """Read the list of families, and the family ``name``, again (one was defined or
+        removed)."""
+        self._names = None
+        for known in [known for known in self._families if known.lower() == name.lower()]:
+            del self._families[known]
 
 
 FAMILIES: Mapping[str, Family] = _Registry()

@@ -33,11 +33,12 @@ from rankscope.engine import (
     resolve_profile,
 )
 from rankscope.engine.measures import default_measures
-from rankscope.errors import MeasureError, ProfileError
+from rankscope.errors import InputError, MeasureError, ProfileError, UnknownMeasureError
 from rankscope.metric import GenerationMetrics, RetrievalMetrics
 
 if TYPE_CHECKING:
     from rankscope.answers._scorers import Scorer
+    from rankscope.service.tasks.spec import TaskSpec
 
 __all__ = [
     "WEKNORA_ANSWER_MEASURES",
@@ -47,6 +48,8 @@ __all__ = [
     "MeasureSet",
     "QueryScorer",
     "effective_scores",
+    "measure_sources",
+    "resolve_task_measures",
 ]
 
 WEKNORA_MEASURES: Mapping[str, str] = dict(
@@ -147,6 +150,53 @@ def effective_scores(doc_ids: Sequence[str], scores: Sequence[float] | None) -> 
     if scores is None:
         return [float(len(doc_ids) - i) for i in range(len(doc_ids))]
     return [float(score) for score in scores]
+
+
+def measure_sources(names: Sequence[str]) -> tuple[str, ...]:
+    """The files (or modules) that defined the user-defined measures among ``names`` (canonical
+    names), each once: what a task keeps so that another process can define them again."""
+    from rankscope.measures import definitions_of
+
+    sources = (d.source for d in definitions_of(names) if d.source is not None)
+    return tuple(dict.fromkeys(sources))
+
+
+def resolve_task_measures(task_id: str, spec: TaskSpec) -> MeasureSet:
+    """A stored task's measures, its user-defined ones loaded again from the files that
+    defined them when this process does not know them (a resume after a crash, a worker).
+
+    Raises
+    ------
+    InputError
+        A file that defined them cannot be loaded any more.
+    UnknownMeasureError
+        A measure is still unknown (its definition moved, or was made in another process's
+        code): the message names the files the task was defined with.
+    """
+    try:
+        return MeasureSet.resolve(spec.measures, spec.profile)
+    except UnknownMeasureError as error:
+        if not spec.measures_from:
+            raise
+        from rankscope.measures import load
+
+        for source in spec.measures_from:
+            try:
+                load(source)
+            except InputError as failed:
+                raise InputError(
+                    f"task {task_id}'s measures are defined by {source}, which cannot be "
+                    f"loaded: {failed}",
+                    source=source,
+                ) from failed
+        try:
+            return MeasureSet.resolve(spec.measures, spec.profile)
+        except UnknownMeasureError as still:
+            raise UnknownMeasureError(
+                f"task {task_id}: {still.measure} is not defined by "
+                f"{', '.join(spec.measures_from)} any more",
+                measure=still.measure,
+            ) from error
 
 
 class QueryScorer:

@@ -50,6 +50,8 @@ from rankscope.service.tasks.scoring import (
     MeasureSet,
     QueryScorer,
     effective_scores,
+    measure_sources,
+    resolve_task_measures,
 )
 from rankscope.service.tasks.spec import TaskSpec
 from rankscope.service.tasks.summary import summary
@@ -273,6 +275,7 @@ class EvaluationService:
             generator=generator_spec,
             answer_measures=answer_names,
             references=None if answering is None else len(data.references),
+            measures_from=measure_sources([m.name for m in measure_set.measures]),
         )
         self.store.create_task(
             {"id": task_id, "name": name, "spec": task_spec.stored(), "dataset": data.describe()},
@@ -898,8 +901,7 @@ class EvaluationService:
             spec = TaskSpec.model_validate(row["spec"])
             built = self._retriever_for(task_id, row, retriever, dataset)
             scorer = QueryScorer(
-                MeasureSet.resolve(spec.measures, spec.profile),
-                self.store.judgements(task_id),
+                resolve_task_measures(task_id, spec), self.store.judgements(task_id)
             )
             answer_scorer: AnswerScorer | None = None
             passages: dict[str, str] | None = None

@@ -54,12 +54,16 @@ class TaskSpec(Settings):
         The measures of the generator's answers (empty without a generator).
     references
         Questions of the dataset with a reference answer (None without a generator).
+    measures_from
+        The files (or modules) that define the task's user-defined measures
+        (`rankscope.measures.load`): a process resuming the task loads them again.
     """
 
     retriever: dict[str, Any]
     generator: dict[str, Any] | None = None
     answer_measures: tuple[str, ...] = ()
     references: int | None = None
+    measures_from: tuple[str, ...] = ()
 
     def stored(self) -> dict[str, Any]:
         """The JSON-able form kept in the store (a retrieval-only task without the keys of
@@ -68,4 +72,6 @@ class TaskSpec(Settings):
         if self.generator is None:
             for key in ("generator", "answer_measures", "references"):
                 shown.pop(key)
+        if not self.measures_from:
+            shown.pop("measures_from")
         return shown
