@@ -39,7 +39,7 @@ def test_each_subpackage_is_an_attribute_after_import_rankscope(name: str) -> No
         f"module = getattr(rankscope, {name!r})\n"
         "print(json.dumps([type(module).__name__, module.__name__]))\n"
     )
-    assert found[1] == f"rankscope.{name}" and found[0] in ("module", "_CallableModule")
+    assert found[1] == f"rankscope.{name}" and found[0] in ("module", "_CallablePackage")
 
 
 def test_the_readme_spelling_works() -> None:

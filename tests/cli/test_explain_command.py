@@ -29,7 +29,7 @@ def test_the_text_names_the_conventions_and_the_causes(
 ) -> None:
     assert main(["explain", *files, "-m", "ndcg_cut.10"]) == EXIT_OK
     out = capsys.readouterr().out
-    assert out.startswith("nDCG@10 under 3 profiles (2 queries)")
+    assert out.startswith("nDCG@10 under 8 profiles (2 queries)")  # every built-in profile
     assert re.search(r"trec -> weknora: [+-]0\.\d{4} in the mean; 2 of 2 queries differ", out)
     assert re.search(r"  ordering +score_then_docid_desc +as_given", out)
     assert "1 group of equal scores in 1 query (2 documents)" in out

@@ -9,6 +9,7 @@ import math
 import os
 import pickle
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -53,19 +54,14 @@ run_strategy = st.dictionaries(
 )
 
 
-def pytrec_eval_in_child(
-    qrels: dict[str, Any], run: dict[str, Any], measures: set[str], **options: Any
-) -> Any:
-    """pytrec_eval's dicts, computed in a forked child: pytrec_eval reads memory it never
-    wrote on some queries without relevant or judged documents retrieved (it crashes, or
-    returns NaN). None when it does; rankscope's values there are the measures' own."""
+def in_child(compute: Callable[[], Any]) -> Any:
+    """What `compute` returns, computed in a forked child (None if the child crashes)."""
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # pragma: no cover (the child)
         os.close(read)
         try:
-            result = pytrec_eval.RelevanceEvaluator(qrels, measures, **options).evaluate(run)
-            os.write(write, pickle.dumps(result))
+            os.write(write, pickle.dumps(compute()))
         finally:
             os._exit(0)
     os.close(write)
@@ -74,7 +70,20 @@ def pytrec_eval_in_child(
     _, status = os.waitpid(child, 0)
     if status != 0 or not data:
         return None
-    result = pickle.loads(data)
+    return pickle.loads(data)
+
+
+def pytrec_eval_in_child(
+    qrels: dict[str, Any], run: dict[str, Any], measures: set[str], **options: Any
+) -> Any:
+    """pytrec_eval's dicts, computed in a forked child: pytrec_eval reads memory it never
+    wrote on some queries without relevant or judged documents retrieved (it crashes, or
+    returns NaN). None when it does; rankscope's values there are the measures' own."""
+    result = in_child(
+        lambda: pytrec_eval.RelevanceEvaluator(qrels, measures, **options).evaluate(run)
+    )
+    if result is None:
+        return None
     if any(math.isnan(v) for values in result.values() for v in values.values()):
         return None
     return result

@@ -73,7 +73,7 @@ def test_profile_errors_name_the_profile_the_convention_and_the_values_allowed()
     assert (error.convention, error.value, error.allowed) == (
         None,
         "'trac'",
-        ("trec", "trec9", "weknora"),
+        ("trec", "trec9", "weknora", "ir_measures", "ranx", "beir", "sklearn", "torchmetrics"),
     )
     error = raised(lambda: rankscope.evaluate(QRELS, RUN, "AP", duplicate_documents="merge"))
     assert isinstance(error, rankscope.ProfileError)

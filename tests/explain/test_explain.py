@@ -237,7 +237,7 @@ def test_every_pair_of_the_built_in_profiles_adds_up() -> None:
         "q3": {"y": 0.4},
     }
     explanation = explain(qrels, run, "nDCG@10")
-    assert len(explanation.pairs) == 3
+    assert len(explanation.pairs) >= 3
     for pair in explanation.pairs:
         walked = sum(step.change for step in pair.steps)
         assert walked + pair.unexplained == pytest.approx(pair.difference)

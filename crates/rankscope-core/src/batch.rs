@@ -37,7 +37,18 @@ pub struct RankedBatch {
     pub num_distinct_relevant: Option<Vec<u64>>,
     /// Judgements per subtopic (only when a diversity measure is evaluated).
     pub subtopics: Option<SubtopicJudgements>,
+    /// The run's score of every retrieved document, aligned with `grades`, at the precision
+    /// the ranking was sorted at (only under conventions that read scores: tied scores
+    /// averaged, the ideal ranking ordered by run score).
+    pub scores: Option<Vec<f64>>,
+    /// Aligned with `judged`: the rank (from 0) of each judged document in its query's
+    /// ranking, [`NOT_RETRIEVED`] if the run did not retrieve it; documents of equal grade in
+    /// the ideal order of [`crate::profile::IdealTies::RunScore`] (only under that convention).
+    pub judged_ranks: Option<Vec<u32>>,
 }
+
+/// The rank of a judged document the run did not retrieve, in [`RankedBatch::judged_ranks`].
+pub const NOT_RETRIEVED: u32 = u32::MAX;
 
 /// One judgement of a document for one subtopic of its query.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,6 +169,11 @@ pub struct QueryView<'a> {
     pub num_distinct_relevant: Option<u64>,
     /// Judgements per subtopic (only when a diversity measure is evaluated).
     pub subtopics: Option<SubtopicView<'a>>,
+    /// The scores of the retrieved documents, in rank order (conventions that read them).
+    pub scores: Option<&'a [f64]>,
+    /// Aligned with `judged`: each judged document's rank, or [`NOT_RETRIEVED`]; equal
+    /// grades in [`crate::profile::IdealTies::RunScore`]'s order (under it only).
+    pub judged_ranks: Option<&'a [u32]>,
 }
 
 impl RankedBatch {
@@ -177,6 +193,14 @@ impl RankedBatch {
                 retrieved: s.retrieved.view(self.offsets[q], self.offsets[q + 1]),
                 judged: s.judged.view(s.judged_offsets[q], s.judged_offsets[q + 1]),
             }),
+            scores: self
+                .scores
+                .as_ref()
+                .map(|s| &s[self.offsets[q]..self.offsets[q + 1]]),
+            judged_ranks: self
+                .judged_ranks
+                .as_ref()
+                .map(|r| &r[self.judged_offsets[q]..self.judged_offsets[q + 1]]),
         }
     }
 
@@ -249,6 +273,8 @@ mod tests {
             judged: vec![2, 1, 0],
             num_distinct_relevant: None,
             subtopics: None,
+            scores: None,
+            judged_ranks: None,
         };
         let a = batch.query(0);
         assert_eq!(

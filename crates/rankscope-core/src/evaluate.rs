@@ -163,9 +163,15 @@ pub fn compute(
         for ((value, kernel), &judged_only) in row.iter_mut().zip(&kernels).zip(&judged_only) {
             *value = if judged_only {
                 let grades = judged_grades(query.grades);
+                let scores = query.scores.map(|scores| {
+                    let kept = scores.iter().zip(query.grades).filter(|(_, &g)| g >= 0);
+                    kept.map(|(&score, _)| score).collect::<Vec<f64>>()
+                });
                 kernel.score(
                     &QueryView {
                         grades: &grades,
+                        scores: scores.as_deref(),
+                        judged_ranks: None,
                         ..query
                     },
                     &context,

@@ -186,6 +186,55 @@ convention!(
     }
 );
 
+convention!(
+    "How the ideal ranking orders documents of equal grade (it matters to Compat, which \
+     compares documents, not gains)."
+    IdealTies {
+        Ranking = "ranking":
+            "The retrieved ones first, in rank order, then the unretrieved ones in the order \
+             of the qrels.",
+        RunScore = "run_score":
+            "By the run's score, descending (an unretrieved document scores 0), ties in the \
+             order of the qrels (ir_measures' compat provider: qrels `{a: 2, b: 2}` and run \
+             `{a: -1.0}` rank b before a).",
+    }
+);
+
+convention!(
+    "Whether judgements of documents the run did not retrieve count: in nDCG's ideal ranking, \
+     in the number of relevant documents (recall, AP, R-precision) and everywhere else."
+    UnretrievedJudgements {
+        Count = "count": "They count, as trec_eval counts them.",
+        Ignore = "ignore":
+            "Only the retrieved documents' judgements exist, as for the peers that score a \
+             list of items with their labels (scikit-learn's `ndcg_score`, torchmetrics): a \
+             relevant document left out of the ranking lowers nothing.",
+    }
+);
+
+convention!(
+    "What nDCG makes of documents with equal scores."
+    TiedScores {
+        Ordered = "ordered": "They take one position each, in the order of `ordering`.",
+        Averaged = "averaged":
+            "They share their positions: each gets the mean gain of its group of ties, the \
+             mean over every order of the ties (McSherry & Najork, ECIR 2008; scikit-learn's \
+             `ndcg_score`, torchmetrics' `RetrievalNormalizedDCG`). Other measures rank \
+             ties by `ordering`.",
+    }
+);
+
+convention!(
+    "What happens to a retrieved document whose id is its query's id."
+    IdenticalIds {
+        Keep = "keep": "It stays in the ranking.",
+        Drop = "drop":
+            "It leaves the ranking before anything else (BEIR's `ignore_identical_ids=True`: \
+             on data sets whose queries are documents of the corpus, a query retrieving \
+             itself is not a hit).",
+    }
+);
+
 /// The document trec_eval ranks, alone, for a judged query absent from the run under `-c`.
 pub const PLACEHOLDER_DOCUMENT: &str = "ceci_nest_pas_un_docno";
 
@@ -218,10 +267,27 @@ pub struct Conventions {
     pub zero_division: ZeroDivision,
     /// What a judged query absent from the run is scored on under `complete`.
     pub missing_query_ranking: MissingQueryRanking,
+    /// How the ideal ranking orders documents of equal grade.
+    pub ideal_ties: IdealTies,
+    /// Whether judgements of unretrieved documents count.
+    pub unretrieved_judgements: UnretrievedJudgements,
+    /// What nDCG makes of tied scores.
+    pub tied_scores: TiedScores,
+    /// Whether a document with its query's id stays in the ranking.
+    pub identical_ids: IdenticalIds,
 }
 
 /// The names of the built-in profiles, in the order they are listed.
-pub const PROFILE_NAMES: [&str; 3] = ["trec", "trec9", "weknora"];
+pub const PROFILE_NAMES: [&str; 8] = [
+    "trec",
+    "trec9",
+    "weknora",
+    "ir_measures",
+    "ranx",
+    "beir",
+    "sklearn",
+    "torchmetrics",
+];
 
 /// The value of one field of [`Conventions`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -266,7 +332,7 @@ const BINARY_RELEVANCE: Convention = Convention {
 
 /// Every convention, in the order of the fields of [`Conventions`] after the name.
 pub const CONVENTIONS: &[Convention] = &{
-    let named: &[Convention; 11] = conventions!(
+    let named: &[Convention; 15] = conventions!(
         "ordering" => Ordering,
         "score_precision" => ScorePrecision,
         "duplicate_documents" => DuplicatePolicy,
@@ -278,6 +344,10 @@ pub const CONVENTIONS: &[Convention] = &{
         "unjudged_documents" => UnjudgedDocuments,
         "zero_division" => ZeroDivision,
         "missing_query_ranking" => MissingQueryRanking,
+        "ideal_ties" => IdealTies,
+        "unretrieved_judgements" => UnretrievedJudgements,
+        "tied_scores" => TiedScores,
+        "identical_ids" => IdenticalIds,
     );
     [
         named[0],
@@ -292,8 +362,40 @@ pub const CONVENTIONS: &[Convention] = &{
         named[8],
         named[9],
         named[10],
+        named[11],
+        named[12],
+        named[13],
+        named[14],
     ]
 };
+
+/// BEIR's measures: NDCG@k, MAP@k (trec_eval's map_cut), Recall@k and P@k at its k values.
+const BEIR_MEASURES: [&str; 24] = [
+    "nDCG@1",
+    "nDCG@3",
+    "nDCG@5",
+    "nDCG@10",
+    "nDCG@100",
+    "nDCG@1000",
+    "AP@1",
+    "AP@3",
+    "AP@5",
+    "AP@10",
+    "AP@100",
+    "AP@1000",
+    "R@1",
+    "R@3",
+    "R@5",
+    "R@10",
+    "R@100",
+    "R@1000",
+    "P@1",
+    "P@3",
+    "P@5",
+    "P@10",
+    "P@100",
+    "P@1000",
+];
 
 /// What a profile computes when no measure is named (the command line's defaults): for the
 /// trec profiles the usual ranking measures, for `weknora` WeKnora's RetrievalMetrics
@@ -302,6 +404,13 @@ pub fn default_measures(profile: &str) -> Option<&'static [&'static str]> {
     match profile {
         "trec" | "trec9" => Some(&["nDCG@10", "nDCG@3", "AP", "RR", "P@10", "R@10", "R@100"]),
         "weknora" => Some(&["P", "R", "nDCG@3", "nDCG@10", "RR", "AP"]),
+        // ir_measures' documented first call; ranx's (in its own names); ndcg_score's and
+        // RetrievalNormalizedDCG's nDCG over every item; BEIR's EvaluateRetrieval.evaluate
+        // (NDCG, MAP, Recall and P at k = 1, 3, 5, 10, 100, 1000).
+        "ir_measures" => Some(&["nDCG@10", "P@5", "P(rel=2)@5", "Judged@10"]),
+        "ranx" => Some(&["ndcg@10", "map@100", "mrr@100"]),
+        "sklearn" | "torchmetrics" => Some(&["nDCG"]),
+        "beir" => Some(&BEIR_MEASURES),
         _ => None,
     }
 }
@@ -323,10 +432,41 @@ impl Conventions {
             unjudged_documents: UnjudgedDocuments::Keep,
             zero_division: ZeroDivision::Zero,
             missing_query_ranking: MissingQueryRanking::Empty,
+            ideal_ties: IdealTies::Ranking,
+            unretrieved_judgements: UnretrievedJudgements::Count,
+            tied_scores: TiedScores::Ordered,
+            identical_ids: IdenticalIds::Keep,
         }
     }
 
-    /// The conventions of a built-in profile: `trec`, `trec9` or `weknora`.
+    /// trec_eval 9.0.8's conventions (pytrec_eval's) under the given name.
+    fn pytrec_eval(name: &str) -> Self {
+        Conventions {
+            score_precision: ScorePrecision::Float32,
+            recall_level_rounding: RecallLevelRounding::Add09Truncate,
+            ..Self::trec_defaults(name)
+        }
+    }
+
+    /// The conventions of the peers that score a list of items with their labels (no
+    /// document ids, so nothing is a duplicate; nothing outside the list is judged; ties
+    /// averaged), scores compared at `precision`.
+    fn scored_items(name: &str, precision: ScorePrecision) -> Self {
+        Conventions {
+            score_precision: precision,
+            duplicate_documents: DuplicatePolicy::KeepAll,
+            unretrieved_judgements: UnretrievedJudgements::Ignore,
+            tied_scores: TiedScores::Averaged,
+            ..Self::trec_defaults(name)
+        }
+    }
+
+    /// The conventions of a built-in profile (one of [`PROFILE_NAMES`]): `trec` (trec_eval
+    /// 10), `trec9` (trec_eval 9.0.8, pytrec_eval), `weknora` (WeKnora's metric package),
+    /// `ir_measures` (its default providers: pytrec_eval's rankings, the compat provider's
+    /// ideal ranking), `ranx` (trec_eval's definitions, as ranx computes them), `beir`
+    /// (pytrec_eval without a query's own id), `sklearn` (`ndcg_score`) and `torchmetrics`
+    /// (its retrieval metrics, float32 scores).
     ///
     /// ```
     /// use rankscope_core::profile::{Conventions, Gain, ScorePrecision};
@@ -339,11 +479,7 @@ impl Conventions {
     pub fn profile(name: &str) -> Result<Self> {
         match name {
             "trec" => Ok(Self::trec_defaults("trec")),
-            "trec9" => Ok(Conventions {
-                score_precision: ScorePrecision::Float32,
-                recall_level_rounding: RecallLevelRounding::Add09Truncate,
-                ..Self::trec_defaults("trec9")
-            }),
+            "trec9" => Ok(Self::pytrec_eval("trec9")),
             "weknora" => Ok(Conventions {
                 ordering: Ordering::AsGiven,
                 duplicate_documents: DuplicatePolicy::KeepAll,
@@ -354,6 +490,17 @@ impl Conventions {
                 ap_denominator: ApDenominator::RelevantRetrieved,
                 ..Self::trec_defaults("weknora")
             }),
+            "ir_measures" => Ok(Conventions {
+                ideal_ties: IdealTies::RunScore,
+                ..Self::pytrec_eval("ir_measures")
+            }),
+            "ranx" => Ok(Self::trec_defaults("ranx")),
+            "beir" => Ok(Conventions {
+                identical_ids: IdenticalIds::Drop,
+                ..Self::pytrec_eval("beir")
+            }),
+            "sklearn" => Ok(Self::scored_items("sklearn", ScorePrecision::Float64)),
+            "torchmetrics" => Ok(Self::scored_items("torchmetrics", ScorePrecision::Float32)),
             other => Err(unknown_profile(&quoted(other))),
         }
     }
@@ -412,6 +559,12 @@ impl Conventions {
             "missing_query_ranking" => {
                 self.missing_query_ranking = MissingQueryRanking::from_given(field, value)?;
             }
+            "ideal_ties" => self.ideal_ties = IdealTies::from_given(field, value)?,
+            "unretrieved_judgements" => {
+                self.unretrieved_judgements = UnretrievedJudgements::from_given(field, value)?;
+            }
+            "tied_scores" => self.tied_scores = TiedScores::from_given(field, value)?,
+            "identical_ids" => self.identical_ids = IdenticalIds::from_given(field, value)?,
             other => return Err(unknown_conventions(&[other])),
         }
         Ok(self)
@@ -446,6 +599,13 @@ impl Conventions {
                 "missing_query_ranking",
                 text(self.missing_query_ranking.as_str()),
             ),
+            ("ideal_ties", text(self.ideal_ties.as_str())),
+            (
+                "unretrieved_judgements",
+                text(self.unretrieved_judgements.as_str()),
+            ),
+            ("tied_scores", text(self.tied_scores.as_str())),
+            ("identical_ids", text(self.identical_ids.as_str())),
         ]
     }
 
@@ -508,7 +668,8 @@ mod tests {
     fn unknown_names_are_profile_errors() {
         assert_eq!(
             Conventions::profile("trac").unwrap_err().to_string(),
-            "unknown profile 'trac'; expected one of 'trec', 'trec9', 'weknora'"
+            "unknown profile 'trac'; expected one of 'trec', 'trec9', 'weknora', 'ir_measures', \
+             'ranx', 'beir', 'sklearn', 'torchmetrics'"
         );
         let trec = Conventions::profile("trec").unwrap();
         assert_eq!(

@@ -412,9 +412,10 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "unknown convention(s) ['gian']; expected some of ['ap_denominator', \
-             'binary_relevance', 'duplicate_documents', 'gain', 'ideal_ranking', \
-             'missing_query_ranking', 'name', 'ordering', 'precision_denominator', \
-             'recall_level_rounding', 'score_precision', 'unjudged_documents', 'zero_division']"
+             'binary_relevance', 'duplicate_documents', 'gain', 'ideal_ranking', 'ideal_ties', \
+             'identical_ids', 'missing_query_ranking', 'name', 'ordering', \
+             'precision_denominator', 'recall_level_rounding', 'score_precision', \
+             'tied_scores', 'unjudged_documents', 'unretrieved_judgements', 'zero_division']"
         );
     }
 

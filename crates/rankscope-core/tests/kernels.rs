@@ -286,3 +286,28 @@ fn infap_tells_pooled_unjudged_from_unpooled() {
     close(value(&batch, &trec(), "infAP"), (1.0 + at_4) / 2.0, "infAP");
     close(value(&batch, &trec(), "Unjudged@4"), 0.5, "unj@4");
 }
+
+#[test]
+fn tied_scores_share_their_positions_under_sklearn() {
+    // Ranked a (2) and b (0) tied at 3.0, then c (1); judged d (3), never retrieved.
+    let sklearn = Conventions::profile("sklearn").unwrap();
+    let judged = [("a", 2), ("b", 0), ("c", 1), ("d", 3)];
+    let ranking = [("a", 3.0), ("b", 3.0), ("c", 1.0)];
+    let batch = prepare_query(&judged, &ranking, &sklearn, 1, "q").unwrap();
+    let discount = |i: f64| 1.0 / (i + 1.0).log2();
+    // a and b share ranks 1 and 2 at their mean gain 1; d, not retrieved, is not in the ideal.
+    let dcg = 1.0 * (discount(1.0) + discount(2.0)) + 1.0 * discount(3.0);
+    let ideal = 2.0 * discount(1.0) + 1.0 * discount(2.0);
+    close(value(&batch, &sklearn, "nDCG"), dcg / ideal, "nDCG");
+    // At k = 1 the group still gives its mean gain, over the one position within k.
+    close(value(&batch, &sklearn, "nDCG@1"), 1.0 / 2.0, "nDCG@1");
+    // Without ties averaged, the trec order (b before a: ids descending) and every judgement.
+    let trec_batch = prepare_query(&judged, &ranking, &trec(), 1, "q").unwrap();
+    let ordered = 2.0 * discount(2.0) + discount(3.0);
+    let trec_ideal = 3.0 + 2.0 * discount(2.0) + discount(3.0);
+    close(
+        value(&trec_batch, &trec(), "nDCG"),
+        ordered / trec_ideal,
+        "trec nDCG",
+    );
+}

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from rankscope._progress import bar_shown
+from rankscope.engine.profiles import PROFILES
 from rankscope.errors import OptionError, RankscopeError
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from rankscope.io import Qrels, Run
     from rankscope.io._native import NativeQrels, NativeRun
 
-PROFILE_NAMES = ("trec", "trec9", "weknora")
+PROFILE_NAMES = tuple(PROFILES)
 ANSWER_PROFILE_NAMES = ("standard", "weknora")
 INPUT_FORMATS = ("trec", "jsonl", "csv", "tsv", "parquet")
 INPUT_FORMAT_ALIASES = ("beir", "json", "ndjson", "pq")

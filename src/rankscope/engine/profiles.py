@@ -2,7 +2,10 @@
 
 Every convention is a field of :class:`Conventions` with a name that says what it decides.
 A profile is one value of it. ``trec`` reproduces trec_eval 10, ``trec9`` trec_eval up to 9.0.8
-(and so pytrec_eval and published BEIR numbers), ``weknora`` WeKnora's metric package.
+(and so pytrec_eval and published BEIR numbers), ``weknora`` WeKnora's metric package; the
+peers' profiles ``ir_measures`` (its default providers), ``ranx``, ``beir`` (its
+``EvaluateRetrieval.evaluate``), ``sklearn`` (``ndcg_score``) and ``torchmetrics`` (its
+retrieval metrics) reproduce those tools.
 
 The profiles, the conventions, the values each allows and what they mean are defined once, in
 the core (``crates/rankscope-core/src/profile.rs``): this module reads them from there.
@@ -13,6 +16,8 @@ Examples
 ('exp', 'linear')
 >>> ALLOWED["duplicate_documents"]
 ('error', 'keep_first', 'keep_all')
+>>> PROFILES["sklearn"].tied_scores, PROFILES["beir"].identical_ids
+('averaged', 'drop')
 """
 
 from collections import namedtuple
@@ -65,6 +70,10 @@ if TYPE_CHECKING:
         unjudged_documents: str = _TREC["unjudged_documents"]
         zero_division: str = _TREC["zero_division"]
         missing_query_ranking: str = _TREC["missing_query_ranking"]
+        ideal_ties: str = _TREC["ideal_ties"]
+        unretrieved_judgements: str = _TREC["unretrieved_judgements"]
+        tied_scores: str = _TREC["tied_scores"]
+        identical_ids: str = _TREC["identical_ids"]
 
 else:
     # The fields and their defaults (trec_eval 10's) as the core lists them.

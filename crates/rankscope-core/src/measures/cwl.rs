@@ -368,6 +368,8 @@ mod tests {
             judged: &[],
             num_distinct_relevant: None,
             subtopics: None,
+            scores: None,
+            judged_ranks: None,
         };
         measure
             .kernel()

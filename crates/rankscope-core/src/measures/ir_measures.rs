@@ -14,7 +14,7 @@ use super::{
     kernel, Alias, Context, CutoffKind, Family, Kind, Measure, Param, ParamKind, Params, Scalar,
     GAINS, JUDGED_ONLY, REL,
 };
-use crate::batch::{QueryView, RankedBatch, UNJUDGED};
+use crate::batch::{QueryView, RankedBatch, NOT_RETRIEVED, UNJUDGED};
 use crate::error::{quoted, Error, Result};
 
 /// gdeval's MAX_JUDGMENT: ERR's probabilities are `(2^g - 1) / 2^4`.
@@ -349,15 +349,26 @@ pub fn rbp_residual(query: &QueryView<'_>, params: &Rbp, _: &Context<'_>) -> f64
 /// Vtyurina & Smucker, Assessing top-k preferences, ACM TOIS 39(3), 2021).
 ///
 /// The ideal ranking puts the positive grades in descending order; within a grade, the
-/// retrieved documents come first in the ranking's order, then the unretrieved ones (ties in
-/// the ideal are broken in the run's favour, as ir_measures' compat provider does for runs
-/// with positive scores).
+/// retrieved documents come first in the ranking's order, then the unretrieved ones
+/// (`ideal_ties="ranking"`: ties in the ideal broken in the run's favour, as ir_measures'
+/// compat provider does for runs with positive, distinct scores), or, under
+/// `ideal_ties="run_score"`, as that provider orders them: by the run's score descending,
+/// unretrieved documents scoring 0, ties in the order of the qrels.
 pub fn compat(query: &QueryView<'_>, p: &Compat, _: &Context<'_>) -> f64 {
     let grades = query.grades;
     // The ideal ranking: each entry the rank of a retrieved document, or None.
     let mut ideal: Vec<Option<usize>> = Vec::new();
     let positive = &query.judged[..query.judged.partition_point(|&g| g > 0)];
-    let mut start = 0;
+    if let Some(ranks) = query.judged_ranks {
+        // Ordered in preparation (`ideal_ties="run_score"`).
+        let retrieved = |&rank: &u32| (rank != NOT_RETRIEVED).then_some(rank as usize);
+        ideal.extend(ranks[..positive.len()].iter().map(retrieved));
+    }
+    let mut start = if query.judged_ranks.is_some() {
+        positive.len()
+    } else {
+        0
+    };
     while start < positive.len() {
         let grade = positive[start];
         let judged = positive[start..]
@@ -722,5 +733,20 @@ mod tests {
             error.to_string(),
             "ERR@10 takes grades up to 4, as gdeval (r = (2^g - 1) / 2^4); found a grade of 5"
         );
+    }
+
+    #[test]
+    fn compat_orders_equal_grades_by_run_score_under_ir_measures() {
+        // qrels {a: 2, b: 2}, run {a: -1.0}: ir_measures' ideal is b, a (b scores 0.0).
+        let of = |profile: &str| {
+            let conventions = Conventions::profile(profile).unwrap();
+            let batch =
+                prepare_query(&[("a", 2), ("b", 2)], &[("a", -1.0)], &conventions, 1, "q").unwrap();
+            compute(&batch, &[parse_measure("Compat").unwrap()], &conventions, 1).unwrap()[0][0]
+        };
+        // RBO(run, ideal) / RBO(ideal, ideal) over depth 2, p = 0.95.
+        close(of("ir_measures"), (0.95 * 0.5) / 1.95, "ir_measures");
+        close(of("trec"), (1.0 + 0.95 * 0.5) / 1.95, "trec");
+        assert_eq!(format!("{:.6}", of("ir_measures")), "0.243590");
     }
 }

@@ -14,7 +14,7 @@ use super::{
 use crate::batch::{QueryView, RankedBatch};
 use crate::error::{Error, Result};
 use crate::profile::{
-    ApDenominator, Gain, IdealRanking, PrecisionDenominator, RecallLevelRounding,
+    ApDenominator, Gain, IdealRanking, PrecisionDenominator, RecallLevelRounding, TiedScores,
 };
 
 /// Where trec_eval's measures are defined.
@@ -607,7 +607,42 @@ fn gain_of(grade: i64, gain: Gain) -> f64 {
     }
 }
 
+/// DCG@k with tied scores sharing their positions: each group of equal scores (adjacent in
+/// rank order) adds its mean gain times the sum of the discounts of its positions within k
+/// (McSherry & Najork, Computing information retrieval performance measures efficiently in
+/// the presence of tied scores, ECIR 2008; scikit-learn's `_tie_averaged_dcg`).
+pub fn tie_averaged_dcg(
+    grades: &[i64],
+    scores: &[f64],
+    cutoff: Option<usize>,
+    gain: impl Fn(i64) -> f64,
+) -> f64 {
+    let k = cutoff.unwrap_or(usize::MAX);
+    let mut total = 0.0;
+    let mut start = 0;
+    while start < grades.len() && start < k {
+        let end = start
+            + scores[start..]
+                .iter()
+                .take_while(|&&s| s == scores[start])
+                .count();
+        let group_gain: f64 = grades[start..end].iter().map(|&g| gain(g)).sum();
+        if group_gain != 0.0 {
+            let discounts: f64 = (start..end.min(k))
+                .map(|i| 1.0 / (i as f64 + 2.0).log2())
+                .sum();
+            total += group_gain / (end - start) as f64 * discounts;
+        }
+        start = end;
+    }
+    total
+}
+
 /// nDCG@k = DCG@k / IDCG@k, DCG@k = Σ_{i<=k} gain(g_i) / log2(i + 1); 0 when IDCG = 0.
+///
+/// Under `tied_scores="averaged"` documents of equal score share their positions
+/// ([`tie_averaged_dcg`]); under `unretrieved_judgements="ignore"` the ideal ranking holds
+/// the retrieved documents only.
 ///
 /// IDCG ranks the query's judged documents by grade (Järvelin & Kekäläinen, ACM TOIS 20(4),
 /// 2002). Under the `weknora` profile the ideal ranking also has at most as many positions
@@ -629,7 +664,12 @@ pub fn ndcg(query: &QueryView<'_>, p: &Ndcg, cx: &Context<'_>) -> f64 {
             .filter_map(discounted)
             .fold(0.0, |sum, g| sum + g)
     };
-    let dcg = total(top(query, p.cutoff));
+    let dcg = match query.scores {
+        Some(scores) if cx.conventions.tied_scores == TiedScores::Averaged => {
+            tie_averaged_dcg(query.grades, scores, p.cutoff, |g| gain_of(g, gain))
+        }
+        _ => total(top(query, p.cutoff)),
+    };
     let mut limit = p.cutoff.unwrap_or(usize::MAX);
     if cx.conventions.ideal_ranking == IdealRanking::JudgedCappedByRetrieved {
         limit = limit.min(query.num_retrieved());

@@ -317,6 +317,8 @@ mod tests {
             judged,
             num_distinct_relevant: None,
             subtopics: None,
+            scores: None,
+            judged_ranks: None,
         }
     }
 

@@ -10,7 +10,7 @@ use crate::batch::{Label, SubtopicJudgements, POOLED_UNJUDGED, UNJUDGED};
 use crate::error::{quoted, Error, InputProblem, Result};
 use crate::intern::Interner;
 use crate::parallel::{self, PARALLEL_MIN_ROWS};
-use crate::profile::Conventions;
+use crate::profile::{Conventions, IdealTies};
 use crate::table::{Qrels, StrColumn};
 
 use super::groups::{rows_by_query, Entry};
@@ -38,6 +38,9 @@ pub struct Judgements<'a> {
     /// Per qrels query: its grades (binarized if the profile says so), sorted descending.
     ideal_offsets: Vec<usize>,
     ideal: Vec<i64>,
+    /// Under [`IdealTies::RunScore`]: the first qrels row of each document of `ideal`, equal
+    /// grades in the order of the qrels.
+    ideal_rows: Vec<u32>,
     /// Per qrels query: distinct relevant documents (profiles keeping duplicate judgements).
     pub(super) distinct_relevant: Option<Vec<u64>>,
     /// Of documents judged for several subtopics: first row -> highest grade.
@@ -96,6 +99,7 @@ impl<'a> Judgements<'a> {
             slots: Vec::new(),
             ideal_offsets: Vec::new(),
             ideal: Vec::new(),
+            ideal_rows: Vec::new(),
             distinct_relevant: None,
             topic_grades: HashMap::new(),
             subtopic_index: OnceLock::new(),
@@ -179,13 +183,25 @@ impl<'a> Judgements<'a> {
                 order.into_iter().map(|i| kept[i as usize]).collect(),
             )
         };
-        let mut ideal: Vec<i64> = by_query
-            .iter()
-            .map(|&row| index.grade(index.topic_grade(row)))
-            .collect();
-        parallel::map(split_by_offsets(&mut ideal, &offsets), parallel, |grades| {
-            grades.sort_unstable_by(|a, b| b.cmp(a));
-        });
+        let mut ideal: Vec<i64>;
+        if conventions.ideal_ties == IdealTies::RunScore {
+            // Documents, not only grades: equal grades in the order of the qrels.
+            let mut rows = by_query;
+            let grade_of = |row: u32| index.grade(index.topic_grade(row));
+            parallel::map(split_by_offsets(&mut rows, &offsets), parallel, |rows| {
+                rows.sort_unstable_by_key(|&row| (std::cmp::Reverse(grade_of(row)), row));
+            });
+            ideal = rows.iter().map(|&row| grade_of(row)).collect();
+            index.ideal_rows = rows;
+        } else {
+            ideal = by_query
+                .iter()
+                .map(|&row| index.grade(index.topic_grade(row)))
+                .collect();
+            parallel::map(split_by_offsets(&mut ideal, &offsets), parallel, |grades| {
+                grades.sort_unstable_by(|a, b| b.cmp(a));
+            });
+        }
         if conventions.keeps_duplicate_judgements() {
             index.distinct_relevant = Some(filled.iter().map(|(_, d, _)| *d).collect());
         }
@@ -332,6 +348,16 @@ impl<'a> Judgements<'a> {
     pub(super) fn ideal_of(&self, query: u32) -> &[i64] {
         let q = query as usize;
         &self.ideal[self.ideal_offsets[q]..self.ideal_offsets[q + 1]]
+    }
+
+    /// The first qrels rows of [`Judgements::ideal_of`]'s documents (under
+    /// [`IdealTies::RunScore`] only; empty otherwise).
+    pub(super) fn ideal_rows_of(&self, query: u32) -> &[u32] {
+        if self.ideal_rows.is_empty() {
+            return &[];
+        }
+        let q = query as usize;
+        &self.ideal_rows[self.ideal_offsets[q]..self.ideal_offsets[q + 1]]
     }
 }
 

@@ -15,15 +15,18 @@ mod rank;
 
 pub use judgements::Judgements;
 
-use crate::batch::RankedBatch;
+use crate::batch::{RankedBatch, NOT_RETRIEVED};
 use crate::error::{quoted, Error, InputProblem, Result};
 use crate::parallel::{self, PARALLEL_MIN_ROWS};
-use crate::profile::{Conventions, DuplicatePolicy, MissingQueryRanking, UnjudgedDocuments};
+use crate::profile::{
+    Conventions, DuplicatePolicy, IdealTies, MissingQueryRanking, UnjudgedDocuments,
+    UnretrievedJudgements,
+};
 use crate::table::{Qrels, Run};
 
 use groups::{Entry, QueryGroups, Rows};
 use judgements::subtopic_judgements;
-use rank::{order_rows, rank_query, Ranked, Scratch};
+use rank::{order_rows, rank_query, reads_scores, Ranked, Scratch};
 
 /// Options of an evaluation that change what is prepared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,6 +202,8 @@ pub(crate) fn prepare_listing(
         judged: Vec::new(),
         num_distinct_relevant: judgements.distinct_relevant.as_ref().map(|_| Vec::new()),
         subtopics: None,
+        scores: reads_scores(conventions).then(|| Vec::with_capacity(total)),
+        judged_ranks: (conventions.ideal_ties == IdealTies::RunScore).then(Vec::new),
     };
     batch.offsets.push(0);
     batch.judged_offsets.push(0);
@@ -215,13 +220,26 @@ pub(crate) fn prepare_listing(
         } else {
             Vec::new()
         };
-    for (entry, Ranked { grades, .. }) in entries.iter().zip(ranked) {
+    let own_ideal = conventions.ideal_ties == IdealTies::RunScore
+        || conventions.unretrieved_judgements == UnretrievedJudgements::Ignore;
+    for (entry, ranked) in entries.iter().zip(ranked) {
         batch.query_ids.push(entry.name.to_string());
-        batch.grades.extend_from_slice(&grades);
+        batch.grades.extend_from_slice(&ranked.grades);
         batch.offsets.push(batch.grades.len());
-        batch
-            .judged
-            .extend_from_slice(judgements.ideal_of(entry.qrels_code));
+        if let Some(scores) = batch.scores.as_mut() {
+            scores.extend_from_slice(&ranked.scores);
+        }
+        if own_ideal {
+            let (grades, ranks) = ideal_ranking(judgements, entry.qrels_code, &ranked);
+            batch.judged.extend(grades);
+            if let Some(out) = batch.judged_ranks.as_mut() {
+                out.extend(ranks);
+            }
+        } else {
+            batch
+                .judged
+                .extend_from_slice(judgements.ideal_of(entry.qrels_code));
+        }
         batch.judged_offsets.push(batch.judged.len());
         if let (Some(out), Some(distinct)) = (
             batch.num_distinct_relevant.as_mut(),
@@ -236,6 +254,70 @@ pub(crate) fn prepare_listing(
         missing_queries: missing,
         placeholders,
     })
+}
+
+/// One query's judged grades, descending, and (under [`IdealTies::RunScore`]) the rank of
+/// each document in the ranking ([`NOT_RETRIEVED`] if absent), equal grades by the run's
+/// score descending (an unretrieved document scores 0), ties in the order of the qrels.
+/// Under [`UnretrievedJudgements::Ignore`] only the retrieved documents' judgements count,
+/// each occurrence of a document ranked twice once.
+fn ideal_ranking(
+    judgements: &Judgements<'_>,
+    qrels_code: u32,
+    ranked: &Ranked,
+) -> (Vec<i64>, Vec<u32>) {
+    let conventions = &judgements.conventions;
+    let by_score = conventions.ideal_ties == IdealTies::RunScore;
+    // (grade, score, first qrels row, rank) of every document of the ideal ranking.
+    let mut ideal: Vec<(i64, f64, u32, u32)> =
+        if conventions.unretrieved_judgements == UnretrievedJudgements::Ignore {
+            let judged = ranked.grades.iter().enumerate().filter(|(_, &g)| g >= 0);
+            judged
+                .map(|(rank, &grade)| {
+                    let row = ranked.judged_rows.get(rank).copied().flatten();
+                    let score = ranked.scores.get(rank).copied().unwrap_or(0.0);
+                    (grade, score, row.unwrap_or(u32::MAX), rank as u32)
+                })
+                .collect()
+        } else {
+            let grades = judgements.ideal_of(qrels_code);
+            let rows = judgements.ideal_rows_of(qrels_code);
+            // The first rank of each judged document retrieved, with its score.
+            let mut retrieved: hashbrown::HashMap<u32, (u32, f64)> = hashbrown::HashMap::new();
+            for (rank, row) in ranked.judged_rows.iter().enumerate() {
+                if let Some(row) = *row {
+                    let score = ranked.scores.get(rank).copied().unwrap_or(0.0);
+                    retrieved.entry(row).or_insert((rank as u32, score));
+                }
+            }
+            grades
+                .iter()
+                .enumerate()
+                .map(|(i, &grade)| match rows.get(i) {
+                    Some(&row) => {
+                        let (rank, score) =
+                            retrieved.get(&row).copied().unwrap_or((NOT_RETRIEVED, 0.0));
+                        (grade, score, row, rank)
+                    }
+                    None => (grade, 0.0, u32::MAX, NOT_RETRIEVED),
+                })
+                .collect()
+        };
+    if by_score {
+        ideal.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then_with(|| b.1.partial_cmp(&a.1).expect("scores are finite"))
+                .then_with(|| a.2.cmp(&b.2))
+        });
+    } else {
+        ideal.sort_by_key(|d| std::cmp::Reverse(d.0));
+    }
+    let ranks = if by_score {
+        ideal.iter().map(|d| d.3).collect()
+    } else {
+        Vec::new()
+    };
+    (ideal.into_iter().map(|d| d.0).collect(), ranks)
 }
 
 /// The error for a document ranked twice (at run row `row`) in query `query`.

@@ -3,8 +3,8 @@
 use hashbrown::HashTable;
 
 use crate::profile::{
-    DuplicatePolicy, MissingQueryRanking, Ordering, ScorePrecision, UnjudgedDocuments,
-    PLACEHOLDER_DOCUMENT,
+    Conventions, DuplicatePolicy, IdealTies, IdenticalIds, MissingQueryRanking, Ordering,
+    ScorePrecision, TiedScores, UnjudgedDocuments, PLACEHOLDER_DOCUMENT,
 };
 use crate::table::Run;
 
@@ -27,8 +27,25 @@ pub(super) struct Ranked {
     pub(super) grades: Vec<i64>,
     /// Duplicates an error: the run row of the first document ranked twice.
     pub(super) duplicate: Option<usize>,
-    /// With subtopics: the first qrels row of each document (aligned with `grades`).
+    /// With subtopics or [`IdealTies::RunScore`]: the first qrels row of each document
+    /// (aligned with `grades`).
     pub(super) judged_rows: Vec<Option<u32>>,
+    /// Under conventions that read scores ([`reads_scores`]): each document's score, at the
+    /// precision it was sorted at (aligned with `grades`).
+    pub(super) scores: Vec<f64>,
+}
+
+/// Whether the batch carries the run's scores: only the conventions that read them pay.
+pub(super) fn reads_scores(conventions: &Conventions) -> bool {
+    conventions.tied_scores == TiedScores::Averaged || conventions.ideal_ties == IdealTies::RunScore
+}
+
+/// A score at the precision the conventions compare scores at.
+fn at_precision(score: f64, precision: ScorePrecision) -> f64 {
+    match precision {
+        ScorePrecision::Float64 => score,
+        ScorePrecision::Float32 => f64::from(score as f32),
+    }
 }
 
 /// One query in rank order, cut and de-duplicated.
@@ -50,12 +67,22 @@ pub(super) fn rank_query(
             grades: Vec::new(),
             duplicate: None,
             judged_rows: Vec::new(),
+            scores: Vec::new(),
         };
     }
     let duplicate = order_rows(judgements, run, entry, options, scratch);
     let Scratch { rows, hashes, .. } = scratch;
     let mut judged_rows: Vec<Option<u32>> = Vec::new();
-    let mut grades: Vec<i64> = if options.subtopics {
+    let mut scores: Vec<f64> = Vec::new();
+    if reads_scores(conventions) {
+        let precision = conventions.score_precision;
+        scores.extend(
+            rows.iter()
+                .map(|&r| at_precision(run.score[r as usize], precision)),
+        );
+    }
+    let with_rows = options.subtopics || conventions.ideal_ties == IdealTies::RunScore;
+    let mut grades: Vec<i64> = if with_rows {
         judged_rows.extend(rows.iter().zip(hashes.iter()).map(|(&r, &h)| {
             judgements.lookup_row(entry.qrels_code, run.docs.get_bytes(r as usize), h)
         }));
@@ -71,7 +98,11 @@ pub(super) fn rank_query(
     };
     if conventions.unjudged_documents == UnjudgedDocuments::Drop {
         // After the cut, as trec_eval -J with -M.
-        if options.subtopics {
+        if !scores.is_empty() {
+            let kept = scores.iter().zip(&grades).filter(|(_, &g)| g >= 0);
+            scores = kept.map(|(&score, _)| score).collect();
+        }
+        if with_rows {
             let kept: Vec<Option<u32>> = judged_rows
                 .iter()
                 .zip(&grades)
@@ -86,6 +117,7 @@ pub(super) fn rank_query(
         grades,
         duplicate,
         judged_rows,
+        scores,
     }
 }
 
@@ -109,16 +141,18 @@ pub(super) fn order_rows(
         seen,
     } = scratch;
     entry.rows.fill(rows);
+    if conventions.identical_ids == IdenticalIds::Drop {
+        let query = entry.name.as_bytes();
+        rows.retain(|&r| run.docs.get_bytes(r as usize) != query);
+    }
     if conventions.ordering != Ordering::AsGiven {
         let ascending = conventions.ordering == Ordering::ScoreThenDocidAsc;
         keys.clear();
-        keys.extend(rows.iter().map(|&r| {
-            let score = run.score[r as usize];
-            match conventions.score_precision {
-                ScorePrecision::Float64 => score,
-                ScorePrecision::Float32 => f64::from(score as f32),
-            }
-        }));
+        let precision = conventions.score_precision;
+        keys.extend(
+            rows.iter()
+                .map(|&r| at_precision(run.score[r as usize], precision)),
+        );
         let before = |a: usize, b: usize| -> std::cmp::Ordering {
             // Score descending, then document id descending (or ascending), byte-wise.
             keys[b]
@@ -213,8 +247,14 @@ fn placeholder_ranking(
     let doc = PLACEHOLDER_DOCUMENT.as_bytes();
     let row = judgements.lookup_row(entry.qrels_code, doc, judgements.doc_hash(doc));
     let mut grades = vec![judgements.grade_of(row)];
-    let mut judged_rows = if options.subtopics {
+    let conventions = &judgements.conventions;
+    let mut judged_rows = if options.subtopics || conventions.ideal_ties == IdealTies::RunScore {
         vec![row]
+    } else {
+        Vec::new()
+    };
+    let mut scores = if reads_scores(conventions) {
+        vec![1.0]
     } else {
         Vec::new()
     };
@@ -223,10 +263,12 @@ fn placeholder_ranking(
     if options.max_documents == Some(0) || dropped {
         grades.clear();
         judged_rows.clear();
+        scores.clear();
     }
     Ranked {
         grades,
         duplicate: None,
         judged_rows,
+        scores,
     }
 }

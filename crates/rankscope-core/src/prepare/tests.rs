@@ -1,7 +1,7 @@
 //! Hand-computed cases of prepare: orders, ties, duplicates, profiles, options.
 
 use super::*;
-use crate::batch::{Label, UNJUDGED};
+use crate::batch::{Label, NOT_RETRIEVED, UNJUDGED};
 
 fn qrels(rows: &[(&str, &str, i64)]) -> Qrels {
     let mut qrels = Qrels::new("qrels.txt");
@@ -458,4 +458,91 @@ fn ranked_documents_list_every_query_in_rank_order_with_grades() {
         rank_documents(&empty, &ranking, &options).unwrap()[0].grades,
         [UNJUDGED; 3]
     );
+}
+
+#[test]
+fn run_score_orders_equal_grades_by_score_then_qrels_order() {
+    // Equal grades: by score descending (unretrieved 0.0), ties in the order of the qrels.
+    let judged = qrels(&[
+        ("q", "a", 2),
+        ("q", "b", 2),
+        ("q", "c", 2),
+        ("q", "d", 1),
+        ("q", "e", 2),
+        ("q", "n", 0),
+    ]);
+    let ranked = run(&[
+        ("q", "a", -1.0),
+        ("q", "c", 0.0),
+        ("q", "e", 3.0),
+        ("q", "d", 2.0),
+    ]);
+    let out = prepared(
+        &judged,
+        &ranked,
+        &profile("ir_measures"),
+        PrepareOptions::default(),
+    );
+    // Ranked: e (3), d (2), c (0), a (-1).
+    assert_eq!(out.batch.grades, [2, 1, 2, 2]);
+    assert_eq!(out.batch.judged, [2, 2, 2, 2, 1, 0]);
+    // e (3.0), then b (unretrieved, 0.0) and c (0.0) in qrels order, then a (-1.0); d; n.
+    let ranks = out.batch.judged_ranks.as_deref().unwrap();
+    assert_eq!(ranks, [0, NOT_RETRIEVED, 2, 3, 1, NOT_RETRIEVED]);
+    assert_eq!(
+        out.batch.scores.as_deref(),
+        Some(&[3.0, 2.0, 0.0, -1.0][..])
+    );
+    // The other profiles carry neither.
+    let trec = prepared(
+        &judged,
+        &ranked,
+        &profile("trec"),
+        PrepareOptions::default(),
+    );
+    assert_eq!((trec.batch.scores, trec.batch.judged_ranks), (None, None));
+    assert_eq!(trec.batch.judged, out.batch.judged);
+}
+
+#[test]
+fn ignored_unretrieved_judgements_leave_the_ideal_ranking() {
+    let judged = qrels(&[("q", "a", 1), ("q", "b", 3), ("q", "c", 2), ("q", "n", 0)]);
+    let ranked = run(&[
+        ("q", "a", 2.0),
+        ("q", "u", 1.0),
+        ("q", "c", 1.0),
+        ("q", "a", 0.5),
+    ]);
+    let out = prepared(
+        &judged,
+        &ranked,
+        &profile("sklearn"),
+        PrepareOptions::default(),
+    );
+    // a twice (each item counts), c; b was not retrieved; u and c tie (ids descending).
+    assert_eq!(out.batch.grades, [1, UNJUDGED, 2, 1]);
+    assert_eq!(out.batch.judged, [2, 1, 1]);
+    assert_eq!(out.batch.scores.as_deref(), Some(&[2.0, 1.0, 1.0, 0.5][..]));
+}
+
+#[test]
+fn identical_ids_drop_a_query_s_own_document() {
+    let judged = qrels(&[("q", "q", 1), ("q", "a", 1)]);
+    let ranked = run(&[("q", "q", 9.0), ("q", "a", 1.0), ("q", "b", 0.5)]);
+    let beir = prepared(
+        &judged,
+        &ranked,
+        &profile("beir"),
+        PrepareOptions::default(),
+    );
+    assert_eq!(beir.batch.grades, [1, UNJUDGED]);
+    // Still judged: a judgement of the query's own id is the qrels' business.
+    assert_eq!(beir.batch.judged, [1, 1]);
+    let trec9 = prepared(
+        &judged,
+        &ranked,
+        &profile("trec9"),
+        PrepareOptions::default(),
+    );
+    assert_eq!(trec9.batch.grades, [1, 1, UNJUDGED]);
 }

@@ -596,6 +596,8 @@ mod tests {
             judged: &judged,
             num_distinct_relevant: None,
             subtopics: None,
+            scores: None,
+            judged_ranks: None,
         };
         let of_query = PrefCounts::of_query(&query, true);
         let lines = [
