@@ -8,19 +8,23 @@ import json
 from pathlib import Path
 
 import pytest
+from doors import run as run_door
 
 import rankscope
-from rankscope.cli import EXIT_INPUT, EXIT_OK, EXIT_USAGE, main
+from rankscope.cli import EXIT_INPUT, EXIT_OK, EXIT_USAGE
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "data"
 QRELS, BM25, DENSE = (str(EXAMPLE / name) for name in ("qrels.txt", "bm25.run", "dense.run"))
 
 
+# Every test here runs through both doors of the command line: the Python command and the
+# native executable (which hands `evaluate` to the Python command).
+pytestmark = pytest.mark.usefixtures("door")
+
+
 def run_cli(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, str, str]:
-    code = main(["evaluate", *arguments])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return run_door(["evaluate", *arguments], capsys)
 
 
 def test_the_bundled_example_gives_a_table_with_a_row_per_run(

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from doors import NATIVE
 from trec_eval_cases import Case, cases
 
 SEEDS = range(int(os.environ.get("RANKSCOPE_TREC_EVAL_SEEDS", "6")))
@@ -62,17 +63,21 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Case
     return folder, cases(folder, SEEDS)
 
 
-def test_every_case_prints_what_trec_eval_prints(generated: tuple[Path, list[Case]]) -> None:
+def test_every_case_prints_what_trec_eval_prints(
+    generated: tuple[Path, list[Case]], door: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through both doors: the Python command, and the native executable (which hands what
+    it does not serve to this interpreter's)."""
     folder, all_cases = generated
     assert TREC_EVAL is not None
+    rankscope = [sys.executable, "-m", "rankscope"] if door == "python" else [str(NATIVE)]
+    monkeypatch.setenv("RANKSCOPE_PYTHON", sys.executable)
     differences: list[str] = []
     compared = 0
     for case in all_cases:
         files = [str(case.data.qrels), str(case.data.run)]
         expected = _run([TREC_EVAL, *case.options, *files], folder)
-        found = _run(
-            [sys.executable, "-m", "rankscope", "trec-eval", *case.options, *files], folder
-        )
+        found = _run([*rankscope, "trec-eval", *case.options, *files], folder)
         compared += 1
         if expected[0] != found[0]:
             differences.append(

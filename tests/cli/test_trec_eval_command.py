@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 import pytest
+from doors import run as run_door
 
 from rankscope.cli import EXIT_INPUT, EXIT_OK, main
 
@@ -65,10 +66,13 @@ COMMANDS = [
 ]
 
 
+# Every test here runs through both doors of the command line: the Python command and the
+# native executable.
+pytestmark = pytest.mark.usefixtures("door")
+
+
 def trec_eval(arguments: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(["trec-eval", *arguments])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return run_door(["trec-eval", *arguments], capsys)
 
 
 @pytest.mark.parametrize(("expected", "arguments"), COMMANDS)
@@ -402,8 +406,9 @@ def test_a_document_judged_under_two_iterations_is_a_duplicate_as_in_trec_eval(
     qrels.write_text("1 0 d1 1\n1 1 d1 0\n")
     run = tmp_path / "run"
     run.write_text("1 Q0 d1 1 1.0 r\n")
-    assert main(["trec-eval", "-m", "num_rel", str(qrels), str(run)]) == EXIT_INPUT
-    assert "document 'd1' appears more than once in the qrels of query '1'" in (
-        capsys.readouterr().err
+    code, _, err = trec_eval(["-m", "num_rel", str(qrels), str(run)], capsys)
+    assert code == EXIT_INPUT
+    assert "document 'd1' appears more than once in the qrels of query '1'" in err
+    assert run_door(["evaluate", str(qrels), str(run), "-m", "P@1", "-f", "json"], capsys)[0] == (
+        EXIT_OK
     )
-    assert main(["evaluate", str(qrels), str(run), "-m", "P@1", "-f", "json"]) == EXIT_OK

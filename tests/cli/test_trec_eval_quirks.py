@@ -7,8 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from doors import run as run_door
 
-from rankscope.cli import EXIT_OK, main
+from rankscope.cli import EXIT_OK
+
+# Every test here runs through both doors of the command line.
+pytestmark = pytest.mark.usefixtures("door")
 
 QRELS = "1 0 a 1\n2 0 b 1\n"  # query 2 is judged but not retrieved
 RUN = "1 Q0 a 1 1 r\n"
@@ -29,9 +33,7 @@ def _run(
     (tmp_path / "run").write_text(run)
     (tmp_path / "zscores").write_text(ZSCORES)
     options = [str(tmp_path / "zscores") if o == "ZFILE" else o for o in options]
-    code = main(["trec-eval", *options, str(tmp_path / "qrels"), str(tmp_path / "run")])
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_door(["trec-eval", *options, str(tmp_path / "qrels"), str(tmp_path / "run")], capsys)
 
 
 def test_a_parameterised_utility_under_c_is_scored_on_trec_evals_placeholder(

@@ -4,7 +4,7 @@
 //! preparing a [`batch::RankedBatch`] ([`mod@prepare`]) under a profile's conventions
 //! ([`profile`]), the measure registry and kernels ([`measures`]), evaluation and aggregation
 //! ([`mod@evaluate`]), streaming in chunks of whole queries ([`stream`]) and rank fusion
-//! ([`fuse`]) and the randomized Tukey HSD test's permutation loop ([`stats`]) live here;
+//! ([`fuse`]), trec_eval's text output ([`output`]) and the randomized Tukey HSD test's permutation loop ([`stats`]) live here;
 //! `rankscope-python` only converts and delegates. Errors ([`error::Error`]) carry
 //! structured fields; the bindings map each variant to an exception class. What a caller asks
 //! for (measure names, a profile, options) is checked once, by [`settle`].
@@ -16,6 +16,7 @@ pub mod fuse;
 pub mod groups;
 pub mod intern;
 pub mod measures;
+pub mod output;
 mod parallel;
 pub mod prefs;
 pub mod prepare;

@@ -13,6 +13,7 @@ mod errors;
 mod evaluate;
 mod fuse;
 mod measures;
+mod output;
 mod prefs;
 mod read;
 mod results;
@@ -27,6 +28,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     settle::register(m)?;
     fuse::register(m)?;
     measures::register(m)?;
+    output::register(m)?;
     prefs::register(m)?;
     read::register(m)?;
     stats::register(m)?;

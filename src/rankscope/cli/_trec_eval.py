@@ -7,7 +7,6 @@ meaning, and prints its exact output.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import warnings
 from pathlib import Path
@@ -21,8 +20,8 @@ from rankscope.engine._evaluate import (
     evaluate_prefs,
     relevance_strings,
 )
-from rankscope.engine.measures import FAMILIES, Measure, measure
-from rankscope.engine.native import PerQuery
+from rankscope.engine.measures import Measure, measure
+from rankscope.engine.native import PerQuery, non_integer_grade, trec_eval_undetermined
 from rankscope.engine.profiles import resolve_profile
 from rankscope.engine.results import Results
 from rankscope.errors import (
@@ -215,12 +214,6 @@ EXIT_MISSING_QUERY = 4
 _QUIRKS = {"zero_division": "nan", "missing_query_ranking": "placeholder"}
 
 
-# A qrels line whose grade holds something besides an optional sign and digits.
-_NOT_AN_INTEGER_GRADE = re.compile(
-    rb"^[ \t]*[^#\s]\S*[ \t]+\S+[ \t]+\S+[ \t]+(?![+-]?\d+(?:[ \t\r]|$))(\S+)", re.M
-)
-
-
 def _check_integer_grades(path: str) -> None:
     """Refuse a grade trec_eval would read otherwise than rankscope: trec_eval reads grades
     with atol, which stops at the first character that is not a digit (``1e1`` is 1, ``2.7``
@@ -231,21 +224,16 @@ def _check_integer_grades(path: str) -> None:
     data = file.read_bytes()
     if data[:2] == b"\x1f\x8b":
         return  # compressed: trec_eval cannot read it anyway
-    found = _NOT_AN_INTEGER_GRADE.search(data)
+    found = non_integer_grade(data)
     if found is None:
         return
-    grade = found[1].decode("utf-8", "replace")
-    line_start = data.rfind(b"\n", 0, found.start()) + 1
-    line_end = data.find(b"\n", found.start())
-    text = data[line_start : None if line_end < 0 else line_end].decode("utf-8", "replace")
-    digits = re.match(r"[+-]?\d*", grade)
-    as_trec_eval = int(digits[0]) if digits and digits[0].lstrip("+-") else 0
+    line, grade, text, as_trec_eval = found
     raise ParseError(
         f"the grade {grade!r} is not an integer: trec_eval would read it as {as_trec_eval} (it "
         "stops at the first character that is not a digit); write the grade as an integer",
         source=path,
-        line=data.count(b"\n", 0, found.start()) + 1,
-        text=text.rstrip("\r"),
+        line=line,
+        text=text,
     )
 
 
@@ -405,15 +393,9 @@ def _warn_undetermined(lines: list[TrecMeasure]) -> None:
     for line in lines:
         if line.measure is None:
             continue
-        for entry in FAMILIES[line.measure.family].trec_eval:
-            if entry.undetermined and line.printed.startswith(entry.name):
-                warnings.warn(
-                    f"{line.printed}: {entry.undetermined}, so its value there is not "
-                    "determined by the input; this prints the corrected value",
-                    RankscopeWarning,
-                    stacklevel=2,
-                )
-                break
+        message = trec_eval_undetermined(line.printed, line.measure.name)
+        if message is not None:
+            warnings.warn(message, RankscopeWarning, stacklevel=2)
 
 
 def _first_missing(results: Results, only_query: str | None) -> str | None:

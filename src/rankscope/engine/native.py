@@ -3,7 +3,8 @@ the core, the per-query values an evaluation returns, and aggregation as the cor
 
 The engine (with `rankscope.io._native`) is the only package that imports the private
 ``rankscope._core``; `rankscope.fuse`, `rankscope.compat`, `rankscope.report` and the command
-line reach the core through here.
+line reach the core through here; so do trec_eval's measure selection and text output, which
+the core renders for the Python command and the native executable alike.
 
 Examples
 --------
@@ -13,7 +14,15 @@ Examples
 
 from rankscope import _core
 
-__all__ = ["FusionRuns", "PerQuery", "aggregate"]
+__all__ = [
+    "FusionRuns",
+    "PerQuery",
+    "aggregate",
+    "format_trec_eval",
+    "non_integer_grade",
+    "trec_eval_lines",
+    "trec_eval_undetermined",
+]
 
 FusionRuns = _core.FusionRuns
 """Several runs' rankings held by the core over shared query and document codes, for fusion."""
@@ -26,3 +35,19 @@ def aggregate(values: list[float], how: str) -> float:
     """Per-query values combined as the core combines them: ``"mean"``, ``"geometric_mean"``
     (trec_eval's, with its floor), ``"sum"`` or ``"count"``."""
     return _core.aggregate(values, how)
+
+
+trec_eval_lines = _core.trec_eval_lines
+"""trec_eval's output lines for ``-m`` arguments, in its order: (printed name, canonical
+measure name or None, relstring's length or None, judgements), warnings passed to a callback."""
+
+format_trec_eval = _core.format_trec_eval
+"""The text trec_eval prints for lines, per-query values and summaries, byte for byte."""
+
+non_integer_grade = _core.non_integer_grade
+"""The first qrels line whose grade is not an integer: (line, grade, text, as trec_eval reads
+it), or None."""
+
+trec_eval_undetermined = _core.trec_eval_undetermined
+"""The warning for a trec_eval line (printed name, canonical measure name) whose value trec_eval
+computes from memory it never wrote, or None."""

@@ -1,0 +1,26 @@
+//! The native `rankscope` executable, the command line's front door.
+//!
+//! `rankscope trec-eval` on plain TREC files is served here, by the core, with the Python
+//! command's output, messages and exit codes: the lines and their text come from
+//! [`rankscope_core::output::trec_eval`], which the Python command prints through too.
+//! Everything else (every other command, every option this door does not serve, and any run
+//! that would warn or fail) is handed to the Python command line with the arguments
+//! unchanged ([`handoff`]), which stays the reference.
+
+mod handoff;
+mod trec_eval;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let arguments: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let served = match arguments.first().and_then(|command| command.to_str()) {
+        Some("trec-eval") => trec_eval::serve(&arguments[1..]),
+        _ => None,
+    };
+    match served {
+        Some(code) => code,
+        None => handoff::to_python(&arguments),
+    }
+}

@@ -1,0 +1,431 @@
+//! `rankscope trec-eval` served natively: trec_eval's options as the Python command reads
+//! them, the core's reader, evaluation and output.
+//!
+//! [`serve`] prints and returns the exit status only for what it serves byte for byte: plain
+//! TREC files, qrels judgements (`-R qrels`), and a run that gives no error (its warnings are
+//! the core's, shown as the Python command shows them).
+//! For anything else it returns `None` before printing anything, and the command is handed to
+//! the Python command line, which says what it says about it.
+
+use std::ffi::OsString;
+use std::io::{ErrorKind, Read, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use rankscope_core::evaluate::{evaluate, relevance_strings, EvalOptions};
+use rankscope_core::measures::trec_eval::Judgements;
+use rankscope_core::measures::{parse_measure, Measure};
+use rankscope_core::output::trec_eval::{
+    non_integer_grade, render, select, undetermined_warning, Column, Layout,
+};
+use rankscope_core::profile::Conventions;
+use rankscope_core::trec::{read_qrels_file, read_run_file, ReadOptions};
+
+/// The options of `rankscope trec-eval` this door serves (trec_eval's flags are flags).
+#[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::struct_excessive_bools)]
+struct Options {
+    qrels: String,
+    run: String,
+    per_query: bool,
+    complete: bool,
+    no_summary: bool,
+    judged_only: bool,
+    measures: Vec<String>,
+    relevance_level: i64,
+    collection_size: i64,
+    max_documents: Option<i64>,
+    profile: String,
+}
+
+/// An option's value, for the options that take one.
+enum Takes {
+    Measure,
+    Level,
+    CollectionSize,
+    MaxDocuments,
+    RelInfoFormat,
+    ResultsFormat,
+    Profile,
+}
+
+/// trec_eval's flags (`-q`, `-c`, `-n`, `-J`, `-o`), by their short letter or long name.
+fn flag(options: &mut Options, name: &str) -> Option<()> {
+    match name {
+        "q" | "query_eval_wanted" | "query" => options.per_query = true,
+        "c" | "complete_rel_info_wanted" | "all_queries" => options.complete = true,
+        "n" | "nosummary" => options.no_summary = true,
+        "J" | "Judged_docs_only" => options.judged_only = true,
+        "o" => {} // obsolete in trec_eval, without effect
+        _ => return None,
+    }
+    Some(())
+}
+
+/// The options that take a value, by their short letter or long name.
+fn takes(name: &str) -> Option<Takes> {
+    Some(match name {
+        "m" | "measure" => Takes::Measure,
+        "l" | "level_for_rel" => Takes::Level,
+        "N" | "Number_docs_in_coll" => Takes::CollectionSize,
+        "M" | "Max_retrieved_per_topic" => Takes::MaxDocuments,
+        "R" | "Rel_info_format" => Takes::RelInfoFormat,
+        "T" | "Results_format" => Takes::ResultsFormat,
+        "profile" => Takes::Profile,
+        _ => return None,
+    })
+}
+
+/// An integer as the command's options take it: an optional sign and digits.
+fn integer(text: &str) -> Option<i64> {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+fn set(options: &mut Options, what: &Takes, value: &str) -> Option<()> {
+    match what {
+        Takes::Measure => options.measures.push(value.to_string()),
+        Takes::Level => options.relevance_level = integer(value)?,
+        Takes::CollectionSize => options.collection_size = integer(value)?,
+        Takes::MaxDocuments => options.max_documents = Some(integer(value)?),
+        // Only the defaults are served: the other formats are read by the Python command.
+        Takes::RelInfoFormat => (value == "qrels").then_some(())?,
+        Takes::ResultsFormat => (value == "trec_results").then_some(())?,
+        Takes::Profile => {
+            if !matches!(value, "trec" | "trec9") {
+                return None;
+            }
+            options.profile = value.to_string();
+        }
+    }
+    Some(())
+}
+
+/// Whether an argument can be an option's value: not an option itself, but a negative number
+/// (as argparse takes `-l -1`).
+fn value_like(text: &str) -> bool {
+    !text.starts_with('-') || integer(text).is_some()
+}
+
+/// The options, when every argument is one this door serves.
+fn parse(arguments: &[OsString]) -> Option<Options> {
+    let mut options = Options {
+        qrels: String::new(),
+        run: String::new(),
+        per_query: false,
+        complete: false,
+        no_summary: false,
+        judged_only: false,
+        measures: Vec::new(),
+        relevance_level: 1,
+        collection_size: 0,
+        max_documents: None,
+        profile: "trec".to_string(),
+    };
+    let mut positional = Vec::new();
+    let mut rest = arguments.iter();
+    while let Some(argument) = rest.next() {
+        let argument = argument.to_str()?;
+        if let Some(long) = argument.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (long, None),
+            };
+            if let Some(what) = takes(name) {
+                let value = match inline {
+                    Some(value) => value,
+                    None => rest.next()?.to_str().filter(|v| value_like(v))?,
+                };
+                set(&mut options, &what, value)?;
+            } else {
+                // `-o`'s long form takes a value; it and the rest go to the Python command.
+                inline.is_none().then_some(())?;
+                (name != "o").then_some(())?;
+                flag(&mut options, name)?;
+            }
+        } else if argument.len() > 1 && argument.starts_with('-') {
+            // A cluster of short flags, the last of which may take a value (`-qc`, `-mP.5`).
+            let letters = &argument[1..];
+            for (at, letter) in letters.char_indices() {
+                let name = &letters[at..at + letter.len_utf8()];
+                if let Some(what) = takes(name) {
+                    let attached = &letters[at + letter.len_utf8()..];
+                    let value = if attached.is_empty() {
+                        rest.next()?.to_str().filter(|v| value_like(v))?
+                    } else {
+                        attached
+                    };
+                    set(&mut options, &what, value)?;
+                    break;
+                }
+                flag(&mut options, name)?;
+            }
+        } else if argument == "-" {
+            return None; // standard input: read by the Python command
+        } else {
+            positional.push(argument.to_string());
+        }
+    }
+    let [qrels, run] = <[String; 2]>::try_from(positional).ok()?;
+    options.qrels = qrels;
+    options.run = run;
+    Some(options)
+}
+
+/// Whether `path` is a plain file the core reads as the Python command does: not compressed
+/// (by name or content), without a byte order mark.
+fn plain_file(path: &str) -> Option<()> {
+    let lower = path.to_ascii_lowercase();
+    let compressed = [".gz", ".gzip", ".bz2", ".xz", ".lzma", ".zst", ".zstd"];
+    if compressed.iter().any(|suffix| lower.ends_with(suffix)) {
+        return None;
+    }
+    let mut head = [0u8; 16];
+    let mut file = std::fs::File::open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut read = 0;
+    while read < head.len() {
+        match file.read(&mut head[read..]).ok()? {
+            0 => break,
+            n => read += n,
+        }
+    }
+    let head = &head[..read];
+    let magic: [&[u8]; 5] = [
+        b"\x1f\x8b",
+        b"\xfd7zXZ\x00",
+        b"\x28\xb5\x2f\xfd",
+        b"BZh",
+        b"\xef\xbb\xbf",
+    ];
+    if magic.iter().any(|m| head.starts_with(m)) {
+        return None;
+    }
+    Some(())
+}
+
+/// What the Python command prints for `options` (its warnings, in order, and its output), if
+/// it would exit with status 0.
+fn output(options: &Options) -> Option<(Vec<String>, String)> {
+    let mut warnings = Vec::new();
+    let lines = select(&options.measures, options.collection_size, &mut warnings).ok()?;
+    let served = lines
+        .iter()
+        .all(|line| matches!(line.judgements, Judgements::Qrels | Judgements::Any));
+    if !served {
+        return None;
+    }
+    warnings.extend(lines.iter().filter_map(undetermined_warning));
+    // The measures once each, in the order of the lines; under -c, trec_eval sums num_rel over
+    // every line of the qrels with a grade above 0, whatever -l says.
+    let mut measures: Vec<Measure> = Vec::new();
+    let index = |measure: &Measure, measures: &mut Vec<Measure>| {
+        let name = measure.name();
+        measures
+            .iter()
+            .position(|known| known.name() == name)
+            .unwrap_or_else(|| {
+                measures.push(measure.clone());
+                measures.len() - 1
+            })
+    };
+    let at: Vec<Option<usize>> = lines
+        .iter()
+        .map(|line| line.measure.as_ref().map(|m| index(m, &mut measures)))
+        .collect();
+    let complete_num_rel = if options.complete {
+        Some(index(&parse_measure("NumRel(rel=1)").ok()?, &mut measures))
+    } else {
+        None
+    };
+    if measures.is_empty() {
+        // runid alone still needs one measure to evaluate the run's queries.
+        index(&parse_measure("NumQ").ok()?, &mut measures);
+    }
+    let mut conventions = Conventions::profile(&options.profile).ok()?;
+    if options.judged_only {
+        conventions = conventions.with_option("unjudged_documents", "drop").ok()?;
+    }
+    // trec_eval 10's deterministic quirks, as the Python command keeps them.
+    conventions = conventions
+        .with_option("zero_division", "nan")
+        .ok()?
+        .with_option("missing_query_ranking", "placeholder")
+        .ok()?;
+    let max_documents = match options.max_documents {
+        Some(n) => Some(usize::try_from(n).ok()?),
+        None => None,
+    };
+    let eval_options = EvalOptions {
+        conventions,
+        relevance_level: options.relevance_level,
+        complete: options.complete,
+        max_documents,
+    };
+    plain_file(&options.run)?;
+    let read = ReadOptions::default();
+    let run = read_run_file(Path::new(&options.run), &options.run, &read)
+        .ok()?
+        .table;
+    plain_file(&options.qrels)?;
+    if non_integer_grade(&std::fs::read(&options.qrels).ok()?).is_some() {
+        return None;
+    }
+    let qrels = read_qrels_file(Path::new(&options.qrels), &options.qrels, &read)
+        .ok()?
+        .table;
+    // trec_eval ignores the second field: a document judged under two is judged twice.
+    let qrels = if qrels.has_subtopics() {
+        qrels.without_subtopics()
+    } else {
+        qrels
+    };
+    let evaluation = evaluate(&qrels, &run, &measures, &eval_options).ok()?;
+    // trec_eval's stop at a judged query without results: the Python command words it.
+    if !options.complete && !evaluation.missing_queries.is_empty() {
+        return None;
+    }
+    warnings.extend(evaluation.unjudged_warning());
+    let relstring = lines.iter().find_map(|line| line.relstring);
+    let relstrings = match relstring {
+        Some(length) if options.per_query => Some(
+            relevance_strings(&qrels, &run, &eval_options, length)
+                .ok()?
+                .into_iter()
+                .collect(),
+        ),
+        _ => None,
+    };
+    let aggregates = evaluation.aggregates();
+    let columns: Vec<Column<'_>> = lines
+        .iter()
+        .zip(&at)
+        .map(|(line, at)| {
+            let Some(m) = *at else {
+                return Column {
+                    line,
+                    values: &[],
+                    summary: 0.0,
+                    summary_of_other: false,
+                };
+            };
+            let other = complete_num_rel.filter(|_| line.printed == "num_rel");
+            Column {
+                line,
+                values: evaluation.scores(m),
+                summary: aggregates[other.unwrap_or(m)],
+                summary_of_other: other.is_some(),
+            }
+        })
+        .collect();
+    let layout = Layout {
+        query_ids: &evaluation.query_ids,
+        per_query: options.per_query,
+        summary: !options.no_summary,
+        run_name: &evaluation.run_name,
+        relstrings: relstrings.as_ref(),
+        zscores: None,
+    };
+    Some((warnings, render(&columns, &layout)))
+}
+
+/// Serve `rankscope trec-eval ARGUMENTS` (the arguments after the command's name): its exit
+/// status, or `None` for the Python command line to run it.
+pub fn serve(arguments: &[OsString]) -> Option<ExitCode> {
+    let options = parse(arguments)?;
+    let (warnings, text) = output(&options)?;
+    for warning in warnings {
+        // As the Python command shows its warnings.
+        eprintln!("rankscope: warning: {warning}");
+    }
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => Some(ExitCode::SUCCESS),
+        // The reader of the output went away (`| head`): not an error, as for the Python
+        // command.
+        Err(error) if error.kind() == ErrorKind::BrokenPipe => Some(ExitCode::SUCCESS),
+        Err(error) => {
+            eprintln!("rankscope: error: {error}");
+            Some(ExitCode::FAILURE)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(arguments: &[&str]) -> Option<Options> {
+        let arguments: Vec<OsString> = arguments.iter().map(OsString::from).collect();
+        parse(&arguments)
+    }
+
+    #[test]
+    fn trec_eval_s_options_in_their_forms() {
+        let options = parsed(&[
+            "-q",
+            "-m",
+            "map",
+            "-mP.5",
+            "--measure=ndcg",
+            "-l2",
+            "q",
+            "r",
+        ])
+        .unwrap();
+        assert!(options.per_query);
+        assert_eq!(options.measures, ["map", "P.5", "ndcg"]);
+        assert_eq!(options.relevance_level, 2);
+        assert_eq!((options.qrels.as_str(), options.run.as_str()), ("q", "r"));
+        let options =
+            parsed(&["-qcn", "-J", "-M", "10", "-N", "+5", "q", "r", "-l", "-1"]).unwrap();
+        assert!(options.per_query && options.complete && options.no_summary);
+        assert!(options.judged_only);
+        assert_eq!(options.max_documents, Some(10));
+        assert_eq!(options.collection_size, 5);
+        assert_eq!(options.relevance_level, -1);
+        let options = parsed(&["--all_queries", "--query", "--profile", "trec9", "q", "r"]);
+        assert_eq!(options.unwrap().profile, "trec9");
+    }
+
+    #[test]
+    fn what_this_door_does_not_serve_goes_to_python() {
+        let handed = [
+            &["-Z", "z", "q", "r"][..],
+            &["-R", "prefs", "q", "r"],
+            &["-D", "1", "q", "r"],
+            &["--fix-trec-eval-quirks", "q", "r"],
+            &["-v"],
+            &["-h"],
+            &["--nosum", "q", "r"],
+            &["-l", "x", "q", "r"],
+            &["-m", "-q", "q", "r"],
+            &["q"],
+            &["q", "r", "s"],
+            &["q", "-"],
+            &["--", "q", "r"],
+            &["--Output_old_results_format", "x", "q", "r"],
+        ];
+        for arguments in handed {
+            assert_eq!(parsed(arguments), None, "{arguments:?}");
+        }
+    }
+
+    #[test]
+    fn integers_are_a_sign_and_digits() {
+        assert_eq!(integer("12"), Some(12));
+        assert_eq!(integer("-3"), Some(-3));
+        assert_eq!(integer("+0"), Some(0));
+        assert_eq!(integer("1.5"), None);
+        assert_eq!(integer(""), None);
+        assert_eq!(integer("-"), None);
+    }
+}

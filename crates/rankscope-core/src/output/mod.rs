@@ -1,0 +1,4 @@
+//! What the command lines print, rendered once for every door: trec_eval's text output
+//! ([`trec_eval`]: the lines `-m` selects, their order, names and number formats).
+
+pub mod trec_eval;

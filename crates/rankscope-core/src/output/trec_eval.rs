@@ -1,0 +1,976 @@
+//! trec_eval's measure selection (`-m`), and its exact text output.
+//!
+//! trec_eval prints lines `measure<TAB>query<TAB>value`, the measure name left-justified to 22
+//! characters, values with 4 decimals (counts as integers), families in the order of its
+//! measure table (not the order of `-m`), each family's parameters in ascending order, queries
+//! sorted byte-wise and the summary (`all`) last. [`select`] turns `-m` arguments into
+//! [`TrecLine`]s; [`render`] prints them for per-query values. Both command lines (the Python
+//! one and the native executable) print through here.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+
+use crate::error::{float_text, quoted, Error, Result};
+use crate::measures::trec_eval::{table, Judgements, Style, TrecName, NICKNAMES};
+use crate::measures::{parse_measure, Aggregate, Family, Measure, GEOMETRIC_MEAN_FLOOR};
+
+/// The width trec_eval left-justifies measure names to.
+const NAME_WIDTH: usize = 22;
+
+/// trec_eval's value for a query or measure without a mean in the z-score file.
+pub const MISSING_ZSCORE: f64 = -1_000_000.0;
+
+/// One line kind of trec_eval output: its printed name and the measure behind it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrecLine {
+    /// The name printed (`P_10`, `ndcg_cut_5`, `runid`).
+    pub printed: String,
+    /// The measure computed; `None` for runid and relstring.
+    pub measure: Option<Measure>,
+    /// relstring's length (`None` for every other line).
+    pub relstring: Option<usize>,
+    /// The judgements it is computed from (trec_eval's `-R`).
+    pub judgements: Judgements,
+}
+
+impl TrecLine {
+    /// A line printing `measure` as `printed`, computed from qrels.
+    pub fn new(printed: impl Into<String>, measure: Option<Measure>) -> Self {
+        Self {
+            printed: printed.into(),
+            measure,
+            relstring: None,
+            judgements: Judgements::Qrels,
+        }
+    }
+
+    /// Whether trec_eval prints it only in the summary (runid, num_q, gm_map...).
+    pub fn summary_only(&self) -> bool {
+        match &self.measure {
+            None => self.relstring.is_none(),
+            Some(m) => m.family.trec_eval.iter().any(|t| t.summary_only),
+        }
+    }
+
+    /// Whether its values are counts, printed as integers.
+    pub fn is_count(&self) -> bool {
+        self.measure
+            .as_ref()
+            .is_some_and(|m| matches!(m.family.aggregate, Aggregate::Sum | Aggregate::Count))
+    }
+}
+
+/// The output lines for trec_eval `-m` arguments (`P.5,10`, `official`), in trec_eval's
+/// order; `collection_size` is trec_eval's `-N` (utility's last term). Warnings (parameters
+/// trec_eval ignores, gains it may sort either way) are added to `warnings` as they are met,
+/// before an error ends the selection.
+///
+/// ```
+/// use rankscope_core::output::trec_eval::select;
+///
+/// let mut warnings = Vec::new();
+/// let specs = ["P.10,5".to_string(), "map".to_string()];
+/// let lines = select(&specs, 0, &mut warnings).unwrap();
+/// let printed: Vec<&str> = lines.iter().map(|line| line.printed.as_str()).collect();
+/// assert_eq!(printed, ["map", "P_5", "P_10"]);
+/// assert_eq!(lines[1].measure.as_ref().unwrap().name(), "P@5");
+/// ```
+pub fn select(
+    specs: &[String],
+    collection_size: i64,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<TrecLine>> {
+    let rows = table();
+    let official = ["official".to_string()];
+    let specs = if specs.is_empty() { &official } else { specs };
+    // Each trec_eval name asked for, with the -m argument that decides its parameters.
+    let mut wanted: HashMap<&str, (&str, Option<&str>)> = HashMap::new();
+    for spec in specs {
+        let (family, text) = match spec.split_once('.') {
+            Some((family, text)) => (family, Some(text)),
+            None => (spec.as_str(), None),
+        };
+        if let Some((_, members)) = NICKNAMES.iter().find(|(nickname, _)| *nickname == family) {
+            for &name in *members {
+                wanted.entry(name).or_insert((name, None));
+            }
+            continue;
+        }
+        let Some((_, entry)) = rows.iter().find(|(_, entry)| entry.name == family) else {
+            let known: Vec<&str> = NICKNAMES
+                .iter()
+                .map(|(nickname, _)| *nickname)
+                .chain(rows.iter().map(|(_, entry)| entry.name))
+                .collect();
+            return Err(Error::measure(
+                spec.as_str(),
+                format!(
+                    "unknown trec_eval measure {} in -m {} (known: {})",
+                    quoted(family),
+                    quoted(spec),
+                    known.join(", ")
+                ),
+            ));
+        };
+        // As trec_eval: the first -m with parameters decides them, over bare names and
+        // nicknames given before or after it.
+        let decided = wanted
+            .get(entry.name)
+            .is_some_and(|(_, text)| text.is_some());
+        if text.is_some() && !decided {
+            wanted.insert(entry.name, (spec.as_str(), text));
+        } else {
+            wanted.entry(entry.name).or_insert((spec.as_str(), None));
+        }
+    }
+    let mut lines = Vec::new();
+    for (family, entry) in &rows {
+        if let Some(&(spec, text)) = wanted.get(entry.name) {
+            lines.extend(lines_of(
+                *family,
+                entry,
+                spec,
+                text,
+                collection_size,
+                warnings,
+            )?);
+        }
+    }
+    Ok(lines)
+}
+
+/// The lines one trec_eval name prints, given the argument `spec` and its parameters `text`.
+fn lines_of(
+    family: Option<&'static Family>,
+    entry: &TrecName,
+    spec: &str,
+    text: Option<&str>,
+    collection_size: i64,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<TrecLine>> {
+    let name = entry.name;
+    let Some(ours) = family else {
+        // runid and relstring are lines, not measures.
+        if name == "runid" {
+            return Ok(vec![TrecLine {
+                judgements: entry.judgements,
+                ..TrecLine::new("runid", None)
+            }]);
+        }
+        let given = text.filter(|text| !text.is_empty());
+        let values = match given {
+            Some(text) => numbers(name, spec, text)?,
+            None => entry.defaults.to_vec(),
+        };
+        let printed = given.map_or_else(|| name.to_string(), |text| format!("{name}_{text}"));
+        return Ok(vec![TrecLine {
+            relstring: Some(values[0] as usize),
+            ..TrecLine::new(printed, None)
+        }]);
+    };
+    let line = |printed: String, measure: &str| -> Result<TrecLine> {
+        Ok(TrecLine {
+            judgements: entry.judgements,
+            ..TrecLine::new(printed, Some(parse_measure(measure)?))
+        })
+    };
+    if let (Some(text), Style::None) = (text, entry.style) {
+        warnings.push(format!(
+            "trec_eval measure {} takes no parameters; {} ignored in -m {}, as trec_eval does",
+            quoted(name),
+            quoted(text),
+            quoted(spec)
+        ));
+    }
+    let given = text.filter(|text| !text.is_empty() && entry.style != Style::None);
+    // A one-line family with parameters prints them as given: utility_2,-1,0,0.
+    let printed = given.map_or_else(|| name.to_string(), |text| format!("{name}_{text}"));
+    let values = || match given {
+        Some(text) => numbers(name, spec, text),
+        None => Ok(entry.defaults.to_vec()),
+    };
+    let lines = match entry.style {
+        Style::None => vec![line(name.to_string(), ours.name)?],
+        Style::Pairs => {
+            // trec_eval's pairs set the gains of grades and (rbp's) p: the family's own
+            // parameters.
+            let takes = |param: &str| ours.params.iter().any(|p| p.name == param);
+            let pairs = match given {
+                Some(text) => pairs(name, spec, text)?,
+                None => Vec::new(),
+            };
+            let mut gains: Vec<(&str, f64)> = pairs
+                .iter()
+                .filter(|(key, _)| is_digits(key.trim_start_matches(['+', '-'])))
+                .map(|(key, value)| (key.as_str(), *value))
+                .collect();
+            gains.sort_by(|a, b| a.0.cmp(b.0).then(a.1.total_cmp(&b.1)));
+            let grades = gains
+                .iter()
+                .map(|&(key, value)| Ok((grade_of(name, spec, key)?, value)))
+                .collect::<Result<Vec<(i64, f64)>>>()?;
+            warn_close_gains(spec, &grades, warnings);
+            let mut params = Vec::new();
+            if !grades.is_empty() && takes("gains") {
+                let listed: Vec<String> = grades
+                    .iter()
+                    .map(|&(grade, gain)| format!("{grade}:{}", float_text(gain)))
+                    .collect();
+                params.push(format!("gains={}", listed.join(";")));
+            }
+            if let Some((_, p)) = pairs.iter().find(|(key, _)| key == "p") {
+                if takes("p") {
+                    params.push(format!("p={}", float_text(*p)));
+                }
+            }
+            let measure = if params.is_empty() {
+                ours.name.to_string()
+            } else {
+                format!("{}({})", ours.name, params.join(","))
+            };
+            vec![line(printed, &measure)?]
+        }
+        Style::Utility => {
+            let values = values()?;
+            let [a, b, c, d] = values[..] else {
+                return Err(Error::measure(
+                    spec,
+                    format!(
+                        "trec_eval measure 'utility' takes 4 coefficients (a,b,c,d); got -m {}",
+                        quoted(spec)
+                    ),
+                ));
+            };
+            let size = if collection_size == 0 {
+                String::new()
+            } else {
+                format!("n={}", float_text(collection_size as f64))
+            };
+            let measure = if given.is_some() {
+                let sep = if size.is_empty() { "" } else { "," };
+                format!(
+                    "{}(a={},b={},c={},d={}{sep}{size})",
+                    ours.name,
+                    float_text(a),
+                    float_text(b),
+                    float_text(c),
+                    float_text(d)
+                )
+            } else if size.is_empty() {
+                // trec_eval's coefficients: the measure it prints as plain utility
+                ours.name.to_string()
+            } else {
+                format!("{}({size})", ours.name)
+            };
+            vec![line(printed, &measure)?]
+        }
+        Style::Number => {
+            let beta = values()?[0];
+            vec![line(
+                printed,
+                &format!("{}(beta={})", ours.name, float_text(beta)),
+            )?]
+        }
+        Style::LevelSet => match given {
+            None => vec![line(name.to_string(), ours.name)?],
+            Some(_) => {
+                let levels: Vec<String> = distinct_sorted(name, spec, values()?)?
+                    .into_iter()
+                    .map(float_text)
+                    .collect();
+                let measure = format!("{}(levels={})", ours.name, levels.join(";"));
+                vec![line(printed, &measure)?]
+            }
+        },
+        Style::Levels | Style::Factors => distinct_sorted(name, spec, values()?)?
+            .into_iter()
+            .map(|level| {
+                line(
+                    format!("{name}_{level:.2}"),
+                    &format!("{}@{}", ours.name, float_text(level)),
+                )
+            })
+            .collect::<Result<_>>()?,
+        Style::Cutoffs => {
+            // trec_eval reads integer cutoffs with strtol: 23.4 becomes 23.
+            let cuts = values()?.into_iter().map(f64::trunc).collect();
+            distinct_sorted(name, spec, cuts)?
+                .into_iter()
+                .map(|cut| {
+                    let cut = cut as i64;
+                    line(format!("{name}_{cut}"), &format!("{}@{cut}", ours.name))
+                })
+                .collect::<Result<_>>()?
+        }
+    };
+    Ok(lines)
+}
+
+fn is_digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A number as Python's `float` reads it (surrounding white space allowed).
+fn python_float(text: &str) -> Option<f64> {
+    let text = text.trim();
+    if text.contains('_') {
+        return None;
+    }
+    text.parse().ok()
+}
+
+fn numbers(family: &str, spec: &str, text: &str) -> Result<Vec<f64>> {
+    text.split(',')
+        .map(|part| {
+            python_float(part).ok_or_else(|| {
+                Error::measure(
+                    spec,
+                    format!(
+                        "trec_eval measure {} takes numeric parameters; got {} in -m {}",
+                        quoted(family),
+                        quoted(part),
+                        quoted(spec)
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+/// trec_eval refuses a parameter list with a value twice (`-m P.5,5`).
+fn distinct_sorted(family: &str, spec: &str, mut values: Vec<f64>) -> Result<Vec<f64>> {
+    values.sort_by(f64::total_cmp);
+    let mut repeated: Vec<f64> = values
+        .windows(2)
+        .filter(|pair| pair[0] == pair[1])
+        .map(|pair| pair[0])
+        .collect();
+    repeated.dedup();
+    if repeated.is_empty() {
+        return Ok(values);
+    }
+    let shown: Vec<String> = repeated.into_iter().map(general_text).collect();
+    Err(Error::measure(
+        spec,
+        format!(
+            "trec_eval measure {} lists {} twice in -m {}; trec_eval refuses repeated parameters",
+            quoted(family),
+            shown.join(", "),
+            quoted(spec)
+        ),
+    ))
+}
+
+/// A number as C's and Python's `%g` print it: 6 significant digits, trailing zeros dropped.
+fn general_text(value: f64) -> String {
+    if !value.is_finite() {
+        return float_text(value);
+    }
+    if value == 0.0 {
+        return if value.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let scientific = format!("{value:.5e}");
+    let (mantissa, exponent) = scientific.split_once('e').expect("an exponent");
+    let exponent: i32 = exponent.parse().expect("an integer exponent");
+    let trimmed = |text: &str| -> String {
+        if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            text.to_string()
+        }
+    };
+    if !(-4..6).contains(&exponent) {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        return format!("{}e{sign}{:02}", trimmed(mantissa), exponent.abs());
+    }
+    let decimals = (5 - exponent) as usize;
+    trimmed(&format!("{value:.decimals$}"))
+}
+
+/// trec_eval's `name=value` pairs, in the order given.
+fn pairs(family: &str, spec: &str, text: &str) -> Result<Vec<(String, f64)>> {
+    let mut pairs: Vec<(String, f64)> = Vec::new();
+    for part in text.split(',') {
+        let (name, value) = part.split_once('=').unwrap_or((part, ""));
+        let number = python_float(value).filter(|v| v.is_finite());
+        let (Some(number), false, true) = (number, name.is_empty(), part.contains('=')) else {
+            return Err(Error::measure(
+                spec,
+                format!(
+                    "trec_eval measure {} takes name=value parameters (e.g. {family}.1=3,2=9); \
+                     got {} in -m {}",
+                    quoted(family),
+                    quoted(part),
+                    quoted(spec)
+                ),
+            ));
+        };
+        if pairs.iter().any(|(seen, _)| seen == name) {
+            return Err(Error::measure(
+                spec,
+                format!(
+                    "trec_eval measure {} sets {} twice in -m {}",
+                    quoted(family),
+                    quoted(name),
+                    quoted(spec)
+                ),
+            ));
+        }
+        pairs.push((name.to_string(), number));
+    }
+    Ok(pairs)
+}
+
+fn grade_of(family: &str, spec: &str, key: &str) -> Result<i64> {
+    key.parse().map_err(|_| {
+        Error::measure(
+            spec,
+            format!(
+                "trec_eval measure {} takes a grade as an integer; got {} in -m {}",
+                quoted(family),
+                quoted(key),
+                quoted(spec)
+            ),
+        )
+    })
+}
+
+/// Warn where trec_eval's order of gains is the C library's: its comparator truncates the
+/// difference of two gains to an integer, so gains less than 1 apart (among those given and
+/// the grades' own gains) compare equal and qsort may put them either way.
+fn warn_close_gains(spec: &str, gains: &[(i64, f64)], warnings: &mut Vec<String>) {
+    let Some(highest) = gains.iter().map(|&(grade, _)| grade).max() else {
+        return;
+    };
+    let mut table: BTreeMap<i64, f64> = (0..=highest.max(0)).map(|g| (g, g as f64)).collect();
+    table.extend(gains.iter().copied());
+    let mut values: Vec<f64> = table.into_values().collect();
+    values.sort_by(f64::total_cmp);
+    values.dedup();
+    if values.windows(2).any(|pair| pair[1] - pair[0] < 1.0) {
+        warnings.push(format!(
+            "-m {spec}: gains less than 1 apart; trec_eval 10 compares gains by their \
+             difference truncated to an integer, so the order it sorts them in (and its value) \
+             depends on the C library; this prints the value with the gains in order"
+        ));
+    }
+}
+
+/// The warning for a line whose value trec_eval computes from memory it never wrote (the
+/// registry says where): what the command prints is the corrected computation's.
+pub fn undetermined_warning(line: &TrecLine) -> Option<String> {
+    let measure = line.measure.as_ref()?;
+    let entry = measure
+        .family
+        .trec_eval
+        .iter()
+        .find(|entry| !entry.undetermined.is_empty() && line.printed.starts_with(entry.name))?;
+    Some(format!(
+        "{}: {}, so its value there is not determined by the input; this prints the corrected \
+         value",
+        line.printed, entry.undetermined
+    ))
+}
+
+/// One line kind's values, as [`render`] prints them.
+#[derive(Debug, Clone, Copy)]
+pub struct Column<'a> {
+    /// The line.
+    pub line: &'a TrecLine,
+    /// Its value for each query (in the order of the queries); empty for runid and
+    /// relstring.
+    pub values: &'a [f64],
+    /// The value its summary prints: its aggregate, or another line's.
+    pub summary: f64,
+    /// Whether `summary` is another line's (trec_eval's num_rel under `-c`), which z-scores
+    /// print as it is.
+    pub summary_of_other: bool,
+}
+
+/// Per query id and printed name, the mean and standard deviation of trec_eval's `-Z` file.
+pub type ZScores = HashMap<(String, String), (f64, f64)>;
+
+/// What [`render`] prints besides the values.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout<'a> {
+    /// The queries, in the order of the columns' values (byte-wise ascending).
+    pub query_ids: &'a [String],
+    /// Print a line per query (trec_eval's `-q`).
+    pub per_query: bool,
+    /// Print the summary lines (`all`; trec_eval's `-n` leaves them out).
+    pub summary: bool,
+    /// The run's name, runid's value.
+    pub run_name: &'a str,
+    /// The relstring of each query (per query only, as trec_eval prints it).
+    pub relstrings: Option<&'a HashMap<String, String>>,
+    /// trec_eval's `-Z`: every value becomes its z-score against these means and standard
+    /// deviations, the summaries aggregate the z-scores, and names get a `Z`.
+    pub zscores: Option<&'a ZScores>,
+}
+
+/// The text trec_eval prints for these columns, byte for byte.
+///
+/// ```
+/// use rankscope_core::output::trec_eval::{render, select, Column, Layout};
+///
+/// let lines = select(&["num_q".into(), "map".into()], 0, &mut Vec::new()).unwrap();
+/// let columns = [
+///     Column { line: &lines[0], values: &[1.0], summary: 1.0, summary_of_other: false },
+///     Column { line: &lines[1], values: &[1.0], summary: 1.0, summary_of_other: false },
+/// ];
+/// let query_ids = ["q".to_string()];
+/// let layout = Layout {
+///     query_ids: &query_ids,
+///     per_query: true,
+///     summary: true,
+///     run_name: "run",
+///     relstrings: None,
+///     zscores: None,
+/// };
+/// assert_eq!(
+///     render(&columns, &layout),
+///     "map                   \tq\t1.0000\n\
+///      num_q                 \tall\t1\n\
+///      map                   \tall\t1.0000\n"
+/// );
+/// ```
+pub fn render(columns: &[Column<'_>], layout: &Layout<'_>) -> String {
+    if let Some(zscores) = layout.zscores {
+        return render_zscores(columns, layout, zscores);
+    }
+    let mut out = String::new();
+    if layout.per_query {
+        for (row, query_id) in layout.query_ids.iter().enumerate() {
+            for column in columns {
+                let line = column.line;
+                if line.relstring.is_some() {
+                    let text = relstring_of(layout, query_id);
+                    push_line(&mut out, &line.printed, query_id, &format!("'{text}'"));
+                } else if line.measure.is_some() && !line.summary_only() {
+                    let value = value_text(line, column.values[row]);
+                    push_line(&mut out, &line.printed, query_id, &value);
+                }
+            }
+        }
+    }
+    for column in columns.iter().filter(|_| layout.summary) {
+        let line = column.line;
+        if line.relstring.is_some() {
+            continue;
+        }
+        let value = if line.measure.is_none() {
+            layout.run_name.to_string()
+        } else {
+            value_text(line, column.summary)
+        };
+        push_line(&mut out, &line.printed, "all", &value);
+    }
+    out
+}
+
+fn render_zscores(columns: &[Column<'_>], layout: &Layout<'_>, zscores: &ZScores) -> String {
+    let geometric = |line: &TrecLine| {
+        line.measure
+            .as_ref()
+            .is_some_and(|m| m.family.aggregate == Aggregate::GeometricMean)
+    };
+    let converted: Vec<Vec<f64>> = columns
+        .iter()
+        .map(|column| {
+            if column.line.measure.is_none() {
+                return Vec::new();
+            }
+            let geometric = geometric(column.line);
+            layout
+                .query_ids
+                .iter()
+                .zip(column.values)
+                .map(|(query_id, &value)| {
+                    // trec_eval's gm_* keep log(max(value, floor)) per query: the z-score is
+                    // of that.
+                    let value = if geometric {
+                        value.max(GEOMETRIC_MEAN_FLOOR).ln()
+                    } else {
+                        value
+                    };
+                    let key = (query_id.clone(), column.line.printed.clone());
+                    zscore(value, zscores.get(&key))
+                })
+                .collect()
+        })
+        .collect();
+    let mut out = String::new();
+    for (row, query_id) in layout.query_ids.iter().enumerate() {
+        if !layout.per_query {
+            break;
+        }
+        for (column, values) in columns.iter().zip(&converted) {
+            let line = column.line;
+            if line.relstring.is_some() {
+                let text = relstring_of(layout, query_id);
+                push_line(&mut out, &line.printed, query_id, &format!("'{text}'"));
+            } else if line.measure.is_some() && !line.summary_only() {
+                out.push('Z');
+                push_line(&mut out, &line.printed, query_id, &number_text(values[row]));
+            }
+        }
+    }
+    for (column, values) in columns.iter().zip(&converted).filter(|_| layout.summary) {
+        let line = column.line;
+        let Some(measure) = &line.measure else {
+            if line.relstring.is_none() {
+                push_line(&mut out, &line.printed, "all", layout.run_name);
+            }
+            continue;
+        };
+        let value = if column.summary_of_other {
+            // trec_eval's summary of num_rel under -c is its count of relevant judgements,
+            // not a z-score.
+            column.summary
+        } else if geometric(line) {
+            Aggregate::Mean.apply(values).exp()
+        } else {
+            measure.family.aggregate.apply(values)
+        };
+        out.push('Z');
+        push_line(&mut out, &line.printed, "all", &number_text(value));
+    }
+    out
+}
+
+/// As trec_eval: (value - mean) / stddev; 0 for a stddev of 0 and the mean itself.
+fn zscore(value: f64, mean_stddev: Option<&(f64, f64)>) -> f64 {
+    let Some(&(mean, stddev)) = mean_stddev else {
+        return MISSING_ZSCORE;
+    };
+    if stddev != 0.0 {
+        (value - mean) / stddev
+    } else if value == mean {
+        0.0
+    } else {
+        MISSING_ZSCORE
+    }
+}
+
+fn relstring_of<'a>(layout: &Layout<'a>, query_id: &str) -> &'a str {
+    layout
+        .relstrings
+        .and_then(|strings| strings.get(query_id))
+        .map_or("", String::as_str)
+}
+
+fn push_line(out: &mut String, printed: &str, query_id: &str, value: &str) {
+    // Infallible: writing to a String.
+    let _ = writeln!(out, "{printed:<NAME_WIDTH$}\t{query_id}\t{value}");
+}
+
+fn value_text(line: &TrecLine, value: f64) -> String {
+    if line.is_count() {
+        count_text(value)
+    } else {
+        number_text(value)
+    }
+}
+
+/// A count as an integer, rounded half to even (as Python's `round`).
+fn count_text(value: f64) -> String {
+    if !value.is_finite() {
+        return float_text(value);
+    }
+    let rounded = value.round();
+    let rounded = if (value - value.trunc()).abs() == 0.5 && rounded % 2.0 != 0.0 {
+        rounded - value.signum()
+    } else {
+        rounded
+    };
+    format!("{rounded:.0}")
+}
+
+/// A value as trec_eval's `%6.4f` prints it; NaN as the `-nan` of 0.0 / 0.0 on the machines
+/// trec_eval runs on (x86 and ARM set the sign of that NaN).
+pub fn number_text(value: f64) -> String {
+    if value.is_nan() {
+        return "  -nan".into();
+    }
+    format!("{value:.4}")
+}
+
+/// Where a qrels line's grade is not an integer (trec_eval reads grades with atol, which stops
+/// at the first character that is not a digit: `1e1` is 1, `2.7` is 2; rankscope reads `1e1`
+/// as 10 and refuses `2.7`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NonIntegerGrade {
+    /// The line's number (from 1).
+    pub line: usize,
+    /// The grade as written.
+    pub grade: String,
+    /// The line, without its end.
+    pub text: String,
+    /// What trec_eval reads it as.
+    pub as_trec_eval: i64,
+}
+
+/// The first qrels line of `data` (four fields or more, not a `#` comment) whose fourth field
+/// is not an optional sign and digits, if any.
+///
+/// ```
+/// use rankscope_core::output::trec_eval::non_integer_grade;
+///
+/// assert_eq!(non_integer_grade(b"q 0 a 1\nq 0 b 2\n"), None);
+/// let found = non_integer_grade(b"q 0 a 1\nq 0 b 2.7\n").unwrap();
+/// assert_eq!((found.line, found.grade.as_str(), found.as_trec_eval), (2, "2.7", 2));
+/// ```
+pub fn non_integer_grade(data: &[u8]) -> Option<NonIntegerGrade> {
+    // Python's white space of bytes, as the check has always read it.
+    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
+    let blank = |b: u8| b == b' ' || b == b'\t';
+    for (number, line) in data.split(|&b| b == b'\n').enumerate() {
+        let mut at = line.iter().take_while(|&&b| blank(b)).count();
+        if line.get(at).map_or(true, |&b| b == b'#' || space(b)) {
+            continue;
+        }
+        // Three fields, each followed by spaces or tabs, then the grade.
+        let mut fields = 0;
+        while fields < 3 {
+            let end = at + line[at..].iter().take_while(|&&b| !space(b)).count();
+            let gap = line[end..].iter().take_while(|&&b| blank(b)).count();
+            if end == at || gap == 0 {
+                break;
+            }
+            at = end + gap;
+            fields += 1;
+        }
+        if fields < 3 {
+            continue;
+        }
+        let end = at + line[at..].iter().take_while(|&&b| !space(b)).count();
+        if end == at {
+            continue;
+        }
+        let grade = &line[at..end];
+        let digits = grade
+            .strip_prefix(b"+")
+            .or_else(|| grade.strip_prefix(b"-"))
+            .unwrap_or(grade);
+        let ends_well = line
+            .get(end)
+            .map_or(true, |&b| b == b' ' || b == b'\t' || b == b'\r');
+        if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) && ends_well {
+            continue;
+        }
+        let grade = String::from_utf8_lossy(grade).into_owned();
+        let text = String::from_utf8_lossy(line);
+        let leading: String = grade
+            .char_indices()
+            .take_while(|&(i, c)| c.is_ascii_digit() || (i == 0 && (c == '+' || c == '-')))
+            .map(|(_, c)| c)
+            .collect();
+        return Some(NonIntegerGrade {
+            line: number + 1,
+            as_trec_eval: leading.parse().unwrap_or(0),
+            grade,
+            text: text.trim_end_matches('\r').to_string(),
+        });
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn printed(specs: &[&str]) -> Vec<String> {
+        let specs: Vec<String> = specs.iter().map(|s| (*s).to_string()).collect();
+        select(&specs, 0, &mut Vec::new())
+            .unwrap()
+            .into_iter()
+            .map(|line| line.printed)
+            .collect()
+    }
+
+    fn measures(specs: &[&str], size: i64) -> Vec<String> {
+        let specs: Vec<String> = specs.iter().map(|s| (*s).to_string()).collect();
+        select(&specs, size, &mut Vec::new())
+            .unwrap()
+            .into_iter()
+            .map(|line| line.measure.map_or_else(|| "-".into(), |m| m.name()))
+            .collect()
+    }
+
+    fn error(specs: &[&str]) -> String {
+        let specs: Vec<String> = specs.iter().map(|s| (*s).to_string()).collect();
+        select(&specs, 0, &mut Vec::new()).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn families_print_in_the_order_of_trec_eval_s_table() {
+        assert_eq!(printed(&["P.10,5", "map"]), ["map", "P_5", "P_10"]);
+        assert_eq!(
+            printed(&[]),
+            printed(&["official"]),
+            "official is the default"
+        );
+        assert_eq!(printed(&["official"])[..3], ["runid", "num_q", "num_ret"]);
+        assert_eq!(printed(&["official"]).len(), 30);
+    }
+
+    #[test]
+    fn the_first_argument_with_parameters_decides_them() {
+        assert_eq!(printed(&["P", "P.3", "P.7"]), ["P_3"]);
+        assert_eq!(printed(&["official", "P.2"]).last().unwrap(), "P_2");
+    }
+
+    #[test]
+    fn parameters_read_as_trec_eval_reads_them() {
+        assert_eq!(printed(&["P.23.4"]), ["P_23"]);
+        assert_eq!(
+            printed(&["iprec_at_recall.0.5,0.1"]),
+            ["iprec_at_recall_0.10", "iprec_at_recall_0.50"]
+        );
+        assert_eq!(measures(&["iprec_at_recall.0.1"], 0), ["IPrec@0.1"]);
+        assert_eq!(printed(&["utility.2,-1,0,0"]), ["utility_2,-1,0,0"]);
+        assert_eq!(measures(&["utility"], 0), ["Utility"]);
+        assert_eq!(measures(&["utility"], 50), ["Utility(n=50.0)"]);
+        assert_eq!(printed(&["relstring.5"]), ["relstring_5"]);
+        assert_eq!(measures(&["relstring"], 0), ["-"]);
+    }
+
+    #[test]
+    fn bad_parameters_are_refused_with_the_argument() {
+        assert_eq!(
+            error(&["P.5,5"]),
+            "trec_eval measure 'P' lists 5 twice in -m 'P.5,5'; trec_eval refuses repeated \
+             parameters"
+        );
+        assert_eq!(
+            error(&["P.x"]),
+            "trec_eval measure 'P' takes numeric parameters; got 'x' in -m 'P.x'"
+        );
+        assert_eq!(
+            error(&["utility.1,2"]),
+            "trec_eval measure 'utility' takes 4 coefficients (a,b,c,d); got -m 'utility.1,2'"
+        );
+        assert!(error(&["nope"]).starts_with(
+            "unknown trec_eval measure 'nope' in -m 'nope' (known: official, all_trec,"
+        ));
+    }
+
+    #[test]
+    fn ignored_parameters_and_close_gains_warn() {
+        let mut warnings = Vec::new();
+        select(&["map.5".to_string()], 0, &mut warnings).unwrap();
+        assert_eq!(
+            warnings,
+            [
+                "trec_eval measure 'map' takes no parameters; '5' ignored in -m 'map.5', as \
+              trec_eval does"
+            ]
+        );
+        let mut warnings = Vec::new();
+        select(&["ndcg.1=0.5".to_string()], 0, &mut warnings).unwrap();
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].starts_with("-m ndcg.1=0.5: gains less than 1 apart"));
+    }
+
+    #[test]
+    fn general_text_is_percent_g() {
+        let cases = [
+            (5.0, "5"),
+            (0.1, "0.1"),
+            (1e-5, "1e-05"),
+            (123_456.0, "123456"),
+            (1_234_567.0, "1.23457e+06"),
+            (0.000_123, "0.000123"),
+            (-2.5, "-2.5"),
+        ];
+        for (value, text) in cases {
+            assert_eq!(general_text(value), text);
+        }
+    }
+
+    #[test]
+    fn numbers_print_as_trec_eval_prints_them() {
+        assert_eq!(number_text(0.12345), "0.1235");
+        assert_eq!(number_text(f64::NAN), "  -nan");
+        assert_eq!(number_text(-0.0), "-0.0000");
+        assert_eq!(count_text(2.5), "2");
+        assert_eq!(count_text(3.5), "4");
+        assert_eq!(count_text(1000.0), "1000");
+    }
+
+    fn rendered(specs: &[&str], per_query: bool, zscores: Option<&ZScores>) -> String {
+        let specs: Vec<String> = specs.iter().map(|s| (*s).to_string()).collect();
+        let lines = select(&specs, 0, &mut Vec::new()).unwrap();
+        let values = [0.5, 0.25];
+        let columns: Vec<Column<'_>> = lines
+            .iter()
+            .map(|line| Column {
+                line,
+                values: if line.measure.is_some() { &values } else { &[] },
+                summary: 0.375,
+                summary_of_other: false,
+            })
+            .collect();
+        let query_ids = ["a".to_string(), "b".to_string()];
+        let relstrings: HashMap<String, String> = [("a".to_string(), "1-0".to_string())].into();
+        render(
+            &columns,
+            &Layout {
+                query_ids: &query_ids,
+                per_query,
+                summary: true,
+                run_name: "run",
+                relstrings: Some(&relstrings),
+                zscores,
+            },
+        )
+    }
+
+    #[test]
+    fn lines_per_query_then_the_summary() {
+        assert_eq!(
+            rendered(&["runid", "map", "relstring.3"], true, None),
+            "map                   \ta\t0.5000\n\
+             relstring_3           \ta\t'1-0'\n\
+             map                   \tb\t0.2500\n\
+             relstring_3           \tb\t''\n\
+             runid                 \tall\trun\n\
+             map                   \tall\t0.3750\n"
+        );
+        assert_eq!(
+            rendered(&["num_ret", "map"], false, None),
+            "num_ret               \tall\t0\nmap                   \tall\t0.3750\n"
+        );
+    }
+
+    #[test]
+    fn zscores_against_the_file_s_means() {
+        let zscores: ZScores = [
+            (("a".to_string(), "map".to_string()), (0.25, 0.5)),
+            (("b".to_string(), "map".to_string()), (0.25, 0.0)),
+        ]
+        .into();
+        assert_eq!(
+            rendered(&["runid", "map"], true, Some(&zscores)),
+            "Zmap                   \ta\t0.5000\n\
+             Zmap                   \tb\t0.0000\n\
+             runid                 \tall\trun\n\
+             Zmap                   \tall\t0.2500\n"
+        );
+    }
+
+    #[test]
+    fn grades_that_are_not_integers_are_found() {
+        assert_eq!(
+            non_integer_grade(b"# q 0 a 1.5\nq 0 a -1\r\nq 0 a 3 x\n"),
+            None
+        );
+        let found = non_integer_grade(b"q 0 a 1\n  q 0 b 1e1\r\n").unwrap();
+        assert_eq!(found.line, 2);
+        assert_eq!(found.grade, "1e1");
+        assert_eq!(found.text, "  q 0 b 1e1");
+        assert_eq!(found.as_trec_eval, 1);
+        assert_eq!(non_integer_grade(b"q 0 a x\n").unwrap().as_trec_eval, 0);
+        assert_eq!(non_integer_grade(b"q 0 a\n"), None);
+    }
+}
