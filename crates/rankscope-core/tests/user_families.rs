@@ -58,6 +58,8 @@ fn batch() -> RankedBatch {
         judged: vec![2, 1, 0, 1],
         num_distinct_relevant: None,
         subtopics: None,
+        scores: None,
+        judged_ranks: None,
     }
 }
 
