@@ -349,3 +349,24 @@ def test_the_task_page_draws_the_distribution_of_its_main_measure(
     assert sum(count > 0 for count in drawn) >= 5, "the demo's scores should spread"
     heights = [float(h) for h in re.findall(r'class="bin"[^>]*height="([0-9.]+)"', svg)]
     assert max(heights) == 120 and heights[drawn.index(max(drawn))] == 120
+
+
+def test_every_profile_of_the_core_is_offered_and_runs_with_its_defaults(
+    service: EvaluationService, beir_dir: Path
+) -> None:
+    from rankscope.engine import PROFILES
+    from rankscope.engine.measures import default_measures, parse_measures
+
+    with console(service, beir_dir.parent) as client:
+        form = client.get("/tasks/new").text
+        offered = re.findall(r'<option value="([a-z_0-9]+)"', form.split('id="profile"')[1])
+        assert offered[: len(PROFILES)] == list(PROFILES)
+        task_id = start(client, profile="ranx")
+        info = service.wait(task_id, timeout=20)
+    assert info.status == "succeeded"
+    assert info.measures == tuple(m.name for m in parse_measures(list(default_measures("ranx"))))
+    # An unknown profile is refused before anything runs, with the core's list of profiles.
+    with console(service, beir_dir.parent) as client:
+        refused = client.post(API, json={"dataset": "beir", "retriever": "bm25", "profile": "trac"})
+    assert refused.status_code == 422
+    assert "unknown profile 'trac'" in refused.text and "'torchmetrics'" in refused.text

@@ -10,7 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from rankscope.engine.profiles import PROFILES
+from rankscope.engine.profiles import PROFILES, resolve_profile
+from rankscope.errors import ProfileError
 from rankscope.service.tasks.spec import Settings
 
 __all__ = [
@@ -141,8 +142,10 @@ class EvaluationIn(BaseModel):
     @field_validator("profile")
     @classmethod
     def _known_profile(cls, value: str) -> str:
-        if value not in PROFILES:
-            raise ValueError(f"unknown profile {value!r}; expected one of {', '.join(PROFILES)}")
+        try:
+            resolve_profile(value)
+        except ProfileError as error:  # the core's message, naming the profiles it knows
+            raise ValueError(str(error)) from None
         return value
 
 
