@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 from generate import DATA, DATASETS, Dataset, _write, generate
-from run import run_process
+from run import Outcome, run_process
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTRA = {
@@ -89,15 +89,34 @@ def check(named: dict[str, list[str]]) -> None:
         sys.exit("door: rankscope trec-eval and trec_eval print different output")
 
 
+def rounds(
+    named: dict[str, list[str]],
+    runs: int,
+    warm_up: bool = True,
+    timeout: float = 600,
+    limits: dict[str, int] | None = None,
+) -> dict[str, list[Outcome]]:
+    """Every run of each command, one run of each in turn (after one untimed warm-up run each,
+    unless ``warm_up`` is false): wall time, peak RSS, exit code and output of each. A command
+    in ``limits`` takes part in that many of the timed rounds only (the first ones)."""
+    outcomes: dict[str, list[Outcome]] = {name: [] for name in named}
+    first = 0 if warm_up else 1
+    for round_ in range(first, runs + 1):
+        for name, argv in named.items():
+            if round_ > (limits or {}).get(name, runs):
+                continue
+            outcome = run_process(argv, timeout)
+            if round_:
+                outcomes[name].append(outcome)
+    return outcomes
+
+
 def measure(named: dict[str, list[str]], runs: int) -> dict[str, list[float]]:
     """Wall seconds of each command, one run of each in turn, after one warm-up run each."""
-    seconds: dict[str, list[float]] = {name: [] for name in named}
-    for round_ in range(runs + 1):
-        for name, argv in named.items():
-            outcome = run_process(argv, 600)
-            if round_:
-                seconds[name].append(outcome.seconds)
-    return seconds
+    return {
+        name: [outcome.seconds for outcome in outcomes]
+        for name, outcomes in rounds(named, runs).items()
+    }
 
 
 def ratio(seconds: dict[str, list[float]], top: str, bottom: str) -> float | None:

@@ -6,7 +6,7 @@ per query, as TREC's deep-learning tracks): ``generate.py``'s generator for one 
 each run's scores perturbed with its own seed and re-sorted into trec_eval's order. Written
 once into ``data/many/``.
 
-Used by ``run.py`` (the "many small runs" section of RESULTS.md); on its own::
+Used by ``run.py`` (the "many small runs" section of RESULTS-tools.md); on its own::
 
     python3 benchmarks/many_runs.py --runs 5
 """

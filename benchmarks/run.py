@@ -14,7 +14,7 @@ first read), so that it sees the same load as the tools it is compared with.
 
 Usage (after ``benchmarks/setup.sh``)::
 
-    python3 benchmarks/run.py                     # every dataset, 5 runs: RESULTS.md
+    python3 benchmarks/run.py                     # every dataset, 5 runs: RESULTS-tools.md
     python3 benchmarks/run.py --quick             # small and medium, 3 runs (smoke test)
     python3 benchmarks/run.py --sizes large --runs 7 --tools rankscope-cli,ranx
 
@@ -804,7 +804,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--output",
         type=Path,
-        help="report file (default benchmarks/RESULTS.md; with --quick, data/RESULTS-quick.md)",
+        help="report file (default benchmarks/RESULTS-tools.md; --quick: data/RESULTS-quick.md)",
     )
     args = parser.parse_args(argv)
 
@@ -819,7 +819,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = args.runs or (3 if args.quick else 5)
     if runs < 1:
         parser.error("--runs must be at least 1")
-    output = args.output or (DATA / "RESULTS-quick.md" if args.quick else HERE / "RESULTS.md")
+    output = args.output or (DATA / "RESULTS-quick.md" if args.quick else HERE / "RESULTS-tools.md")
     keys = args.tools.split(",") if args.tools else list(TOOLS)
     unknown = [k for k in keys if k not in TOOLS]
     if unknown:

@@ -1,0 +1,762 @@
+"""Every row of the speed table in one run, side by side, with the ratio against each target.
+
+Rows: 1 query (start-up), TREC DL-like (43 x 1,000) and BEIR-like (300 x 100), which are
+``door.py``'s cases, and ``generate.py``'s small (1,000 x 100), medium (10,000 x 100) and large
+(10,000 x 1,000: 10M run lines). Columns, each a whole process from the two files to the six
+measures (nDCG@3, nDCG@10, AP, RR, P@10, R@10):
+
+- ``rankscope evaluate`` and ``rankscope trec-eval`` through the native door (the ``rankscope``
+  executable of the project's ``.venv``), ``evaluate`` with its default table output;
+- trec_eval (``--trec-eval PATH`` or ``RANKSCOPE_TREC_EVAL``; built with its Makefile's -O2);
+- the Rust port of trec_eval (``--trec-eval-rust PATH`` or ``RANKSCOPE_BENCH_TREC_EVAL_RUST``;
+  see README.md for how it is built);
+- pytrec_eval and ranx, through ``run.py``'s drivers; ranx with its numba cache warm (the
+  warm-up run writes it).
+
+A column whose tool is absent is left out with the reason printed and written. In each row
+every command runs once first (the warm-up), its means checked against rankscope's reference
+(``drivers/reference.py``: rankscope on polars frames, profiles ``trec`` and ``trec9``); then
+``--runs`` rounds of one run of each command in turn (``--large-runs`` for large), so that the
+machine's drift touches all alike. The table gives the median wall time (and peak RSS for
+large, from wait4), ratios are medians of the rounds' ratios. In the large row ``cat`` of the
+run file is timed alongside, for the reader's target.
+
+Behind ``--with``: ``spark`` (``spark/bench_mllib.py`` on the medium run: rankscope on Spark
+against MLlib's ``RankingEvaluator``; and ``rankscope evaluate --engine spark`` of the small run
+against starting and stopping a bare ``local[2]`` session), ``answers`` (``answers.py``'s pairs:
+``rankscope.evaluate_answers`` against sacrebleu + rouge-score called in a loop), ``compare``
+(``compare.py``: ``compare_runs`` on 1,000 queries x 3 runs x 2 measures).
+
+Usage::
+
+    .venv/bin/python benchmarks/all.py --trec-eval /path/to/trec_eval \\
+        --trec-eval-rust /path/to/te-rust                  # the table: a few minutes
+    .venv/bin/python benchmarks/all.py --with spark,answers,compare   # and the other rows
+
+Writes ``benchmarks/RESULTS.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import random
+import re
+import shlex
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from door import TREC_EVAL_MEASURES, dataset, ratio, rounds
+from run import (
+    DRIVERS,
+    MEASURES,
+    PRINTED_TOLERANCE,
+    TOLERANCE,
+    Tool,
+    _failure_text,
+    _load,
+    _machine,
+    _parse_driver,
+    _parse_trec_eval,
+    _source_state,
+    agreement,
+    run_process,
+)
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+CASES = {
+    "one": "1 query (start-up)",
+    "dl": "TREC DL-like, 43 × 1,000",
+    "beir": "BEIR-like, 300 × 100",
+    "small": "small, 1,000 × 100",
+    "medium": "medium, 10,000 × 100",
+    "large": "large, 10M lines",
+}
+EXTRAS = ("spark", "answers", "compare")
+EVALUATE_MEASURES = ["-m", ",".join(("nDCG@3", "nDCG@10", "AP", "RR", "P@10", "R@10"))]
+COLUMNS = ("evaluate", "trec-eval", "trec_eval", "trec-eval-rust", "pytrec_eval", "ranx")
+LABELS = {
+    "evaluate": "rankscope evaluate",
+    "trec-eval": "rankscope trec-eval",
+    "trec_eval": "trec_eval -O2",
+    "trec-eval-rust": "Rust trec_eval port",
+    "pytrec_eval": "pytrec_eval",
+    "ranx": "ranx (warm cache)",
+}
+SLOW = ("pytrec_eval", "ranx")  # seconds a process at every size: --slow-runs rounds
+FLOOR = "cat"  # timed beside the large row: `cat` of the run file into /dev/null
+BARE_SESSION = (
+    "from pyspark.sql import SparkSession\n"
+    "SparkSession.builder.master('local[2]').getOrCreate().stop()\n"
+)
+SPARK_CASE, SPARK_CLI_CASE = "medium", "small"
+
+
+# --- reading each tool's output ---------------------------------------------------------------
+
+_TABLE_NAMES = {"ndcg@3": "nDCG@3", "ndcg@10": "nDCG@10", "ap": "AP", "rr": "RR"}
+_TABLE_NAMES |= {"p@10": "P@10", "r@10": "R@10"}
+
+
+def parse_evaluate_table(stdout: str) -> dict[str, float]:
+    """The six means in ``rankscope evaluate``'s default table (one run: a header row of
+    measure names, then the run's row), whatever characters draw the table."""
+    rows = [
+        [cell for cell in re.split(r"\s*[│┃|]\s*", line.strip()) if cell]
+        if re.search("[│┃|]", line)
+        else line.split()
+        for line in stdout.splitlines()
+        if line.strip() and not set(line.strip()) <= set("─━┿┼╋+-=| ")
+    ]
+    for i, header in enumerate(rows[:-1]):
+        names = [_TABLE_NAMES.get(cell.lower()) for cell in header]
+        if sum(name is not None for name in names) < len(MEASURES):
+            continue
+        values = rows[i + 1][-len(header) :]
+        means = {
+            name: float(value)
+            for name, value in zip(names, values, strict=True)
+            if name is not None
+        }
+        if len(means) == len(MEASURES):
+            return means
+    raise ValueError(f"no row of the six measures in the table: {stdout[:200]!r}")
+
+
+def parse_spark_results(text: str) -> dict[tuple[str, str], float]:
+    """The median seconds of each (data, tool) in ``spark/bench_mllib.py``'s table."""
+    found = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) >= 5 and cells[0] and not cells[0].startswith(("data", "---")):
+            try:
+                found[cells[0], cells[2]] = float(cells[3])
+            except ValueError:
+                continue
+    return found
+
+
+# --- the columns ------------------------------------------------------------------------------
+
+
+def absent(path: Path | None, what: str, option: str, variable: str) -> str | None:
+    """Why ``path`` cannot be run as ``what``, or None when it can."""
+    if path is None:
+        return f"{what}: not given ({option} PATH or {variable}=PATH)"
+    if not path.is_file():
+        return f"{what}: {path} does not exist"
+    if not os.access(path, os.X_OK):
+        return f"{what}: {path} is not executable"
+    return None
+
+
+def missing_module(python: Path, module: str) -> str | None:
+    """Why ``module`` cannot be imported by ``python``, or None when it can."""
+    code = f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) is None)"
+    outcome = run_process([str(python), "-c", code], 120)
+    return None if outcome.code == 0 else f"{module} is not installed for {python}"
+
+
+def _trec_eval_like(
+    binary: Path, command: tuple[str, ...] = ()
+) -> Callable[[Path, Path], list[str]]:
+    return lambda qrels, run: [str(binary), *command, *TREC_EVAL_MEASURES, str(qrels), str(run)]
+
+
+def _driver(python: Path, name: str) -> Callable[[Path, Path], list[str]]:
+    return lambda qrels, run: [str(python), str(DRIVERS / name), str(qrels), str(run)]
+
+
+def columns(
+    rankscope: Path,
+    python: Path,
+    trec_eval: Path | None,
+    trec_eval_rust: Path | None,
+    wanted: tuple[str, ...] = COLUMNS,
+    has_module: Callable[[Path, str], str | None] = missing_module,
+) -> tuple[list[Tool], dict[str, str]]:
+    """The tools that can run, in the table's order, and why each other column is left out."""
+    tools: list[Tool] = []
+    skipped: dict[str, str] = {}
+    executables = {
+        "evaluate": absent(rankscope, "rankscope", "--rankscope", "(the project's .venv)"),
+        "trec_eval": absent(trec_eval, "trec_eval", "--trec-eval", "RANKSCOPE_TREC_EVAL"),
+        "trec-eval-rust": absent(
+            trec_eval_rust,
+            "the Rust trec_eval port",
+            "--trec-eval-rust",
+            "RANKSCOPE_BENCH_TREC_EVAL_RUST",
+        ),
+    }
+    executables["trec-eval"] = executables["evaluate"]
+    for key in wanted:
+        label = LABELS[key]
+        reason = executables.get(key)
+        if key in ("pytrec_eval", "ranx"):
+            reason = has_module(python, key)
+        if reason:
+            skipped[key] = reason
+            continue
+        if key == "evaluate":
+            tools.append(
+                Tool(
+                    key,
+                    label,
+                    lambda q, r: [str(rankscope), "evaluate", str(q), str(r), *EVALUATE_MEASURES],
+                    parse_evaluate_table,
+                    ("trec",),
+                    is_rankscope=True,
+                )
+            )
+        elif key == "trec-eval":
+            argv = _trec_eval_like(rankscope, ("trec-eval",))
+            tools.append(Tool(key, label, argv, _parse_trec_eval, ("trec",), is_rankscope=True))
+        elif key == "trec_eval" and trec_eval is not None:
+            tools.append(Tool(key, label, _trec_eval_like(trec_eval), _parse_trec_eval, ("trec",)))
+        elif key == "trec-eval-rust" and trec_eval_rust is not None:
+            argv = _trec_eval_like(trec_eval_rust)
+            tools.append(Tool(key, label, argv, _parse_trec_eval, ("trec",)))
+        elif key == "pytrec_eval":
+            argv = _driver(python, "pytrec_eval_driver.py")
+            tools.append(Tool(key, label, argv, _parse_driver, ("trec", "trec9")))
+        elif key == "ranx":
+            tools.append(
+                Tool(key, label, _driver(python, "ranx_driver.py"), _parse_driver, ("trec",))
+            )
+    return tools, skipped
+
+
+# --- one row ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Cell:
+    """One tool on one case: its timed runs, peak memory and whether its means agree."""
+
+    seconds: list[float] = field(default_factory=list)
+    rss_kib: int = 0
+    means: dict[str, float] = field(default_factory=dict)
+    verdict: str = ""
+    agrees: bool = False
+    failure: str | None = None
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.seconds) if self.seconds else None
+
+
+def pair_ratio(cells: dict[str, Cell], top: str, bottom: str) -> float | None:
+    """``top``'s time over ``bottom``'s: the median of the rounds' ratios when both ran every
+    round, else the ratio of their medians."""
+    upper, lower = cells.get(top), cells.get(bottom)
+    if upper is None or lower is None or not upper.seconds or not lower.seconds:
+        return None
+    if len(upper.seconds) == len(lower.seconds):
+        return ratio({top: upper.seconds, bottom: lower.seconds}, top, bottom)
+    return (upper.median or 0.0) / (lower.median or 1.0)
+
+
+def tolerance_of(tool: Tool) -> float:
+    """The tolerance of a tool's means: trec_eval's format and evaluate's table print 4
+    decimals."""
+    printed = tool.parse in (_parse_trec_eval, parse_evaluate_table)
+    return PRINTED_TOLERANCE if printed else TOLERANCE
+
+
+def measure_case(
+    name: str,
+    tools: list[Tool],
+    runs: int,
+    python: Path,
+    timeout: float,
+    log: Callable[[str], None],
+    slow_runs: int | None = None,
+) -> dict[str, Cell]:
+    """Every tool on one case: the warm-up with its means checked, then interleaved rounds
+    (the slow columns, pytrec_eval and ranx, in the first ``slow_runs`` of them only)."""
+    case = dataset(name)
+    qrels, run = case.qrels_path, case.run_path
+    outcome = run_process(
+        [str(python), str(DRIVERS / "reference.py"), str(qrels), str(run)], timeout
+    )
+    if outcome.code != 0:
+        raise SystemExit(f"all: no reference means for {name}: {_failure_text(outcome)}")
+    references = json.loads(outcome.stdout.strip().splitlines()[-1])
+    cells = {tool.key: Cell() for tool in tools}
+    named = {tool.key: tool.argv(qrels, run) for tool in tools}
+    for tool in tools:
+        cell = cells[tool.key]
+        outcome = run_process(named[tool.key], timeout)
+        if outcome.code != 0 or outcome.timed_out:
+            cell.failure = _failure_text(outcome)
+        else:
+            try:
+                cell.means = tool.parse(outcome.stdout)
+            except (ValueError, KeyError, TypeError) as error:
+                cell.failure = f"unreadable output: {error}"
+            else:
+                cell.agrees, cell.verdict = agreement(
+                    cell.means, references, tool.profiles, tolerance_of(tool)
+                )
+        state = f"FAILED ({cell.failure})" if cell.failure else f"agrees: {cell.verdict}"
+        log(f"  {tool.label}: warm-up {outcome.seconds:.3f} s, {state}")
+    timed = {key: argv for key, argv in named.items() if cells[key].failure is None}
+    if name == "large":
+        cells[FLOOR] = Cell(agrees=True, verdict="(reads only)")
+        timed[FLOOR] = ["sh", "-c", 'exec cat "$1" > /dev/null', "sh", str(run)]
+    limits = {key: slow_runs for key in SLOW if slow_runs is not None and slow_runs < runs}
+    timed_rounds = rounds(timed, runs, warm_up=False, timeout=timeout, limits=limits)
+    for key, outcomes in timed_rounds.items():
+        cell = cells[key]
+        for round_, outcome in enumerate(outcomes, 1):
+            if outcome.code != 0 or outcome.timed_out:
+                cell.failure = f"run {round_}: {_failure_text(outcome)}"
+                continue
+            cell.seconds.append(outcome.seconds)
+            cell.rss_kib = max(cell.rss_kib, outcome.max_rss_kib)
+    return cells
+
+
+def port_against_trec_eval(cells: dict[str, Cell]) -> str | None:
+    """Whether the Rust port printed trec_eval's values on this case, and where not."""
+    port, reference = cells.get("trec-eval-rust"), cells.get("trec_eval")
+    if port is None or reference is None or not port.means or not reference.means:
+        return None
+    differing = [
+        f"{m} {port.means.get(m)} vs {reference.means[m]}"
+        for m in MEASURES
+        if port.means.get(m) != reference.means[m]
+    ]
+    return "same values" if not differing else "differs: " + ", ".join(differing)
+
+
+# --- targets ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    """One of the issue's targets and what this run measured against it."""
+
+    text: str
+    value: float | None
+    limit: float
+    kind: str = "<="  # "<=", "<" or ">="
+    unit: str = "x"
+
+    @property
+    def met(self) -> bool | None:
+        if self.value is None:
+            return None
+        if self.kind == "<=":
+            return self.value <= self.limit
+        if self.kind == "<":
+            return self.value < self.limit
+        return self.value >= self.limit
+
+    def line(self) -> str:
+        goal = f"{self.kind} {self.limit:g}{self.unit}"
+        if self.value is None:
+            return f"| {self.text} | {goal} | not measured | |"
+        verdict = "met" if self.met else "**not met**"
+        return f"| {self.text} | {goal} | {self.value:.3f}{self.unit} | {verdict} |"
+
+
+def targets(table: dict[str, dict[str, Cell]], extras: dict[str, dict[str, Any]]) -> list[Target]:
+    """The issue's targets, each with this run's ratio (or seconds) and whether it is met."""
+    found = []
+    door_limits = {"one": ("<=", 2.0), "dl": ("<", 1.0), "beir": ("<", 1.0)}
+    for case, (kind, limit) in door_limits.items():
+        if case in table:
+            for key in ("evaluate", "trec-eval"):
+                found.append(
+                    Target(
+                        f"{CASES[case]}: {LABELS[key]} / trec_eval -O2",
+                        pair_ratio(table[case], key, "trec_eval"),
+                        limit,
+                        kind,
+                    )
+                )
+    for case, cells in table.items():
+        found.append(
+            Target(
+                f"{CASES[case]}: rankscope trec-eval / rankscope evaluate (never slower)",
+                pair_ratio(cells, "trec-eval", "evaluate"),
+                1.0,
+            )
+        )
+    large = table.get("large")
+    if large:
+        evaluate = large.get("evaluate")
+        found.append(
+            Target(
+                "large: rankscope evaluate end to end (this machine, loaded or not)",
+                evaluate.median if evaluate else None,
+                0.6,
+                unit=" s",
+            )
+        )
+        found.append(
+            Target(
+                "large: rankscope evaluate / cat of the file",
+                pair_ratio(large, "evaluate", FLOOR),
+                8.0,
+            )
+        )
+        theirs = large.get("trec_eval")
+        memory = (
+            evaluate.rss_kib / theirs.rss_kib
+            if evaluate and theirs and evaluate.rss_kib and theirs.rss_kib
+            else None
+        )
+        found.append(Target("large: peak memory, rankscope evaluate / trec_eval", memory, 0.5))
+    spark = extras.get("spark")
+    if spark:
+        found.append(
+            Target(
+                f"Spark, {SPARK_CASE}: rankscope on Spark / MLlib RankingEvaluator",
+                spark.get("ratio"),
+                0.5,
+            )
+        )
+        found.append(
+            Target(
+                f"Spark, {SPARK_CLI_CASE} from the command line: over a bare session's start",
+                spark.get("over_session"),
+                5.0,
+                unit=" s",
+            )
+        )
+    answers = extras.get("answers")
+    if answers:
+        found.append(
+            Target(
+                "answers: sacrebleu + rouge-score / rankscope.evaluate_answers",
+                answers.get("speedup"),
+                10.0,
+                ">=",
+            )
+        )
+    compare = extras.get("compare")
+    if compare:
+        for test, limit in (("t", 0.1), ("randomization", 0.3), ("bootstrap", 0.3)):
+            found.append(
+                Target(
+                    f"compare_runs, 1,000 queries x 3 runs x 2 measures, {test}",
+                    compare.get(test),
+                    limit,
+                    unit=" s",
+                )
+            )
+    return found
+
+
+# --- the rows behind --with -------------------------------------------------------------------
+
+
+def spark_row(rankscope: Path, python: Path, runs: int, timeout: float) -> dict[str, Any]:
+    """rankscope on Spark against MLlib (``spark/bench_mllib.py``, its own table kept in
+    ``data/``), and the small run from the command line against a bare session's start."""
+    output = HERE / "data" / "RESULTS-spark-all.md"
+    argv = [str(python), str(HERE / "spark" / "bench_mllib.py"), "--sizes", SPARK_CASE]
+    outcome = run_process([*argv, "--runs", str(runs), "--output", str(output)], timeout)
+    if outcome.code != 0:
+        return {"failure": f"spark/bench_mllib.py: {_failure_text(outcome)}"}
+    medians = parse_spark_results(output.read_text())
+    ours = medians.get((SPARK_CASE, "rankscope-spark"))
+    theirs = medians.get((SPARK_CASE, "mllib-evaluator"))
+    result: dict[str, Any] = {
+        "medians": medians,
+        "ratio": ours / theirs if ours and theirs else None,
+    }
+    case = dataset(SPARK_CLI_CASE)
+    named = {
+        "cli": [
+            str(rankscope),
+            "evaluate",
+            "--engine",
+            "spark",
+            "--master",
+            "local[2]",
+            str(case.qrels_path),
+            str(case.run_path),
+        ],
+        "session": [str(python), "-c", BARE_SESSION],
+    }
+    seconds = {
+        name: [o.seconds for o in outs]
+        for name, outs in rounds(named, runs, timeout=timeout).items()
+    }
+    result["cli"] = statistics.median(seconds["cli"])
+    result["session"] = statistics.median(seconds["session"])
+    result["over_session"] = statistics.median(
+        a - b for a, b in zip(seconds["cli"], seconds["session"], strict=True)
+    )
+    return result
+
+
+def answers_row(pairs: int, repeats: int) -> dict[str, Any]:
+    """``answers.py``'s English pairs: the packages in a loop against rankscope."""
+    import answers
+    import rankscope
+
+    rng = random.Random(17)
+    references, responses = (answers.texts(rng, answers.ENGLISH, pairs, " ") for _ in range(2))
+    measures = ["BLEU", "ROUGE-1", "ROUGE-2", "ROUGE-L"]
+    ours = rankscope.evaluate_answers(references, responses, measures)
+    expected = answers.direct(references, responses)
+    worst = max(
+        abs(a - b) for m in measures for a, b in zip(ours.scores(m), expected[m], strict=True)
+    )
+    packages = answers.timed(lambda: answers.direct(references, responses), repeats)
+    core = answers.timed(
+        lambda: rankscope.evaluate_answers(references, responses, measures), repeats
+    )
+    return {
+        "pairs": pairs,
+        "packages": packages,
+        "rankscope": core,
+        "speedup": packages / core,
+        "difference": worst,
+    }
+
+
+def compare_row(runs: int) -> dict[str, Any]:
+    """``compare.py``'s case: the median seconds of each test, a fresh process each time."""
+    from compare import run_once
+
+    found: dict[str, Any] = {}
+    for test in ("t", "randomization", "bootstrap"):
+        run_once(test, 1000, 10_000, False)  # the warm-up: bytecode written, as compare.py does
+        found[test] = statistics.median(
+            float(run_once(test, 1000, 10_000, False)["seconds"])
+            for _ in range(runs)  # type: ignore[arg-type]
+        )
+    return found
+
+
+# --- the report -------------------------------------------------------------------------------
+
+
+def cell_text(cell: Cell | None, memory: bool) -> str:
+    if cell is None:
+        return ""
+    if cell.median is None:
+        return f"failed ({cell.failure})" if cell.failure else ""
+    seconds = f"{cell.median:.3f} s" if cell.median < 10 else f"{cell.median:.1f} s"
+    if memory and cell.rss_kib:
+        seconds += f" / {cell.rss_kib / 1024:.0f} MiB"
+    return seconds if cell.agrees else f"{seconds} (means: {cell.verdict})"
+
+
+def report(
+    command: str,
+    started: str,
+    loads: tuple[str, str],
+    source: str,
+    runs: tuple[int, int, int],
+    table: dict[str, dict[str, Cell]],
+    skipped: dict[str, str],
+    extras: dict[str, dict[str, Any]],
+) -> list[str]:
+    shown = [key for key in COLUMNS if key not in skipped]
+    lines = [
+        "# Benchmark results: the speed table",
+        "",
+        "Written by `benchmarks/all.py`; do not edit by hand. The command:",
+        "",
+        "```",
+        command,
+        "```",
+        "",
+        f"- Date: {started}; {source}",
+        f"- Machine: {_machine()}; load average {loads[0]} at the start, {loads[1]} at the "
+        "end. Other processes share the 2 cores: under load every wall time is inflated by "
+        "waiting for a core, short processes least; read the ratios, and rerun on a quiet "
+        "machine for the seconds.",
+        f"- Each cell: the median of {runs[0]} whole-process runs ({runs[1]} for large; "
+        f"pytrec_eval and ranx in the first {runs[2]} rounds only) after one warm-up run, one "
+        "run of each command in turn; peak RSS (wait4) for large. Ratios are medians of the "
+        "rounds' ratios (of the medians where one ran fewer rounds). Every "
+        "tool's means were checked against rankscope's on the warm-up run (tolerance "
+        f"{TOLERANCE:g}, {PRINTED_TOLERANCE:g} for outputs with 4 decimals; pytrec_eval against "
+        "the `trec9` profile, scores as float32).",
+        "",
+        "| case | " + " | ".join(LABELS[key] for key in shown) + " |",
+        "|---|" + "---:|" * len(shown),
+    ]
+    for case, cells in table.items():
+        texts = [cell_text(cells.get(key), case == "large") for key in shown]
+        lines.append(f"| {CASES[case]} | " + " | ".join(texts) + " |")
+    if skipped:
+        lines += ["", "Left out:", ""]
+        lines += [f"- {LABELS[key]}: {reason}" for key, reason in skipped.items()]
+    lines += ["", "Each column over `rankscope evaluate` (median of the rounds' ratios):", ""]
+    lines += [
+        "| case | " + " | ".join(LABELS[key] for key in shown) + " |",
+        "|---|" + "---:|" * len(shown),
+    ]
+    for case, cells in table.items():
+        values = [pair_ratio(cells, key, "evaluate") for key in shown]
+        lines.append(
+            f"| {CASES[case]} | "
+            + " | ".join("" if v is None else f"{v:.2f}" for v in values)
+            + " |"
+        )
+    checks = [(case, port_against_trec_eval(cells)) for case, cells in table.items()]
+    checks = [(case, verdict) for case, verdict in checks if verdict]
+    if checks:
+        lines += ["", "The Rust port's printed means against trec_eval's:", ""]
+        lines += [f"- {CASES[case]}: {verdict}" for case, verdict in checks]
+    spark = extras.get("spark")
+    if spark:
+        lines += ["", "## Spark", ""]
+        if "failure" in spark:
+            lines.append(f"Failed: {spark['failure']}")
+        else:
+            lines += [
+                "| data | tool | median s |",
+                "|---|---|---:|",
+                *[f"| {d} | {t} | {s:.2f} |" for (d, t), s in spark["medians"].items()],
+                "",
+                f"From the command line, {SPARK_CLI_CASE}: `rankscope evaluate --engine spark "
+                f"--master local[2]` {spark['cli']:.1f} s, a bare `local[2]` session started "
+                f"and stopped {spark['session']:.1f} s (medians): "
+                f"{spark['over_session']:.1f} s more. Details: `RESULTS-spark.md`.",
+            ]
+    answers = extras.get("answers")
+    if answers:
+        lines += [
+            "",
+            "## Answers",
+            "",
+            f"{answers['pairs']} English pairs of `answers.py`, BLEU and ROUGE-1/2/L, in one "
+            f"process: sacrebleu + rouge-score in a loop {answers['packages']:.3f} s, "
+            f"`rankscope.evaluate_answers` {answers['rankscope']:.3f} s (medians); values equal "
+            f"to {answers['difference']:.1e}. Details: `RESULTS-answers.md`.",
+        ]
+    compare = extras.get("compare")
+    if compare:
+        lines += [
+            "",
+            "## compare_runs",
+            "",
+            "`compare.py`'s case, a fresh process each call (first call): "
+            + ", ".join(f"{test} {seconds:.3f} s" for test, seconds in compare.items())
+            + ". Details: `RESULTS-compare.md`.",
+        ]
+    lines += ["", "## Targets", "", "| target | goal | measured | |", "|---|---|---:|---|"]
+    lines += [target.line() for target in targets(table, extras)]
+    lines += [
+        "",
+        "The detailed records: `RESULTS-tools.md` (`run.py`: every Python tool, compute alone, "
+        "the bare read), `RESULTS-door.md`, `RESULTS-spark.md`, `RESULTS-answers.md`, "
+        "`RESULTS-compare.md`, `RESULTS-targets.md` and the others beside this file.",
+    ]
+    return lines
+
+
+# --- main -------------------------------------------------------------------------------------
+
+
+def _path(value: str | None) -> Path | None:
+    return Path(value) if value else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rankscope", type=Path, default=ROOT / ".venv" / "bin" / "rankscope")
+    parser.add_argument("--python", type=Path, default=ROOT / ".venv" / "bin" / "python")
+    parser.add_argument(
+        "--trec-eval", type=_path, default=_path(os.environ.get("RANKSCOPE_TREC_EVAL"))
+    )
+    parser.add_argument(
+        "--trec-eval-rust",
+        type=_path,
+        default=_path(os.environ.get("RANKSCOPE_BENCH_TREC_EVAL_RUST")),
+    )
+    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated rows")
+    parser.add_argument("--columns", default=",".join(COLUMNS), help="comma-separated columns")
+    parser.add_argument("--runs", type=int, default=7, help="timed rounds per row")
+    parser.add_argument("--large-runs", type=int, default=3, help="timed rounds of large")
+    parser.add_argument(
+        "--slow-runs", type=int, default=3, help="timed rounds of pytrec_eval and ranx"
+    )
+    parser.add_argument("--with", dest="extras", default="", help=f"some of {','.join(EXTRAS)}")
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds per process")
+    parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md")
+    args = parser.parse_args(argv)
+    cases = [c for c in args.cases.split(",") if c]
+    wanted = tuple(c for c in args.columns.split(",") if c)
+    extras_wanted = [e for e in args.extras.split(",") if e]
+    for given, known, what in ((cases, CASES, "case"), (wanted, COLUMNS, "column")):
+        unknown = [g for g in given if g not in known]
+        if unknown:
+            parser.error(f"unknown {what}(s) {unknown}; expected some of {list(known)}")
+    unknown = [e for e in extras_wanted if e not in EXTRAS]
+    if unknown:
+        parser.error(f"unknown --with {unknown}; expected some of {list(EXTRAS)}")
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    tools, skipped = columns(
+        args.rankscope, args.python, args.trec_eval, args.trec_eval_rust, wanted
+    )
+    for key, reason in skipped.items():
+        log(f"left out: {LABELS[key]}: {reason}")
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    start_load, source = _load(), _source_state()
+    command = " ".join(
+        ["python", "benchmarks/all.py"]
+        + [shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)]
+    )
+    table: dict[str, dict[str, Cell]] = {}
+    extras: dict[str, dict[str, Any]] = {}
+
+    def write() -> None:
+        lines = report(
+            command,
+            started,
+            (start_load, _load()),
+            source,
+            (args.runs, args.large_runs, args.slow_runs),
+            table,
+            skipped,
+            extras,
+        )
+        args.output.write_text("\n".join(lines) + "\n")
+
+    for case in cases:
+        log(f"{CASES[case]} (load {_load()})")
+        runs = args.large_runs if case == "large" else args.runs
+        table[case] = measure_case(
+            case, tools, runs, args.python, args.timeout, log, args.slow_runs
+        )
+        write()
+    for extra in extras_wanted:
+        log(f"{extra} (load {_load()})")
+        begun = time.perf_counter()
+        if extra == "spark":
+            extras[extra] = spark_row(args.rankscope, args.python, 3, args.timeout)
+        elif extra == "answers":
+            extras[extra] = answers_row(1000, 5)
+        else:
+            extras[extra] = compare_row(5)
+        log(f"  {extra}: {time.perf_counter() - begun:.0f} s")
+        write()
+    write()
+    print(args.output.read_text())
+    print(f"written to {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,218 @@
+"""The speed table's harness (benchmarks/all.py): how it reads each tool's output, leaves out an
+absent tool with its reason, takes ratios and decides whether each target is met."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+harness = importlib.import_module("all")  # benchmarks/all.py
+run = importlib.import_module("run")  # benchmarks/run.py
+door = importlib.import_module("door")  # benchmarks/door.py
+
+SIX = {"nDCG@10": 0.5526, "nDCG@3": 0.5893, "AP": 0.4371, "RR": 0.8741, "P@10": 0.404}
+SIX["R@10"] = 0.4128
+
+# trec_eval 10 prints its measures in its own table's order; the Rust port in the order asked.
+TREC_EVAL_OUTPUT = """\
+map                   \tall\t0.4371
+recip_rank            \tall\t0.8741
+P_10                  \tall\t0.4040
+recall_10             \tall\t0.4128
+ndcg_cut_3            \tall\t0.5893
+ndcg_cut_10           \tall\t0.5526
+"""
+PORT_OUTPUT = """\
+ndcg_cut_3            \tall\t0.5893
+ndcg_cut_10           \tall\t0.5526
+map                   \tall\t0.4371
+recip_rank            \tall\t0.8741
+P_10                  \tall\t0.4040
+recall_10             \tall\t0.4128
+"""
+
+
+def test_trec_eval_and_the_rust_port_read_alike_whatever_the_order() -> None:
+    assert run._parse_trec_eval(TREC_EVAL_OUTPUT) == SIX
+    assert run._parse_trec_eval(PORT_OUTPUT) == SIX
+
+
+def test_the_evaluate_table_is_read_from_its_header_and_row() -> None:
+    table = """\
+ run    │ nDCG@3 │ nDCG@10 │     AP │     RR │   P@10 │   R@10
+━━━━━━━━┿━━━━━━━━┿━━━━━━━━━┿━━━━━━━━┿━━━━━━━━┿━━━━━━━━┿━━━━━━━
+ bench  │ 0.5893 │  0.5526 │ 0.4371 │ 0.8741 │ 0.4040 │ 0.4128
+"""
+    assert harness.parse_evaluate_table(table) == SIX
+    # What it prints into a pipe (no terminal, or no rich): columns apart by spaces.
+    plain = """\
+run    nDCG@3  nDCG@10      AP      RR    P@10    R@10
+bench  0.5893   0.5526  0.4371  0.8741  0.4040  0.4128
+"""
+    assert harness.parse_evaluate_table(plain) == SIX
+    with pytest.raises(ValueError, match="no row of the six measures"):
+        harness.parse_evaluate_table("run\tnDCG@3\tAP\nbench\t0.1\t0.2\n")
+
+
+def test_the_spark_table_gives_each_tools_median() -> None:
+    text = """\
+| data | run lines | tool | median s | ratio | agreement | runs s |
+|---|---:|---|---:|---:|---|---|
+| medium | 1,000,000 | rankscope-spark | 1.40 | 1.00 | identical (==) | 1.36, 1.53, 1.40 |
+| medium | 1,000,000 | mllib-evaluator | 3.27 | 2.34 | max diff 1.1e-14 | 3.27, 4.05, 2.91 |
+"""
+    assert harness.parse_spark_results(text) == {
+        ("medium", "rankscope-spark"): 1.40,
+        ("medium", "mllib-evaluator"): 3.27,
+    }
+
+
+def test_an_absent_tool_is_left_out_with_its_reason(tmp_path: Path) -> None:
+    reason = harness.absent(None, "the Rust trec_eval port", "--trec-eval-rust", "VARIABLE")
+    assert reason == "the Rust trec_eval port: not given (--trec-eval-rust PATH or VARIABLE=PATH)"
+    missing = tmp_path / "te-rust"
+    assert harness.absent(missing, "port", "-o", "V") == f"port: {missing} does not exist"
+    missing.write_text("#!/bin/sh\n")
+    assert harness.absent(missing, "port", "-o", "V") == f"port: {missing} is not executable"
+    missing.chmod(0o755)
+    assert harness.absent(missing, "port", "-o", "V") is None
+
+
+def test_the_columns_keep_the_tables_order_and_say_why_one_is_missing(tmp_path: Path) -> None:
+    rankscope = tmp_path / "rankscope"
+    rankscope.write_text("#!/bin/sh\n")
+    rankscope.chmod(0o755)
+
+    def has_module(python: Path, module: str) -> str | None:
+        return f"{module} is not installed for {python}" if module == "ranx" else None
+
+    tools, skipped = harness.columns(rankscope, Path("/py"), None, rankscope, has_module=has_module)
+    assert [tool.key for tool in tools] == [
+        "evaluate",
+        "trec-eval",
+        "trec-eval-rust",
+        "pytrec_eval",
+    ]
+    assert skipped == {
+        "trec_eval": "trec_eval: not given (--trec-eval PATH or RANKSCOPE_TREC_EVAL=PATH)",
+        "ranx": "ranx is not installed for /py",
+    }
+    by_key = {tool.key: tool for tool in tools}
+    qrels, ranking = Path("q.qrels"), Path("r.run")
+    assert by_key["trec-eval-rust"].argv(qrels, ranking)[-2:] == ["q.qrels", "r.run"]
+    assert by_key["trec-eval"].argv(qrels, ranking)[:2] == [str(rankscope), "trec-eval"]
+    assert harness.tolerance_of(by_key["trec-eval-rust"]) == run.PRINTED_TOLERANCE
+    assert harness.tolerance_of(by_key["evaluate"]) == run.PRINTED_TOLERANCE
+    assert harness.tolerance_of(by_key["pytrec_eval"]) == run.TOLERANCE
+
+
+def test_ratios_pair_the_rounds_when_every_round_ran() -> None:
+    cells = {
+        "evaluate": harness.Cell(seconds=[1.0, 2.0, 4.0]),
+        "trec_eval": harness.Cell(seconds=[2.0, 2.0, 2.0]),
+    }
+    assert harness.pair_ratio(cells, "evaluate", "trec_eval") == pytest.approx(1.0)
+    cells["evaluate"].seconds = [1.0, 9.0]  # a failed round: the medians' ratio
+    assert harness.pair_ratio(cells, "evaluate", "trec_eval") == pytest.approx(2.5)
+    assert harness.pair_ratio(cells, "evaluate", "ranx") is None
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "met"),
+    [
+        ("<=", 2.0, True),
+        ("<=", 2.01, False),
+        ("<", 1.0, False),
+        ("<", 0.99, True),
+        (">=", 10.0, True),
+        (">=", 9.9, False),
+    ],
+)
+def test_a_target_is_met_by_its_own_comparison(kind: str, value: float, met: bool) -> None:
+    limit = {"<=": 2.0, "<": 1.0, ">=": 10.0}[kind]
+    target = harness.Target("t", value, limit, kind)
+    assert target.met is met
+    assert target.line().endswith("| met |" if met else "| **not met** |")
+
+
+def test_an_unmeasured_target_says_so() -> None:
+    target = harness.Target("Spark", None, 0.5)
+    assert target.met is None
+    assert target.line() == "| Spark | <= 0.5x | not measured | |"
+
+
+def test_the_targets_of_a_table() -> None:
+    one = {
+        "evaluate": harness.Cell(seconds=[0.020, 0.030], agrees=True),
+        "trec-eval": harness.Cell(seconds=[0.005, 0.006], agrees=True),
+        "trec_eval": harness.Cell(seconds=[0.010, 0.010], agrees=True),
+    }
+    large = {
+        "evaluate": harness.Cell(seconds=[0.5, 0.7, 0.6], rss_kib=400 * 1024, agrees=True),
+        "trec-eval": harness.Cell(seconds=[0.6, 0.8, 0.7], agrees=True),
+        "trec_eval": harness.Cell(seconds=[10.0, 10.0, 10.0], rss_kib=800 * 1024, agrees=True),
+        harness.FLOOR: harness.Cell(seconds=[0.1, 0.1, 0.1], agrees=True),
+    }
+    extras = {"answers": {"speedup": 12.0}, "spark": {"ratio": 0.6, "over_session": 4.0}}
+    found = {t.text: t for t in harness.targets({"one": one, "large": large}, extras)}
+    evaluate_one = found["1 query (start-up): rankscope evaluate / trec_eval -O2"]
+    assert (evaluate_one.value, evaluate_one.met) == (pytest.approx(2.5), False)
+    native_one = found["1 query (start-up): rankscope trec-eval / trec_eval -O2"]
+    assert (native_one.value, native_one.met) == (pytest.approx(0.55), True)
+    never_slower = found[
+        "large, 10M lines: rankscope trec-eval / rankscope evaluate (never slower)"
+    ]
+    assert never_slower.met is False
+    assert found["large: rankscope evaluate end to end (this machine, loaded or not)"].value == 0.6
+    assert found["large: rankscope evaluate / cat of the file"].value == pytest.approx(6.0)
+    memory = found["large: peak memory, rankscope evaluate / trec_eval"]
+    assert (memory.value, memory.met) == (0.5, True)
+    assert found["answers: sacrebleu + rouge-score / rankscope.evaluate_answers"].met is True
+    assert found["Spark, medium: rankscope on Spark / MLlib RankingEvaluator"].met is False
+    assert not any(text.startswith("TREC DL-like") for text in found)  # a row not run
+
+
+def test_the_rust_port_is_held_to_trec_eval_s_printed_values() -> None:
+    cells = {
+        "trec_eval": harness.Cell(means=dict(SIX)),
+        "trec-eval-rust": harness.Cell(means=dict(SIX)),
+    }
+    assert harness.port_against_trec_eval(cells) == "same values"
+    cells["trec-eval-rust"].means["AP"] = 0.4372
+    assert harness.port_against_trec_eval(cells) == "differs: AP 0.4372 vs 0.4371"
+    assert harness.port_against_trec_eval({"trec_eval": cells["trec_eval"]}) is None
+
+
+def test_the_report_names_what_it_left_out_and_marks_disagreement() -> None:
+    cells = {
+        "evaluate": harness.Cell(seconds=[0.05], agrees=True),
+        "trec-eval": harness.Cell(seconds=[0.04], agrees=False, verdict="NO: AP differs by 1e-03"),
+    }
+    skipped = {key: f"{key} is absent" for key in harness.COLUMNS if key not in cells}
+    lines = harness.report(
+        "cmd", "now", ("1", "2"), "commit x", (3, 1, 1), {"dl": cells}, skipped, {}
+    )
+    row = next(line for line in lines if line.startswith("| TREC DL-like"))
+    assert (
+        row == "| TREC DL-like, 43 × 1,000 | 0.050 s | 0.040 s (means: NO: AP differs by 1e-03) |"
+    )
+    assert "- Rust trec_eval port: trec-eval-rust is absent" in lines
+    assert (
+        "| TREC DL-like, 43 × 1,000: rankscope trec-eval / trec_eval -O2 | < 1x | not measured | |"
+        in lines
+    )
+
+
+def test_rounds_interleave_and_a_limited_command_sits_out_the_later_rounds(tmp_path: Path) -> None:
+    log = tmp_path / "order"
+    named = {name: ["sh", "-c", f"echo {name} >> {log}"] for name in ("fast", "slow")}
+    outcomes = door.rounds(named, 3, warm_up=True, limits={"slow": 1})
+    assert [len(outcomes["fast"]), len(outcomes["slow"])] == [3, 1]
+    # the warm-up round, then the timed rounds, one run of each command in turn
+    assert log.read_text().split() == ["fast", "slow", "fast", "slow", "fast", "fast"]
+    assert all(outcome.code == 0 for outcome in outcomes["fast"])
