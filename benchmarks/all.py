@@ -102,8 +102,8 @@ SPARK_CASE, SPARK_CLI_CASE = "medium", "small"
 
 # --- reading each tool's output ---------------------------------------------------------------
 
-_TABLE_NAMES = {"ndcg@3": "nDCG@3", "ndcg@10": "nDCG@10", "ap": "AP", "rr": "RR"}
-_TABLE_NAMES |= {"p@10": "P@10", "r@10": "R@10"}
+# evaluate's column headers (lower-cased) and the six measures' names here
+_TABLE_NAMES = {name.lower(): name for name in MEASURES}
 
 
 def parse_evaluate_table(stdout: str) -> dict[str, float]:
@@ -281,7 +281,8 @@ def measure_case(
     slow_runs: int | None = None,
 ) -> dict[str, Cell]:
     """Every tool on one case: the warm-up with its means checked, then interleaved rounds
-    (the slow columns, pytrec_eval and ranx, in the first ``slow_runs`` of them only)."""
+    (the slow columns, pytrec_eval and ranx, in the first ``slow_runs`` of them only; with
+    ``slow_runs`` 0 their warm-up run is their one time)."""
     case = dataset(name)
     qrels, run = case.qrels_path, case.run_path
     outcome = run_process(
@@ -306,9 +307,15 @@ def measure_case(
                 cell.agrees, cell.verdict = agreement(
                     cell.means, references, tool.profiles, tolerance_of(tool)
                 )
+        if slow_runs == 0 and tool.key in SLOW and cell.failure is None:
+            cell.seconds, cell.rss_kib = [outcome.seconds], outcome.max_rss_kib
         state = f"FAILED ({cell.failure})" if cell.failure else f"agrees: {cell.verdict}"
         log(f"  {tool.label}: warm-up {outcome.seconds:.3f} s, {state}")
-    timed = {key: argv for key, argv in named.items() if cells[key].failure is None}
+    timed = {
+        key: argv
+        for key, argv in named.items()
+        if cells[key].failure is None and not (slow_runs == 0 and key in SLOW)
+    }
     if name == "large":
         cells[FLOOR] = Cell(agrees=True, verdict="(reads only)")
         timed[FLOOR] = ["sh", "-c", 'exec cat "$1" > /dev/null', "sh", str(run)]
@@ -582,7 +589,8 @@ def report(
         "waiting for a core, short processes least; read the ratios, and rerun on a quiet "
         "machine for the seconds.",
         f"- Each cell: the median of {runs[0]} whole-process runs ({runs[1]} for large; "
-        f"pytrec_eval and ranx in the first {runs[2]} rounds only) after one warm-up run, one "
+        f"pytrec_eval and ranx in the first {runs[2]} rounds only, or their warm-up run alone "
+        "where that is 0) after one warm-up run, one "
         "run of each command in turn; peak RSS (wait4) for large. Ratios are medians of the "
         "rounds' ratios (of the medians where one ran fewer rounds). Every "
         "tool's means were checked against rankscope's on the warm-up run (tolerance "
@@ -687,7 +695,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=7, help="timed rounds per row")
     parser.add_argument("--large-runs", type=int, default=3, help="timed rounds of large")
     parser.add_argument(
-        "--slow-runs", type=int, default=3, help="timed rounds of pytrec_eval and ranx"
+        "--slow-runs",
+        type=int,
+        default=3,
+        help="timed rounds of pytrec_eval and ranx (0: their warm-up run is their time)",
     )
     parser.add_argument("--with", dest="extras", default="", help=f"some of {','.join(EXTRAS)}")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per process")
@@ -734,13 +745,6 @@ def main(argv: list[str] | None = None) -> int:
         )
         args.output.write_text("\n".join(lines) + "\n")
 
-    for case in cases:
-        log(f"{CASES[case]} (load {_load()})")
-        runs = args.large_runs if case == "large" else args.runs
-        table[case] = measure_case(
-            case, tools, runs, args.python, args.timeout, log, args.slow_runs
-        )
-        write()
     for extra in extras_wanted:
         log(f"{extra} (load {_load()})")
         begun = time.perf_counter()
@@ -751,6 +755,13 @@ def main(argv: list[str] | None = None) -> int:
         else:
             extras[extra] = compare_row(5)
         log(f"  {extra}: {time.perf_counter() - begun:.0f} s")
+        write()
+    for case in cases:
+        log(f"{CASES[case]} (load {_load()})")
+        runs = args.large_runs if case == "large" else args.runs
+        table[case] = measure_case(
+            case, tools, runs, args.python, args.timeout, log, args.slow_runs
+        )
         write()
     write()
     print(args.output.read_text())
