@@ -53,7 +53,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from door import TREC_EVAL_MEASURES, dataset, ratio, rounds
+from door import EXTRA, TREC_EVAL_MEASURES, ratio, rounds
+from generate import DATASETS, Dataset
 from run import (
     DRIVERS,
     MEASURES,
@@ -253,6 +254,18 @@ class Cell:
         return statistics.median(self.seconds) if self.seconds else None
 
 
+def written(name: str, python: Path, timeout: float) -> Dataset:
+    """The case's dataset, its files written by a process of its own where they are missing:
+    a child's peak RSS starts from its parent's size, so this process stays small."""
+    case = EXTRA.get(name) or DATASETS[name]
+    if not (case.qrels_path.exists() and case.run_path.exists()):
+        code = f"import sys; sys.path.insert(0, {str(HERE)!r}); import door; door.dataset({name!r})"
+        outcome = run_process([str(python), "-c", code], timeout)
+        if outcome.code != 0:
+            raise SystemExit(f"all: {name} could not be written: {_failure_text(outcome)}")
+    return case
+
+
 def pair_ratio(cells: dict[str, Cell], top: str, bottom: str) -> float | None:
     """``top``'s time over ``bottom``'s: the median of the rounds' ratios when both ran every
     round, else the ratio of their medians."""
@@ -283,7 +296,7 @@ def measure_case(
     """Every tool on one case: the warm-up with its means checked, then interleaved rounds
     (the slow columns, pytrec_eval and ranx, in the first ``slow_runs`` of them only; with
     ``slow_runs`` 0 their warm-up run is their one time)."""
-    case = dataset(name)
+    case = written(name, python, timeout)
     qrels, run = case.qrels_path, case.run_path
     outcome = run_process(
         [str(python), str(DRIVERS / "reference.py"), str(qrels), str(run)], timeout
@@ -483,7 +496,7 @@ def spark_row(rankscope: Path, python: Path, runs: int, timeout: float) -> dict[
         "medians": medians,
         "ratio": ours / theirs if ours and theirs else None,
     }
-    case = dataset(SPARK_CLI_CASE)
+    case = written(SPARK_CLI_CASE, python, timeout)
     named = {
         "cli": [
             str(rankscope),
@@ -589,9 +602,13 @@ def report(
         "waiting for a core, short processes least; read the ratios, and rerun on a quiet "
         "machine for the seconds.",
         f"- Each cell: the median of {runs[0]} whole-process runs ({runs[1]} for large; "
-        f"pytrec_eval and ranx in the first {runs[2]} rounds only, or their warm-up run alone "
-        "where that is 0) after one warm-up run, one "
-        "run of each command in turn; peak RSS (wait4) for large. Ratios are medians of the "
+        + (
+            f"pytrec_eval and ranx in the first {runs[2]} rounds only"
+            if runs[2]
+            else "pytrec_eval and ranx: their warm-up run alone"
+        )
+        + ") after one warm-up run, one run of each command in turn; peak RSS (wait4) for "
+        "large. Ratios are medians of the "
         "rounds' ratios (of the medians where one ran fewer rounds). Every "
         "tool's means were checked against rankscope's on the warm-up run (tolerance "
         f"{TOLERANCE:g}, {PRINTED_TOLERANCE:g} for outputs with 4 decimals; pytrec_eval against "
