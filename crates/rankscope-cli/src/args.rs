@@ -1,0 +1,90 @@
+//! What both served commands take alike: integers as their options read them, values that
+//! follow an option, and the files the core reads as the Python command does.
+
+use std::io::{ErrorKind, Read, Write};
+use std::process::ExitCode;
+
+/// An integer as the command's options take it: an optional sign and digits.
+pub fn integer(text: &str) -> Option<i64> {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+/// Whether an argument can be an option's value: not an option itself, but a negative number
+/// (as argparse takes `-l -1`).
+pub fn value_like(text: &str) -> bool {
+    !text.starts_with('-') || integer(text).is_some()
+}
+
+/// Whether `path` is a plain file the core reads as the Python command does: not compressed
+/// (by name or content), without a byte order mark.
+pub fn plain_file(path: &str) -> Option<()> {
+    let lower = path.to_ascii_lowercase();
+    let compressed = [".gz", ".gzip", ".bz2", ".xz", ".lzma", ".zst", ".zstd"];
+    if compressed.iter().any(|suffix| lower.ends_with(suffix)) {
+        return None;
+    }
+    let mut head = [0u8; 16];
+    let mut file = std::fs::File::open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut read = 0;
+    while read < head.len() {
+        match file.read(&mut head[read..]).ok()? {
+            0 => break,
+            n => read += n,
+        }
+    }
+    let head = &head[..read];
+    let magic: [&[u8]; 5] = [
+        b"\x1f\x8b",
+        b"\xfd7zXZ\x00",
+        b"\x28\xb5\x2f\xfd",
+        b"BZh",
+        b"\xef\xbb\xbf",
+    ];
+    if magic.iter().any(|m| head.starts_with(m)) {
+        return None;
+    }
+    Some(())
+}
+
+/// Print a served command's warnings (as the Python command shows them) and its output: exit
+/// status 0, also when the reader of the output went away (`| head`), as for the Python
+/// command.
+pub fn print(warnings: &[String], text: &str) -> ExitCode {
+    for warning in warnings {
+        eprintln!("rankscope: warning: {warning}");
+    }
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) if error.kind() == ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("rankscope: error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_are_a_sign_and_digits() {
+        assert_eq!(integer("12"), Some(12));
+        assert_eq!(integer("-3"), Some(-3));
+        assert_eq!(integer("+0"), Some(0));
+        assert_eq!(integer("1.5"), None);
+        assert_eq!(integer(""), None);
+        assert_eq!(integer("-"), None);
+    }
+}
