@@ -87,12 +87,52 @@ def test_z_scores_are_served(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert native(arguments) == expected
 
 
+def _bad_line(tmp_path: Path) -> str:
+    path = tmp_path / "bad.run"
+    path.write_text("101 Q0 D101-4763 1 13.2 bm25\n101 Q0 D101-2286 2 inf bm25\n")
+    return str(path)
+
+
+def _empty(tmp_path: Path) -> str:
+    path = tmp_path / "empty.run"
+    path.write_text("")
+    return str(path)
+
+
+ERRORS = {
+    "no such qrels": lambda _: ["evaluate", "no-such-qrels", BM25],
+    "no such run": lambda _: ["evaluate", QRELS, BM25, "no-such-run", "-m", "AP"],
+    "bad line": lambda tmp_path: ["evaluate", QRELS, _bad_line(tmp_path)],
+    "empty run": lambda tmp_path: ["evaluate", QRELS, _empty(tmp_path), "-q"],
+    "unknown measure": lambda _: ["evaluate", QRELS, BM25, "-m", "nDGC@10"],
+    "after a warning": lambda tmp_path: [
+        "evaluate",
+        QRELS,
+        _unjudged_run(tmp_path),
+        _bad_line(tmp_path),
+        "-m",
+        "AP",
+    ],
+}
+
+
+@pytest.mark.parametrize("case", ERRORS)
+def test_errors_worded_by_the_core_are_served_with_the_python_command_s_message(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    arguments = ERRORS[case](tmp_path)
+    expected = python(arguments, capsys)
+    assert expected[0] in (1, 2) and "rankscope: error: " in expected[2]
+    assert native(arguments) == expected
+
+
 @pytest.mark.parametrize(
     "arguments",
     [
         ["evaluate", QRELS, BM25, "-f", "json"],
-        ["evaluate", QRELS, BM25, "-m", "nDGC@10"],
-        ["evaluate", "no-such-qrels", BM25],
+        ["evaluate", QRELS, BM25, "-M", "-1"],
+        ["evaluate", QRELS, BM25, "--profile", "weknora", "-m", "RR@5"],
+        ["evaluate", QRELS, str(EXAMPLE)],
         ["trec-eval", "-R", "prefs", QRELS, BM25],
         ["measures"],
     ],

@@ -57,9 +57,7 @@ pub fn plain_file(path: &str) -> Option<()> {
 /// status 0, also when the reader of the output went away (`| head`), as for the Python
 /// command.
 pub fn print(warnings: &[String], text: &str) -> ExitCode {
-    for warning in warnings {
-        eprintln!("rankscope: warning: {warning}");
-    }
+    warn(warnings);
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())
@@ -72,6 +70,21 @@ pub fn print(warnings: &[String], text: &str) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Show warnings as the Python command shows them.
+fn warn(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("rankscope: warning: {warning}");
+    }
+}
+
+/// End a served command as the Python command ends on an error: its warnings until then, the
+/// error's message, exit status `code`.
+pub fn fail(warnings: &[String], message: &str, code: u8) -> ExitCode {
+    warn(warnings);
+    eprintln!("rankscope: error: {message}");
+    ExitCode::from(code)
 }
 
 #[cfg(test)]

@@ -5,24 +5,26 @@
 //! files (by name and first line, as the Python command detects them), the measures (`-m`),
 //! `--profile`, `-l`, `-c`, `-M`, `-q`, `--no-stream`, the text table, CSV and trec_eval's
 //! format, written to standard output when it is not a terminal (there the Python command
-//! draws its own table), and a run that gives no error (its warnings are the core's, shown
-//! as the Python command shows them). For anything else it returns `None` before printing
-//! anything, and the command is handed to the Python command line, which says what it says
-//! about it.
+//! draws its own table). Its warnings are the core's, shown as the Python command shows them;
+//! so are the errors whose message the Python command prints as the core words it (a missing
+//! file, a malformed line, an empty file, an unknown measure). For anything else it returns
+//! `None` before printing anything, and the command is handed to the Python command line,
+//! which says what it says about it.
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Read};
 use std::path::Path;
 use std::process::ExitCode;
 
+use rankscope_core::error::Error;
 use rankscope_core::evaluate::{evaluate, Evaluation};
 use rankscope_core::measures::Measure;
 use rankscope_core::output::table::{self, Format, Heading, RunValues};
 use rankscope_core::output::trec_eval::{render, Column, Layout, TrecLine};
 use rankscope_core::settle::{settle, Given, MeasureSpec, Measures, ProfileSpec, Request};
-use rankscope_core::trec::{read_qrels_file, read_run_file, ReadOptions};
+use rankscope_core::trec::{read_qrels_file, read_run_file, Parsed, ReadOptions};
 
-use crate::args::{integer, plain_file, print, value_like};
+use crate::args::{fail, integer, plain_file, print, value_like};
 
 /// A run file of this size or more is streamed block by block by the Python command (its
 /// `STREAM_THRESHOLD_BYTES`), which warns when its queries are not grouped: handed to it.
@@ -175,9 +177,10 @@ fn parse(arguments: &[OsString]) -> Option<Options> {
     Some(options)
 }
 
-/// Whether `path` is a plain file the Python command reads as TREC lines: no other format's
-/// extension, and a first line (neither blank nor a `#` comment) that no other format could
-/// start with (no JSON object, no tab or comma that a TSV or CSV header or row would hold).
+/// Whether `path` is a plain file the Python command reads as TREC lines (its size, if so): no
+/// other format's extension, and a first line (neither blank nor a `#` comment) that no other
+/// format could start with (no JSON object, no tab or comma that a TSV or CSV header or row
+/// would hold), or no such line at all.
 fn trec_file(path: &str) -> Option<u64> {
     plain_file(path)?;
     let lower = path.to_ascii_lowercase();
@@ -200,7 +203,11 @@ fn trec_file(path: &str) -> Option<u64> {
     }
     let first = lines
         .map(trimmed)
-        .find(|line| !line.is_empty() && !line.starts_with(b"#"))?;
+        .find(|line| !line.is_empty() && !line.starts_with(b"#"));
+    // Without such a line, TREC: the Python command's default (the reader says what is wrong).
+    let Some(first) = first else {
+        return (size <= HEAD_BYTES).then_some(size);
+    };
     let other = first.starts_with(b"{") || first.contains(&b'\t') || first.contains(&b',');
     (!other).then_some(size)
 }
@@ -215,9 +222,48 @@ fn trimmed(line: &[u8]) -> &[u8] {
     }
 }
 
-/// What the Python command prints for `options` (its warnings, in order, and its output), if
-/// it would exit with status 0.
-fn output(options: &Options) -> Option<(Vec<String>, String)> {
+/// What the Python command does for `options`, when it ends with status 0 or with an error
+/// worded as the core words it.
+enum Outcome {
+    /// Its warnings, in order, and its output.
+    Printed(Vec<String>, String),
+    /// The warnings before the error, and the error.
+    Failed(Vec<String>, Error),
+}
+
+/// Whether the Python command prints `error` as the core words it (it rewords the others in
+/// its own terms: options by their flags, the library's keywords by the options that set
+/// them), and with which exit status: 2 for a measure, as for any usage error, 1 for input.
+fn worded_as_the_core(error: &Error) -> Option<u8> {
+    match error {
+        Error::UnknownMeasure(_) => Some(2),
+        Error::Parse(_) | Error::Input(_) | Error::EmptyInput(_) => Some(1),
+        _ => None,
+    }
+}
+
+/// A TREC file read by the core, for the Python command's reading of the same: a missing file
+/// is refused by the core's reader as it refuses it for the Python command; another file only
+/// when it is one the Python command reads as TREC lines, else `None`.
+fn read_trec<T>(
+    path: &str,
+    read: impl Fn(&Path, &str, &ReadOptions) -> rankscope_core::Result<Parsed<T>>,
+) -> Option<Result<T, Error>> {
+    let file = Path::new(path);
+    if file.exists() {
+        let size = trec_file(path)?;
+        if size >= STREAMED_BYTES {
+            return None;
+        }
+    }
+    Some(read(file, path, &ReadOptions::default()).map(|parsed| parsed.table))
+}
+
+/// What the Python command does for `options`, if it is one of the [`Outcome`]s.
+fn output(options: &Options) -> Option<Outcome> {
+    let failed = |warnings: Vec<String>, error: Error| {
+        worded_as_the_core(&error).map(|_| Outcome::Failed(warnings, error))
+    };
     let measures = if options.measures.is_empty() {
         Measures::Defaults
     } else {
@@ -238,26 +284,32 @@ fn output(options: &Options) -> Option<(Vec<String>, String)> {
     if let Some(n) = options.max_documents {
         request.max_documents = Given::Integer(n);
     }
-    let settled = settle(&request).ok()?;
+    let settled = match settle(&request) {
+        Ok(settled) => settled,
+        // A list in one -m is split by the Python command before it reads each name: its
+        // error then names that one.
+        Err(_) if options.measures.iter().any(|m| m.contains(',')) => return None,
+        Err(error) => return failed(Vec::new(), error),
+    };
     if settled.measures.is_empty() {
         return None;
     }
-    trec_file(&options.qrels)?;
-    let read = ReadOptions::default();
-    let qrels = read_qrels_file(Path::new(&options.qrels), &options.qrels, &read)
-        .ok()?
-        .table;
+    let qrels = match read_trec(&options.qrels, read_qrels_file)? {
+        Ok(qrels) => qrels,
+        Err(error) => return failed(Vec::new(), error),
+    };
     let mut warnings = Vec::new();
     let mut evaluations = Vec::new();
     for path in &options.runs {
-        let size = trec_file(path)?;
-        if size >= STREAMED_BYTES {
-            return None;
+        let evaluation = read_trec(path, read_run_file)?
+            .and_then(|run| evaluate(&qrels, &run, &settled.measures, &settled.options));
+        match evaluation {
+            Ok(evaluation) => {
+                warnings.extend(evaluation.unjudged_warning());
+                evaluations.push(evaluation);
+            }
+            Err(error) => return failed(warnings, error),
         }
-        let run = read_run_file(Path::new(path), path, &read).ok()?.table;
-        let evaluation = evaluate(&qrels, &run, &settled.measures, &settled.options).ok()?;
-        warnings.extend(evaluation.unjudged_warning());
-        evaluations.push(evaluation);
     }
     // Runs of one name are told apart by the Python command (by their files' names).
     let names: Vec<&str> = evaluations.iter().map(|e| e.run_name.as_str()).collect();
@@ -272,7 +324,7 @@ fn output(options: &Options) -> Option<(Vec<String>, String)> {
             .map(|evaluation| trec_text(evaluation, options.per_query))
             .collect(),
     };
-    Some((warnings, text))
+    Some(Outcome::Printed(warnings, text))
 }
 
 /// The table of every run's results (`rankscope evaluate`'s default output, or CSV).
@@ -338,8 +390,13 @@ pub fn serve(arguments: &[OsString]) -> Option<ExitCode> {
     if options.format == Output::Table && std::io::stdout().is_terminal() {
         return None; // the Python command draws a table for the terminal
     }
-    let (warnings, text) = output(&options)?;
-    Some(print(&warnings, &text))
+    Some(match output(&options)? {
+        Outcome::Printed(warnings, text) => print(&warnings, &text),
+        Outcome::Failed(warnings, error) => {
+            let code = worded_as_the_core(&error).unwrap_or(1);
+            fail(&warnings, &error.to_string(), code)
+        }
+    })
 }
 
 #[cfg(test)]
@@ -443,10 +500,10 @@ mod tests {
             ("b.txt", "q1\td1\t1\n"),
             ("c.txt", "query_id,doc_id,score\n"),
             ("d.txt", "PAR1"),
-            ("e.txt", "\n# nothing but comments\n"),
         ] {
             assert_eq!(trec_file(&file(name, text)), None, "{name}");
         }
+        assert_eq!(trec_file(&file("e.txt", "\n# only comments\n")), Some(17));
         std::fs::remove_dir_all(&folder).unwrap();
     }
 }
