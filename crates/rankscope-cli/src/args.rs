@@ -1,6 +1,8 @@
-//! What both served commands take alike: integers as their options read them, values that
-//! follow an option, and the files the core reads as the Python command does.
+//! What both served commands take alike: their arguments read as argparse reads them,
+//! integers as their options read them, the files the core reads as the Python command does,
+//! and their output, warnings and errors printed as the Python command prints them.
 
+use std::ffi::OsString;
 use std::io::{ErrorKind, Read, Write};
 use std::process::ExitCode;
 
@@ -15,8 +17,74 @@ pub fn integer(text: &str) -> Option<i64> {
 
 /// Whether an argument can be an option's value: not an option itself, but a negative number
 /// (as argparse takes `-l -1`).
-pub fn value_like(text: &str) -> bool {
+fn value_like(text: &str) -> bool {
     !text.starts_with('-') || integer(text).is_some()
+}
+
+/// One argument of a command line, as [`arguments`] reads it.
+pub enum Argument<'a, T> {
+    /// A flag, by its short letter or long name (`long`: given as `--name`).
+    Flag { name: &'a str, long: bool },
+    /// An option that takes a value (`takes`' answer for its name), and the value.
+    Value(T, &'a str),
+    /// A positional argument.
+    Positional(&'a str),
+}
+
+/// Read `arguments` as argparse reads them: `--name value`, `--name=value`, clusters of short
+/// flags the last of which may take a value (`-qc`, `-mP.5`, `-m P.5`), a negative number as
+/// a value (`-l -1`), positional arguments anywhere; `takes` says which names take a value.
+/// Each argument goes to `each`; `None` (from `each`, or for an argument this door leaves to
+/// the Python command: not Unicode, `-` for standard input, `--`, a value missing, `-m=x`)
+/// ends the reading with `None`.
+pub fn arguments<'a, T>(
+    arguments: &'a [OsString],
+    takes: impl Fn(&str) -> Option<T>,
+    mut each: impl FnMut(Argument<'a, T>) -> Option<()>,
+) -> Option<()> {
+    let mut rest = arguments.iter();
+    while let Some(argument) = rest.next() {
+        let argument = argument.to_str()?;
+        if let Some(long) = argument.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (long, None),
+            };
+            if let Some(what) = takes(name) {
+                let value = match inline {
+                    Some(value) => value,
+                    None => rest.next()?.to_str().filter(|v| value_like(v))?,
+                };
+                each(Argument::Value(what, value))?;
+            } else {
+                inline.is_none().then_some(())?;
+                each(Argument::Flag { name, long: true })?;
+            }
+        } else if argument.len() > 1 && argument.starts_with('-') {
+            let letters = &argument[1..];
+            for (at, letter) in letters.char_indices() {
+                let name = &letters[at..at + letter.len_utf8()];
+                if let Some(what) = takes(name) {
+                    let attached = &letters[at + letter.len_utf8()..];
+                    let value = if attached.is_empty() {
+                        rest.next()?.to_str().filter(|v| value_like(v))?
+                    } else if attached.starts_with('=') {
+                        return None; // `-m=x`: read differently by argparse's versions
+                    } else {
+                        attached
+                    };
+                    each(Argument::Value(what, value))?;
+                    break;
+                }
+                each(Argument::Flag { name, long: false })?;
+            }
+        } else if argument == "-" {
+            return None; // standard input: read by the Python command
+        } else {
+            each(Argument::Positional(argument))?;
+        }
+    }
+    Some(())
 }
 
 /// Whether `path` is a plain file the core reads as the Python command does: not compressed

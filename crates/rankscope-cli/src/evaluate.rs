@@ -24,7 +24,7 @@ use rankscope_core::output::trec_eval::{render, Column, Layout, TrecLine};
 use rankscope_core::settle::{settle, Given, MeasureSpec, Measures, ProfileSpec, Request};
 use rankscope_core::trec::{read_qrels_file, read_run_file, Parsed, ReadOptions};
 
-use crate::args::{fail, integer, plain_file, print, value_like};
+use crate::args::{fail, integer, plain_file, print, Argument};
 
 /// A run file of this size or more is streamed block by block by the Python command (its
 /// `STREAM_THRESHOLD_BYTES`), which warns when its queries are not grouped: handed to it.
@@ -126,49 +126,14 @@ fn parse(arguments: &[OsString]) -> Option<Options> {
         format: Output::Table,
     };
     let mut positional = Vec::new();
-    let mut rest = arguments.iter();
-    while let Some(argument) = rest.next() {
-        let argument = argument.to_str()?;
-        if let Some(long) = argument.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((name, value)) => (name, Some(value)),
-                None => (long, None),
-            };
-            if let Some(what) = takes(name) {
-                let value = match inline {
-                    Some(value) => value,
-                    None => rest.next()?.to_str().filter(|v| value_like(v))?,
-                };
-                set(&mut options, &what, value)?;
-            } else {
-                inline.is_none().then_some(())?;
-                flag(&mut options, name)?;
-            }
-        } else if argument.len() > 1 && argument.starts_with('-') {
-            // A cluster of short flags, the last of which may take a value (`-qc`, `-mAP`).
-            let letters = &argument[1..];
-            for (at, letter) in letters.char_indices() {
-                let name = &letters[at..at + letter.len_utf8()];
-                if let Some(what) = takes(name) {
-                    let attached = &letters[at + letter.len_utf8()..];
-                    let value = if attached.is_empty() {
-                        rest.next()?.to_str().filter(|v| value_like(v))?
-                    } else if attached.starts_with('=') {
-                        return None; // `-m=AP`: as argparse's version reads it
-                    } else {
-                        attached
-                    };
-                    set(&mut options, &what, value)?;
-                    break;
-                }
-                flag(&mut options, name)?;
-            }
-        } else if argument == "-" {
-            return None; // standard input: read by the Python command
-        } else {
-            positional.push(argument.to_string());
+    crate::args::arguments(arguments, takes, |argument| match argument {
+        Argument::Value(what, value) => set(&mut options, &what, value),
+        Argument::Flag { name, .. } => flag(&mut options, name),
+        Argument::Positional(text) => {
+            positional.push(text.to_string());
+            Some(())
         }
-    }
+    })?;
     if positional.len() < 2 {
         return None;
     }

@@ -20,7 +20,7 @@ use rankscope_core::output::trec_eval::{
 use rankscope_core::profile::Conventions;
 use rankscope_core::trec::{read_qrels_file, read_run_file, ReadOptions};
 
-use crate::args::{integer, plain_file, print, value_like};
+use crate::args::{integer, plain_file, print, Argument};
 
 /// The options of `rankscope trec-eval` this door serves (trec_eval's flags are flags).
 #[derive(Debug, Clone, PartialEq)]
@@ -117,49 +117,19 @@ fn parse(arguments: &[OsString]) -> Option<Options> {
         zscores: None,
     };
     let mut positional = Vec::new();
-    let mut rest = arguments.iter();
-    while let Some(argument) = rest.next() {
-        let argument = argument.to_str()?;
-        if let Some(long) = argument.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((name, value)) => (name, Some(value)),
-                None => (long, None),
-            };
-            if let Some(what) = takes(name) {
-                let value = match inline {
-                    Some(value) => value,
-                    None => rest.next()?.to_str().filter(|v| value_like(v))?,
-                };
-                set(&mut options, &what, value)?;
-            } else {
-                // `-o`'s long form takes a value; it and the rest go to the Python command.
-                inline.is_none().then_some(())?;
-                (name != "o").then_some(())?;
-                flag(&mut options, name)?;
-            }
-        } else if argument.len() > 1 && argument.starts_with('-') {
-            // A cluster of short flags, the last of which may take a value (`-qc`, `-mP.5`).
-            let letters = &argument[1..];
-            for (at, letter) in letters.char_indices() {
-                let name = &letters[at..at + letter.len_utf8()];
-                if let Some(what) = takes(name) {
-                    let attached = &letters[at + letter.len_utf8()..];
-                    let value = if attached.is_empty() {
-                        rest.next()?.to_str().filter(|v| value_like(v))?
-                    } else {
-                        attached
-                    };
-                    set(&mut options, &what, value)?;
-                    break;
-                }
-                flag(&mut options, name)?;
-            }
-        } else if argument == "-" {
-            return None; // standard input: read by the Python command
-        } else {
-            positional.push(argument.to_string());
+    crate::args::arguments(arguments, takes, |argument| match argument {
+        Argument::Value(what, value) => set(&mut options, &what, value),
+        // `-o`'s long form takes a value; it and the rest go to the Python command.
+        Argument::Flag {
+            name: "o",
+            long: true,
+        } => None,
+        Argument::Flag { name, .. } => flag(&mut options, name),
+        Argument::Positional(text) => {
+            positional.push(text.to_string());
+            Some(())
         }
-    }
+    })?;
     let [qrels, run] = <[String; 2]>::try_from(positional).ok()?;
     options.qrels = qrels;
     options.run = run;
