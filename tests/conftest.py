@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import uuid
+from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +36,27 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
             return next((folder for folder in ONE_WORKER_FOLDERS if path.startswith(folder)), path)
 
     return FileScheduling(config, log)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
+    """With ``--durations=N``, pytest's slowest tests are followed by the slowest files: the
+    setup, call and teardown times of a file's tests summed (a module-scoped fixture counts
+    in the file that uses it), so that what to speed up is seen by file (``N=0``: every file)."""
+    shown = config.getoption("durations", None)
+    if shown is None:
+        return
+    totals: defaultdict[str, float] = defaultdict(float)
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if isinstance(report, pytest.TestReport):
+                totals[report.nodeid.split("::")[0]] += report.duration
+    slowest = sorted(totals.items(), key=lambda item: -item[1])
+    terminalreporter.write_sep("=", f"slowest files ({sum(totals.values()):.1f} s of test time)")
+    for path, seconds in slowest[: shown or None]:
+        terminalreporter.write_line(f"{seconds:8.2f}s {path}")
 
 
 @pytest.fixture(scope="session")
