@@ -22,6 +22,13 @@ ROOT = Path(__file__).resolve().parent.parent
 # notebook, the wheels' dist/) are set up once; the Spark tests share one worker too, so that
 # one local Spark (a JVM, session-scoped in tests/spark/conftest.py) serves them all.
 ONE_WORKER_FOLDERS = ("tests/spark/",)
+# The file that takes longest (the wheels' builds and installs, minutes) is collected first: a
+# worker starts it while the other runs the rest, where last it would run alone at the end.
+FIRST_FILES = ("tests/test_packaging.py",)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(FIRST_FILES))  # stable: else as found
 
 
 @pytest.hookimpl(optionalhook=True)
