@@ -29,7 +29,17 @@ from rankscope.spark._session import quiet_pyspark
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["RANGE_BYTES", "SPARK_FORMATS", "read_qrels", "read_range", "read_run"]
+__all__ = [
+    "RANGE_BYTES",
+    "SPARK_FORMATS",
+    "TrecFiles",
+    "read_qrels",
+    "read_range",
+    "read_run",
+    "run_name_of",
+    "trec_files_of",
+    "trec_source",
+]
 
 SPARK_FORMATS = ("trec", "parquet")
 
@@ -236,16 +246,28 @@ def trec_files_of(frame: DataFrame) -> TrecFiles | None:
     return files if isinstance(files, TrecFiles) else None
 
 
-def read_run(spark: SparkSession, path: str, format: str | None = None) -> tuple[DataFrame, str]:
-    """A run as a DataFrame (``query_id``, ``doc_id``, ``score``) and its name: the tag of the
-    last valid line of its last file (TREC, as trec_eval names a run; see `_run_name`) or the
-    file name without extension.
-    """
-    stem = os.path.basename(path.rstrip("/")).split(".")[0] or "run"
+def trec_source(path: str, format: str | None, kind: Kind) -> TrecFiles | None:
+    """The TREC files ``path`` names (a file, a directory, a glob), without Spark; None when
+    they are Parquet."""
     if _format(path, format) == "parquet":
-        return _parquet(spark, path, "run"), stem
-    run = _trec(spark, path, "run")
-    return run, _run_name(_trec_files(path)[-1]) or stem
+        return None
+    return TrecFiles(kind, tuple(_trec_files(path)))
+
+
+def run_name_of(path: str, files: TrecFiles | None) -> str:
+    """A run's name: the tag of the last valid line of its last TREC file (as trec_eval names
+    a run; see `_run_name`), else (Parquet, or no tag) the file name without extension."""
+    stem = os.path.basename(path.rstrip("/")).split(".")[0] or "run"
+    return (_run_name(files.paths[-1]) if files is not None else None) or stem
+
+
+def read_run(spark: SparkSession, path: str, format: str | None = None) -> tuple[DataFrame, str]:
+    """A run as a DataFrame (``query_id``, ``doc_id``, ``score``) and its name (see
+    `run_name_of`)."""
+    files = trec_source(path, format, "run")
+    if files is None:
+        return _parquet(spark, path, "run"), run_name_of(path, None)
+    return _trec(spark, path, "run"), run_name_of(path, files)
 
 
 def _run_name(last: str) -> str | None:
