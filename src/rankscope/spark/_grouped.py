@@ -25,7 +25,6 @@ from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
 import polars as pl
-import pyarrow as pa
 
 from rankscope.errors import InputError, RankscopeError
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE
@@ -150,7 +149,7 @@ def _judgements(paths: tuple[str, ...]) -> pl.DataFrame:
     if frame is None:
         # Each file as one range (a compressed one decompressed).
         whole = _ranges(list(paths), range_bytes=1 << 62)
-        tables = [as_polars(pa.table(read_range(*part, "qrels"))) for part in whole]
+        tables = [as_polars(read_range(*part, "qrels")) for part in whole]
         frame = pl.concat(tables).select(
             pl.col(QUERY_ID).cast(pl.String),
             pl.col(DOC_ID).cast(pl.String),
@@ -167,8 +166,7 @@ def _scored_range(
 ) -> pl.DataFrame | None:
     """The queries that start in ``path``'s bytes ``start..end``, read whole and evaluated
     with their judgements: one row per query (None if the range holds none)."""
-    table = read_range(path, start, end, "run", bounds=query_bounds)
-    rows = as_polars(pa.table(table))
+    rows = as_polars(read_range(path, start, end, "run", bounds=query_bounds))
     if rows.height == 0:
         return None
     ranked = rows.select(

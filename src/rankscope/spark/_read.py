@@ -161,6 +161,15 @@ def _line_bounds(file: IO[bytes], start: int, end: int, size: int) -> tuple[int,
     return first, (_next_line_start(file, end) if end > first else first)
 
 
+def _arrow(table: Any) -> Any:
+    """The core's Arrow table as a pyarrow one, through the Arrow stream interface
+    (``pyarrow.table`` would first import pandas, if installed, to check for a DataFrame:
+    a third of a second of every Python worker's start)."""
+    import pyarrow as pa
+
+    return pa.RecordBatchReader.from_stream(table).read_all()
+
+
 def read_range(
     path: str,
     start: int,
@@ -176,8 +185,8 @@ def read_range(
     if end == _WHOLE:
         data = open_input(path).data or b""
         if kind == "run":
-            return trec_run_rows(data, path)[0]
-        return trec_qrels_rows(data, path)
+            return _arrow(trec_run_rows(data, path)[0])
+        return _arrow(trec_qrels_rows(data, path))
     with open(path, "rb") as file:
         first, last = bounds(file, start, end, os.fstat(file.fileno()).st_size)
         file.seek(first)
@@ -187,8 +196,8 @@ def read_range(
         first_line = 1 if first == 0 else 2
         try:
             if kind == "run":
-                return trec_run_rows(data, path, first_line)[0]
-            return trec_qrels_rows(data, path, first_line)
+                return _arrow(trec_run_rows(data, path, first_line)[0])
+            return _arrow(trec_qrels_rows(data, path, first_line))
         except ParseError as error:
             if first == 0 or error.line is None:
                 raise
@@ -199,13 +208,12 @@ def read_range(
 def _read_ranges(batches: Iterator[Any], kind: Kind) -> Iterator[Any]:
     """What runs on the executors: each range of ``batches`` (columns path, start, end) read
     into Arrow record batches of Spark's types."""
-    import pyarrow as pa
 
     schema = _arrow_schema(kind)
     for batch in batches:
         ranges = batch.to_pydict()
         for path, start, end in zip(ranges["path"], ranges["start"], ranges["end"], strict=True):
-            table = pa.table(read_range(path, start, end, kind))
+            table = read_range(path, start, end, kind)
             yield from table.select(schema.names).cast(schema).to_batches()
 
 
