@@ -3,8 +3,9 @@
 The target: ``rankscope evaluate --engine spark --master local[2]`` of the small case within
 the time of a bare ``local[2]`` SparkSession (JVM start) + 5 s. Each command is timed as a
 whole process (start-up included), the commands interleaved run by run so that a change in the
-machine's load falls on all of them; the medians are printed, and each command's difference
-from the bare session.
+machine's load falls on all of them; the medians are printed, each command's difference from
+the bare session's median, and the median of its differences from the bare session of the same
+round.
 
 Usage (the data from ``benchmarks/generate.py --sizes small``)::
 
@@ -72,12 +73,14 @@ def main(argv: list[str] | None = None) -> int:
             times[name].append(_seconds(command))
     bare = statistics.median(times["bare session"])
     print(f"load average {load[0]:.1f}/{load[1]:.1f} -> {os.getloadavg()[0]:.1f}")
-    print("| command | median s | minus bare session | runs s |")
-    print("|---|---:|---:|---|")
+    print("| command | median s | minus bare session | run by run | runs s |")
+    print("|---|---:|---:|---:|---|")
     for name, runs in times.items():
         median = statistics.median(runs)
+        # Each run against the bare session of its own round: the drift of the load cancels.
+        paired = statistics.median(t - b for t, b in zip(runs, times["bare session"], strict=True))
         shown = ", ".join(f"{t:.1f}" for t in runs)
-        print(f"| {name} | {median:.1f} | {median - bare:+.1f} | {shown} |")
+        print(f"| {name} | {median:.1f} | {median - bare:+.1f} | {paired:+.1f} | {shown} |")
     return 0
 
 
