@@ -208,19 +208,21 @@ def stored_grades(store: Store, task_id: str) -> list[StoredGrade]:
     ]
 
 
+def _dicts(store: Store, sql: str, task_id: str) -> list[dict[str, Any]]:
+    """The rows a query of one task's rows gives, as dicts."""
+    rows = store._connection().execute(sql, (task_id,)).fetchall()
+    return [{key: row[key] for key in row.keys()} for row in rows]  # noqa: SIM118
+
+
 def judging_calls(store: Store, task_id: str) -> list[dict[str, Any]]:
     """Every stored call of the task, in the order they were made."""
-    rows = (
-        store._connection()
-        .execute(
-            "SELECT query_id, doc_id, owner, number, started_at, latency, outcome, status, "
-            "answer, error, prompt_tokens, completion_tokens, cost FROM judge_calls "
-            "WHERE task_id = ? ORDER BY started_at, number",
-            (task_id,),
-        )
-        .fetchall()
+    return _dicts(
+        store,
+        "SELECT query_id, doc_id, owner, number, started_at, latency, outcome, status, "
+        "answer, error, prompt_tokens, completion_tokens, cost FROM judge_calls "
+        "WHERE task_id = ? ORDER BY started_at, number",
+        task_id,
     )
-    return [{key: row[key] for key in row.keys()} for row in rows]  # noqa: SIM118
 
 
 def _add(tallies: dict[str, Any], group: str, key: str) -> None:
@@ -366,16 +368,7 @@ class AnswerLedger:
         self._known: dict[tuple[str, int, str, int], tuple[str, Judgement]] = {}
         from rankscope.judge import Judgement
 
-        rows = (
-            writer.store._connection()
-            .execute(
-                "SELECT query_id, measure, repeats, number, digest, grade, failure, error, "
-                "answer FROM answer_judgements WHERE task_id = ?",
-                (writer.task_id,),
-            )
-            .fetchall()
-        )
-        for row in rows:
+        for row in answer_judgements(writer.store, writer.task_id):
             key = (row["measure"], int(row["repeats"]), row["query_id"], int(row["number"]))
             judged = Judgement(row["grade"], row["failure"], row["error"], row["answer"])
             self._known[key] = (row["digest"], judged)
@@ -446,15 +439,10 @@ class AnswerLedger:
 
 def answer_judgements(store: Store, task_id: str) -> list[dict[str, Any]]:
     """Every asking of an evaluation task's judge of answers, by question, measure and number."""
-    rows = (
-        store._connection()
-        .execute(
-            "SELECT query_id, measure, repeats, number, digest, owner, grade, failure, error, "
-            "answer, attempts, latency, prompt_tokens, completion_tokens, cost, finished_at "
-            "FROM answer_judgements WHERE task_id = ? ORDER BY query_id, measure, repeats, "
-            "number",
-            (task_id,),
-        )
-        .fetchall()
+    return _dicts(
+        store,
+        "SELECT query_id, measure, repeats, number, digest, owner, grade, failure, error, "
+        "answer, attempts, latency, prompt_tokens, completion_tokens, cost, finished_at "
+        "FROM answer_judgements WHERE task_id = ? ORDER BY query_id, measure, repeats, number",
+        task_id,
     )
-    return [{key: row[key] for key in row.keys()} for row in rows]  # noqa: SIM118
