@@ -6,6 +6,7 @@ server resumes at start-up, asks every asking exactly once; the HTTP API and its
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -278,3 +279,35 @@ def test_an_answer_judge_is_checked_at_submission(tmp_path: Path, toy_module: st
             service.submit(data, f"{toy_module}:search", answer_judge={"judge": judge})
     finally:
         service.close()
+
+
+def test_rankscope_run_takes_a_judge_of_answers(
+    tmp_path: Path, toy_module: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rankscope.cli import main
+
+    beir = make_beir(tmp_path / "answered", answers=True)
+    db = str(tmp_path / "cli.db")
+    common = ["run", "--dataset", str(beir), "--retriever", f"{toy_module}:search", "--profile",
+              "trec", "--generator", f"{toy_module}:answer", "-A", "TokenF1,AnswerRelevance",
+              "--db", db]  # fmt: skip
+    with serve_chat(ChatServer(faults=faults)) as server:
+        judge = ["--judge-url", server.url, "--judge-model", "m", "--judge-backoff", "0.01"]
+        assert main([*common, *judge, "--judge-repeats", "2", "--json"]) == 0
+        shown = json.loads(capsys.readouterr().out)
+        answers = shown["answers"]
+        assert answers["measures"] == ["TokenF1", "AnswerRelevance(repeats=2)"]
+        assert answers["judge"]["repeats"] == 2 and answers["judge"]["judge"]["model"] == "m"
+        # q0-q5's answers (those with a reference) got no grade in either asking.
+        failed = len([i for i in range(6) if i % 5 != 4])
+        assert answers["counts"]["AnswerRelevance(repeats=2)"] == {
+            "scored": 24 - failed,
+            "failed": failed,
+        }
+        assert sum(server.calls.values()) == 2 * 24
+        assert main(["tasks", "show", shown["id"], "--db", db]) == 0
+        assert f"({failed} not graded)" in capsys.readouterr().out
+    assert main([*common, "--judge-url", "http://127.0.0.1:9/v1"]) == 2
+    assert "--judge-url and --judge-model" in capsys.readouterr().err
+    assert main([*common]) == 1
+    assert "graded by a judge" in capsys.readouterr().err
