@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import ast
 import os
+import platform
 import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tarfile
 import zipfile
 from pathlib import Path
@@ -163,6 +165,47 @@ def test_the_wheel_check_names_a_file_missing_from_a_wheel(dist: Path, tmp_path:
     assert f"{wheel.name} lacks {missing}" in done.stderr
 
 
+def _with_door(wheel: Path, door: bytes, into: Path) -> Path:
+    """A copy of ``wheel`` in the folder ``into`` whose scripts/rankscope is ``door``."""
+    into.mkdir()
+    doctored = into / wheel.name
+    with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(doctored, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            target.writestr(item, door if item.filename.endswith("/scripts/rankscope") else data)
+    return doctored
+
+
+@pytest.mark.slow
+def test_the_wheel_check_wants_the_native_executable_in_each_wheel(
+    dist: Path, tmp_path: Path
+) -> None:
+    wheel = sorted(dist.glob("rankscope-*.whl"))[0]
+    script = b"#!python\nimport sys\nfrom rankscope.cli import main\nsys.exit(main())\n"
+    done = _script("wheel", "--check", str(_with_door(wheel, script, tmp_path / "script")))
+    assert done.returncode != 0
+    assert f"{wheel.name} lacks scripts/rankscope (the native executable)" in done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="glibc's symbol versions")
+def test_the_wheel_check_refuses_an_executable_linked_against_this_machines_glibc(
+    dist: Path, tmp_path: Path
+) -> None:
+    # scripts/bootstrap's build of the executable, linked by the system's linker: it needs the
+    # glibc it was linked on (2.34 on Debian 12), not manylinux2014's 2.17.
+    host = ROOT / "target" / "release" / "rankscope"
+    if not host.is_file():
+        pytest.skip("no target/release/rankscope (scripts/bootstrap builds it)")
+    libc, version = platform.libc_ver()
+    if libc != "glibc" or tuple(map(int, version.split("."))) <= (2, 17):
+        pytest.skip(f"this machine's C library ({libc} {version}) is no newer than 2.17")
+    wheel = sorted(dist.glob("rankscope-*.whl"))[0]
+    done = _script("wheel", "--check", str(_with_door(wheel, host.read_bytes(), tmp_path / "h")))
+    assert done.returncode != 0
+    assert f"{wheel.name} is not manylinux2014 (manylinux_2_17) compatible" in done.stderr
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("version", PYTHONS)
 def test_the_wheel_installs_where_there_is_no_cargo_and_passes_the_smoke_test(
@@ -194,6 +237,46 @@ def test_the_wheel_installs_where_there_is_no_cargo_and_passes_the_smoke_test(
         "rankscope serve serves /static/console/console.css",
     ):
         assert f"wheel smoke: {line}" in smoke.stdout, smoke.stdout
+    _check_the_native_door(venv, tmp_path)
+
+
+def _check_the_native_door(venv: Path, cwd: Path) -> None:
+    """The environment's ``bin/rankscope`` is the native executable (not a Python script): it
+    serves ``trec-eval`` with the Python command line's output to the byte, and hands
+    ``measures`` to the environment's Python, which it finds beside itself."""
+    door = venv / "bin" / "rankscope"
+    assert door.read_bytes()[:2] != b"#!", door.read_bytes()[:200]
+    if sys.platform == "linux":
+        assert door.read_bytes()[:4] == b"\x7fELF"
+    # Only the environment and the system on the path: no RANKSCOPE_PYTHON, no other Python.
+    environment = {"PATH": os.pathsep.join([str(venv / "bin"), NO_CARGO_PATH]), "HOME": str(cwd)}
+    data = ROOT / "examples" / "data"
+    files = [str(data / "qrels.txt"), str(data / "bm25.run")]
+
+    def run(*command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            list(command), cwd=cwd, env=environment, capture_output=True, text=True, timeout=300
+        )
+
+    python = [str(venv / "bin" / "python"), "-m", "rankscope"]
+    measures = run(str(door), "measures")
+    assert measures.returncode == 0, measures.stderr
+    assert "ndcg_cut" in measures.stdout
+    assert measures.stdout == run(*python, "measures").stdout
+    trec_eval = ["trec-eval", "-m", "map", "-m", "ndcg_cut.10", *files]
+    served = run(str(door), *trec_eval)
+    assert served.returncode == 0, served.stderr
+    assert re.search(r"^map\s+all\s+0\.\d{4}$", served.stdout, re.MULTILINE), served.stdout
+    assert served.stdout == run(*python, *trec_eval).stdout
+    # Served by the executable itself: a copy with no Python beside it prints the same, and
+    # has nothing to hand a command to.
+    alone = cwd / "alone" / door.name
+    alone.parent.mkdir()
+    shutil.copy2(door, alone)
+    assert run(str(alone), *trec_eval).stdout == served.stdout
+    handed = run(str(alone), "measures")
+    assert handed.returncode == 3, handed
+    assert "no Python interpreter to run this command with" in handed.stderr
 
 
 @pytest.mark.skipif(
@@ -207,3 +290,7 @@ def test_the_suite_runs_against_the_installed_wheel_not_the_source() -> None:
     assert package != ROOT / "src" / "rankscope" and "site-packages" in package.parts, package
     assert Path(rankscope._core.__file__ or "").resolve().parent == package
     assert (package / "service" / "web" / "console" / "templates" / "base.html").is_file()
+    # scripts/wheel --into left the wheel's native door as the environment's rankscope, the one
+    # the command line's tests run through then (tests/cli/doors.py).
+    door = Path(sysconfig.get_path("scripts")) / "rankscope"
+    assert door.read_bytes()[:2] != b"#!", door

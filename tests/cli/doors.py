@@ -22,16 +22,17 @@ DOORS = ("python", "native")
 
 def native_executable() -> Path | None:
     """The native executable: ``RANKSCOPE_NATIVE``, else the ``rankscope`` installed beside this
-    interpreter when it is the native one (scripts/bootstrap installs it there), else the
-    workspace's release build."""
+    interpreter when it is the native one (a wheel's, or the one scripts/bootstrap installs),
+    else the workspace's release build — not when the installed wheel is under test
+    (``RANKSCOPE_TEST_WHEEL``, scripts/test --wheel): then only the wheel's own."""
     given = os.environ.get("RANKSCOPE_NATIVE")
     if given:
         return Path(given)
     name = "rankscope.exe" if sys.platform == "win32" else "rankscope"
-    for candidate in (
-        Path(sysconfig.get_path("scripts")) / name,
-        ROOT / "target" / "release" / name,
-    ):
+    candidates = [Path(sysconfig.get_path("scripts")) / name]
+    if not os.environ.get("RANKSCOPE_TEST_WHEEL"):
+        candidates.append(ROOT / "target" / "release" / name)
+    for candidate in candidates:
         if candidate.is_file() and candidate.read_bytes()[:2] != b"#!":
             return candidate
     return None
