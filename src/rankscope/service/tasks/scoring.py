@@ -19,7 +19,6 @@ their parameters), which may be mixed in one task.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -37,7 +36,6 @@ from rankscope.errors import InputError, MeasureError, UnknownMeasureError
 from rankscope.metric import GenerationMetrics, RetrievalMetrics
 
 if TYPE_CHECKING:
-    from rankscope.answers._scorers import Scorer
     from rankscope.service.tasks.spec import TaskSpec
 
 __all__ = [
@@ -328,32 +326,24 @@ class AnswerScorer:
     ) -> None:
         self.measure_set = measure_set
         self._references = references
-        self._local = threading.local()
-        self._scorers()  # a scorer's missing package is named now
+        self._values("", [""])  # a measure's missing package is named now
 
-    def _scorers(self) -> list[Scorer]:
-        """This thread's scorers: the ROUGE scorers keep the last question's values, so the
-        scoring threads must not share them."""
-        from rankscope.answers._scorers import scorers
+    def _values(self, answer: str, references: list[str]) -> list[float]:
+        """The measures' values of one answer, computed as `rankscope.evaluate_answers` does
+        (one call per profile)."""
+        from rankscope.answers._scorers import score_columns
 
-        built: list[Scorer] | None = getattr(self._local, "scorers", None)
-        if built is None:
-            pairs = list(zip(self.measure_set.measures, self.measure_set.profiles, strict=True))
-            by_profile: dict[str, Iterator[Scorer]] = {}
-            for profile in set(self.measure_set.profiles):
-                # One call per profile: the ROUGE measures of a question share their work.
-                chosen = [measure for measure, of in pairs if of == profile]
-                by_profile[profile] = iter(scorers(chosen, profile))
-            built = [next(by_profile[profile]) for _, profile in pairs]
-            self._local.scorers = built
-        return built
+        pairs = list(zip(self.measure_set.measures, self.measure_set.profiles, strict=True))
+        by_profile: dict[str, Iterator[list[float]]] = {}
+        for profile in set(self.measure_set.profiles):
+            chosen = [measure for measure, of in pairs if of == profile]
+            by_profile[profile] = iter(score_columns(chosen, profile, [(answer, references)]))
+        return [next(by_profile[profile])[0] for _, profile in pairs]
 
     def score(self, query_id: str, answer: str) -> dict[str, float] | None:
         """``{name: value}`` for one answer; None when the question has no reference."""
         references = self._references.get(query_id)
         if not references:
             return None
-        return {
-            name: float(score(answer, list(references)))
-            for name, score in zip(self.measure_set.names, self._scorers(), strict=True)
-        }
+        values = self._values(answer, list(references))
+        return dict(zip(self.measure_set.names, values, strict=True))
