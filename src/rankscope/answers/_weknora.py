@@ -163,7 +163,7 @@ def sentence_lines(text: str) -> list[str]:
     Examples
     --------
     >>> sentence_lines("Hello, world! Bye. Skipped. 我爱北京")
-    ['Hello, world !', '我 爱 北京']
+    ['Hello, world! Bye', '我 爱 北京']
     """
     return [_sentence_line(sentence) for sentence in split_sentences(text)]
 
