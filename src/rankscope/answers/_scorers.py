@@ -17,6 +17,13 @@ Profile ``standard`` (the default) computes what the reference packages compute:
 
 Profile ``weknora`` computes WeKnora's BLEU-n and ROUGE-1/2/L (see `rankscope.answers._weknora`)
 against a single reference.
+
+BLEU and ROUGE are computed by the core (``rankscope_core::answers``), batch-wise, with the
+same values as the packages to the last bit. Where the tokens come from: sacrebleu's ``13a``,
+``zh``, ``char`` and ``none`` tokenizers and rouge-score's run in the core; here, before the
+core, run nltk's Porter stemmer (``stem=True``, memoized per word), sacrebleu's ``intl``
+tokenizer and WeKnora's sentence and word split (jieba), their tokens handed over joined by
+spaces. ExactMatch and TokenF1 are computed here.
 """
 
 from __future__ import annotations
@@ -58,7 +65,6 @@ WeKnora's six for ``weknora``."""
 
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
-_ROUGE_TOKEN = re.compile(r"[a-z0-9]")  # what rouge-score's tokenizer keeps, after lower()
 _PUNCTUATION = frozenset(string.punctuation)
 
 
@@ -115,7 +121,7 @@ def rouge_has_no_tokens(text: str) -> bool:
     >>> [rouge_has_no_tokens(text) for text in ("计算机的操作系统", "Linux 系统", "")]
     [True, False, False]
     """
-    return bool(text.strip()) and _ROUGE_TOKEN.search(text.lower()) is None
+    return bool(text.strip()) and not _core.answer_tokens(text, "rouge")
 
 
 _BLEU_CORE_TOKENIZERS = ("13a", "zh", "char", "none")
