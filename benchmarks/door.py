@@ -1,15 +1,17 @@
 """The command line's two doors side by side on the sizes most evaluations have: the native
-``rankscope`` executable, the Python command (``python -m rankscope``) and trec_eval, whole
-processes, interleaved (one run of each in turn, so that the machine's drift touches all
-alike), medians and the ratios against each target.
+``rankscope`` executable (``trec-eval`` and ``evaluate``), the Python command (``python -m
+rankscope``) and trec_eval, whole processes, interleaved (one run of each in turn, so that
+the machine's drift touches all alike), medians and the ratios against each target.
 
 Cases: ``one`` (1 query x 100 documents: start-up), ``dl`` (TREC DL-like, 43 x 1,000),
 ``beir`` (BEIR-like, 300 x 100), and generate.py's ``small`` (1,000 x 100) and ``medium``
 (10,000 x 100). Every command computes the same six measures (nDCG@3, nDCG@10, AP, RR, P@10,
-R@10); their outputs are compared before anything is timed (the doors' byte for byte).
+R@10); their outputs are compared before anything is timed (the doors' byte for byte), the
+native executable's with ``RANKSCOPE_NO_HANDOFF`` set: it served them itself.
 
-Targets: 1 query <= 2x trec_eval -O2; DL-like and BEIR-like faster than trec_eval -O2;
-``rankscope trec-eval`` never slower than ``rankscope evaluate``.
+Targets: 1 query <= 2x trec_eval -O2; DL-like and BEIR-like faster than trec_eval -O2 (for
+the native ``trec-eval`` and ``evaluate`` alike); ``rankscope trec-eval`` never slower than
+``rankscope evaluate``.
 
 Usage::
 
@@ -61,6 +63,7 @@ def commands(
     files = [str(case.qrels_path), str(case.run_path)]
     found = {
         "native trec-eval": [str(native), "trec-eval", *TREC_EVAL_MEASURES, *files],
+        "native evaluate": [str(native), "evaluate", *files, *EVALUATE_MEASURES],
         "python trec-eval": [
             str(python),
             "-m",
@@ -77,14 +80,20 @@ def commands(
 
 
 def check(named: dict[str, list[str]]) -> None:
-    """The doors print the same bytes (and trec_eval's values, where it ran), or nothing is
-    timed."""
-    outputs = {name: run_process(argv, 600) for name, argv in named.items()}
+    """The doors print the same bytes (and trec_eval's values, where it ran), the native
+    executable serving its commands itself, or nothing is timed."""
+    served = ["env", "RANKSCOPE_NO_HANDOFF=1"]
+    outputs = {
+        name: run_process([*served, *argv] if name.startswith("native") else argv, 600)
+        for name, argv in named.items()
+    }
     for name, outcome in outputs.items():
         if outcome.code != 0:
             sys.exit(f"door: {name} failed ({outcome.code}): {outcome.stderr[:300]}")
     if outputs["native trec-eval"].stdout != outputs["python trec-eval"].stdout:
         sys.exit("door: the native and the Python trec-eval print different output")
+    if outputs["native evaluate"].stdout != outputs["python evaluate"].stdout:
+        sys.exit("door: the native and the Python evaluate print different output")
     if "trec_eval" in outputs and outputs["trec_eval"].stdout != outputs["python trec-eval"].stdout:
         sys.exit("door: rankscope trec-eval and trec_eval print different output")
 
@@ -121,6 +130,21 @@ def report(name: str, seconds: dict[str, list[float]]) -> list[str]:
             2.0 if name == "one" else 1.0 if name in ("dl", "beir") else None,
         ),
         ("native / python evaluate", ratio(seconds, "native trec-eval", "python evaluate"), 1.0),
+        (
+            "native evaluate / trec_eval",
+            ratio(seconds, "native evaluate", "trec_eval"),
+            2.0 if name == "one" else 1.0 if name in ("dl", "beir") else None,
+        ),
+        (
+            "native evaluate / python evaluate",
+            ratio(seconds, "native evaluate", "python evaluate"),
+            None,
+        ),
+        (
+            "native trec-eval / native evaluate",
+            ratio(seconds, "native trec-eval", "native evaluate"),
+            1.0,
+        ),
         (
             "python trec-eval / python evaluate",
             ratio(seconds, "python trec-eval", "python evaluate"),

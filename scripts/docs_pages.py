@@ -65,7 +65,6 @@ def _page(name: str) -> str:
 
 
 def measures_page() -> str:
-    from rankscope.cli._measures import _scope, _syntax
     from rankscope.engine.measures import FAMILIES, default_measures
     from rankscope.engine.profiles import PROFILES
 
@@ -91,9 +90,9 @@ def measures_page() -> str:
     lines += ["", "## Every measure", ""]
     for family in FAMILIES.values():
         lines += [
-            f"### `{_syntax(family.name)}`",
+            f"### `{family.syntax}`",
             "",
-            f"{_escape(family.summary)}{_escape(_scope(family))}",
+            f"{_escape(family.summary)}{_escape(family.scope)}",
             "",
             f"- aliases: {', '.join(f'`{a}`' for a in family.aliases) or 'none'}",
             f"- formula: {_escape(family.formula)}",
@@ -106,7 +105,7 @@ def measures_page() -> str:
 
 
 def profiles_page() -> str:
-    from rankscope.engine.profiles import _TABLE, PROFILES
+    from rankscope.engine.profiles import CONVENTIONS, PROFILES
 
     names = list(PROFILES)
     lines = [
@@ -126,11 +125,11 @@ def profiles_page() -> str:
         "| convention | " + " | ".join(f"`{name}`" for name in names) + " |",
         "|---|" + "---|" * len(names),
     ]
-    for field, _, _ in _TABLE:
+    for field, _, _ in CONVENTIONS:
         values = [f"`{getattr(PROFILES[name], field)}`" for name in names]
         lines.append(f"| `{field}` | " + " | ".join(values) + " |")
     lines += ["", "## The conventions", ""]
-    for field, summary, values in _TABLE:
+    for field, summary, values in CONVENTIONS:
         lines += [f"### `{field}`", "", _escape(summary), ""]
         lines += [f"- `{value}`: {_escape(meaning)}" for value, meaning in values]
         lines.append("")

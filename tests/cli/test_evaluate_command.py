@@ -19,7 +19,7 @@ QRELS, BM25, DENSE = (str(EXAMPLE / name) for name in ("qrels.txt", "bm25.run", 
 
 
 # Every test here runs through both doors of the command line: the Python command and the
-# native executable (which hands `evaluate` to the Python command).
+# native executable (which serves `evaluate` on TREC files itself, the rest by the Python command).
 pytestmark = pytest.mark.usefixtures("door")
 
 

@@ -3,7 +3,9 @@
 //! The interpreter is the one beside this executable (the environment it is installed in:
 //! `bin/python3` or `bin/python`, `Scripts\python.exe` on Windows), else the one named by
 //! `RANKSCOPE_PYTHON`. With neither, the command ends with a message saying so and exit
-//! status 3 (a missing dependency, as the Python command line reports one).
+//! status 3 (a missing dependency, as the Python command line reports one). With
+//! `RANKSCOPE_NO_HANDOFF` set, nothing is handed on: the command ends so, with a message
+//! saying what was not served (for tests that check what this executable serves itself).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -11,6 +13,9 @@ use std::process::{Command, ExitCode};
 
 /// The environment variable naming the Python interpreter when none is beside the executable.
 pub const PYTHON_VARIABLE: &str = "RANKSCOPE_PYTHON";
+
+/// The environment variable that forbids handing a command to Python (when set, not empty).
+pub const NO_HANDOFF_VARIABLE: &str = "RANKSCOPE_NO_HANDOFF";
 
 /// The exit status when no interpreter is found (the Python command line's for a missing
 /// dependency).
@@ -42,6 +47,18 @@ fn interpreter() -> Option<PathBuf> {
 /// Run `python -m rankscope` with `arguments` in place of this process (where the platform
 /// allows; elsewhere as a child, passing on its exit status).
 pub fn to_python(arguments: &[OsString]) -> ExitCode {
+    if std::env::var_os(NO_HANDOFF_VARIABLE).is_some_and(|value| !value.is_empty()) {
+        let shown: Vec<String> = arguments
+            .iter()
+            .map(|argument| argument.to_string_lossy().into_owned())
+            .collect();
+        eprintln!(
+            "rankscope: the native executable does not serve `rankscope {}` itself, and \
+             {NO_HANDOFF_VARIABLE} is set: not handed to the Python command",
+            shown.join(" ")
+        );
+        return ExitCode::from(EXIT_DEPENDENCY);
+    }
     let Some(python) = interpreter() else {
         let exe = std::env::current_exe().map_or_else(
             |_| "this executable".to_string(),

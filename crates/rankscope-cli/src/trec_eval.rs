@@ -8,7 +8,6 @@
 //! the Python command line, which says what it says about it.
 
 use std::ffi::OsString;
-use std::io::{ErrorKind, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -16,10 +15,12 @@ use rankscope_core::evaluate::{evaluate, relevance_strings, EvalOptions};
 use rankscope_core::measures::trec_eval::Judgements;
 use rankscope_core::measures::{parse_measure, Measure};
 use rankscope_core::output::trec_eval::{
-    non_integer_grade, render, select, undetermined_warning, Column, Layout,
+    non_integer_grade, read_zscores, render, select, undetermined_warning, Column, Layout,
 };
 use rankscope_core::profile::Conventions;
 use rankscope_core::trec::{read_qrels_file, read_run_file, ReadOptions};
+
+use crate::args::{integer, plain_file, print, Argument};
 
 /// The options of `rankscope trec-eval` this door serves (trec_eval's flags are flags).
 #[derive(Debug, Clone, PartialEq)]
@@ -36,6 +37,7 @@ struct Options {
     collection_size: i64,
     max_documents: Option<i64>,
     profile: String,
+    zscores: Option<String>,
 }
 
 /// An option's value, for the options that take one.
@@ -47,6 +49,7 @@ enum Takes {
     RelInfoFormat,
     ResultsFormat,
     Profile,
+    ZScores,
 }
 
 /// trec_eval's flags (`-q`, `-c`, `-n`, `-J`, `-o`), by their short letter or long name.
@@ -72,17 +75,9 @@ fn takes(name: &str) -> Option<Takes> {
         "R" | "Rel_info_format" => Takes::RelInfoFormat,
         "T" | "Results_format" => Takes::ResultsFormat,
         "profile" => Takes::Profile,
+        "Z" | "Zscore" => Takes::ZScores,
         _ => return None,
     })
-}
-
-/// An integer as the command's options take it: an optional sign and digits.
-fn integer(text: &str) -> Option<i64> {
-    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    text.parse().ok()
 }
 
 fn set(options: &mut Options, what: &Takes, value: &str) -> Option<()> {
@@ -94,6 +89,7 @@ fn set(options: &mut Options, what: &Takes, value: &str) -> Option<()> {
         // Only the defaults are served: the other formats are read by the Python command.
         Takes::RelInfoFormat => (value == "qrels").then_some(())?,
         Takes::ResultsFormat => (value == "trec_results").then_some(())?,
+        Takes::ZScores => options.zscores = Some(value.to_string()),
         Takes::Profile => {
             if !matches!(value, "trec" | "trec9") {
                 return None;
@@ -102,12 +98,6 @@ fn set(options: &mut Options, what: &Takes, value: &str) -> Option<()> {
         }
     }
     Some(())
-}
-
-/// Whether an argument can be an option's value: not an option itself, but a negative number
-/// (as argparse takes `-l -1`).
-fn value_like(text: &str) -> bool {
-    !text.starts_with('-') || integer(text).is_some()
 }
 
 /// The options, when every argument is one this door serves.
@@ -124,89 +114,26 @@ fn parse(arguments: &[OsString]) -> Option<Options> {
         collection_size: 0,
         max_documents: None,
         profile: "trec".to_string(),
+        zscores: None,
     };
     let mut positional = Vec::new();
-    let mut rest = arguments.iter();
-    while let Some(argument) = rest.next() {
-        let argument = argument.to_str()?;
-        if let Some(long) = argument.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((name, value)) => (name, Some(value)),
-                None => (long, None),
-            };
-            if let Some(what) = takes(name) {
-                let value = match inline {
-                    Some(value) => value,
-                    None => rest.next()?.to_str().filter(|v| value_like(v))?,
-                };
-                set(&mut options, &what, value)?;
-            } else {
-                // `-o`'s long form takes a value; it and the rest go to the Python command.
-                inline.is_none().then_some(())?;
-                (name != "o").then_some(())?;
-                flag(&mut options, name)?;
-            }
-        } else if argument.len() > 1 && argument.starts_with('-') {
-            // A cluster of short flags, the last of which may take a value (`-qc`, `-mP.5`).
-            let letters = &argument[1..];
-            for (at, letter) in letters.char_indices() {
-                let name = &letters[at..at + letter.len_utf8()];
-                if let Some(what) = takes(name) {
-                    let attached = &letters[at + letter.len_utf8()..];
-                    let value = if attached.is_empty() {
-                        rest.next()?.to_str().filter(|v| value_like(v))?
-                    } else {
-                        attached
-                    };
-                    set(&mut options, &what, value)?;
-                    break;
-                }
-                flag(&mut options, name)?;
-            }
-        } else if argument == "-" {
-            return None; // standard input: read by the Python command
-        } else {
-            positional.push(argument.to_string());
+    crate::args::arguments(arguments, takes, |argument| match argument {
+        Argument::Value(what, value) => set(&mut options, &what, value),
+        // `-o`'s long form takes a value; it and the rest go to the Python command.
+        Argument::Flag {
+            name: "o",
+            long: true,
+        } => None,
+        Argument::Flag { name, .. } => flag(&mut options, name),
+        Argument::Positional(text) => {
+            positional.push(text.to_string());
+            Some(())
         }
-    }
+    })?;
     let [qrels, run] = <[String; 2]>::try_from(positional).ok()?;
     options.qrels = qrels;
     options.run = run;
     Some(options)
-}
-
-/// Whether `path` is a plain file the core reads as the Python command does: not compressed
-/// (by name or content), without a byte order mark.
-fn plain_file(path: &str) -> Option<()> {
-    let lower = path.to_ascii_lowercase();
-    let compressed = [".gz", ".gzip", ".bz2", ".xz", ".lzma", ".zst", ".zstd"];
-    if compressed.iter().any(|suffix| lower.ends_with(suffix)) {
-        return None;
-    }
-    let mut head = [0u8; 16];
-    let mut file = std::fs::File::open(path).ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut read = 0;
-    while read < head.len() {
-        match file.read(&mut head[read..]).ok()? {
-            0 => break,
-            n => read += n,
-        }
-    }
-    let head = &head[..read];
-    let magic: [&[u8]; 5] = [
-        b"\x1f\x8b",
-        b"\xfd7zXZ\x00",
-        b"\x28\xb5\x2f\xfd",
-        b"BZh",
-        b"\xef\xbb\xbf",
-    ];
-    if magic.iter().any(|m| head.starts_with(m)) {
-        return None;
-    }
-    Some(())
 }
 
 /// What the Python command prints for `options` (its warnings, in order, and its output), if
@@ -266,6 +193,10 @@ fn output(options: &Options) -> Option<(Vec<String>, String)> {
         relevance_level: options.relevance_level,
         complete: options.complete,
         max_documents,
+    };
+    let zscores = match &options.zscores {
+        Some(path) => Some(read_zscores(Path::new(path), path).ok()?),
+        None => None,
     };
     plain_file(&options.run)?;
     let read = ReadOptions::default();
@@ -329,7 +260,7 @@ fn output(options: &Options) -> Option<(Vec<String>, String)> {
         summary: !options.no_summary,
         run_name: &evaluation.run_name,
         relstrings: relstrings.as_ref(),
-        zscores: None,
+        zscores: zscores.as_ref(),
     };
     Some((warnings, render(&columns, &layout)))
 }
@@ -339,24 +270,7 @@ fn output(options: &Options) -> Option<(Vec<String>, String)> {
 pub fn serve(arguments: &[OsString]) -> Option<ExitCode> {
     let options = parse(arguments)?;
     let (warnings, text) = output(&options)?;
-    for warning in warnings {
-        // As the Python command shows its warnings.
-        eprintln!("rankscope: warning: {warning}");
-    }
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Ok(()) => Some(ExitCode::SUCCESS),
-        // The reader of the output went away (`| head`): not an error, as for the Python
-        // command.
-        Err(error) if error.kind() == ErrorKind::BrokenPipe => Some(ExitCode::SUCCESS),
-        Err(error) => {
-            eprintln!("rankscope: error: {error}");
-            Some(ExitCode::FAILURE)
-        }
-    }
+    Some(print(&warnings, &text))
 }
 
 #[cfg(test)]
@@ -394,12 +308,16 @@ mod tests {
         assert_eq!(options.relevance_level, -1);
         let options = parsed(&["--all_queries", "--query", "--profile", "trec9", "q", "r"]);
         assert_eq!(options.unwrap().profile, "trec9");
+        let options = parsed(&["-Z", "z", "q", "r"]).unwrap();
+        assert_eq!(options.zscores.as_deref(), Some("z"));
+        let options = parsed(&["--Zscore=z", "q", "r"]).unwrap();
+        assert_eq!(options.zscores.as_deref(), Some("z"));
     }
 
     #[test]
     fn what_this_door_does_not_serve_goes_to_python() {
         let handed = [
-            &["-Z", "z", "q", "r"][..],
+            &["-Z", "q", "r"][..],
             &["-R", "prefs", "q", "r"],
             &["-D", "1", "q", "r"],
             &["--fix-trec-eval-quirks", "q", "r"],
@@ -417,15 +335,5 @@ mod tests {
         for arguments in handed {
             assert_eq!(parsed(arguments), None, "{arguments:?}");
         }
-    }
-
-    #[test]
-    fn integers_are_a_sign_and_digits() {
-        assert_eq!(integer("12"), Some(12));
-        assert_eq!(integer("-3"), Some(-3));
-        assert_eq!(integer("+0"), Some(0));
-        assert_eq!(integer("1.5"), None);
-        assert_eq!(integer(""), None);
-        assert_eq!(integer("-"), None);
     }
 }

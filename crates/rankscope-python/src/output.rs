@@ -1,17 +1,20 @@
-//! trec_eval's measure selection and text output, rendered by the core for the Python
-//! command as for the native one.
+//! trec_eval's measure selection and text output, its `-Z` file, and `rankscope evaluate`'s
+//! table of results, rendered by the core for the Python command as for the native one.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rankscope_core::measures::parse_measure;
+use rankscope_core::output::table::{self, Digits, Format, Heading, RunValues};
 use rankscope_core::output::trec_eval::{
-    non_integer_grade as core_non_integer_grade, render, select, undetermined_warning, Column,
-    Layout, TrecLine,
+    non_integer_grade as core_non_integer_grade, read_zscores as core_read_zscores, render, select,
+    undetermined_warning, Column, Layout, TrecLine, ZScores,
 };
 
 use crate::errors::IntoPyResult;
+use crate::results::PerQuery;
 
 /// A line as Python holds it: (printed name, measure's canonical name or None, relstring's
 /// length or None, the judgements it is computed from).
@@ -133,7 +136,95 @@ fn trec_eval_undetermined(
     Ok(undetermined_warning(&TrecLine::new(printed, Some(measure))))
 }
 
+/// trec_eval's `-Z` file at `path` (`source` names it in messages): `{(query_id, measure):
+/// (mean, stddev)}`.
+#[pyfunction]
+fn read_zscores(py: Python<'_>, path: PathBuf, source: &str) -> PyResult<ZScores> {
+    py.detach(|| core_read_zscores(&path, source)).or_raise(py)
+}
+
+/// A run as Python hands it to the table: its name, its values, the column of each heading.
+type RunTuple<'py> = (String, PyRef<'py, PerQuery>, Vec<usize>);
+
+/// The headings and each run's values, checked: a column for every heading, the first run's
+/// aggregates deciding how each heading's values print.
+fn table_input<'a>(
+    headings: &'a [String],
+    runs: &'a [RunTuple<'_>],
+) -> PyResult<(Vec<Heading<'a>>, Vec<RunValues<'a>>)> {
+    let values = runs
+        .iter()
+        .map(|(name, per_query, columns)| {
+            if columns.len() != headings.len() {
+                return Err(PyValueError::new_err(format!(
+                    "{} columns for {} headings",
+                    columns.len(),
+                    headings.len()
+                )));
+            }
+            per_query.run_values(name, columns)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let headings = match runs.first() {
+        None => Vec::new(),
+        Some((_, per_query, columns)) => headings
+            .iter()
+            .zip(columns)
+            .map(|(name, &index)| Heading {
+                name,
+                // Checked by `run_values` above.
+                aggregate: per_query
+                    .aggregate_of(index)
+                    .unwrap_or(rankscope_core::measures::Aggregate::Mean),
+            })
+            .collect(),
+    };
+    Ok((headings, values))
+}
+
+/// `rankscope evaluate`'s header and rows of cells for `runs`, each `(name, per-query values,
+/// the column of each heading)`: counts as integers, other values with 4 decimals or, when
+/// `exact`, every digit.
+#[pyfunction]
+#[pyo3(signature = (headings, runs, *, per_query, exact=false))]
+fn results_rows(
+    headings: Vec<String>,
+    runs: Vec<RunTuple<'_>>,
+    per_query: bool,
+    exact: bool,
+) -> PyResult<(Vec<String>, Vec<Vec<String>>)> {
+    let (headings, runs) = table_input(&headings, &runs)?;
+    let digits = if exact { Digits::Exact } else { Digits::Four };
+    Ok(table::rows(&headings, &runs, per_query, digits))
+}
+
+/// `rankscope evaluate`'s table of `runs` (as for `results_rows`) in `format`: `text` (the
+/// aligned table) or `csv`.
+#[pyfunction]
+#[pyo3(signature = (headings, runs, *, per_query, format))]
+fn format_results(
+    headings: Vec<String>,
+    runs: Vec<RunTuple<'_>>,
+    per_query: bool,
+    format: &str,
+) -> PyResult<String> {
+    let format = match format {
+        "text" => Format::Text,
+        "csv" => Format::Csv,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "format_results: no format {other:?}; expected text or csv"
+            )))
+        }
+    };
+    let (headings, runs) = table_input(&headings, &runs)?;
+    Ok(table::render(&headings, &runs, per_query, format))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(read_zscores, m)?)?;
+    m.add_function(wrap_pyfunction!(results_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(format_results, m)?)?;
     m.add_function(wrap_pyfunction!(trec_eval_lines, m)?)?;
     m.add_function(wrap_pyfunction!(format_trec_eval, m)?)?;
     m.add_function(wrap_pyfunction!(non_integer_grade, m)?)?;

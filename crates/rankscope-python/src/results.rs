@@ -14,6 +14,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyList, PyString};
 use rankscope_core::measures::Aggregate;
+use rankscope_core::output::table::RunValues;
 
 use crate::evaluate::aggregate_named;
 
@@ -54,6 +55,36 @@ impl PerQuery {
             aggregates,
             columns: columns.into_iter().map(Arc::from).collect(),
         }
+    }
+
+    /// A run's values as the results' table shows them: `columns[i]`, the column of the
+    /// table's heading `i`, and its aggregate.
+    pub fn run_values<'a>(
+        &'a self,
+        run_name: &'a str,
+        columns: &[usize],
+    ) -> PyResult<RunValues<'a>> {
+        let column = |&index: &usize| {
+            self.columns.get(index).ok_or_else(|| {
+                PyIndexError::new_err(format!("column {index} of {} measures", self.columns.len()))
+            })
+        };
+        let chosen = columns.iter().map(column).collect::<PyResult<Vec<_>>>()?;
+        Ok(RunValues {
+            run_name,
+            query_ids: &self.query_ids,
+            aggregates: columns
+                .iter()
+                .zip(&chosen)
+                .map(|(&index, values)| self.aggregates[index].apply(values))
+                .collect(),
+            columns: chosen.into_iter().map(|values| &values[..]).collect(),
+        })
+    }
+
+    /// How column `index`'s values combine.
+    pub fn aggregate_of(&self, index: usize) -> Option<Aggregate> {
+        self.aggregates.get(index).copied()
     }
 
     fn record_batch(&self) -> Result<RecordBatch, ArrowError> {

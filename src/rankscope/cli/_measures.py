@@ -134,28 +134,6 @@ def chosen(text: str | None) -> list[Family]:
     return [f for f in families if any(wanted in name.casefold() for name in (f.name, *f.aliases))]
 
 
-def _syntax(name: str) -> str:
-    family = FAMILIES[name]
-    params = ",".join(f"{key}={kind}" for key, kind in family.params.items())
-    params = f"({params})" if params else ""
-    cutoff = {
-        "none": "",
-        "optional": "[@k]",
-        "required": "@k",
-        "recall_level": "@r",
-        "factor": "@f",
-    }
-    return f"{name}{params}{cutoff[family.cutoff]}"
-
-
-def _scope(family: Any) -> str:
-    if family.kind == "user":
-        return " [user-defined]"
-    if family.kind == "answer":
-        return " [answers]" if family.weknora else " [answers, standard profile only]"
-    return "" if family.weknora else " [trec profiles only]"
-
-
 def _width(args: argparse.Namespace) -> int | None:
     """The width to wrap at: ``--width``, else the terminal's; None (no wrapping) when piped."""
     if args.width is not None:
@@ -203,9 +181,9 @@ def run(args: argparse.Namespace) -> int:
     show = _printer(width)
 
     for family in families:
-        show("", _syntax(family.name), first="")
+        show("", family.syntax, first="")
         show("aliases: ", ", ".join(family.aliases) or "-")
-        show("", family.summary + _scope(family))
+        show("", family.summary + family.scope)
         show("formula: ", family.formula)
         show("source:  ", family.citation)
     if args.filter is not None:

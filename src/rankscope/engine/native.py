@@ -3,8 +3,9 @@ the core, the per-query values an evaluation returns, and aggregation as the cor
 
 The engine (with `rankscope.io._native`) is the only package that imports the private
 ``rankscope._core``; `rankscope.fuse`, `rankscope.compat`, `rankscope.report` and the command
-line reach the core through here; so do trec_eval's measure selection and text output, which
-the core renders for the Python command and the native executable alike.
+line reach the core through here; so do trec_eval's measure selection, text output and ``-Z``
+file, and `rankscope evaluate`'s table, which the core renders for the Python command and the
+native executable alike.
 
 Examples
 --------
@@ -18,8 +19,11 @@ __all__ = [
     "FusionRuns",
     "PerQuery",
     "aggregate",
+    "format_results",
     "format_trec_eval",
     "non_integer_grade",
+    "read_zscores",
+    "results_rows",
     "trec_eval_lines",
     "trec_eval_undetermined",
 ]
@@ -51,3 +55,16 @@ it), or None."""
 trec_eval_undetermined = _core.trec_eval_undetermined
 """The warning for a trec_eval line (printed name, canonical measure name) whose value trec_eval
 computes from memory it never wrote, or None."""
+
+read_zscores = _core.read_zscores
+"""trec_eval's ``-Z`` file (path, and its name in messages): ``{(query_id, measure): (mean,
+stddev)}``."""
+
+results_rows = _core.results_rows
+"""`rankscope evaluate`'s header and rows of cells for runs given as (name, `PerQuery`, the
+column of each heading): counts as integers, other values with 4 decimals (every digit when
+``exact``)."""
+
+format_results = _core.format_results
+"""`rankscope evaluate`'s table of runs (as for `results_rows`) as text: ``"text"``, the aligned
+table; ``"csv"``."""

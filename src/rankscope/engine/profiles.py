@@ -26,14 +26,19 @@ from typing import TYPE_CHECKING, Any
 from rankscope import _core
 from rankscope.errors import ProfileError
 
-__all__ = ["ALLOWED", "PROFILES", "Conventions", "resolve_profile"]
+__all__ = ["ALLOWED", "CONVENTIONS", "PROFILES", "Conventions", "resolve_profile"]
 
-_TABLE = _core.convention_table()
+CONVENTIONS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = tuple(
+    (field, summary, tuple((value, meaning) for value, meaning in values))
+    for field, summary, values in _core.convention_table()
+)
+"""The core's table of conventions, in its order: ``(field, summary, ((value, meaning),
+...))``; a truth value has no values."""
 _PROFILES = _core.profiles()
 _TREC = dict(_PROFILES[0][1])
 
 ALLOWED: dict[str, tuple[str, ...]] = {
-    field: tuple(value for value, _ in values) for field, _, values in _TABLE
+    field: tuple(value for value, _ in values) for field, _, values in CONVENTIONS
 }
 """Each convention's allowed values, in order; empty for a truth value (``binary_relevance``)."""
 
@@ -46,7 +51,7 @@ def _lowered(text: str) -> str:
 def _attributes() -> str:
     """The numpydoc attributes of `Conventions`, from the core's description of each field."""
     lines = ["name", "    The profile's name."]
-    for field, summary, values in _TABLE:
+    for field, summary, values in CONVENTIONS:
         meanings = " ".join(f'``"{value}"``: {_lowered(meaning)}' for value, meaning in values)
         text = f"{summary} {meanings}".strip().replace("`", "``").replace("````", "``")
         lines += [field, f"    {text}"]
@@ -78,7 +83,9 @@ if TYPE_CHECKING:
 else:
     # The fields and their defaults (trec_eval 10's) as the core lists them.
     _Fields = namedtuple(
-        "_Fields", ["name", *(field for field, _, _ in _TABLE)], defaults=list(_TREC.values())[1:]
+        "_Fields",
+        ["name", *(field for field, _, _ in CONVENTIONS)],
+        defaults=list(_TREC.values())[1:],
     )
 
 

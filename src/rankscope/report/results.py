@@ -6,20 +6,20 @@ maps names to renderers, so the command line offers exactly what is here.
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from rankscope.engine.measures import FAMILIES, Measure
+from rankscope.engine import native
 from rankscope.engine.results import Results
 from rankscope.errors import InputError
 
 if TYPE_CHECKING:
     import polars as pl
 
+    from rankscope.engine.native import PerQuery
     from rankscope.engine.provenance import Provenance
 
 __all__ = [
@@ -33,34 +33,26 @@ __all__ = [
 ]
 
 
-def _formatter(m: Measure, exact: bool = False) -> Callable[[float], str]:
-    """Counts print as integers; everything else with 4 decimals (as trec_eval does), or, when
-    ``exact``, every digit (the shortest text that reads back as the same float)."""
-    if FAMILIES[m.family].aggregate in ("sum", "count"):
-        return lambda value: "nan" if math.isnan(value) else str(round(value))
-    if exact:
-        return repr
-    return lambda value: f"{value:.4f}"
+def _native_runs(runs: list[Results]) -> tuple[list[str], list[tuple[str, PerQuery, list[int]]]]:
+    """The headings (the first run's measures, by canonical name) and each run as the core's
+    table takes it: its name, its values, the column of each heading."""
+    measures = runs[0].measures if runs else ()
+    headings = [m.name for m in measures]
+    tables = []
+    for results in runs:
+        names = results.values.names
+        tables.append((results.run_name, results.values, [names.index(h) for h in headings]))
+    return headings, tables
 
 
 def table_rows(
     runs: list[Results], per_query: bool, exact: bool = False
 ) -> tuple[list[str], list[list[str]]]:
-    """Header and text rows: one per run (means), or one per run and query; ``exact`` keeps
-    every digit (for files other programs read)."""
-    measures = runs[0].measures
-    formats = [_formatter(m, exact) for m in measures]
-    header = ["run", *(["query"] if per_query else []), *(m.name for m in measures)]
-    rows: list[list[str]] = []
-    for results in runs:
-        if per_query:
-            for query_id, values in results.values.to_dict().items():  # canonical names
-                cells = [f(values[m.name]) for f, m in zip(formats, measures, strict=True)]
-                rows.append([results.run_name, query_id, *cells])
-        means = results.mean()
-        cells = [f(means[m.name]) for f, m in zip(formats, measures, strict=True)]
-        rows.append([results.run_name, *(["all"] if per_query else []), *cells])
-    return header, rows
+    """Header and text rows: one per run (means), or one per run and query; counts as
+    integers, everything else with 4 decimals (as trec_eval prints them) or, when ``exact``,
+    every digit (for files other programs read). Rendered by the core."""
+    headings, tables = _native_runs(runs)
+    return native.results_rows(headings, tables, per_query=per_query, exact=exact)
 
 
 _NOTEBOOK_CSS = """
@@ -192,15 +184,9 @@ def render_jsonl(runs: list[Results], per_query: bool, provenance: Provenance | 
 
 def render_csv(runs: list[Results], per_query: bool, provenance: Provenance | None = None) -> str:
     """One header line, then one line per run (or per run and query, then its mean), every
-    value to full precision."""
-    import csv
-
-    header, rows = table_rows(runs, per_query, exact=True)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return buffer.getvalue()
+    value to full precision (rendered by the core, as the native executable renders it)."""
+    headings, tables = _native_runs(runs)
+    return native.format_results(headings, tables, per_query=per_query, format="csv")
 
 
 def render_markdown(
@@ -219,18 +205,10 @@ def render_markdown(
 
 
 def render_text(runs: list[Results], per_query: bool, provenance: Provenance | None = None) -> str:
-    """A plain, aligned text table (what the terminal table prints when piped)."""
-    header, rows = table_rows(runs, per_query)
-    labels = 2 if per_query else 1
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(
-            cell.ljust(width) if i < labels else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
-        ).rstrip()
-
-    return "".join(line(cells) + "\n" for cells in [header, *rows])
+    """A plain, aligned text table (what the terminal table prints when piped), rendered by the
+    core, as the native executable renders it."""
+    headings, tables = _native_runs(runs)
+    return native.format_results(headings, tables, per_query=per_query, format="text")
 
 
 def render_trec(runs: list[Results], per_query: bool, provenance: Provenance | None = None) -> str:

@@ -74,26 +74,9 @@ def trec_eval_measures(specs: list[str], collection_size: int = 0) -> list[TrecM
 
 def read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
     """trec_eval's ``-Z`` file: lines ``query_id measure mean stddev`` (measures by their
-    printed names), as ``{(query_id, measure): (mean, stddev)}``."""
-    from rankscope.errors import ParseError
-
-    table: dict[tuple[str, str], tuple[float, float]] = {}
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            fields = line.split()
-            if not fields:
-                continue
-            problem = None
-            if len(fields) != 4:
-                problem = f"expected 4 fields (query_id measure mean stddev); found {len(fields)}"
-            else:
-                try:
-                    table[fields[0], fields[1]] = (float(fields[2]), float(fields[3]))
-                except ValueError:
-                    problem = "mean and stddev must be numbers"
-            if problem:
-                raise ParseError(problem, source=path, line=number, text=line.rstrip("\r\n"))
-    return table
+    printed names), as ``{(query_id, measure): (mean, stddev)}``; read by the core (which the
+    native ``rankscope`` executable reads it with too)."""
+    return native.read_zscores(path, path)
 
 
 def format_trec_eval(

@@ -10,9 +10,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use crate::error::{float_text, quoted, Error, Result};
+use crate::error::{float_text, quoted, Error, InputProblem, Result};
 use crate::measures::trec_eval::{table, Judgements, Style, TrecName, NICKNAMES};
 use crate::measures::{parse_measure, Aggregate, Family, Measure, GEOMETRIC_MEAN_FLOOR};
+use crate::trec::{byte_problem, io_error};
 
 /// The width trec_eval left-justifies measure names to.
 const NAME_WIDTH: usize = 22;
@@ -490,6 +491,62 @@ pub struct Column<'a> {
 /// Per query id and printed name, the mean and standard deviation of trec_eval's `-Z` file.
 pub type ZScores = HashMap<(String, String), (f64, f64)>;
 
+/// Read trec_eval's `-Z` file: lines `query_id measure mean stddev` (measures by their printed
+/// names), blank lines skipped; `source` names the file in messages. A pair given twice keeps
+/// its last line.
+pub fn read_zscores(path: &std::path::Path, source: &str) -> Result<ZScores> {
+    let data = std::fs::read(path).map_err(|error| io_error(&error, source))?;
+    parse_zscores(&data, source)
+}
+
+/// The `-Z` file's content (see [`read_zscores`]), lines ending in `\n`, `\r\n` or `\r`.
+///
+/// ```
+/// use rankscope_core::output::trec_eval::parse_zscores;
+///
+/// let zscores = parse_zscores(b"301 map 0.5 0.25\n\n302 map 1e-1 0\n", "z").unwrap();
+/// assert_eq!(zscores[&("302".to_string(), "map".to_string())], (0.1, 0.0));
+/// let error = parse_zscores(b"301 map 0.5 0.25\r\n301 P_5 x 0\n", "z").unwrap_err();
+/// assert_eq!(error.to_string(), "z:2: mean and stddev must be numbers\n    301 P_5 x 0");
+/// ```
+pub fn parse_zscores(data: &[u8], source: &str) -> Result<ZScores> {
+    let mut zscores = ZScores::new();
+    let data = data.strip_suffix(b"\n").unwrap_or(data);
+    let lines = data.split(|&b| b == b'\n').flat_map(|line| {
+        // A lone \r ends a line too, as Python's text files read them.
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        line.split(|&b| b == b'\r')
+    });
+    for (number, raw) in (1u64..).zip(lines) {
+        if let Some((problem, shown)) = byte_problem(raw) {
+            let problem = InputProblem::new(problem).in_source(source);
+            return Err(Error::Parse(problem.at_line(number, shown)));
+        }
+        let line = std::str::from_utf8(raw).unwrap_or_default();
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let problem = match fields[..] {
+            [] => continue,
+            [query_id, measure, mean, stddev] => match (python_float(mean), python_float(stddev)) {
+                (Some(mean), Some(stddev)) => {
+                    zscores.insert((query_id.to_string(), measure.to_string()), (mean, stddev));
+                    continue;
+                }
+                _ => "mean and stddev must be numbers".to_string(),
+            },
+            _ => format!(
+                "expected 4 fields (query_id measure mean stddev); found {}",
+                fields.len()
+            ),
+        };
+        return Err(Error::Parse(
+            InputProblem::new(problem)
+                .in_source(source)
+                .at_line(number, line),
+        ));
+    }
+    Ok(zscores)
+}
+
 /// What [`render`] prints besides the values.
 #[derive(Debug, Clone, Copy)]
 pub struct Layout<'a> {
@@ -673,7 +730,7 @@ fn value_text(line: &TrecLine, value: f64) -> String {
 }
 
 /// A count as an integer, rounded half to even (as Python's `round`).
-fn count_text(value: f64) -> String {
+pub(crate) fn count_text(value: f64) -> String {
     if !value.is_finite() {
         return float_text(value);
     }

@@ -163,6 +163,41 @@ class Family(NamedTuple):
     profiles: tuple[str, ...] = ()
     reads: Reads = "grades"
 
+    @property
+    def syntax(self) -> str:
+        """How a name of the family is written: ``nDCG(gain=exp|linear)[@k]``, ``P@k``, ...
+
+        Examples
+        --------
+        >>> from rankscope.engine.measures import FAMILIES
+        >>> FAMILIES["Unjudged"].syntax
+        'Unjudged@k'
+        >>> FAMILIES["Bpref"].syntax
+        'Bpref(rel=integer)'
+        """
+        params = ",".join(f"{key}={kind}" for key, kind in self.params.items())
+        return f"{self.name}{f'({params})' if params else ''}{_CUTOFF_SYNTAX[self.cutoff]}"
+
+    @property
+    def scope(self) -> str:
+        """Where the family applies, as `rankscope measures` notes it after the summary
+        (empty for a ranking measure every profile defines)."""
+        if self.kind == "user":
+            return " [user-defined]"
+        if self.kind == "answer":
+            return " [answers]" if self.weknora else " [answers, standard profile only]"
+        return "" if self.weknora else " [trec profiles only]"
+
+
+_CUTOFF_SYNTAX: dict[str, str] = {
+    "none": "",
+    "optional": "[@k]",
+    "required": "@k",
+    "recall_level": "@r",
+    "factor": "@f",
+}
+"""How each kind of cut-off is written after a family's name."""
+
 
 def trec_name(entry: dict[str, object]) -> TrecName:
     """A `TrecName` from the core's description of it."""

@@ -1,0 +1,474 @@
+//! `rankscope evaluate` served natively: its common options as the Python command reads them,
+//! the core's settling of measures and options, its reader, evaluation and output.
+//!
+//! [`serve`] prints and returns the exit status only for what it serves byte for byte: TREC
+//! files (by name and first line, as the Python command detects them), the measures (`-m`),
+//! `--profile`, `-l`, `-c`, `-M`, `-q`, `--no-stream`, the text table, CSV and trec_eval's
+//! format, written to standard output when it is not a terminal (there the Python command
+//! draws its own table). Its warnings are the core's, shown as the Python command shows them;
+//! so are the errors whose message the Python command prints as the core words it (a missing
+//! file, a malformed line, an empty file, an unknown measure). For anything else it returns
+//! `None` before printing anything, and the command is handed to the Python command line,
+//! which says what it says about it.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Read};
+use std::path::Path;
+use std::process::ExitCode;
+
+use rankscope_core::error::Error;
+use rankscope_core::evaluate::{evaluate, Evaluation};
+use rankscope_core::measures::Measure;
+use rankscope_core::output::table::{self, Format, Heading, RunValues};
+use rankscope_core::output::trec_eval::{render, Column, Layout, TrecLine};
+use rankscope_core::settle::{settle, Given, MeasureSpec, Measures, ProfileSpec, Request};
+use rankscope_core::trec::{read_qrels_file, read_run_file, Parsed, ReadOptions};
+
+use crate::args::{fail, integer, plain_file, print, Argument};
+
+/// A run file of this size or more is streamed block by block by the Python command (its
+/// `STREAM_THRESHOLD_BYTES`), which warns when its queries are not grouped: handed to it.
+const STREAMED_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+
+/// How much of a file's start is looked at to tell its format.
+const HEAD_BYTES: u64 = 64 * 1024;
+
+/// The output formats this door serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Output {
+    Table,
+    Csv,
+    Trec,
+}
+
+/// The options of `rankscope evaluate` this door serves.
+#[derive(Debug, Clone, PartialEq)]
+struct Options {
+    qrels: String,
+    runs: Vec<String>,
+    measures: Vec<String>,
+    profile: String,
+    relevance_level: i64,
+    complete: bool,
+    max_documents: Option<i64>,
+    per_query: bool,
+    format: Output,
+}
+
+/// An option's value, for the options that take one.
+enum Takes {
+    Measure,
+    Profile,
+    Level,
+    MaxDocuments,
+    Format,
+    InputFormat,
+    Engine,
+}
+
+/// The flags (`-q`, `-c`, `--no-stream`), by their short letter or long name.
+fn flag(options: &mut Options, name: &str) -> Option<()> {
+    match name {
+        "q" | "per-query" => options.per_query = true,
+        "c" | "complete" => options.complete = true,
+        "no-stream" => {} // read whole: what this door does with every run
+        _ => return None,
+    }
+    Some(())
+}
+
+/// The options that take a value, by their short letter or long name.
+fn takes(name: &str) -> Option<Takes> {
+    Some(match name {
+        "m" | "measure" => Takes::Measure,
+        "profile" => Takes::Profile,
+        "l" | "relevance-level" => Takes::Level,
+        "M" | "max-documents" => Takes::MaxDocuments,
+        "f" | "format" => Takes::Format,
+        "qrels-format" | "run-format" => Takes::InputFormat,
+        "engine" => Takes::Engine,
+        _ => return None,
+    })
+}
+
+fn set(options: &mut Options, what: &Takes, value: &str) -> Option<()> {
+    match what {
+        Takes::Measure => options.measures.push(value.to_string()),
+        Takes::Profile => options.profile = value.to_string(),
+        Takes::Level => options.relevance_level = integer(value)?,
+        Takes::MaxDocuments => options.max_documents = Some(integer(value)?),
+        Takes::Format => {
+            options.format = match value {
+                "table" => Output::Table,
+                "csv" => Output::Csv,
+                "trec" => Output::Trec,
+                _ => return None,
+            }
+        }
+        // TREC files are read either way; other formats by the Python command.
+        Takes::InputFormat => (value == "trec").then_some(())?,
+        Takes::Engine => (value == "memory").then_some(())?,
+    }
+    Some(())
+}
+
+/// The options, when every argument is one this door serves.
+fn parse(arguments: &[OsString]) -> Option<Options> {
+    let mut options = Options {
+        qrels: String::new(),
+        runs: Vec::new(),
+        measures: Vec::new(),
+        profile: "trec".to_string(),
+        relevance_level: 1,
+        complete: false,
+        max_documents: None,
+        per_query: false,
+        format: Output::Table,
+    };
+    let mut positional = Vec::new();
+    crate::args::arguments(arguments, takes, |argument| match argument {
+        Argument::Value(what, value) => set(&mut options, &what, value),
+        Argument::Flag { name, .. } => flag(&mut options, name),
+        Argument::Positional(text) => {
+            positional.push(text.to_string());
+            Some(())
+        }
+    })?;
+    if positional.len() < 2 {
+        return None;
+    }
+    options.runs = positional.split_off(1);
+    options.qrels = positional.pop()?;
+    Some(options)
+}
+
+/// Whether `path` is a plain file the Python command reads as TREC lines (its size, if so): no
+/// other format's extension, and a first line (neither blank nor a `#` comment) that no other
+/// format could start with (no JSON object, no tab or comma that a TSV or CSV header or row
+/// would hold), or no such line at all.
+fn trec_file(path: &str) -> Option<u64> {
+    plain_file(path)?;
+    let lower = path.to_ascii_lowercase();
+    let others = [
+        ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".csv", ".tsv",
+    ];
+    if others.iter().any(|extension| lower.ends_with(extension)) {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    let mut head = Vec::new();
+    file.take(HEAD_BYTES).read_to_end(&mut head).ok()?;
+    if head.starts_with(b"PAR1") {
+        return None;
+    }
+    let mut lines = head.split(|&b| b == b'\n');
+    if size > HEAD_BYTES {
+        lines.next_back(); // a line cut by the head's end is not looked at
+    }
+    let first = lines
+        .map(trimmed)
+        .find(|line| !line.is_empty() && !line.starts_with(b"#"));
+    // Without such a line, TREC: the Python command's default (the reader says what is wrong).
+    let Some(first) = first else {
+        return (size <= HEAD_BYTES).then_some(size);
+    };
+    let other = first.starts_with(b"{") || first.contains(&b'\t') || first.contains(&b',');
+    (!other).then_some(size)
+}
+
+/// `line` without the white space at its ends.
+fn trimmed(line: &[u8]) -> &[u8] {
+    let start = line.iter().position(|b| !b.is_ascii_whitespace());
+    let end = line.iter().rposition(|b| !b.is_ascii_whitespace());
+    match (start, end) {
+        (Some(start), Some(end)) => &line[start..=end],
+        _ => &[],
+    }
+}
+
+/// What the Python command does for `options`, when it ends with status 0 or with an error
+/// worded as the core words it.
+enum Outcome {
+    /// Its warnings, in order, and its output.
+    Printed(Vec<String>, String),
+    /// The warnings before the error, and the error.
+    Failed(Vec<String>, Error),
+}
+
+/// Whether the Python command prints `error` as the core words it (it rewords the others in
+/// its own terms: options by their flags, the library's keywords by the options that set
+/// them), and with which exit status: 2 for a measure, as for any usage error, 1 for input.
+fn worded_as_the_core(error: &Error) -> Option<u8> {
+    match error {
+        Error::UnknownMeasure(_) => Some(2),
+        Error::Parse(_) | Error::Input(_) | Error::EmptyInput(_) => Some(1),
+        _ => None,
+    }
+}
+
+/// A TREC file read by the core, for the Python command's reading of the same: a missing file
+/// is refused by the core's reader as it refuses it for the Python command; another file only
+/// when it is one the Python command reads as TREC lines, else `None`.
+fn read_trec<T>(
+    path: &str,
+    read: impl Fn(&Path, &str, &ReadOptions) -> rankscope_core::Result<Parsed<T>>,
+) -> Option<Result<T, Error>> {
+    let file = Path::new(path);
+    if file.exists() {
+        let size = trec_file(path)?;
+        if size >= STREAMED_BYTES {
+            return None;
+        }
+    }
+    Some(read(file, path, &ReadOptions::default()).map(|parsed| parsed.table))
+}
+
+/// What the Python command does for `options`, if it is one of the [`Outcome`]s.
+fn output(options: &Options) -> Option<Outcome> {
+    let failed = |warnings: Vec<String>, error: Error| {
+        worded_as_the_core(&error).map(|_| Outcome::Failed(warnings, error))
+    };
+    let measures = if options.measures.is_empty() {
+        Measures::Defaults
+    } else {
+        Measures::Given(
+            options
+                .measures
+                .iter()
+                .map(|name| MeasureSpec::Name(name.clone()))
+                .collect(),
+        )
+    };
+    let mut request = Request::new(
+        measures,
+        ProfileSpec::Name(Given::Text(options.profile.clone())),
+    );
+    request.relevance_level = Given::Integer(options.relevance_level);
+    request.complete = Given::Flag(options.complete);
+    if let Some(n) = options.max_documents {
+        request.max_documents = Given::Integer(n);
+    }
+    let settled = match settle(&request) {
+        Ok(settled) => settled,
+        // A list in one -m is split by the Python command before it reads each name: its
+        // error then names that one.
+        Err(_) if options.measures.iter().any(|m| m.contains(',')) => return None,
+        Err(error) => return failed(Vec::new(), error),
+    };
+    if settled.measures.is_empty() {
+        return None;
+    }
+    let qrels = match read_trec(&options.qrels, read_qrels_file)? {
+        Ok(qrels) => qrels,
+        Err(error) => return failed(Vec::new(), error),
+    };
+    let mut warnings = Vec::new();
+    let mut evaluations = Vec::new();
+    for path in &options.runs {
+        let evaluation = read_trec(path, read_run_file)?
+            .and_then(|run| evaluate(&qrels, &run, &settled.measures, &settled.options));
+        match evaluation {
+            Ok(evaluation) => {
+                warnings.extend(evaluation.unjudged_warning());
+                evaluations.push(evaluation);
+            }
+            Err(error) => return failed(warnings, error),
+        }
+    }
+    // Runs of one name are told apart by the Python command (by their files' names).
+    let names: Vec<&str> = evaluations.iter().map(|e| e.run_name.as_str()).collect();
+    if (1..names.len()).any(|i| names[..i].contains(&names[i])) {
+        return None;
+    }
+    let text = match options.format {
+        Output::Table => table_text(&evaluations, options.per_query, Format::Text),
+        Output::Csv => table_text(&evaluations, options.per_query, Format::Csv),
+        Output::Trec => evaluations
+            .iter()
+            .map(|evaluation| trec_text(evaluation, options.per_query))
+            .collect(),
+    };
+    Some(Outcome::Printed(warnings, text))
+}
+
+/// The table of every run's results (`rankscope evaluate`'s default output, or CSV).
+fn table_text(evaluations: &[Evaluation], per_query: bool, format: Format) -> String {
+    let Some(first) = evaluations.first() else {
+        return String::new();
+    };
+    let names: Vec<String> = first.measures.iter().map(Measure::name).collect();
+    let headings: Vec<Heading<'_>> = names
+        .iter()
+        .zip(&first.measures)
+        .map(|(name, measure)| Heading {
+            name,
+            aggregate: measure.family.aggregate,
+        })
+        .collect();
+    let runs: Vec<RunValues<'_>> = evaluations
+        .iter()
+        .map(|evaluation| RunValues {
+            run_name: &evaluation.run_name,
+            query_ids: &evaluation.query_ids,
+            columns: evaluation.values.iter().map(Vec::as_slice).collect(),
+            aggregates: evaluation.aggregates(),
+        })
+        .collect();
+    table::render(&headings, &runs, per_query, format)
+}
+
+/// One run's results in trec_eval's format: a line per measure (as trec_eval names it, else
+/// by its own name), per query when asked, then the summary.
+fn trec_text(evaluation: &Evaluation, per_query: bool) -> String {
+    let lines: Vec<TrecLine> = evaluation
+        .measures
+        .iter()
+        .map(|m| TrecLine::new(m.trec_name().unwrap_or_else(|| m.name()), Some(m.clone())))
+        .collect();
+    let aggregates = evaluation.aggregates();
+    let columns: Vec<Column<'_>> = lines
+        .iter()
+        .enumerate()
+        .map(|(m, line)| Column {
+            line,
+            values: evaluation.scores(m),
+            summary: aggregates[m],
+            summary_of_other: false,
+        })
+        .collect();
+    let layout = Layout {
+        query_ids: &evaluation.query_ids,
+        per_query,
+        summary: true,
+        run_name: &evaluation.run_name,
+        relstrings: None,
+        zscores: None,
+    };
+    render(&columns, &layout)
+}
+
+/// Serve `rankscope evaluate ARGUMENTS` (the arguments after the command's name): its exit
+/// status, or `None` for the Python command line to run it.
+pub fn serve(arguments: &[OsString]) -> Option<ExitCode> {
+    let options = parse(arguments)?;
+    if options.format == Output::Table && std::io::stdout().is_terminal() {
+        return None; // the Python command draws a table for the terminal
+    }
+    Some(match output(&options)? {
+        Outcome::Printed(warnings, text) => print(&warnings, &text),
+        Outcome::Failed(warnings, error) => {
+            let code = worded_as_the_core(&error).unwrap_or(1);
+            fail(&warnings, &error.to_string(), code)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(arguments: &[&str]) -> Option<Options> {
+        let arguments: Vec<OsString> = arguments.iter().map(OsString::from).collect();
+        parse(&arguments)
+    }
+
+    #[test]
+    fn evaluate_s_options_in_their_forms() {
+        let options = parsed(&[
+            "q",
+            "-m",
+            "AP,nDCG@10",
+            "r1",
+            "-mRR",
+            "--measure=P@5",
+            "-qc",
+            "-l2",
+            "r2",
+            "--profile",
+            "trec9",
+            "-f",
+            "csv",
+        ])
+        .unwrap();
+        assert_eq!(options.qrels, "q");
+        assert_eq!(options.runs, ["r1", "r2"]);
+        assert_eq!(options.measures, ["AP,nDCG@10", "RR", "P@5"]);
+        assert!(options.per_query && options.complete);
+        assert_eq!(options.relevance_level, 2);
+        assert_eq!(options.profile, "trec9");
+        assert_eq!(options.format, Output::Csv);
+        let options = parsed(&[
+            "--per-query",
+            "--complete",
+            "-M",
+            "10",
+            "--format=trec",
+            "--no-stream",
+            "--run-format",
+            "trec",
+            "--engine=memory",
+            "q",
+            "r",
+            "-l",
+            "-1",
+        ])
+        .unwrap();
+        assert!(options.per_query && options.complete);
+        assert_eq!(options.max_documents, Some(10));
+        assert_eq!(options.format, Output::Trec);
+        assert_eq!(options.relevance_level, -1);
+    }
+
+    #[test]
+    fn what_this_door_does_not_serve_goes_to_python() {
+        let handed = [
+            &["q"][..],
+            &["q", "-"],
+            &["-", "r"],
+            &["q", "r", "-o", "out"],
+            &["q", "r", "-f", "json"],
+            &["q", "r", "--stream"],
+            &["q", "r", "--chunk-mb", "1"],
+            &["q", "r", "--engine", "spark"],
+            &["q", "r", "--lenient"],
+            &["q", "r", "--duplicates", "keep-first"],
+            &["q", "r", "--run-format", "jsonl"],
+            &["q", "r", "--run-columns", "score=s"],
+            &["q", "r", "--measures-from", "m.py"],
+            &["q", "r", "-m=AP"],
+            &["q", "r", "-m", "-q"],
+            &["q", "r", "-l", "x"],
+            &["q", "r", "--per"],
+            &["q", "r", "-h"],
+            &["--", "q", "r"],
+        ];
+        for arguments in handed {
+            assert_eq!(parsed(arguments), None, "{arguments:?}");
+        }
+    }
+
+    #[test]
+    fn files_of_other_formats_are_not_read_here() {
+        let folder = std::env::temp_dir().join(format!("rankscope-cli-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        let file = |name: &str, text: &str| {
+            let path = folder.join(name);
+            std::fs::write(&path, text).unwrap();
+            path.to_str().unwrap().to_string()
+        };
+        let trec = file("run.txt", "# a comment\n\nq1 Q0 d1 1 2.5 bm25\n");
+        assert_eq!(trec_file(&trec), Some(33));
+        for (name, text) in [
+            ("run.jsonl", "q1 Q0 d1 1 2.5 bm25\n"),
+            ("a.txt", "{\"query_id\": \"q1\"}\n"),
+            ("b.txt", "q1\td1\t1\n"),
+            ("c.txt", "query_id,doc_id,score\n"),
+            ("d.txt", "PAR1"),
+        ] {
+            assert_eq!(trec_file(&file(name, text)), None, "{name}");
+        }
+        assert_eq!(trec_file(&file("e.txt", "\n# only comments\n")), Some(17));
+        std::fs::remove_dir_all(&folder).unwrap();
+    }
+}

@@ -1,0 +1,143 @@
+"""What the native `rankscope` executable serves itself: with ``RANKSCOPE_NO_HANDOFF`` set it
+hands nothing to the Python command, so these command lines print the Python command's bytes
+only if the core served them; what it does not serve ends with a message instead."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from doors import NATIVE
+
+from rankscope.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "data"
+QRELS, BM25, DENSE = (str(EXAMPLE / name) for name in ("qrels.txt", "bm25.run", "dense.run"))
+CONFORMANCE = ROOT / "tests" / "data" / "trec_eval"
+
+pytestmark = pytest.mark.skipif(
+    NATIVE is None,
+    reason="no native rankscope executable: scripts/bootstrap builds it, or set RANKSCOPE_NATIVE",
+)
+
+
+def native(arguments: list[str]) -> tuple[int, str, str]:
+    """``rankscope ARGUMENTS`` through the native executable, which may hand nothing on."""
+    assert NATIVE is not None
+    environment = {**os.environ, "RANKSCOPE_NO_HANDOFF": "1"}
+    done = subprocess.run(
+        [str(NATIVE), *arguments], capture_output=True, env=environment, timeout=300
+    )
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def python(arguments: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(arguments)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _unjudged_run(tmp_path: Path) -> str:
+    """bm25's run with a query the qrels do not judge: a warning, the same from both doors."""
+    path = tmp_path / "extra.run"
+    path.write_text(Path(BM25).read_text() + "999 Q0 D999-1 1 1.0 bm25\n")
+    return str(path)
+
+
+SERVED = [
+    ["evaluate", QRELS, BM25],
+    ["evaluate", QRELS, BM25, DENSE, "-q"],
+    ["evaluate", QRELS, BM25, DENSE, "-m", "AP,nDCG@10", "-m", "NumRet", "-f", "csv", "-q"],
+    ["evaluate", QRELS, BM25, "-m", "P@5,P(rel=2)@5,NumQ,NumRel,GM_AP", "-f", "trec", "-q"],
+    ["evaluate", QRELS, BM25, "--profile", "weknora", "-c", "-M", "50", "-l", "2"],
+    ["evaluate", "--profile=trec9", "-qmRR", QRELS, BM25, "--no-stream", "--run-format", "trec"],
+    ["trec-eval", "-q", "-m", "official", str(CONFORMANCE / "qrels.test"), "RESULTS"],
+]
+
+
+@pytest.mark.parametrize("arguments", SERVED, ids=lambda a: " ".join(Path(x).name for x in a))
+def test_served_command_lines_print_the_python_command_s_bytes(
+    arguments: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    arguments = [str(CONFORMANCE / "results.test") if a == "RESULTS" else a for a in arguments]
+    expected = python(arguments, capsys)
+    assert expected[0] == 0, expected[2]
+    assert native(arguments) == expected
+
+
+def test_warnings_are_the_core_s_shown_as_the_python_command_shows_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    arguments = ["evaluate", QRELS, _unjudged_run(tmp_path), "-m", "AP"]
+    expected = python(arguments, capsys)
+    assert "1 queries of run 'bm25' have no judgements and were ignored: 999" in expected[2]
+    assert native(arguments) == expected
+
+
+def test_z_scores_are_served(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    zscores = tmp_path / "z"
+    zscores.write_text("301 map 0.5 0.25\r\n\n302 map 0.1 0\r301 P_5 0 0\n")
+    files = [str(CONFORMANCE / "qrels.test"), str(CONFORMANCE / "results.test")]
+    arguments = ["trec-eval", "-q", "-m", "map", "-m", "P.5", "-Z", str(zscores), *files]
+    expected = python(arguments, capsys)
+    assert expected[0] == 0 and expected[1].startswith("Zmap                   \t301\t-1.87")
+    assert native(arguments) == expected
+
+
+def _bad_line(tmp_path: Path) -> str:
+    path = tmp_path / "bad.run"
+    path.write_text("101 Q0 D101-4763 1 13.2 bm25\n101 Q0 D101-2286 2 inf bm25\n")
+    return str(path)
+
+
+def _empty(tmp_path: Path) -> str:
+    path = tmp_path / "empty.run"
+    path.write_text("")
+    return str(path)
+
+
+ERRORS = {
+    "no such qrels": lambda _: ["evaluate", "no-such-qrels", BM25],
+    "no such run": lambda _: ["evaluate", QRELS, BM25, "no-such-run", "-m", "AP"],
+    "bad line": lambda tmp_path: ["evaluate", QRELS, _bad_line(tmp_path)],
+    "empty run": lambda tmp_path: ["evaluate", QRELS, _empty(tmp_path), "-q"],
+    "unknown measure": lambda _: ["evaluate", QRELS, BM25, "-m", "nDGC@10"],
+    "after a warning": lambda tmp_path: [
+        "evaluate",
+        QRELS,
+        _unjudged_run(tmp_path),
+        _bad_line(tmp_path),
+        "-m",
+        "AP",
+    ],
+}
+
+
+@pytest.mark.parametrize("case", ERRORS)
+def test_errors_worded_by_the_core_are_served_with_the_python_command_s_message(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    arguments = ERRORS[case](tmp_path)
+    expected = python(arguments, capsys)
+    assert expected[0] in (1, 2) and "rankscope: error: " in expected[2]
+    assert native(arguments) == expected
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["evaluate", QRELS, BM25, "-f", "json"],
+        ["evaluate", QRELS, BM25, "-M", "-1"],
+        ["evaluate", QRELS, BM25, "--profile", "weknora", "-m", "RR@5"],
+        ["evaluate", QRELS, str(EXAMPLE)],
+        ["trec-eval", "-R", "prefs", QRELS, BM25],
+        ["measures"],
+    ],
+)
+def test_what_is_not_served_is_not_handed_on_either(arguments: list[str]) -> None:
+    code, out, err = native(arguments)
+    assert (code, out) == (3, "")
+    assert "does not serve `rankscope " in err and "RANKSCOPE_NO_HANDOFF is set" in err
