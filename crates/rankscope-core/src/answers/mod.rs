@@ -127,6 +127,16 @@ fn score_pair(answer: &str, references: &[String], measures: &[AnswerMeasure]) -
         .collect()
 }
 
+/// Refuses a batch whose lists of answers and of references differ in length.
+fn same_length(answers: usize, references: usize) -> Result<()> {
+    if answers == references {
+        return Ok(());
+    }
+    Err(Error::Input(InputProblem::new(format!(
+        "{answers} answers but {references} lists of references"
+    ))))
+}
+
 fn columns(rows: Vec<Vec<f64>>, measures: usize) -> Vec<Vec<f64>> {
     let mut columns = vec![Vec::with_capacity(rows.len()); measures];
     for row in rows {
@@ -147,13 +157,7 @@ pub fn score_pairs(
     references: &[Vec<String>],
     measures: &[AnswerMeasure],
 ) -> Result<Vec<Vec<f64>>> {
-    if answers.len() != references.len() {
-        return Err(Error::Input(InputProblem::new(format!(
-            "{} answers but {} lists of references",
-            answers.len(),
-            references.len()
-        ))));
-    }
+    same_length(answers.len(), references.len())?;
     let pairs: Vec<(&String, &Vec<String>)> = answers.iter().zip(references).collect();
     let rows = parallel::map(pairs, answers.len() >= PARALLEL_MIN_PAIRS, |(a, r)| {
         score_pair(a, r, measures)
@@ -180,13 +184,7 @@ pub fn score_weknora_pairs(
     references: &[Vec<String>],
     measures: &[WeknoraMeasure],
 ) -> Result<Vec<Vec<f64>>> {
-    if answers.len() != references.len() {
-        return Err(Error::Input(InputProblem::new(format!(
-            "{} answers but {} references",
-            answers.len(),
-            references.len()
-        ))));
-    }
+    same_length(answers.len(), references.len())?;
     let pairs: Vec<(&Vec<String>, &Vec<String>)> = answers.iter().zip(references).collect();
     let rows = parallel::map(pairs, answers.len() >= PARALLEL_MIN_PAIRS, |(a, r)| {
         score_weknora_pair(a, r, measures)
