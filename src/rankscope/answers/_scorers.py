@@ -34,9 +34,9 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 
-from rankscope import _core
 from rankscope.answers._judged import JUDGED_FAMILIES
 from rankscope.answers._weknora import BLEU_WEIGHTS, sentence_lines
+from rankscope.engine import native
 from rankscope.engine.measures import FAMILIES, Measure, default_measures
 from rankscope.errors import MeasureError, MissingDependencyError, ProfileError
 
@@ -121,7 +121,7 @@ def rouge_has_no_tokens(text: str) -> bool:
     >>> [rouge_has_no_tokens(text) for text in ("计算机的操作系统", "Linux 系统", "")]
     [True, False, False]
     """
-    return bool(text.strip()) and not _core.answer_tokens(text, "rouge")
+    return bool(text.strip()) and not native.answer_tokens(text, "rouge")
 
 
 _BLEU_CORE_TOKENIZERS = ("13a", "zh", "char", "none")
@@ -161,7 +161,7 @@ def _stemmed(text: str) -> str:
     """rouge-score's tokens of ``text`` with ``use_stemmer=True`` (words of more than three
     letters stemmed), joined by spaces for the core's ``none`` tokenizer."""
     stem = _stem()
-    tokens = (stem(t) if len(t) > 3 else t for t in _core.answer_tokens(text, "rouge"))
+    tokens = (stem(t) if len(t) > 3 else t for t in native.answer_tokens(text, "rouge"))
     return " ".join(t for t in tokens if _VALID_ROUGE_TOKEN.fullmatch(t))
 
 
@@ -202,7 +202,7 @@ def _standard_columns(
             text = _PREPARE[prepare]()
             answers = [text(answer) for answer in answers]
             references = [[text(r) for r in texts] for texts in references]
-        columns = _core.score_answers(answers, references, [spec for _, spec in group])
+        columns = native.score_answers(answers, references, [spec for _, spec in group])
         found.update(zip((m for m, _ in group), columns, strict=True))
     return found
 
@@ -219,7 +219,7 @@ def _weknora_columns(
     ]
     answers = [sentence_lines(answer) for answer, _ in pairs]
     references = [sentence_lines(texts[0]) for _, texts in pairs]
-    columns = _core.score_weknora_answers(answers, references, specs)
+    columns = native.score_weknora_answers(answers, references, specs)
     return dict(zip(measures, columns, strict=True))
 
 
