@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import uuid
+from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +22,13 @@ ROOT = Path(__file__).resolve().parent.parent
 # notebook, the wheels' dist/) are set up once; the Spark tests share one worker too, so that
 # one local Spark (a JVM, session-scoped in tests/spark/conftest.py) serves them all.
 ONE_WORKER_FOLDERS = ("tests/spark/",)
+# The file that takes longest (the wheels' builds and installs, minutes) is collected first: a
+# worker starts it while the other runs the rest, where last it would run alone at the end.
+FIRST_FILES = ("tests/test_packaging.py",)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(FIRST_FILES))  # stable: else as found
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -35,6 +43,27 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
             return next((folder for folder in ONE_WORKER_FOLDERS if path.startswith(folder)), path)
 
     return FileScheduling(config, log)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
+    """With ``--durations=N``, pytest's slowest tests are followed by the slowest files: the
+    setup, call and teardown times of a file's tests summed (a module-scoped fixture counts
+    in the file that uses it), so that what to speed up is seen by file (``N=0``: every file)."""
+    shown = config.getoption("durations", None)
+    if shown is None:
+        return
+    totals: defaultdict[str, float] = defaultdict(float)
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if isinstance(report, pytest.TestReport):
+                totals[report.nodeid.split("::")[0]] += report.duration
+    slowest = sorted(totals.items(), key=lambda item: -item[1])
+    terminalreporter.write_sep("=", f"slowest files ({sum(totals.values()):.1f} s of test time)")
+    for path, seconds in slowest[: shown or None]:
+        terminalreporter.write_line(f"{seconds:8.2f}s {path}")
 
 
 @pytest.fixture(scope="session")

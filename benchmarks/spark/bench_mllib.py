@@ -301,6 +301,13 @@ def _write(
         "- The machine is shared with other work, so single runs vary by up to 2x; compare "
         "ratios of medians.",
         "",
+        "## A small run from the command line",
+        "",
+        "`rankscope evaluate --engine spark` of TREC files runs one plain Spark job per run (no "
+        "Spark SQL, one task for a small file) rather than this benchmark's DataFrame route; its "
+        'time against a bare session, staged, is in `RESULTS-targets.md` ("Spark"), measured '
+        "by `benchmarks/spark/small_cli.py` and `benchmarks/spark/stages.py`.",
+        "",
     ]
     Path(args.output).write_text("\n".join(text))
 

@@ -439,3 +439,31 @@ def test_a_task_with_a_generator_fits_a_1400_pixel_window(
         watched.check()
     finally:
         context.close()
+
+
+def test_judging_tasks_are_listed_beside_evaluation_tasks(
+    watched: Watched, server: tuple[str, EvaluationService], tmp_path: Path
+) -> None:
+    from chat_server import ChatServer, serve_chat, write_inputs
+
+    service = server[1]
+    files = write_inputs(tmp_path / "in", 20)
+    page = watched.page
+    with serve_chat(ChatServer(delay=0.1)) as judge:
+        spec = {"type": "http", "url": judge.url, "model": "judge-model", "backoff": 0.01}
+        task = service.submit_judging(spec, **files, name="listed", concurrency=1)
+        service.start(task.id)
+        page.goto(watched.base + "/")
+        row = f'#judging-tasks tr[data-judging="{task.id}"]'
+        page.wait_for_selector(row)
+        assert page.inner_text(f"{row} td.name a") == "listed"
+        assert page.inner_text(f"{row} td:nth-child(4)") == "judge-model"
+        # The list follows the task while it runs, and shows it done.
+        page.wait_for_selector(f'{row}[data-status="succeeded"]')
+    assert page.inner_text(f'{row} [data-field="status"]') == "succeeded"
+    assert page.inner_text(f'{row} [data-field="count"]') == "20 / 20 pairs"
+    assert page.get_attribute(f'{row} [data-field="bar"]', "value") == "20"
+    page.click(f'{row} a[href="/judgings/{task.id}"]')
+    page.wait_for_url(f"**/judgings/{task.id}")
+    page.wait_for_selector('#judging[data-status="succeeded"]')
+    watched.check()

@@ -393,3 +393,50 @@ def test_the_task_page_fills_the_holes_with_a_judge_and_scores_the_task_again(
             assert wrong.status_code == 303 and "message=" in wrong.headers["location"]
             assert client.get("/judgings/nope").status_code == 404
         service.close()
+
+
+def test_the_judgings_of_a_task_are_found_by_its_index_also_in_a_version_4_store(
+    tmp_path: Path, toy_module: str
+) -> None:
+    import sqlite3
+
+    db = tmp_path / "tasks.db"
+    _, evaluation = _evaluated(tmp_path, toy_module, str(db))
+    files = write_inputs(tmp_path / "in", 3)
+    service = EvaluationService(db)
+    try:
+        holes = service.submit_judging("json:loads", holes_of=evaluation, depth=5)
+        pool = service.submit_judging("json:loads", **files)
+        assert [j.id for j in service.judgings_of(evaluation)] == [holes.id]
+        assert service.judgings_of(pool.id) == []
+        plan = (
+            service.store._connection()
+            .execute(
+                "EXPLAIN QUERY PLAN SELECT id FROM tasks WHERE kind = 'judging' "
+                "AND source_task = ?",
+                (evaluation,),
+            )
+            .fetchall()
+        )
+        assert any("tasks_by_source" in str(tuple(row)) for row in plan)
+    finally:
+        service.close()
+    with sqlite3.connect(db) as old:
+        old.execute("DROP INDEX tasks_by_source")
+        for column in ("answer_counts", "source_task"):
+            old.execute(f"ALTER TABLE tasks DROP COLUMN {column}")
+        old.execute("DROP TABLE answer_judgements")
+        old.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+    service = EvaluationService(db)
+    try:
+        # Brought up to date: the link read from the judging task's specification, indexed.
+        assert [j.id for j in service.judgings_of(evaluation)] == [holes.id]
+        assert service.get(evaluation).answer_counts == {}
+        (version,) = (
+            service.store._connection()
+            .execute("SELECT value FROM meta WHERE key = 'schema_version'")
+            .fetchone()
+        )
+        assert version == "5"
+    finally:
+        service.close()

@@ -130,3 +130,76 @@ def test_two_workers_one_killed_every_question_scored_once(
     finally:
         finished.close()
         reference.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+def test_workers_run_judging_tasks_one_killed_each_pair_judged_once(
+    tmp_path: Path, store_location: str, toy_module: str
+) -> None:
+    from chat_server import ChatServer, grade_of, passage, query, serve_chat, write_inputs
+    from rankscope.service.store.judging import judging_calls, stored_grades
+
+    pytest.importorskip("fastapi")
+    count = 30
+    files = write_inputs(tmp_path / "in", count)
+    with serve_chat(ChatServer(delay=0.05)) as server:
+        service = EvaluationService(store_location)
+        judge = {"type": "http", "url": server.url, "model": "m", "backoff": 0.01, "timeout": 5}
+        task = service.submit_judging(judge, **files, concurrency=2)
+        service.close()
+
+        def graded() -> int:
+            store = open_store(store_location)
+            try:
+                return len(stored_grades(store, task.id))
+            finally:
+                store.close()
+
+        first = _worker(store_location, tmp_path / "first.log", tmp_path, toy_module)
+        second: subprocess.Popen[bytes] | None = None
+        try:
+            deadline = time.monotonic() + 60
+            while graded() < 6:
+                assert first.poll() is None, "the first worker ended"
+                assert time.monotonic() < deadline, "the first worker judged nothing in 60 s"
+                time.sleep(0.01)
+            first.send_signal(signal.SIGKILL)
+            first.wait(timeout=10)
+            store = open_store(store_location)
+            try:
+                before = {(g.pair.query_id, g.pair.doc_id) for g in stored_grades(store, task.id)}
+            finally:
+                store.close()
+            asked_before = sum(server.calls.values())
+            # The second worker takes the judging task up again where the first stopped.
+            second = _worker(store_location, tmp_path / "second.log", tmp_path, toy_module)
+            watching = EvaluationService(store_location)
+            try:
+                done = watching.wait_judging(task.id, timeout=120)
+            finally:
+                watching.close()
+        finally:
+            for worker in (first, second):
+                if worker is not None and worker.poll() is None:
+                    worker.send_signal(signal.SIGTERM)
+            for worker in (first, second):
+                if worker is not None:
+                    worker.wait(timeout=30)
+    assert first.returncode == -signal.SIGKILL
+    assert (done.status, done.graded, done.failed) == ("succeeded", count, 0)
+    assert 6 <= len(before) < count
+    store = open_store(store_location)
+    try:
+        grades = stored_grades(store, task.id)
+        calls = judging_calls(store, task.id)
+    finally:
+        store.close()
+    assert all(
+        g.grade == grade_of(query(int(g.pair.query_id[1:])), passage(int(g.pair.doc_id[1:])))
+        for g in grades
+    )
+    for i in range(count):
+        asked = server.calls[(query(i), passage(i))]
+        assert asked == 1 if (f"q{i:02d}", f"d{i:02d}") in before else 1 <= asked <= 2
+    assert sum(server.calls.values()) - asked_before == count - len(before)
+    assert len(calls) == count and len({c["owner"] for c in calls}) == 2

@@ -118,3 +118,59 @@ def test_a_run_not_grouped_is_evaluated_again_with_a_shuffle(
         "is not grouped by query" in m and "evaluating it again with a shuffle by query" in m
         for m in messages
     ), messages
+
+
+@pytest.mark.parametrize("options", [{}, {"complete": True}], ids=["default", "complete"])
+def test_files_are_evaluated_range_by_range_with_the_in_memory_numbers(
+    spark: Any, tmp_path: Path, small_ranges: None, options: dict[str, Any]
+) -> None:
+    # What the command line runs: one plain Spark job over the run's ranges, the judged
+    # queries the run lacks added on the driver.
+    qrels, run = generated()
+    run = run.sort_values("query_id", kind="stable")
+    qrels_path = _write(qrels, tmp_path / "qrels", run=False)
+    run_path = _write(run, tmp_path / "run", run=True)
+    expected, in_memory = _warned(
+        lambda: rankscope.evaluate(qrels_path, run_path, MEASURES, **options)
+    )
+    results, on_spark = _warned(
+        lambda: rankscope.spark.evaluate_files(spark, qrels_path, [run_path], MEASURES, **options)
+    )
+    (got,) = results
+    assert on_spark == in_memory and in_memory  # the unjudged queries, word for word
+    assert got.run_name == expected.run_name
+    assert got.query_ids == expected.query_ids
+    assert got.per_query.equals(expected.per_query)
+    assert got.mean() == expected.mean()
+    assert got.missing_queries == expected.missing_queries
+    assert got.unjudged_queries == expected.unjudged_queries
+
+
+def test_files_not_grouped_are_evaluated_again_with_a_shuffle(
+    spark: Any, tmp_path: Path, small_ranges: None
+) -> None:
+    qrels, run = generated()  # queries scattered over the file
+    qrels_path = _write(qrels, tmp_path / "qrels", run=False)
+    run_path = _write(run, tmp_path / "run", run=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RankscopeWarning)
+        expected = rankscope.evaluate(qrels_path, run_path, MEASURES, complete=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RankscopeWarning)
+        (got,) = rankscope.spark.evaluate_files(
+            spark, qrels_path, [run_path], MEASURES, complete=True
+        )
+    assert got.per_query.equals(expected.per_query)
+    assert got.mean() == expected.mean()
+    regrouped = [str(w.message) for w in caught if "is not grouped by query" in str(w.message)]
+    assert len(regrouped) == 1, [str(w.message) for w in caught]
+    assert regrouped[0].startswith(f"{run_path}: the run is not grouped by query: '")
+    assert regrouped[0].endswith("evaluating it again with a shuffle by query")
+
+
+def _warned(action: Any) -> tuple[Any, list[str]]:
+    """What ``action()`` returns, and the messages of the rankscope warnings it gave."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RankscopeWarning)
+        value = action()
+    return value, [str(w.message) for w in caught if issubclass(w.category, RankscopeWarning)]

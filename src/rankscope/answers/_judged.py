@@ -22,12 +22,14 @@ without any grade has no mean nor spread (NaN). The three statistics of one meas
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import math
 import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from rankscope.errors import OptionError
 from rankscope.judge._judges import judgement_of
@@ -35,9 +37,19 @@ from rankscope.judge._prompt import Prompt
 
 if TYPE_CHECKING:
     from rankscope.engine.measures import Measure
-    from rankscope.judge._judges import Judge
+    from rankscope.judge._judges import Judge, Judgement
 
-__all__ = ["ANSWER_GRADES", "ANSWER_PROMPTS", "JUDGED_FAMILIES", "JudgedAnswers", "judge_answers"]
+__all__ = [
+    "ANSWER_GRADES",
+    "ANSWER_PROMPTS",
+    "JUDGED_FAMILIES",
+    "AskingLedger",
+    "JudgedAnswers",
+    "ask_answers",
+    "check_judged",
+    "judge_answers",
+    "prompt_digest",
+]
 
 ANSWER_GRADES = (0, 1, 2, 3)
 """The scale of the judged answer measures."""
@@ -119,6 +131,118 @@ def _value(grades: Sequence[int | None], stat: str) -> float:
     return statistics.fmean(graded) if stat == "mean" else statistics.pstdev(graded)
 
 
+class AskingLedger(Protocol):
+    """Where the askings of `ask_answers` are kept as they end, so that asking again (a resumed
+    task) reuses them: an asking is named by its measure, ``repeats``, question, number (0 ...
+    ``repeats - 1``) and a digest of the prompt it answers (another answer, another prompt)."""
+
+    def known(
+        self, family: str, repeats: int, question_id: str, number: int, digest: str
+    ) -> Judgement | None:
+        """The stored judgement of this asking of this prompt, or None (to be asked)."""
+
+    def asked(
+        self,
+        family: str,
+        repeats: int,
+        question_id: str,
+        number: int,
+        digest: str,
+        judgement: Judgement,
+    ) -> None:
+        """Keep an asking's judgement, before any other asking of its question goes on."""
+
+
+def prompt_digest(messages: Sequence[Mapping[str, str]]) -> str:
+    """What names a prompt's messages across processes.
+
+    >>> prompt_digest([{"role": "user", "content": "Grade: ?"}])[:12]
+    '488c53b8c727'
+    """
+    return hashlib.sha256(json.dumps(list(map(dict, messages))).encode()).hexdigest()
+
+
+def check_judged(
+    measures: Sequence[Measure],
+    question_ids: Sequence[str],
+    questions: Mapping[str, str],
+    contexts: Mapping[str, Sequence[str]] | None,
+) -> list[Measure]:
+    """The judged measures among ``measures``, checked: each question has its text, and the
+    passages for ``Faithfulness``."""
+    judged = [m for m in measures if m.family in ANSWER_PROMPTS]
+    for m in judged:
+        if m.family == "Faithfulness" and contexts is None:
+            raise OptionError(f"{m.name} needs the passages each answer was written from: contexts")
+        missing = [q for q in question_ids if q not in questions]
+        if missing:
+            raise OptionError(
+                f"{m.name} needs each question's text; {len(missing)} have none (first: "
+                f"{missing[0]!r}): questions"
+            )
+    return judged
+
+
+async def ask_answers(
+    judge: Judge,
+    judged: Sequence[Measure],
+    question_ids: Sequence[str],
+    questions: Mapping[str, str],
+    answers: Mapping[str, str],
+    references: Mapping[str, Sequence[str]],
+    contexts: Mapping[str, Sequence[str]] | None,
+    gate: asyncio.Semaphore,
+    *,
+    prompts: Mapping[str, Prompt] | None = None,
+    ledger: AskingLedger | None = None,
+) -> JudgedAnswers:
+    """The askings of `judge_answers` (the judged measures checked by `check_judged`), with
+    ``judge`` open and ``gate`` bounding the askings in flight: what the service's tasks await
+    for each question. With a ``ledger``, an asking it knows is not asked again, and every
+    other is handed to it as it ends."""
+    used = {**ANSWER_PROMPTS, **(prompts or {})}
+    groups = sorted({(m.family, _repeats(m)) for m in judged})
+    found = JudgedAnswers()
+    grades: dict[tuple[str, int, str], list[int | None]] = {}
+
+    def texts(family: str, qid: str) -> dict[str, str]:
+        given = {"question": questions.get(qid, ""), "answer": answers.get(qid, "")}
+        if family == "Faithfulness":
+            passages = (contexts or {}).get(qid, ())
+            given["passages"] = "\n\n".join(f"[{i}] {p}" for i, p in enumerate(passages, 1))
+        elif family == "ReferenceAgreement":
+            given["reference"] = "\n".join(f"- {r}" for r in references.get(qid, ()))
+        return given
+
+    async def ask(family: str, repeats: int, qid: str) -> None:
+        messages = used[family].messages(**texts(family, qid))
+        digest = prompt_digest(messages) if ledger is not None else ""
+        for number in range(repeats):
+            judgement = (
+                None if ledger is None else ledger.known(family, repeats, qid, number, digest)
+            )
+            if judgement is None:
+                async with gate:
+                    reply = await judge.complete(messages)
+                judgement = judgement_of(reply, ANSWER_GRADES)
+                if ledger is not None:
+                    ledger.asked(family, repeats, qid, number, digest, judgement)
+            grades.setdefault((family, repeats, qid), []).append(judgement.grade)
+            found.askings += 1
+            if judgement.grade is None:
+                found.failures[judgement.failure or "error"] += 1
+
+    await asyncio.gather(
+        *(ask(family, repeats, q) for family, repeats in groups for q in question_ids)
+    )
+    for m in judged:
+        stat = m.param("stat") or "mean"
+        found.values[m.name] = [
+            _value(grades[(m.family, _repeats(m), q)], stat) for q in question_ids
+        ]
+    return found
+
+
 def judge_answers(
     judge: Judge,
     measures: Sequence[Measure],
@@ -145,57 +269,25 @@ def judge_answers(
     >>> found.values, found.askings
     ({'AnswerRelevance': [0.6666666666666666], 'AnswerRelevance(stat=sd)': [0.0]}, 1)
     """
-    used = {**ANSWER_PROMPTS, **(prompts or {})}
-    judged = [m for m in measures if m.family in ANSWER_PROMPTS]
-    for m in judged:
-        if m.family == "Faithfulness" and contexts is None:
-            raise OptionError(f"{m.name} needs the passages each answer was written from: contexts")
-        missing = [q for q in question_ids if q not in questions]
-        if missing:
-            raise OptionError(
-                f"{m.name} needs each question's text; {len(missing)} have none (first: "
-                f"{missing[0]!r}): questions"
-            )
-    groups = sorted({(m.family, _repeats(m)) for m in judged})
-    found = JudgedAnswers()
-    grades: dict[tuple[str, int, str], list[int | None]] = {}
+    judged = check_judged(measures, question_ids, questions, contexts)
+    if not judged or not question_ids:
+        return JudgedAnswers({m.name: [] for m in judged})
 
-    def texts(family: str, qid: str) -> dict[str, str]:
-        given = {"question": questions.get(qid, ""), "answer": answers.get(qid, "")}
-        if family == "Faithfulness":
-            passages = (contexts or {}).get(qid, ())
-            given["passages"] = "\n\n".join(f"[{i}] {p}" for i, p in enumerate(passages, 1))
-        elif family == "ReferenceAgreement":
-            given["reference"] = "\n".join(f"- {r}" for r in references.get(qid, ()))
-        return given
-
-    async def ask_all() -> None:
+    async def ask_all() -> JudgedAnswers:
         await judge.open(concurrency)
-        gate = asyncio.Semaphore(concurrency)
-
-        async def ask(family: str, repeats: int, qid: str) -> None:
-            messages = used[family].messages(**texts(family, qid))
-            for _ in range(repeats):
-                async with gate:
-                    reply = await judge.complete(messages)
-                judgement = judgement_of(reply, ANSWER_GRADES)
-                grades.setdefault((family, repeats, qid), []).append(judgement.grade)
-                found.askings += 1
-                if judgement.grade is None:
-                    found.failures[judgement.failure or "error"] += 1
-
         try:
-            await asyncio.gather(
-                *(ask(family, repeats, q) for family, repeats in groups for q in question_ids)
+            return await ask_answers(
+                judge,
+                judged,
+                question_ids,
+                questions,
+                answers,
+                references,
+                contexts,
+                asyncio.Semaphore(concurrency),
+                prompts=prompts,
             )
         finally:
             await judge.aclose()
 
-    if groups and question_ids:
-        asyncio.run(ask_all())
-    for m in judged:
-        stat = m.param("stat") or "mean"
-        found.values[m.name] = [
-            _value(grades[(m.family, _repeats(m), q)], stat) for q in question_ids
-        ]
-    return found
+    return asyncio.run(ask_all())

@@ -23,6 +23,7 @@ from rankscope.cli._common import (
     add_measures_from_option,
     split_measures,
 )
+from rankscope.cli._judge import add_endpoint_arguments
 from rankscope.cli._report import (
     add_pair_options,
     add_report_options,
@@ -30,7 +31,7 @@ from rankscope.cli._report import (
     pair_options,
     write_report,
 )
-from rankscope.errors import InputError, MissingDependencyError
+from rankscope.errors import InputError, MissingDependencyError, OptionError
 
 EXIT_OK = 0
 EXIT_TASK_NOT_SUCCEEDED = 1
@@ -155,6 +156,21 @@ def _add_run(subparsers: Any) -> None:
     )
     answers.add_argument(
         "--generator-retries", type=int, help="retries of transient failures (default 3)"
+    )
+    judged = parser.add_argument_group(
+        "the judge of answers",
+        "for the judged answer measures Faithfulness, AnswerRelevance and ReferenceAgreement "
+        "(each with repeats=N and stat=mean|sd|failed): an OpenAI-compatible chat-completions "
+        "endpoint, asked with the question, the answer, the passages the generator was given "
+        "and the references; each asking is stored as it ends, and an answer it gives no "
+        "grade is counted apart, never in the mean",
+    )
+    add_endpoint_arguments(judged, "judge-")
+    judged.add_argument(
+        "--judge-repeats",
+        type=int,
+        metavar="N",
+        help="askings of each judged measure named without repeats= (default 1)",
     )
     _db_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the task as JSON")
@@ -325,9 +341,10 @@ def _add_serve(subparsers: Any) -> None:
 def _add_worker(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "worker",
-        help="run the pending evaluation tasks of a shared store",
-        description="Take the pending tasks of the store one at a time and run them (each "
-        "question committed as it finishes), with other workers and 'rankscope serve' "
+        help="run the pending evaluation and judging tasks of a shared store",
+        description="Take the pending tasks of the store, evaluations and judgings, one at a "
+        "time and run them (each question, and each pair judged, committed as it finishes), "
+        "with other workers and 'rankscope serve' "
         "processes on any machine that share the store (a PostgreSQL server: tasks are "
         "claimed with SELECT ... FOR UPDATE SKIP LOCKED, so none runs twice). A task whose "
         "worker died is taken up again where it stopped. SIGTERM or Ctrl-C stop it; the "
@@ -420,7 +437,9 @@ def _print_task(info: Any, *, detailed: bool = True) -> None:
     if info.generator is not None:
         print(f"  answers scored: {info.answered} (generator {_retriever_label(info.generator)})")
         for name in info.answer_measures:
-            print(f"  {name:<{width}}  {_format(info.answer_metrics.get(name))}")
+            count = info.answer_counts.get(name, info.answered)
+            unjudged = f"  ({info.answered - count} not graded)" if count < info.answered else ""
+            print(f"  {name:<{width}}  {_format(info.answer_metrics.get(name))}{unjudged}")
         if info.answer_note:
             print(f"  note: {info.answer_note}")
     if detailed and info.latency_ms:
@@ -504,6 +523,7 @@ def _run(args: argparse.Namespace) -> int:
             generator=args.generator,
             answer_measures=split_measures(args.answer_measures) or None,
             generator_options=_generator_options(args),
+            answer_judge=_answer_judge(args),
         )
         if not args.json:
             print(
@@ -513,6 +533,33 @@ def _run(args: argparse.Namespace) -> int:
         return _execute(service, info.id, info.total, args)
     finally:
         service.close()
+
+
+def _answer_judge(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The task's judge of answers, when the options name one."""
+    if args.judge_url is None and args.judge_model is None:
+        if args.judge_repeats is not None:
+            raise OptionError("--judge-repeats goes with a judge: --judge-url and --judge-model")
+        return None
+    if args.judge_url is None or args.judge_model is None:
+        raise OptionError("give the judge's --judge-url and --judge-model")
+    judge = {
+        "type": "http",
+        "url": args.judge_url,
+        "model": args.judge_model,
+        "api_key_env": args.judge_api_key_env,
+        "max_tokens": args.judge_max_tokens,
+        "temperature": args.judge_temperature,
+        "seed": args.judge_seed,
+        "timeout": args.judge_timeout,
+        "retries": args.judge_retries,
+        "backoff": args.judge_backoff,
+    }
+    return {
+        "judge": {key: value for key, value in judge.items() if value is not None},
+        "concurrency": args.judge_concurrency,
+        "repeats": args.judge_repeats,
+    }
 
 
 def _tasks_list(args: argparse.Namespace) -> int:

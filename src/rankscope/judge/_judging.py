@@ -261,13 +261,15 @@ def submit_judging(
     seed: int = 0,
     name: str | None = None,
     extra: Mapping[str, Any] | None = None,
+    source_task: str | None = None,
 ) -> tuple[str, bool]:
     """The judging task of these pairs and this judge in ``store``, created (with the texts
     it reads) unless it is there already: its id, and whether it was there.
 
     The id is a digest of what is judged and by what (`judge_pairs`), so the same judging
     asked again finds its task. ``extra`` is kept in the task's specification beside that
-    (the service keeps how to run it again there) and is no part of the digest.
+    (the service keeps how to run it again there) and is no part of the digest;
+    ``source_task`` names the evaluation task whose holes it fills (the store indexes it).
     """
     from rankscope.service.store.judging import JudgePair, create_judging
 
@@ -300,7 +302,12 @@ def submit_judging(
     doc_texts = _texts(corpus, pl.Series([p.doc_id for p in ordered]), "document", "corpus")
     create_judging(
         store,
-        {"id": task_id, "name": name, "spec": {**spec, **(extra or {})}},
+        {
+            "id": task_id,
+            "name": name,
+            "spec": {**spec, **(extra or {})},
+            "source_task": source_task,
+        },
         ordered,
         query_texts,
         doc_texts,
@@ -355,8 +362,10 @@ def run_judging(
     on_judged: Callable[[JudgePair, Judgement], None] | None = None,
     halt: Callable[[], str | None] | None = None,
     progress: ProgressOption = None,
+    owner: str | None = None,
 ) -> JudgingReport:
-    """Run (or resume) a judging task of ``store`` with ``judge``: claim it, judge its pairs
+    """Run (or resume) a judging task of ``store`` with ``judge``: claim it (unless a worker
+    claimed it already, under ``owner``), judge its pairs
     without a stored judgement (and, with ``retry_failed``, the failed ones), each committed
     as it arrives, and conclude it.
 
@@ -375,7 +384,7 @@ def run_judging(
 
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise OptionError(f"concurrency must be an integer >= 1; got {concurrency!r}")
-    owner = _claim(store, task_id)
+    owner = owner or _claim(store, task_id)
     writer = JudgeWriter(store, task_id, owner)
     task = store.task(task_id)
     pending = pending_pairs(store, task_id, failed=retry_failed)

@@ -18,7 +18,13 @@ import rankscope
 from rankscope import errors
 from rankscope.errors import InputError, OptionError, RankscopeError, RankscopeWarning
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE
-from rankscope.spark._grouped import NOT_GROUPED, grouped_outcome
+from rankscope.spark._grouped import (
+    NOT_GROUPED,
+    grouped_outcome,
+    missing_rows,
+    query_read_twice,
+    scored_ranges,
+)
 from rankscope.spark._partition import (
     COUNT_COLUMNS,
     HEAD_COLUMNS,
@@ -37,7 +43,7 @@ from rankscope.spark._partition import (
     evaluate_partition,
     results_of,
 )
-from rankscope.spark._read import trec_files_of
+from rankscope.spark._read import TrecFiles, _ranges, trec_files_of
 from rankscope.spark._session import quiet_pyspark
 
 if TYPE_CHECKING:
@@ -135,21 +141,26 @@ def _errors_of_executors(session: SparkSession | None = None) -> Iterator[None]:
     try:
         yield
     except Exception as error:
-        if type(error).__name__ != "PythonException":
+        # A failed task of a DataFrame job is a PythonException; of a plain job, a Java one.
+        if type(error).__name__ not in ("PythonException", "Py4JJavaError"):
             raise
         text = str(error)
         if "No module named 'rankscope'" in text:
             raise RankscopeError(_missing_on_executors(session)) from error
-        raised = _RAISED.search(text)
+        raised = _RAISED.search(text) if type(error).__name__ == "PythonException" else None
         if raised is None:
             raise
-        name, message = raised.groups()
-        kind = getattr(errors, name, None)
-        if not isinstance(kind, type) or not issubclass(kind, RankscopeError):
-            kind = InputError  # one of the engine's own subclasses of it
-        if issubclass(kind, errors.MissingDependencyError):
-            kind = RankscopeError  # its message is complete; its constructor words another
-        raise kind(message) from None
+        raise _raised_as(*raised.groups()) from None
+
+
+def _raised_as(name: str, message: str) -> RankscopeError:
+    """The rankscope error an executor raised, from its class name and message."""
+    kind = getattr(errors, name, None)
+    if not isinstance(kind, type) or not issubclass(kind, RankscopeError):
+        kind = InputError  # one of the engine's own subclasses of it
+    if issubclass(kind, errors.MissingDependencyError):
+        kind = RankscopeError  # its message is complete; its constructor words another
+    return kind(message)
 
 
 class SparkResults:
@@ -190,12 +201,7 @@ class SparkResults:
             if self._fallback is None or NOT_GROUPED not in str(error):
                 raise
             query = str(error).split(NOT_GROUPED, 1)[1].lstrip(": ")
-            warnings.warn(
-                f"{self._task.run_source}: the run is not grouped by query: {query} appears in "
-                "two parts of the file; evaluating it again with a shuffle by query",
-                RankscopeWarning,
-                stacklevel=4,
-            )
+            _warn_not_grouped(self._task, query, stacklevel=5)
             self._outcome.unpersist()
             self._outcome = self._fallback().persist()
             self._fallback = None
@@ -286,13 +292,7 @@ class SparkResults:
         """The per-query table brought to the driver as a `rankscope.Results`, identical to the
         in-memory evaluation's: for `rankscope.compare`, reports and the command line. Only
         per-query values travel (one row per query), never the run."""
-        frame = self._retrying(lambda: _to_polars(self._outcome))
-        task = self._task
-        Counts.of(frame[STATUS]).check(task)
-        results = results_of(frame, task)
-        unjudged = results.unjudged_queries
-        _warn_unjudged(len(unjudged), list(unjudged[:5]), task.run_name)
-        return results
+        return _checked_results(self._retrying(lambda: _to_polars(self._outcome)), self._task)
 
     def unpersist(self) -> None:
         """Drop the cached per-query table."""
@@ -309,6 +309,25 @@ def _to_polars(frame: DataFrame) -> pl.DataFrame:
     else:
         table = pl.from_pandas(frame.toPandas())
     return table.with_columns(pl.col(STATUS).cast(pl.Int8))
+
+
+def _checked_results(frame: pl.DataFrame, task: Task) -> rankscope.Results:
+    """The `Results` of a whole per-query table on the driver, refused and warned about as in
+    memory."""
+    Counts.of(frame[STATUS]).check(task)
+    results = results_of(frame, task)
+    unjudged = results.unjudged_queries
+    _warn_unjudged(len(unjudged), list(unjudged[:5]), task.run_name)
+    return results
+
+
+def _warn_not_grouped(task: Task, query: str, stacklevel: int) -> None:
+    warnings.warn(
+        f"{task.run_source}: the run is not grouped by query: {query} appears in two parts of "
+        "the file; evaluating it again with a shuffle by query",
+        RankscopeWarning,
+        stacklevel=stacklevel,
+    )
 
 
 def _warn_unjudged(count: int, head: list[str], run_name: str) -> None:
@@ -387,6 +406,50 @@ def evaluate(
     {'nDCG@10': 0.4837..., 'AP': 0.3561...}
     >>> results.per_query.write.parquet("per_query.parquet")  # doctest: +SKIP
     """
+    task = _task(
+        measures,
+        profile=profile,
+        complete=complete,
+        relevance_level=relevance_level,
+        max_documents=max_documents,
+        duplicate_documents=duplicate_documents,
+        partitions=partitions,
+        rows_per_chunk=rows_per_chunk,
+        run_name=run_name,
+        qrels_source=qrels_source,
+        run_source=run_source,
+    )
+    schema = _outcome_schema(task.columns)
+
+    def shuffled() -> DataFrame:
+        return _shuffled_outcome(
+            qrels, run, task, schema, partitions, (query_id, doc_id, relevance, score)
+        )
+
+    run_files, qrels_files = trec_files_of(run), trec_files_of(qrels)
+    named_ours = (query_id, doc_id, relevance, score) == (QUERY_ID, DOC_ID, RELEVANCE, SCORE)
+    if run_files is not None and qrels_files is not None and named_ours and partitions is None:
+        # Straight from TREC files: each range of the run evaluated where it is read.
+        grouped = grouped_outcome(run.sparkSession, run_files, qrels_files, task, schema)
+        return SparkResults(grouped.persist(), task, fallback=shuffled)
+    return SparkResults(shuffled().persist(), task)
+
+
+def _task(
+    measures: str | Iterable[str] | None,
+    *,
+    profile: str | rankscope.Conventions = "trec",
+    complete: bool = False,
+    relevance_level: int = 1,
+    max_documents: int | None = None,
+    duplicate_documents: str | None = None,
+    partitions: int | None = None,
+    rows_per_chunk: int = DEFAULT_ROWS_PER_CHUNK,
+    run_name: str = "run",
+    qrels_source: str = "<qrels DataFrame>",
+    run_source: str = "<run DataFrame>",
+) -> Task:
+    """What the executors need, checked on the driver before any job (see `evaluate`)."""
     options: dict[str, Any] = {
         "profile": profile,
         "complete": complete,
@@ -403,7 +466,7 @@ def evaluate(
     # one tiny query: the same errors with the same messages, and the canonical names.
     probe = rankscope.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, measures, **options)
     names = tuple(m.name for m in probe.measures)
-    task = Task(
+    return Task(
         measures=names,
         options=options,
         complete=complete,
@@ -414,20 +477,6 @@ def evaluate(
         rows_per_chunk=rows_per_chunk,
         definitions=_shipped(names),
     )
-    schema = _outcome_schema(task.columns)
-
-    def shuffled() -> DataFrame:
-        return _shuffled_outcome(
-            qrels, run, task, schema, partitions, (query_id, doc_id, relevance, score)
-        )
-
-    run_files, qrels_files = trec_files_of(run), trec_files_of(qrels)
-    named_ours = (query_id, doc_id, relevance, score) == (QUERY_ID, DOC_ID, RELEVANCE, SCORE)
-    if run_files is not None and qrels_files is not None and named_ours and partitions is None:
-        # Straight from TREC files: each range of the run evaluated where it is read.
-        grouped = grouped_outcome(run.sparkSession, run_files, qrels_files, task, schema)
-        return SparkResults(grouped.persist(), task, fallback=shuffled)
-    return SparkResults(shuffled().persist(), task)
 
 
 def _shipped(names: Iterable[str]) -> bytes:
@@ -483,6 +532,11 @@ def _shuffled_outcome(
         )
 
 
+_DATAFRAME_OPTIONS = ("partitions", QUERY_ID, DOC_ID, RELEVANCE, SCORE)
+"""Options of `evaluate` that only DataFrames have a use for (a shuffle into so many
+partitions, other column names)."""
+
+
 def evaluate_files(
     spark: SparkSession,
     qrels_path: str,
@@ -496,25 +550,83 @@ def evaluate_files(
     """Evaluate run files against a qrels file on Spark: what ``rankscope evaluate --engine
     spark`` prints, as one `rankscope.Results` per run (per-query values brought to the
     driver). Paths may be files, directories or globs of TREC or Parquet files; ``options``
-    are those of :func:`evaluate`."""
-    from rankscope.spark._read import read_qrels, read_run
+    are those of :func:`evaluate`.
+
+    TREC files are evaluated by one plain Spark job per run, without Spark SQL: each byte
+    range of the run, cut at query boundaries, read and scored by the task that reads it
+    (as `evaluate` does), the per-query rows collected, and the judged queries the run lacks
+    added on the driver, which reads the qrels with the core. A run that turns out not to be
+    grouped by query is evaluated again with a shuffle, with a warning."""
+    from rankscope.spark._read import read_qrels, read_run, run_name_of, trec_source
 
     for path in (qrels_path, *run_paths):
         if path == "-":
             raise InputError("Spark cannot read standard input; give a file path")
-    qrels = read_qrels(spark, qrels_path, qrels_format)
+    qrels_files = trec_source(qrels_path, qrels_format, "qrels")
+    dataframe_options = {k: options[k] for k in _DATAFRAME_OPTIONS if options.get(k) is not None}
+    qrels: DataFrame | None = None
     results = []
     for path in run_paths:
+        run_files = trec_source(path, run_format, "run")
+        ungrouped: Task | None = None
+        if qrels_files is not None and run_files is not None and not dataframe_options:
+            task = _task(
+                measures,
+                run_name=run_name_of(path, run_files),
+                qrels_source=qrels_path,
+                run_source=path,
+                **{k: v for k, v in options.items() if k not in _DATAFRAME_OPTIONS},
+            )
+            direct = _grouped_results(spark, run_files, qrels_files, task)
+            if direct is not None:
+                results.append(direct)
+                continue
+            ungrouped = task
+        if qrels is None:
+            qrels = read_qrels(spark, qrels_path, qrels_format)
         run, name = read_run(spark, path, run_format)
-        evaluated = evaluate(
-            qrels,
-            run,
-            measures,
-            run_name=name,
-            qrels_source=qrels_path,
-            run_source=path,
-            **options,
-        )
+        if ungrouped is not None:  # straight to the shuffle by query
+            schema = _outcome_schema(ungrouped.columns)
+            ours = (QUERY_ID, DOC_ID, RELEVANCE, SCORE)
+            shuffled = _shuffled_outcome(qrels, run, ungrouped, schema, None, ours)
+            evaluated = SparkResults(shuffled.persist(), ungrouped)
+        else:
+            evaluated = evaluate(
+                qrels,
+                run,
+                measures,
+                run_name=name,
+                qrels_source=qrels_path,
+                run_source=path,
+                **options,
+            )
         results.append(evaluated.to_results())
         evaluated.unpersist()
     return results
+
+
+def _grouped_results(
+    spark: SparkSession, run: TrecFiles, qrels: TrecFiles, task: Task
+) -> rankscope.Results | None:
+    """The results of a run read from TREC files, evaluated range by range where it is read
+    (`scored_ranges`) in one plain Spark job; None, with a warning, when the run is not grouped
+    by query (a query read by two tasks)."""
+    ranges = _ranges(list(run.paths))
+    job = spark.sparkContext.parallelize(ranges, len(ranges)).mapPartitions(
+        partial(scored_ranges, task=task, qrels=qrels.paths)
+    )
+    with quiet_pyspark(), _errors_of_executors(spark):
+        parts = job.collect()
+    frames = []
+    for part in parts:
+        if isinstance(part, tuple):
+            raise _raised_as(*part)
+        frames.append(pl.read_ipc_stream(part))
+    types = {QUERY_ID: pl.String, STATUS: pl.Int8, **{c: pl.Float64 for c in task.columns}}
+    rows = pl.concat(frames) if frames else pl.DataFrame(schema=types)
+    twice = query_read_twice(rows[QUERY_ID])
+    if twice is not None:
+        _warn_not_grouped(task, repr(twice), stacklevel=4)
+        return None
+    missing = missing_rows(rows[QUERY_ID], task, qrels.paths)
+    return _checked_results(pl.concat([rows, missing]) if missing is not None else rows, task)

@@ -8,6 +8,10 @@ row per query leaves the Python workers; nothing is shuffled, and the run's rows
 into the JVM. A last pass over the per-query rows (one partition) adds the judged queries the
 run lacks, scored under ``complete`` exactly as in memory.
 
+`rankscope.spark.evaluate_files` (the command line) runs the same per-range evaluation as one
+plain Spark job without Spark SQL (`scored_ranges`), collects the per-query rows and makes the
+last pass on the driver (`query_read_twice`, `missing_rows`).
+
 A run whose queries are not grouped shows as a query evaluated by two tasks; that pass then
 fails with `NOT_GROUPED`, and `rankscope.spark.evaluate` computes the result again the general
 way (a shuffle by query), as the streaming reader reads an ungrouped run again.
@@ -16,14 +20,13 @@ way (a shuffle by query), as the streaming reader reads an ungrouped run again.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
 import polars as pl
-import pyarrow as pa
 
-from rankscope.errors import InputError
+from rankscope.errors import InputError, RankscopeError
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, SCORE
 from rankscope.spark._partition import (
     QRELS_SIDE,
@@ -41,7 +44,14 @@ from rankscope.spark._session import quiet_pyspark
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["NOT_GROUPED", "grouped_outcome", "query_bounds"]
+__all__ = [
+    "NOT_GROUPED",
+    "grouped_outcome",
+    "missing_rows",
+    "query_bounds",
+    "query_read_twice",
+    "scored_ranges",
+]
 
 NOT_GROUPED = "rankscope-spark: the run is not grouped by query"
 """How the last pass says that a query was read by two tasks (the driver then shuffles)."""
@@ -139,7 +149,7 @@ def _judgements(paths: tuple[str, ...]) -> pl.DataFrame:
     if frame is None:
         # Each file as one range (a compressed one decompressed).
         whole = _ranges(list(paths), range_bytes=1 << 62)
-        tables = [as_polars(pa.table(read_range(*part, "qrels"))) for part in whole]
+        tables = [as_polars(read_range(*part, "qrels")) for part in whole]
         frame = pl.concat(tables).select(
             pl.col(QUERY_ID).cast(pl.String),
             pl.col(DOC_ID).cast(pl.String),
@@ -151,6 +161,25 @@ def _judgements(paths: tuple[str, ...]) -> pl.DataFrame:
     return frame
 
 
+def _scored_range(
+    path: str, start: int, end: int, task: Task, judged: pl.DataFrame
+) -> pl.DataFrame | None:
+    """The queries that start in ``path``'s bytes ``start..end``, read whole and evaluated
+    with their judgements: one row per query (None if the range holds none)."""
+    rows = as_polars(read_range(path, start, end, "run", bounds=query_bounds))
+    if rows.height == 0:
+        return None
+    ranked = rows.select(
+        pl.col(QUERY_ID).cast(pl.String),
+        pl.col(DOC_ID).cast(pl.String),
+        pl.col(SCORE).cast(pl.Float64),
+        pl.lit(RUN_SIDE, pl.Int8).alias(SIDE),
+    )
+    ids = ranked[QUERY_ID].unique().implode()
+    chunk = pl.concat([judged.filter(pl.col(QUERY_ID).is_in(ids)), ranked], how="diagonal_relaxed")
+    return _evaluate_chunk(chunk, task)
+
+
 def _evaluate_ranges(batches: Iterator[Any], task: Task, qrels: tuple[str, ...]) -> Iterator[Any]:
     """What runs on the executors: each range of the run (columns path, start, end), its
     queries read whole and evaluated with their judgements: one row per query."""
@@ -159,21 +188,39 @@ def _evaluate_ranges(batches: Iterator[Any], task: Task, qrels: tuple[str, ...])
     for batch in batches:
         ranges = batch.to_pydict()
         for path, start, end in zip(ranges["path"], ranges["start"], ranges["end"], strict=True):
-            table = read_range(path, start, end, "run", bounds=query_bounds)
-            rows = as_polars(pa.table(table))
-            if rows.height == 0:
-                continue
-            ranked = rows.select(
-                pl.col(QUERY_ID).cast(pl.String),
-                pl.col(DOC_ID).cast(pl.String),
-                pl.col(SCORE).cast(pl.Float64),
-                pl.lit(RUN_SIDE, pl.Int8).alias(SIDE),
-            )
-            ids = ranked[QUERY_ID].unique().implode()
-            chunk = pl.concat(
-                [judged.filter(pl.col(QUERY_ID).is_in(ids)), ranked], how="diagonal_relaxed"
-            )
-            yield from _batches(_evaluate_chunk(chunk, task), types)
+            scored = _scored_range(path, start, end, task, judged)
+            if scored is not None:
+                yield from _batches(scored, types)
+
+
+def scored_ranges(
+    ranges: Iterable[tuple[str, int, int]], task: Task, qrels: tuple[str, ...]
+) -> Iterator[bytes | tuple[str, str]]:
+    """What runs on the executors for `rankscope.spark.evaluate_files` (a plain Spark job, no
+    Spark SQL): each range's per-query rows as an Arrow IPC stream; a rankscope error as its
+    class name and message, for the driver to raise (Spark would bury it in a Java trace)."""
+    try:
+        judged = _judgements(qrels)
+        for path, start, end in ranges:
+            scored = _scored_range(path, start, end, task, judged)
+            if scored is not None:
+                yield scored.write_ipc_stream(None).getvalue()
+    except RankscopeError as error:
+        yield (type(error).__name__, str(error))
+
+
+def query_read_twice(seen: pl.Series) -> str | None:
+    """A query id evaluated by two tasks (the run is not grouped by query), or None."""
+    twice = seen.filter(seen.is_duplicated())
+    return str(twice[0]) if twice.len() else None
+
+
+def missing_rows(seen: pl.Series, task: Task, qrels: tuple[str, ...]) -> pl.DataFrame | None:
+    """The rows of the judged queries absent from ``seen`` (the run's queries), scored under
+    ``complete`` as in memory; None when every judged query is in the run."""
+    judged = _judgements(qrels)
+    missing = judged.filter(~pl.col(QUERY_ID).is_in(seen.implode()))
+    return _evaluate_chunk(missing, task) if missing.height else None
 
 
 def _finish(batches: Iterator[Any], task: Task, qrels: tuple[str, ...]) -> Iterator[Any]:
@@ -183,14 +230,14 @@ def _finish(batches: Iterator[Any], task: Task, qrels: tuple[str, ...]) -> Itera
     frames = [as_polars(batch) for batch in batches]
     rows = pl.concat(frames) if frames else None
     seen = rows[QUERY_ID] if rows is not None else pl.Series(QUERY_ID, [], dtype=pl.String)
-    if seen.is_duplicated().any():
-        raise InputError(f"{NOT_GROUPED}: query {seen.filter(seen.is_duplicated())[0]!r}")
+    twice = query_read_twice(seen)
+    if twice is not None:
+        raise InputError(f"{NOT_GROUPED}: query {twice!r}")
     if rows is not None:
         yield from _batches(rows, types)
-    judged = _judgements(qrels)
-    missing = judged.filter(~pl.col(QUERY_ID).is_in(seen.implode()))
-    if missing.height:
-        yield from _batches(_evaluate_chunk(missing, task), types)
+    missing = missing_rows(seen, task, qrels)
+    if missing is not None:
+        yield from _batches(missing, types)
 
 
 def grouped_outcome(

@@ -29,7 +29,17 @@ from rankscope.spark._session import quiet_pyspark
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["RANGE_BYTES", "SPARK_FORMATS", "read_qrels", "read_range", "read_run"]
+__all__ = [
+    "RANGE_BYTES",
+    "SPARK_FORMATS",
+    "TrecFiles",
+    "read_qrels",
+    "read_range",
+    "read_run",
+    "run_name_of",
+    "trec_files_of",
+    "trec_source",
+]
 
 SPARK_FORMATS = ("trec", "parquet")
 
@@ -151,6 +161,15 @@ def _line_bounds(file: IO[bytes], start: int, end: int, size: int) -> tuple[int,
     return first, (_next_line_start(file, end) if end > first else first)
 
 
+def _arrow(table: Any) -> Any:
+    """The core's Arrow table as a pyarrow one, through the Arrow stream interface
+    (``pyarrow.table`` would first import pandas, if installed, to check for a DataFrame:
+    a third of a second of every Python worker's start)."""
+    import pyarrow as pa
+
+    return pa.RecordBatchReader.from_stream(table).read_all()
+
+
 def read_range(
     path: str,
     start: int,
@@ -166,8 +185,8 @@ def read_range(
     if end == _WHOLE:
         data = open_input(path).data or b""
         if kind == "run":
-            return trec_run_rows(data, path)[0]
-        return trec_qrels_rows(data, path)
+            return _arrow(trec_run_rows(data, path)[0])
+        return _arrow(trec_qrels_rows(data, path))
     with open(path, "rb") as file:
         first, last = bounds(file, start, end, os.fstat(file.fileno()).st_size)
         file.seek(first)
@@ -177,8 +196,8 @@ def read_range(
         first_line = 1 if first == 0 else 2
         try:
             if kind == "run":
-                return trec_run_rows(data, path, first_line)[0]
-            return trec_qrels_rows(data, path, first_line)
+                return _arrow(trec_run_rows(data, path, first_line)[0])
+            return _arrow(trec_qrels_rows(data, path, first_line))
         except ParseError as error:
             if first == 0 or error.line is None:
                 raise
@@ -189,13 +208,12 @@ def read_range(
 def _read_ranges(batches: Iterator[Any], kind: Kind) -> Iterator[Any]:
     """What runs on the executors: each range of ``batches`` (columns path, start, end) read
     into Arrow record batches of Spark's types."""
-    import pyarrow as pa
 
     schema = _arrow_schema(kind)
     for batch in batches:
         ranges = batch.to_pydict()
         for path, start, end in zip(ranges["path"], ranges["start"], ranges["end"], strict=True):
-            table = pa.table(read_range(path, start, end, kind))
+            table = read_range(path, start, end, kind)
             yield from table.select(schema.names).cast(schema).to_batches()
 
 
@@ -236,16 +254,28 @@ def trec_files_of(frame: DataFrame) -> TrecFiles | None:
     return files if isinstance(files, TrecFiles) else None
 
 
-def read_run(spark: SparkSession, path: str, format: str | None = None) -> tuple[DataFrame, str]:
-    """A run as a DataFrame (``query_id``, ``doc_id``, ``score``) and its name: the tag of the
-    last valid line of its last file (TREC, as trec_eval names a run; see `_run_name`) or the
-    file name without extension.
-    """
-    stem = os.path.basename(path.rstrip("/")).split(".")[0] or "run"
+def trec_source(path: str, format: str | None, kind: Kind) -> TrecFiles | None:
+    """The TREC files ``path`` names (a file, a directory, a glob), without Spark; None when
+    they are Parquet."""
     if _format(path, format) == "parquet":
-        return _parquet(spark, path, "run"), stem
-    run = _trec(spark, path, "run")
-    return run, _run_name(_trec_files(path)[-1]) or stem
+        return None
+    return TrecFiles(kind, tuple(_trec_files(path)))
+
+
+def run_name_of(path: str, files: TrecFiles | None) -> str:
+    """A run's name: the tag of the last valid line of its last TREC file (as trec_eval names
+    a run; see `_run_name`), else (Parquet, or no tag) the file name without extension."""
+    stem = os.path.basename(path.rstrip("/")).split(".")[0] or "run"
+    return (_run_name(files.paths[-1]) if files is not None else None) or stem
+
+
+def read_run(spark: SparkSession, path: str, format: str | None = None) -> tuple[DataFrame, str]:
+    """A run as a DataFrame (``query_id``, ``doc_id``, ``score``) and its name (see
+    `run_name_of`)."""
+    files = trec_source(path, format, "run")
+    if files is None:
+        return _parquet(spark, path, "run"), run_name_of(path, None)
+    return _trec(spark, path, "run"), run_name_of(path, files)
 
 
 def _run_name(last: str) -> str | None:

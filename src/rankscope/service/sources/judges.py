@@ -1,6 +1,8 @@
 """Judges of the service's tasks, from their specifications: an OpenAI-compatible
-chat-completions endpoint (``{"type": "http", "url": ..., "model": ...}``) or a callable
-``module:function`` grading a pair itself (``{"type": "callable", "target": ...}``), checked
+chat-completions endpoint (``{"type": "http", "url": ..., "model": ...}``), a callable
+``module:function`` grading a pair itself (``{"type": "callable", "target": ...}``) or one
+answering the judge's prompts (``{"type": "prompt", "target": ...}``: a function of the
+chat messages returning the answer text, as `rankscope.judge.PromptJudge`), checked
 against the server's allow-lists as retrievers and generators are, and built again from the
 stored specification to resume a task.
 
@@ -38,6 +40,7 @@ JUDGE_FIELDS = {
         "prices",
     ),
     "callable": ("target", "thresholds"),
+    "prompt": ("target",),
 }
 """The fields of each kind of judge's specification (besides ``type``)."""
 
@@ -49,17 +52,19 @@ def parse_judge_spec(given: str | Mapping[str, Any]) -> dict[str, Any]:
         given = {"type": "callable", "target": given}
     kind = given.get("type")
     if kind not in JUDGE_FIELDS:
-        raise InputError(f"a judge's type is http or callable; found {kind!r}")
+        raise InputError(f"a judge's type is http, callable or prompt; found {kind!r}")
     unknown = sorted(set(given) - {"type", *JUDGE_FIELDS[kind]})
     if unknown:
         raise InputError(
             f"unknown options {unknown} of a {kind} judge; expected some of "
             f"{list(JUDGE_FIELDS[kind])}"
         )
-    if kind == "callable":
+    if kind in ("callable", "prompt"):
         target = given.get("target")
         if not isinstance(target, str) or ":" not in target:
-            raise InputError(f"a callable judge names its module:function; found {target!r}")
+            raise InputError(f"a {kind} judge names its module:function; found {target!r}")
+        if kind == "prompt":
+            return {"type": "prompt", "target": target}
         thresholds = given.get("thresholds")
         return {
             "type": "callable",
@@ -82,8 +87,10 @@ def check_judge(
     allowed_callables: Sequence[str] | None,
     allowed_urls: Sequence[str] | None,
 ) -> None:
-    """Refuse a judge the allow-lists do not admit (as `check_allowed` does a retriever)."""
-    check_allowed(spec, allowed_callables, allowed_urls, role="judge")
+    """Refuse a judge the allow-lists do not admit (as `check_allowed` does a retriever): the
+    one check of every judge the service builds, of judging tasks and of answers alike."""
+    imported = {**spec, "type": "callable"} if spec.get("type") == "prompt" else spec
+    check_allowed(imported, allowed_callables, allowed_urls, role="judge")
 
 
 def build_judge(
@@ -96,9 +103,20 @@ def build_judge(
 ) -> Judge:
     """The judge of a specification (`parse_judge_spec`), with the task's prompt and scale;
     an endpoint's calls check its address against ``allowed_urls``."""
-    from rankscope.judge import DEFAULT_GRADES, RELEVANCE_PROMPT, CallableJudge, ChatJudge
+    from rankscope.judge import (
+        DEFAULT_GRADES,
+        RELEVANCE_PROMPT,
+        CallableJudge,
+        ChatJudge,
+        PromptJudge,
+    )
 
     scale = tuple(grades) if grades is not None else DEFAULT_GRADES
+    if spec["type"] == "prompt":
+        function = import_target(str(spec["target"]), "judge", allowed_callables)
+        return PromptJudge(
+            function, spec=dict(spec), grades=scale, prompt=prompt or RELEVANCE_PROMPT
+        )
     if spec["type"] == "callable":
         function = import_target(str(spec["target"]), "judge", allowed_callables)
         thresholds = spec.get("thresholds")

@@ -102,13 +102,17 @@ class Policy:
             return str(regular_file(self.data_roots[0] / given))
 
     def check_resume(self, info: TaskInfo) -> None:
-        """Refuse to resume a task whose retriever, generator or dataset the policy does not
-        admit."""
+        """Refuse to resume a task whose retriever, generator, judge of answers or dataset the
+        policy does not admit."""
         check_allowed(info.retriever, self.allowed_callables, self.allowed_urls)
         if info.generator is not None:
             check_allowed(
                 info.generator, self.allowed_callables, self.allowed_urls, role="generator"
             )
+        if info.spec.answer_judge is not None:
+            from rankscope.service.sources.judges import check_judge
+
+            check_judge(info.spec.answer_judge["judge"], self.allowed_callables, self.allowed_urls)
         with within_roots(self.data_roots):
             for value in (info.dataset.get("location") or {}).values():
                 if isinstance(value, str) and os.path.isabs(value):

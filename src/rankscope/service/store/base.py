@@ -34,6 +34,7 @@ from rankscope.service.store.records import (
 )
 from rankscope.service.store.schema import (
     ADDED_COLUMNS,
+    INDEXES,
     SCHEMA_VERSION,
     TASK_COLUMNS,
     TASK_JSON_COLUMNS,
@@ -153,7 +154,7 @@ def _task_from_row(row: Any) -> dict[str, Any]:
 
 def _write_counters(db: Connection, task_id: str, counters: Counters) -> None:
     values = counters.columns()
-    for column in ("sums", "latency_bins", "answer_sums"):
+    for column in ("sums", "latency_bins", "answer_sums", "answer_counts"):
         values[column] = json.dumps(values[column])
     sets = ", ".join(f"{column} = ?" for column in values)
     db.execute(f"UPDATE tasks SET {sets} WHERE id = ?", [*values.values(), task_id])
@@ -226,6 +227,8 @@ class Store:
                     f"{SCHEMA_VERSION}",
                     source=self.location,
                 )
+            for statement in INDEXES:
+                db.execute(statement)
 
     def _schema_current(self) -> bool:
         """Whether the store's schema is this version's (so opening it writes nothing)."""
@@ -256,6 +259,14 @@ class Store:
             ).fetchall():
                 counters.count(status, decoded(metrics), latency, 1, decoded(answer_metrics))
             _write_counters(db, task_id, counters)
+        for task_id, spec in db.execute(
+            "SELECT id, spec FROM tasks WHERE kind = 'judging' AND source_task IS NULL"
+        ).fetchall():
+            source = (json.loads(spec).get("service") or {}).get("source") or {}
+            if source.get("evaluation") is not None:
+                db.execute(
+                    "UPDATE tasks SET source_task = ? WHERE id = ?", (source["evaluation"], task_id)
+                )
         db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
 
     # --- tasks ------------------------------------------------------------------------------
@@ -348,12 +359,16 @@ class Store:
         limit: int = 50,
         offset: int = 0,
         kind: str = "evaluation",
+        source_task: str | None = None,
     ) -> tuple[list[dict[str, Any]], int]:
         """Tasks of a ``kind`` (``evaluation`` or ``judging``) newest first, and how many
-        there are in all."""
+        there are in all; with ``source_task``, the judging tasks of that evaluation task's
+        holes only (an indexed look-up)."""
         where, params = "WHERE kind = ?", [kind]
         if status:
             where, params = where + " AND status = ?", [*params, status]
+        if source_task is not None:
+            where, params = where + " AND source_task = ?", [*params, source_task]
         db = self._connection()
         total = db.execute(f"SELECT COUNT(*) FROM tasks {where}", params).fetchone()[0]
         rows = db.execute(
@@ -434,14 +449,16 @@ class Store:
                 (owner, now, now, now, task_id),
             )
 
-    def claim_next(self, owner: str) -> str | None:
-        """Take the oldest pending task for ``owner`` (marked running), skipping those another
-        worker is taking at the same moment; None if no task waits."""
+    def claim_next(self, owner: str, kinds: Sequence[str] = ("evaluation",)) -> str | None:
+        """Take the oldest pending task of one of ``kinds`` for ``owner`` (marked running),
+        skipping those another worker is taking at the same moment; None if no task waits."""
         now = time.time()
+        marks = ",".join("?" * len(kinds))
         with self.transaction() as db:
             row = db.execute(
-                "SELECT id FROM tasks WHERE status = 'pending' AND kind = 'evaluation' "
-                "ORDER BY created_at, id LIMIT 1" + self.dialect.skip_locked
+                f"SELECT id FROM tasks WHERE status = 'pending' AND kind IN ({marks}) "
+                "ORDER BY created_at, id LIMIT 1" + self.dialect.skip_locked,
+                list(kinds),
             ).fetchone()
             if row is None:
                 return None
@@ -607,7 +624,7 @@ class TaskWriter(OwnedWriter):
             self.locked(
                 db,
                 "succeeded, failed, sums, latency_sum, latency_bins, latency_max, answered, "
-                "answer_sums",
+                "answer_sums, answer_counts",
             )
         )
 

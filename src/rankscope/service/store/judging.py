@@ -2,6 +2,9 @@
 makes and each pair's grade, written as they happen (the tables of
 `rankscope.service.store.schema`).
 
+The judged answer measures of an evaluation task keep each asking of their judge in
+``answer_judgements`` as it ends (`AnswerLedger`).
+
 A judging task is a row of ``tasks`` of kind ``judging``; its single writer (`JudgeWriter`)
 commits each call that is retried at once, and the call that decides a pair with the pair's
 grade (or failure) and the task's tallies, in one transaction. A pair is judged once: its
@@ -33,9 +36,11 @@ if TYPE_CHECKING:
     from rankscope.service.store.base import Connection, Store
 
 __all__ = [
+    "AnswerLedger",
     "JudgePair",
     "JudgeWriter",
     "StoredGrade",
+    "answer_judgements",
     "create_judging",
     "judging_calls",
     "judging_pairs",
@@ -92,14 +97,23 @@ def create_judging(
     documents: Mapping[str, str],
 ) -> None:
     """Insert a judging task (``id``, optional ``name``, ``spec``: the judge's and the
-    inputs'), its pairs and the texts they need, in one transaction."""
+    inputs', optional ``source_task``: the evaluation task whose holes it fills), its pairs
+    and the texts they need, in one transaction."""
     now = time.time()
     with store.transaction() as db:
         db.execute(
             "INSERT INTO tasks (id, name, status, created_at, updated_at, total, sums, spec, "
-            "dataset, kind, tallies) VALUES (?, ?, 'pending', ?, ?, ?, '{}', ?, '{}', "
-            "'judging', '{}')",
-            (task["id"], task.get("name"), now, now, len(pairs), json.dumps(task["spec"])),
+            "dataset, kind, tallies, source_task) VALUES (?, ?, 'pending', ?, ?, ?, '{}', ?, "
+            "'{}', 'judging', '{}', ?)",
+            (
+                task["id"],
+                task.get("name"),
+                now,
+                now,
+                len(pairs),
+                json.dumps(task["spec"]),
+                task.get("source_task"),
+            ),
         )
         db.executemany(
             "INSERT INTO judge_pairs (task_id, position, query_id, doc_id, calibration, human) "
@@ -194,19 +208,21 @@ def stored_grades(store: Store, task_id: str) -> list[StoredGrade]:
     ]
 
 
+def _dicts(store: Store, sql: str, task_id: str) -> list[dict[str, Any]]:
+    """The rows a query of one task's rows gives, as dicts."""
+    rows = store._connection().execute(sql, (task_id,)).fetchall()
+    return [{key: row[key] for key in row.keys()} for row in rows]  # noqa: SIM118
+
+
 def judging_calls(store: Store, task_id: str) -> list[dict[str, Any]]:
     """Every stored call of the task, in the order they were made."""
-    rows = (
-        store._connection()
-        .execute(
-            "SELECT query_id, doc_id, owner, number, started_at, latency, outcome, status, "
-            "answer, error, prompt_tokens, completion_tokens, cost FROM judge_calls "
-            "WHERE task_id = ? ORDER BY started_at, number",
-            (task_id,),
-        )
-        .fetchall()
+    return _dicts(
+        store,
+        "SELECT query_id, doc_id, owner, number, started_at, latency, outcome, status, "
+        "answer, error, prompt_tokens, completion_tokens, cost FROM judge_calls "
+        "WHERE task_id = ? ORDER BY started_at, number",
+        task_id,
     )
-    return [{key: row[key] for key in row.keys()} for row in rows]  # noqa: SIM118
 
 
 def _add(tallies: dict[str, Any], group: str, key: str) -> None:
@@ -336,3 +352,97 @@ class JudgeWriter(OwnedWriter):
             )
         self.tallies = tallies
         return True
+
+
+class AnswerLedger:
+    """The judged answers of a running evaluation task, in the store: each asking of the judge
+    committed as it ends (with the task's ``tallies`` of askings per measure, failures per
+    kind, tokens and cost, in the same transaction), and those of earlier runs known, so that
+    a resumed task asks nothing twice (`rankscope.answers._judged.AskingLedger`).
+
+    ``writer`` is the task's writer: each commit checks that its run still owns the task.
+    """
+
+    def __init__(self, writer: OwnedWriter) -> None:
+        self.writer = writer
+        self._known: dict[tuple[str, int, str, int], tuple[str, Judgement]] = {}
+        from rankscope.judge import Judgement
+
+        for row in answer_judgements(writer.store, writer.task_id):
+            key = (row["measure"], int(row["repeats"]), row["query_id"], int(row["number"]))
+            judged = Judgement(row["grade"], row["failure"], row["error"], row["answer"])
+            self._known[key] = (row["digest"], judged)
+
+    def known(
+        self, family: str, repeats: int, question_id: str, number: int, digest: str
+    ) -> Judgement | None:
+        found = self._known.get((family, repeats, question_id, number))
+        return found[1] if found is not None and found[0] == digest else None
+
+    def asked(
+        self,
+        family: str,
+        repeats: int,
+        question_id: str,
+        number: int,
+        digest: str,
+        judgement: Judgement,
+    ) -> None:
+        writer = self.writer
+        call = judgement.call
+        with writer.timed(), writer.store.transaction() as db:
+            row = writer.locked(db, "tallies")
+            tallies = json.loads(row["tallies"] or "{}")
+            _add(tallies, "asked", family)
+            if judgement.grade is None:
+                _add(tallies, "failed", family)
+                _add(tallies, "failures", judgement.failure or "error")
+            if call is not None:
+                _count_call(tallies, call)
+            db.execute(
+                "INSERT INTO answer_judgements (task_id, query_id, measure, repeats, number, "
+                "digest, owner, grade, failure, error, answer, attempts, latency, "
+                "prompt_tokens, completion_tokens, cost, finished_at) VALUES (?, ?, ?, ?, ?, ?, "
+                "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task_id, query_id, measure, "
+                "repeats, number) DO UPDATE SET digest = excluded.digest, owner = "
+                "excluded.owner, grade = excluded.grade, failure = excluded.failure, error = "
+                "excluded.error, answer = excluded.answer, attempts = excluded.attempts, "
+                "latency = excluded.latency, prompt_tokens = excluded.prompt_tokens, "
+                "completion_tokens = excluded.completion_tokens, cost = excluded.cost, "
+                "finished_at = excluded.finished_at",
+                (
+                    writer.task_id,
+                    question_id,
+                    family,
+                    repeats,
+                    number,
+                    digest,
+                    writer.owner,
+                    judgement.grade,
+                    judgement.failure,
+                    judgement.error,
+                    judgement.answer,
+                    judgement.attempts,
+                    None if call is None else call.latency,
+                    None if call is None else call.prompt_tokens,
+                    None if call is None else call.completion_tokens,
+                    None if call is None else call.cost,
+                    time.time(),
+                ),
+            )
+            db.execute(
+                "UPDATE tasks SET tallies = ?, updated_at = ? WHERE id = ?",
+                (json.dumps(tallies), time.time(), writer.task_id),
+            )
+        self._known[(family, repeats, question_id, number)] = (digest, judgement)
+
+
+def answer_judgements(store: Store, task_id: str) -> list[dict[str, Any]]:
+    """Every asking of an evaluation task's judge of answers, by question, measure and number."""
+    return _dicts(
+        store,
+        "SELECT query_id, measure, repeats, number, digest, owner, grade, failure, error, "
+        "answer, attempts, latency, prompt_tokens, completion_tokens, cost, finished_at "
+        "FROM answer_judgements WHERE task_id = ? ORDER BY query_id, measure, repeats, number",
+        task_id,
+    )

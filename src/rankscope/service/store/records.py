@@ -34,9 +34,11 @@ class Counters:
     latency_sum, latency_bins, latency_max
         Sum, histogram (see `rankscope.service.tasks.latency`) and largest of the latencies
         (seconds) of the succeeded queries.
-    answered, answer_sums
-        Succeeded queries whose answer was scored (they have a reference answer), and the
-        sum of every answer measure over them.
+    answered, answer_sums, answer_counts
+        Succeeded queries whose answer was scored (they have a reference answer), the sum of
+        every answer measure over them, and how many of them have a value of each measure (a
+        judged measure has none for an answer the judge gave no grade: NaN, left out of the
+        sum and counted apart, never in the mean).
     """
 
     succeeded: int = 0
@@ -47,6 +49,7 @@ class Counters:
     latency_max: float | None = None
     answered: int = 0
     answer_sums: dict[str, float] = field(default_factory=dict)
+    answer_counts: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Counters:
@@ -64,6 +67,7 @@ class Counters:
             row["latency_max"],
             int(row["answered"]),
             decoded(row["answer_sums"]),
+            decoded(row["answer_counts"]),
         )
 
     def count(
@@ -84,7 +88,11 @@ class Counters:
         if answer_metrics is not None:
             self.answered += sign
             for name, value in answer_metrics.items():
+                if value is None or not math.isfinite(value):
+                    self.answer_counts.setdefault(name, 0)
+                    continue
                 self.answer_sums[name] = self.answer_sums.get(name, 0.0) + sign * value
+                self.answer_counts[name] = self.answer_counts.get(name, 0) + sign
         if latency is not None:
             self.latency_sum += sign * latency
             add_latency(self.latency_bins, latency, sign)
@@ -102,7 +110,22 @@ class Counters:
             "latency_max": self.latency_max,
             "answered": self.answered,
             "answer_sums": self.answer_sums,
+            "answer_counts": self.answer_counts,
         }
+
+    def answer_mean(self, name: str) -> float:
+        """The running mean of an answer measure over the answers with a value of it (NaN
+        of none).
+
+        >>> counters = Counters()
+        >>> for value in (1.0, float("nan"), 0.5):
+        ...     counters.count("succeeded", {}, None, 1, {"Faithfulness": value})
+        >>> counters.answer_mean("Faithfulness"), counters.answered - counters.answer_counts[
+        ...     "Faithfulness"]
+        (0.75, 1)
+        """
+        count = self.answer_counts.get(name, self.answered)
+        return self.answer_sums.get(name, 0.0) / count if count else math.nan
 
 
 MAX_SHOWN_DEPTH = 32

@@ -7,8 +7,10 @@ Tables
     heartbeat, the time it has run, the final summary, and its counters: succeeded and failed
     queries, the sum of every measure and of the latencies, a histogram of the latencies, and
     for a task with a generator the number of scored answers and the sum of every answer
-    measure. The counters change in the same transaction as the result that changes them, so
-    reading a task never reads its results.
+    measure, and per answer measure the answers it has a value of (a judged measure has none
+    for an answer the judge never graded). The counters change in the same transaction as the
+    result that changes them, so reading a task never reads its results. A judging task names
+    in ``source_task`` the evaluation task whose holes it fills (indexed).
 ``task_queries``, ``task_qrels``
     The task's questions (with their reference answers, for a task with a generator) and
     judgements, copied in when it is submitted, so a task can be shown, exported, compared and
@@ -34,10 +36,17 @@ cost, in the same transaction as what changes them):
 ``judge_grades``
     One row per pair judged, keyed by ``(task_id, query_id, doc_id)``: its grade (None when
     it failed), the kind of failure and its error, the answer read, the calls it took.
+``answer_judgements``
+    The judged answer measures of an evaluation task with a generator: one row per asking of
+    the judge, keyed by ``(task_id, query_id, measure, repeats, number)`` and written as it
+    ends, with a digest of the prompt it answered (a resumed task reuses an asking only for
+    the same prompt), its grade or failure, the raw answer, the calls, tokens and cost.
 
 JSON values are kept as text in every back-end. Versions: 1 had no latency histogram, 2 no
-answers, 3 no judging tasks; a store brings an older database up to date when it opens it
-(columns and tables added, counters recomputed), keeping every task.
+answers, 3 no judging tasks, 4 no judged answers nor index of a judging task's source; a store
+brings an older database up to date when it opens it (columns, tables and indexes added,
+counters recomputed, the sources of judging tasks read from their specifications), keeping
+every task.
 
 >>> "DOUBLE PRECISION" in schema("DOUBLE PRECISION", "") and "WITHOUT ROWID" not in schema(
 ...     "DOUBLE PRECISION", "")
@@ -46,9 +55,16 @@ True
 
 from __future__ import annotations
 
-__all__ = ["ADDED_COLUMNS", "SCHEMA_VERSION", "TASK_COLUMNS", "TASK_JSON_COLUMNS", "schema"]
+__all__ = [
+    "ADDED_COLUMNS",
+    "INDEXES",
+    "SCHEMA_VERSION",
+    "TASK_COLUMNS",
+    "TASK_JSON_COLUMNS",
+    "schema",
+]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -77,7 +93,9 @@ CREATE TABLE IF NOT EXISTS tasks (
     dataset TEXT NOT NULL,
     summary TEXT,
     kind TEXT NOT NULL DEFAULT 'evaluation',
-    tallies TEXT NOT NULL DEFAULT '{{}}'
+    tallies TEXT NOT NULL DEFAULT '{{}}',
+    answer_counts TEXT NOT NULL DEFAULT '{{}}',
+    source_task TEXT
 );
 CREATE INDEX IF NOT EXISTS tasks_by_created ON tasks (created_at);
 CREATE TABLE IF NOT EXISTS task_queries (
@@ -162,7 +180,30 @@ CREATE TABLE IF NOT EXISTS judge_grades (
     finished_at {real} NOT NULL,
     PRIMARY KEY (task_id, query_id, doc_id)
 ){without_rowid};
+CREATE TABLE IF NOT EXISTS answer_judgements (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    query_id TEXT NOT NULL,
+    measure TEXT NOT NULL,
+    repeats INTEGER NOT NULL,
+    number INTEGER NOT NULL,
+    digest TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    grade INTEGER,
+    failure TEXT,
+    error TEXT,
+    answer TEXT,
+    attempts INTEGER NOT NULL,
+    latency {real},
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    cost {real},
+    finished_at {real} NOT NULL,
+    PRIMARY KEY (task_id, query_id, measure, repeats, number)
+){without_rowid};
 """
+
+INDEXES = ("CREATE INDEX IF NOT EXISTS tasks_by_source ON tasks (source_task)",)
+"""Indexes on columns a later version added: created once a store is brought up to date."""
 
 
 def schema(real: str, without_rowid: str) -> str:
@@ -174,7 +215,8 @@ def schema(real: str, without_rowid: str) -> str:
 TASK_COLUMNS = (
     "id, name, status, created_at, started_at, finished_at, updated_at, owner, heartbeat, "
     "total, succeeded, failed, sums, latency_sum, latency_bins, latency_max, active_seconds, "
-    "answered, answer_sums, error, spec, dataset, summary, kind, tallies"
+    "answered, answer_sums, error, spec, dataset, summary, kind, tallies, answer_counts, "
+    "source_task"
 )
 TASK_JSON_COLUMNS = (
     "sums",
@@ -184,6 +226,7 @@ TASK_JSON_COLUMNS = (
     "dataset",
     "summary",
     "tallies",
+    "answer_counts",
 )
 ADDED_COLUMNS = {
     2: [
@@ -201,6 +244,10 @@ ADDED_COLUMNS = {
     4: [
         ("tasks", "kind", "TEXT NOT NULL DEFAULT 'evaluation'"),
         ("tasks", "tallies", "TEXT NOT NULL DEFAULT '{}'"),
+    ],
+    5: [
+        ("tasks", "answer_counts", "TEXT NOT NULL DEFAULT '{}'"),
+        ("tasks", "source_task", "TEXT"),
     ],
 }
 """The columns each schema version added, for migrating older stores (``{real}`` is the

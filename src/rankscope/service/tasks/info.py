@@ -62,6 +62,10 @@ class TaskInfo:
         finished task, a running mean while it runs.
     answered
         Succeeded questions whose answer was scored (those with a reference answer).
+    answer_counts
+        Per answer measure, the scored answers that have a value of it: all of them for a
+        computed measure; for a judged one, those the judge gave a grade (``answered`` minus
+        this is the answers it failed to judge, left out of the mean).
     """
 
     id: str
@@ -85,6 +89,7 @@ class TaskInfo:
     generator: dict[str, Any] | None = None
     answer_metrics: dict[str, float] = field(default_factory=dict)
     answered: int = 0
+    answer_counts: dict[str, int] = field(default_factory=dict)
 
     @property
     def profile(self) -> str:
@@ -185,6 +190,19 @@ class TaskInfo:
                     "measures": list(self.answer_measures),
                     "metrics": self.answer_metrics,
                     "scored": self.answered,
+                    "counts": {
+                        name: {
+                            "scored": self.answer_counts.get(name, self.answered),
+                            "failed": self.answered - self.answer_counts.get(name, self.answered),
+                        }
+                        for name in self.answer_measures
+                    },
+                    "judge": None
+                    if self.spec.answer_judge is None
+                    else {
+                        **self.spec.answer_judge,
+                        "judge": _redacted(self.spec.answer_judge["judge"]),
+                    },
                     "references": self.references,
                     "note": self.answer_note,
                 },
@@ -210,11 +228,7 @@ def task_info(row: Mapping[str, Any]) -> TaskInfo:
             name: counters.sums.get(name, 0.0) / succeeded if succeeded else math.nan
             for name in names
         }
-        answered = counters.answered
-        answer_metrics = {
-            name: counters.answer_sums.get(name, 0.0) / answered if answered else math.nan
-            for name in answer_names
-        }
+        answer_metrics = {name: counters.answer_mean(name) for name in answer_names}
         latency = histogram_summary(
             counters.latency_bins, counters.latency_sum, counters.latency_max
         )
@@ -244,4 +258,7 @@ def task_info(row: Mapping[str, Any]) -> TaskInfo:
         generator=None if spec.generator is None else _redacted(spec.generator),
         answer_metrics={name: answer_metrics.get(name, math.nan) for name in answer_names},
         answered=counters.answered,
+        answer_counts={
+            name: counters.answer_counts.get(name, counters.answered) for name in answer_names
+        },
     )

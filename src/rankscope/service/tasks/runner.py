@@ -14,6 +14,7 @@ Stopping cancels the calls in flight: they were not recorded, so a resume runs t
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import threading
 import time
@@ -26,7 +27,7 @@ from rankscope.errors import CallError, GeneratorError, RankscopeError, TaskTake
 from rankscope.service.sources.generators import Generation, Generator
 from rankscope.service.sources.retrievers import Ranking, Retriever
 from rankscope.service.store import QueryRecord, TaskWriter
-from rankscope.service.tasks.scoring import AnswerScorer, QueryScorer
+from rankscope.service.tasks.scoring import AnswerJudging, AnswerScorer, QueryScorer
 
 __all__ = ["Control", "Progress", "RunStats", "run_queries"]
 
@@ -103,11 +104,14 @@ async def run_queries(
     generator: Generator | None = None,
     answer_scorer: AnswerScorer | None = None,
     passages: Mapping[str, str] | None = None,
+    answer_judging: AnswerJudging | None = None,
 ) -> RunStats:
     """Run ``pending`` ``(position, query_id, text)`` and record each result as it finishes.
 
     With a ``generator``, each question's answer is asked from the text (``passages``: doc id
-    -> text) of its retrieved documents and scored by ``answer_scorer``.
+    -> text) of its retrieved documents and scored by ``answer_scorer``; its judged measures
+    by ``answer_judging``, given the question, the answer, its references and the passages
+    the generator was given (each asking kept as it ends, before the question's record).
     """
     loop = asyncio.get_running_loop()
     stats = RunStats()
@@ -193,16 +197,33 @@ async def run_queries(
             generation = replace(generation, latency=time.perf_counter() - began)
         return generation
 
+    async def judged(
+        item: tuple[int, str, str], answer: str | None, contexts: Sequence[str]
+    ) -> dict[str, float] | None:
+        """The judged measures of a question's answer (None when it is not scored)."""
+        _, query_id, text = item
+        if answer_judging is None or answer_scorer is None or answer is None:
+            return None
+        references = answer_scorer.references(query_id)
+        if not references:
+            return None
+        return await answer_judging.judge_one(query_id, text, answer, references, contexts)
+
     async def score(
-        position: int, query_id: str, ranking: Ranking, generation: Generation | None
+        item: tuple[int, str, str],
+        ranking: Ranking,
+        generation: Generation | None,
+        contexts: Sequence[str] = (),
     ) -> QueryRecord:
         """The record of a ranking (and answer) scored against the query's judgements (and
-        reference answers)."""
+        reference answers, and by the judge)."""
+        position, query_id, _ = item
         metrics: dict[str, float] | None = None
         answer_metrics: dict[str, float] | None = None
         failure: str | None = None
         seconds = 0.0
         answer = None if generation is None else generation.answer
+        graded = await judged(item, answer, contexts)
         try:
             metrics, answer_metrics, seconds = await loop.run_in_executor(
                 scoring_pool, scored, query_id, ranking, answer
@@ -210,6 +231,9 @@ async def run_queries(
         except RankscopeError as error:
             failure = str(error)
         stats.scoring_seconds += seconds
+        if answer_metrics is not None and graded is not None and answer_scorer is not None:
+            values = {**answer_metrics, **graded}
+            answer_metrics = {name: values[name] for name in answer_scorer.measure_set.names}
         return QueryRecord(
             query_id,
             position,
@@ -231,12 +255,15 @@ async def run_queries(
         ranking = await retrieve(position, query_id, text)
         if isinstance(ranking, QueryRecord):
             return ranking
+        item = (position, query_id, text)
         if generator is None:
-            return await score(position, query_id, ranking, None)
-        generation = await generate(generator, passages or {}, (position, query_id, text), ranking)
+            return await score(item, ranking, None)
+        texts = passages or {}
+        generation = await generate(generator, texts, item, ranking)
         if isinstance(generation, QueryRecord):
             return generation
-        return await score(position, query_id, ranking, generation)
+        given = [texts[doc_id] for doc_id in ranking.doc_ids[: generator.max_passages]]
+        return await score(item, ranking, generation, given)
 
     async def worker() -> None:
         while not halt.is_set():
@@ -253,14 +280,22 @@ async def run_queries(
             if progress is not None:
                 counters = writer.counters
                 succeeded = max(counters.succeeded, 1)
-                answered = max(counters.answered, 1)
+                answered = (
+                    {
+                        name: value
+                        for name in counters.answer_counts
+                        if math.isfinite(value := counters.answer_mean(name))
+                    }
+                    if counters.answered
+                    else {}
+                )
                 progress(
                     Progress(
                         total,
                         counters.succeeded,
                         counters.failed,
                         {name: value / succeeded for name, value in counters.sums.items()},
-                        {name: value / answered for name, value in counters.answer_sums.items()},
+                        answered,
                     )
                 )
 

@@ -10,7 +10,9 @@ Under ``weknora`` the six values are WeKnora's `RetrievalMetrics` for
 EvaluationService puts one ground-truth list per question, for which `rankscope.metric` is
 the weknora profile's P, R, nDCG@3, nDCG@10, RR and AP of that one query.
 
-Answers are scored as `rankscope.evaluate_answers` scores them, question by question:
+Answers are scored as `rankscope.evaluate_answers` scores them, question by question (the
+judged measures, ``Faithfulness``, ``AnswerRelevance`` and ``ReferenceAgreement``, through its
+very judging path, `AnswerJudging`):
 WeKnora's `GenerationMetrics` fields (``bleu1``, ``bleu2``, ``bleu4``, ``rouge1``, ``rouge2``,
 ``rougel``, its own tokenizer and quirks, one reference answer) and the standard answer
 measures (``BLEU``, ``ROUGE-1``, ``ROUGE-2``, ``ROUGE-L``, ``ExactMatch``, ``TokenF1`` and
@@ -19,9 +21,10 @@ their parameters), which may be mixed in one task.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from rankscope.engine import (
     FAMILIES,
@@ -36,11 +39,15 @@ from rankscope.errors import InputError, MeasureError, UnknownMeasureError
 from rankscope.metric import GenerationMetrics, RetrievalMetrics
 
 if TYPE_CHECKING:
+    from rankscope.answers._judged import AskingLedger
+    from rankscope.judge import Judge, Prompt
     from rankscope.service.tasks.spec import TaskSpec
 
 __all__ = [
+    "ANSWER_JUDGE_OPTIONS",
     "WEKNORA_ANSWER_MEASURES",
     "WEKNORA_MEASURES",
+    "AnswerJudging",
     "AnswerMeasureSet",
     "AnswerScorer",
     "MeasureSet",
@@ -268,9 +275,17 @@ class AnswerMeasureSet:
     profiles: tuple[str, ...]
 
     @classmethod
-    def resolve(cls, names: Sequence[str] | None, retrieval_profile: str) -> AnswerMeasureSet:
+    def resolve(
+        cls, names: Sequence[str] | None, retrieval_profile: str, repeats: int | None = None
+    ) -> AnswerMeasureSet:
         """Check the names; None: WeKnora's six under the weknora profile, else the standard
-        defaults (`rankscope.answers.DEFAULT_MEASURES`)."""
+        defaults (`rankscope.answers.DEFAULT_MEASURES`). ``repeats``: the askings of each
+        judged measure named without its own ``repeats=``.
+
+        >>> AnswerMeasureSet.resolve(["Faithfulness(stat=sd)", "TokenF1"], "trec", 3).names
+        ('Faithfulness(repeats=3,stat=sd)', 'TokenF1')
+        """
+        from rankscope.answers._judged import JUDGED_FAMILIES
         from rankscope.answers._scorers import DEFAULT_MEASURES, check_answer_measures
 
         if not names:
@@ -292,6 +307,13 @@ class AnswerMeasureSet:
                     + ", ".join(f.name for f in FAMILIES.values() if f.kind == "answer")
                 )
             check_answer_measures([measure], "standard")
+            if (
+                repeats is not None
+                and measure.family in JUDGED_FAMILIES
+                and measure.param("repeats") is None
+            ):
+                given = ",".join(f"{k}={v}" for k, v in (*measure.params, ("repeats", repeats)))
+                (measure,) = parse_measures([f"{measure.family}({given})"])
             resolved.append((measure.name, measure, "standard"))
         chosen = tuple(name for name, _, _ in resolved)
         if len(set(chosen)) != len(chosen):
@@ -306,6 +328,13 @@ class AnswerMeasureSet:
     def weknora(self) -> bool:
         """Whether a measure is WeKnora's (they score one reference answer per question)."""
         return "weknora" in self.profiles
+
+    @property
+    def judged(self) -> tuple[Measure, ...]:
+        """The measures a judge grades (`rankscope.answers._judged`), in order."""
+        from rankscope.answers._judged import JUDGED_FAMILIES
+
+        return tuple(m for m in self.measures if m.family in JUDGED_FAMILIES)
 
 
 class AnswerScorer:
@@ -333,17 +362,142 @@ class AnswerScorer:
         (one call per profile)."""
         from rankscope.answers._scorers import score_columns
 
-        pairs = list(zip(self.measure_set.measures, self.measure_set.profiles, strict=True))
+        pairs = [
+            (measure, profile)
+            for measure, profile in zip(
+                self.measure_set.measures, self.measure_set.profiles, strict=True
+            )
+            if measure not in self.measure_set.judged
+        ]
         by_profile: dict[str, Iterator[list[float]]] = {}
-        for profile in set(self.measure_set.profiles):
+        for profile in {profile for _, profile in pairs}:
             chosen = [measure for measure, of in pairs if of == profile]
             by_profile[profile] = iter(score_columns(chosen, profile, [(answer, references)]))
         return [next(by_profile[profile])[0] for _, profile in pairs]
 
+    def references(self, query_id: str) -> tuple[str, ...]:
+        """The question's reference answers (none: its answer is not scored)."""
+        return tuple(self._references.get(query_id) or ())
+
     def score(self, query_id: str, answer: str) -> dict[str, float] | None:
-        """``{name: value}`` for one answer; None when the question has no reference."""
+        """``{name: value}`` of the computed measures (not the judged ones) for one answer;
+        None when the question has no reference."""
         references = self._references.get(query_id)
         if not references:
             return None
+        computed = [
+            name
+            for name, measure in zip(self.measure_set.names, self.measure_set.measures, strict=True)
+            if measure not in self.measure_set.judged
+        ]
         values = self._values(answer, list(references))
-        return dict(zip(self.measure_set.names, values, strict=True))
+        return dict(zip(computed, values, strict=True))
+
+
+ANSWER_JUDGE_OPTIONS = ("judge", "concurrency", "repeats", "prompts")
+"""The keys of a task's answer judge configuration (`AnswerJudging.check`)."""
+
+
+@dataclass
+class AnswerJudging:
+    """The judge of a task's judged answer measures, as a run asks it: one judge, opened once
+    per run, ``concurrency`` askings in flight over the whole task, each asking kept by
+    ``ledger`` as it ends (`rankscope.answers._judged.ask_answers`, the judging path of
+    `rankscope.evaluate_answers`).
+
+    Attributes
+    ----------
+    judge
+        The judge (built from the task's ``answer_judge`` specification, or kept in memory).
+    measures
+        The judged measures (their names are the task's answer measure names).
+    concurrency
+        Askings in flight at once, over the task.
+    prompts
+        ``{measure: Prompt}`` replacing the default wording.
+    ledger
+        Where each asking is kept (`rankscope.service.store.judging.AnswerLedger`).
+    """
+
+    judge: Judge
+    measures: tuple[Measure, ...]
+    concurrency: int
+    prompts: dict[str, Prompt] = field(default_factory=dict)
+    ledger: AskingLedger | None = None
+    _gate: asyncio.Semaphore | None = None
+
+    @staticmethod
+    def check(given: Mapping[str, Any]) -> tuple[int, int | None, dict[str, Prompt]]:
+        """The ``concurrency``, ``repeats`` and prompts of a task's answer judge
+        configuration, checked (its ``judge`` is checked by the service's allow-lists).
+
+        >>> AnswerJudging.check({"judge": "m:f", "concurrency": 2, "repeats": 3})
+        (2, 3, {})
+        >>> AnswerJudging.check({"judge": "m:f", "prompts": {"Faithfulness": "{answer}"}})
+        Traceback (most recent call last):
+        ...
+        rankscope.errors.OptionError: the prompt template must hold {question}; it holds {answer}
+        """
+        from rankscope.answers._judged import ANSWER_PROMPTS
+        from rankscope.judge import Prompt
+
+        if not isinstance(given, Mapping):
+            raise InputError(
+                f"the answer judge is a mapping of {', '.join(ANSWER_JUDGE_OPTIONS)}; "
+                f"found {type(given).__name__}"
+            )
+        unknown = sorted(set(given) - set(ANSWER_JUDGE_OPTIONS))
+        if unknown:
+            raise InputError(
+                f"unknown options {unknown} of the answer judge; expected some of "
+                f"{list(ANSWER_JUDGE_OPTIONS)}"
+            )
+        if given.get("judge") is None:
+            raise InputError("the answer judge names its judge: judge")
+        values: dict[str, int | None] = {}
+        for label, default, high in (("concurrency", 4, 256), ("repeats", None, 100)):
+            value = given.get(label, default)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high
+            ):
+                raise InputError(f"the answer judge's {label} must be an integer 1-{high}; "
+                                 f"found {value!r}")  # fmt: skip
+            values[label] = value
+        prompts: dict[str, Prompt] = {}
+        for family, template in dict(given.get("prompts") or {}).items():
+            if family not in ANSWER_PROMPTS:
+                raise InputError(
+                    f"a prompt is replaced for a judged measure ({', '.join(ANSWER_PROMPTS)}); "
+                    f"found {family!r}"
+                )
+            wording = ANSWER_PROMPTS[family]
+            prompts[family] = Prompt(template, wording.system, wording.fields)
+        return int(values["concurrency"] or 4), values["repeats"], prompts
+
+    async def judge_one(
+        self,
+        query_id: str,
+        question: str,
+        answer: str,
+        references: Sequence[str],
+        contexts: Sequence[str],
+    ) -> dict[str, float]:
+        """``{name: value}`` of the judged measures of one answer (NaN where the judge gave
+        no grade at all)."""
+        from rankscope.answers._judged import ask_answers
+
+        if self._gate is None:
+            self._gate = asyncio.Semaphore(self.concurrency)
+        found = await ask_answers(
+            self.judge,
+            self.measures,
+            [query_id],
+            {query_id: question},
+            {query_id: answer},
+            {query_id: list(references)},
+            {query_id: list(contexts)},
+            self._gate,
+            prompts=self.prompts,
+            ledger=self.ledger,
+        )
+        return {name: values[0] for name, values in found.values.items()}

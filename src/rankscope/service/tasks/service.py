@@ -45,6 +45,7 @@ from rankscope.service.tasks.info import ACTIVE, STATUSES, TaskInfo, task_info
 from rankscope.service.tasks.owners import new_owner, owner_alive
 from rankscope.service.tasks.runner import Control, Progress, RunStats, run_queries
 from rankscope.service.tasks.scoring import (
+    AnswerJudging,
     AnswerMeasureSet,
     AnswerScorer,
     MeasureSet,
@@ -173,6 +174,7 @@ class EvaluationService:
         generator: str | Mapping[str, Any] | Callable[..., Any] | Generator | None = None,
         answer_measures: Sequence[str] | None = None,
         generator_options: Mapping[str, Any] | None = None,
+        answer_judge: Mapping[str, Any] | None = None,
     ) -> TaskInfo:
         """Check everything and store a new pending task (nothing is retrieved yet).
 
@@ -210,7 +212,19 @@ class EvaluationService:
             ``rouge2``, ``rougel``) and standard answer measures (``BLEU``, ``ROUGE-1``,
             ``ROUGE-2``, ``ROUGE-L``, ``ExactMatch``, ``TokenF1``, with their parameters), in
             any mix; default WeKnora's six under the weknora profile, the standard six
-            otherwise. Only with a generator.
+            otherwise. Only with a generator. The judged measures (``Faithfulness``,
+            ``AnswerRelevance``, ``ReferenceAgreement``, with ``repeats=N`` and
+            ``stat=mean|sd|failed``) need ``answer_judge``.
+        answer_judge
+            The judge of the judged answer measures: ``{"judge": ..., "concurrency": 4,
+            "repeats": N, "prompts": {measure: template}}``, the judge an HTTP endpoint
+            ``{"type": "http", "url": ..., "model": ...}`` (checked against the allow-list of
+            URLs as a judging task's), ``{"type": "prompt", "target": "module:function"}`` (a
+            function answering the prompt's messages) or a `rankscope.judge.Judge` (kept in
+            this process only); ``repeats`` the askings of each judged measure named without
+            its own. Each asking is stored as it ends: a resumed task asks nothing twice. An
+            answer the judge gave no grade is counted apart (``answer_counts``), never in the
+            mean.
         """
         if self.max_pending is not None:
             waiting = self.store.count_tasks(("pending",))
@@ -251,14 +265,15 @@ class EvaluationService:
             }
         )
         answering = self._answering(
-            data, measure_set, generator, answer_measures, generator_options
+            data, measure_set, generator, answer_measures, generator_options, answer_judge
         )
         task_id = uuid.uuid4().hex[:12]
         judgements = [(q, d, int(g)) for q, d, g in data.qrels.frame.iter_rows()]
         generator_spec: dict[str, Any] | None = None
         answer_names: tuple[str, ...] = ()
+        judging: dict[str, Any] | None = None
         if answering is not None:
-            built_generator, answer_set = answering
+            built_generator, answer_set, judging, _ = answering
             generator_spec = (
                 dict(built_generator.spec)
                 if built_generator.spec is not None
@@ -276,6 +291,7 @@ class EvaluationService:
             answer_measures=answer_names,
             references=None if answering is None else len(data.references),
             measures_from=measure_sources([m.name for m in measure_set.measures]),
+            answer_judge=judging,
         )
         self.store.create_task(
             {"id": task_id, "name": name, "spec": task_spec.stored(), "dataset": data.describe()},
@@ -295,6 +311,8 @@ class EvaluationService:
                 self._datasets[task_id] = data
             if answering is not None and answering[0].spec is None:
                 self._generators[task_id] = answering[0]
+            if answering is not None and answering[3] is not None and answering[3].spec is None:
+                self._judges[task_id] = answering[3]
         return self.get(task_id)
 
     def _allow_lists(self) -> dict[str, Any]:
@@ -322,15 +340,46 @@ class EvaluationService:
         generator: str | Mapping[str, Any] | Callable[..., Any] | Generator | None,
         answer_measures: Sequence[str] | None,
         generator_options: Mapping[str, Any] | None,
-    ) -> tuple[Generator, AnswerMeasureSet] | None:
-        """The task's generator and answer measures, checked (None without a generator)."""
+        answer_judge: Mapping[str, Any] | None = None,
+    ) -> tuple[Generator, AnswerMeasureSet, dict[str, Any] | None, Judge | None] | None:
+        """The task's generator and answer measures, checked, and the stored configuration
+        and judge of its judged answer measures (None without them); None without a
+        generator."""
         if generator is None:
-            if answer_measures or generator_options:
+            if answer_measures or generator_options or answer_judge:
                 raise InputError(
-                    "answer measures and generator options go with a generator; name one too"
+                    "answer measures, generator options and an answer judge go with a "
+                    "generator; name one too"
                 )
             return None
-        answer_set = AnswerMeasureSet.resolve(answer_measures, measure_set.profile)
+        repeats: int | None = None
+        if answer_judge is not None:
+            concurrency, repeats, prompts = AnswerJudging.check(answer_judge)
+        answer_set = AnswerMeasureSet.resolve(answer_measures, measure_set.profile, repeats)
+        judging: dict[str, Any] | None = None
+        judge: Judge | None = None
+        if answer_set.judged and answer_judge is None:
+            raise InputError(
+                f"{answer_set.judged[0].name} is graded by a judge: give the task an answer judge"
+            )
+        if answer_judge is not None:
+            families = {m.family for m in answer_set.judged}
+            if not families:
+                raise InputError(
+                    "an answer judge grades the judged answer measures (Faithfulness, "
+                    "AnswerRelevance, ReferenceAgreement); the task names none"
+                )
+            unused = sorted(set(prompts) - families)
+            if unused:
+                raise InputError(f"a prompt is given for {unused[0]}, which the task does not "
+                                 "measure")  # fmt: skip
+            judge, judge_spec = self._answer_judge(answer_judge["judge"])
+            judging = {
+                "judge": judge_spec,
+                "concurrency": concurrency,
+                "repeats": repeats,
+                "prompts": {family: prompt.template for family, prompt in prompts.items()},
+            }
         both = sorted(set(answer_set.names) & set(measure_set.names))
         if both:
             raise InputError(f"{both[0]!r} is named as a measure and as an answer measure")
@@ -355,7 +404,53 @@ class EvaluationService:
                     f"{len(data.references[several[0]])}"
                 )
         AnswerScorer(answer_set, {})  # a scorer's missing package is named now, not later
-        return built, answer_set
+        return built, answer_set, judging, judge
+
+    def _answer_judge(self, given: Any) -> tuple[Judge, dict[str, Any]]:
+        """The judge of a task's answers and the specification stored with the task, checked
+        against the allow-lists as a judging task's judge is."""
+        from rankscope.judge import Judge
+        from rankscope.service.sources.judges import build_judge, check_judge, parse_judge_spec
+
+        if isinstance(given, Judge):
+            return given, dict(given.spec or {"type": "python", "description": given.describe()})
+        spec = parse_judge_spec(given)
+        if spec["type"] == "callable":
+            raise InputError(
+                "a callable judge grades (query, passage) pairs; the judge of answers answers "
+                'prompts: {"type": "prompt", "target": "module:function"} or an http judge'
+            )
+        check_judge(spec, self.allowed_callables, self.allowed_urls)
+        return build_judge(spec, **self._allow_lists()), spec
+
+    def _answer_judging(
+        self, task_id: str, spec: TaskSpec, answer_set: AnswerMeasureSet, writer: Any
+    ) -> AnswerJudging | None:
+        """How a run of the task asks its judge of answers (None without judged measures)."""
+        from rankscope.answers._judged import ANSWER_PROMPTS
+        from rankscope.judge import Prompt
+        from rankscope.service.store.judging import AnswerLedger
+
+        if spec.answer_judge is None:
+            return None
+        with self._lock:
+            kept = self._judges.get(task_id)
+        stored = spec.answer_judge
+        if kept is None:
+            if stored["judge"].get("type") == "python":
+                raise InputError(
+                    f"task {task_id} judges its answers with a Python judge "
+                    f"({stored['judge'].get('description')}) that cannot be rebuilt from its "
+                    "specification; resume it in the process that submitted it"
+                )
+            kept, _ = self._answer_judge(stored["judge"])
+        prompts = {
+            family: Prompt(template, ANSWER_PROMPTS[family].system, ANSWER_PROMPTS[family].fields)
+            for family, template in (stored.get("prompts") or {}).items()
+        }
+        return AnswerJudging(
+            kept, answer_set.judged, int(stored["concurrency"]), prompts, AnswerLedger(writer)
+        )
 
     def _dataset(self, dataset: Dataset | str | Path | Mapping[str, Any]) -> Dataset:
         if isinstance(dataset, Dataset):
@@ -538,15 +633,22 @@ class EvaluationService:
             f"rankscope-task-{task_id}",
         )
 
-    def run_next(self) -> TaskInfo | None:
-        """Take the oldest pending task of the store (skipping those other workers take at the
-        same moment) and run it to its end; None if no task waits. Tasks whose process died
-        go back to the queue first (`requeue_abandoned`)."""
+    def run_next(self) -> TaskInfo | JudgingInfo | None:
+        """Take the oldest pending task of the store, an evaluation or a judging task
+        (skipping those other workers take at the same moment), and run it to its end; None
+        if no task waits. Tasks whose process died go back to the queue first
+        (`requeue_abandoned`)."""
         self.requeue_abandoned()
         owner = new_owner()
-        task_id = self.store.claim_next(owner)
+        task_id = self.store.claim_next(owner, ("evaluation", "judging"))
         if task_id is None:
             return None
+        if self.store.task(task_id)["kind"] == "judging":
+            try:
+                return self.run_judging(task_id, owner=owner)
+            except RankscopeError:
+                # Its judge cannot be had here: the task says why.
+                return self.judging(task_id)
         try:
             return self.run(task_id, owner=owner)
         except RankscopeError:
@@ -557,7 +659,11 @@ class EvaluationService:
         """Put back to pending the running tasks whose owner is gone (a process of this host
         that died, or a heartbeat older than ``stale_after`` seconds); their ids."""
         requeued: list[str] = []
-        for task_id in self.store.task_ids(("running",)):
+        running = [
+            *self.store.task_ids(("running",)),
+            *self.store.task_ids(("running",), "judging"),
+        ]
+        for task_id in running:
             row = self.store.task(task_id)
             if row["status"] != "running" or self._owner_alive(row):
                 continue
@@ -896,6 +1002,7 @@ class EvaluationService:
             control = self._controls.setdefault(task_id, Control())
         built: Retriever | None = None
         answering: Generator | None = None
+        judging: AnswerJudging | None = None
         try:
             row = self.store.task(task_id)
             spec = TaskSpec.model_validate(row["spec"])
@@ -905,19 +1012,20 @@ class EvaluationService:
             )
             answer_scorer: AnswerScorer | None = None
             passages: dict[str, str] | None = None
+            writer = self.store.writer(task_id, owner)
             if spec.generator is not None:
-                answer_scorer = AnswerScorer(
-                    AnswerMeasureSet.resolve(spec.answer_measures, spec.profile),
-                    self.store.references(task_id),
-                )
+                answer_set = AnswerMeasureSet.resolve(spec.answer_measures, spec.profile)
+                answer_scorer = AnswerScorer(answer_set, self.store.references(task_id))
                 passages = self._passages(task_id, row, dataset)
                 answering = self._generator_for(task_id, row, generator)
-            writer = self.store.writer(task_id, owner)
+                judging = self._answer_judging(task_id, spec, answer_set, writer)
             done = self.store.finished_query_ids(task_id)
             pending = [item for item in self.store.queries(task_id) if item[1] not in done]
             await built.open(spec.concurrency)
             if answering is not None:
                 await answering.open(spec.concurrency)
+            if judging is not None:
+                await judging.judge.open(judging.concurrency)
             stats = await run_queries(
                 writer=writer,
                 retriever=built,
@@ -933,6 +1041,7 @@ class EvaluationService:
                 generator=answering,
                 answer_scorer=answer_scorer,
                 passages=passages,
+                answer_judging=judging,
             )
             self.last_stats[task_id] = stats
             writer.heartbeat()
@@ -976,6 +1085,8 @@ class EvaluationService:
                 await built.aclose()
             if answering is not None:
                 await answering.aclose()
+            if judging is not None:
+                await judging.judge.aclose()
             with self._lock:
                 self._controls.pop(task_id, None)
         info = self.get(task_id)
@@ -985,6 +1096,7 @@ class EvaluationService:
                 self._retrievers.pop(task_id, None)
                 self._generators.pop(task_id, None)
                 self._datasets.pop(task_id, None)
+                self._judges.pop(task_id, None)
         return info
 
     def _conclude(self, task_id: str, owner: str, stats: RunStats, spec: TaskSpec) -> None:
@@ -1126,6 +1238,7 @@ class EvaluationService:
                 calibration_sample=calibration_sample,
                 seed=seed,
                 name=name,
+                source_task=holes_of,
                 extra={
                     "service": {
                         "judge": judge_spec or {"type": "python", "description": built.describe()},
@@ -1211,18 +1324,17 @@ class EvaluationService:
         """The judging tasks of an evaluation task's holes, newest first."""
         from rankscope.service.tasks.judging import judging_info
 
-        rows, _ = self.store.list_tasks(limit=10**6, kind="judging")
-        return [
-            judging_info(row, None)
-            for row in rows
-            if ((row["spec"].get("service") or {}).get("source") or {}).get("evaluation") == task_id
-        ]
+        rows, _ = self.store.list_tasks(limit=10**6, kind="judging", source_task=task_id)
+        return [judging_info(row, None) for row in rows]
 
-    def run_judging(self, task_id: str, *, judge: Judge | None = None) -> JudgingInfo:
+    def run_judging(
+        self, task_id: str, *, judge: Judge | None = None, owner: str | None = None
+    ) -> JudgingInfo:
         """Run (or resume) a judging task in this thread until it is done, cancelled or
         stopped: only its pairs without a stored judgement are asked. ``judge`` is needed
         only when the task's specification cannot build it again (a Python object given to
-        `submit_judging` in another process).
+        `submit_judging` in another process); ``owner`` is the owner id under which
+        `run_next` claimed the task (else it is claimed here).
 
         Raises
         ------
@@ -1241,7 +1353,7 @@ class EvaluationService:
             control = self._controls.setdefault(task_id, Control())
         try:
             if judge is None:
-                if spec.get("type") not in ("http", "callable"):
+                if spec.get("type") not in ("http", "callable", "prompt"):
                     raise InputError(
                         f"judging task {task_id} has a Python judge ({spec.get('description')}) "
                         "that cannot be rebuilt from its specification; pass the judge to resume it"
@@ -1268,6 +1380,7 @@ class EvaluationService:
                 judge,
                 concurrency=int(kept.get("concurrency", 4)),
                 halt=halt,
+                owner=owner,
             )
         except RankscopeError as error:
             if not isinstance(error, TaskStateError | StoreError):

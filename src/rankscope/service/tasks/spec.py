@@ -57,6 +57,13 @@ class TaskSpec(Settings):
     measures_from
         The files (or modules) that define the task's user-defined measures
         (`rankscope.measures.load`): a process resuming the task loads them again.
+    answer_judge
+        For the judged answer measures (``Faithfulness``, ``AnswerRelevance``,
+        ``ReferenceAgreement``): ``judge``, the judge's specification
+        (`rankscope.service.sources.judges.parse_judge_spec`, the API key's variable, never
+        the key), ``concurrency`` (askings in flight at once, over the task) and ``prompts``
+        (``{measure: template}`` replacing `rankscope.answers.ANSWER_PROMPTS`' wording);
+        None without judged measures.
     """
 
     retriever: dict[str, Any]
@@ -64,6 +71,7 @@ class TaskSpec(Settings):
     answer_measures: tuple[str, ...] = ()
     references: int | None = None
     measures_from: tuple[str, ...] = ()
+    answer_judge: dict[str, Any] | None = None
 
     def stored(self) -> dict[str, Any]:
         """The JSON-able form kept in the store (a retrieval-only task without the keys of
@@ -74,4 +82,6 @@ class TaskSpec(Settings):
                 shown.pop(key)
         if not self.measures_from:
             shown.pop("measures_from")
+        if self.answer_judge is None:
+            shown.pop("answer_judge")
         return shown

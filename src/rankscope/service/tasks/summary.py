@@ -26,17 +26,25 @@ def mean(values: list[float]) -> float:
 
 
 def summary(succeeded: list[QueryRecord], spec: TaskSpec) -> dict[str, Any]:
-    """``{"metrics", "latency_ms", "answer_metrics"}`` of a task's succeeded queries, in
-    query-id order as `rankscope.evaluate` takes them."""
+    """``{"metrics", "latency_ms", "answer_metrics", "answer_counts"}`` of a task's
+    succeeded queries, in query-id order as `rankscope.evaluate` takes them.
+
+    An answer measure's mean is over the answers that have a value of it: a judged measure of
+    an answer the judge gave no grade (NaN) is left out, and ``answer_counts`` says how many
+    answers each mean is over.
+    """
     records = sorted(succeeded, key=lambda record: record.query_id)
     answered = [r.answer_metrics for r in records if r.answer_metrics is not None]
     latencies = [r.latency for r in records if r.latency is not None]
+    valued = {
+        name: [v for values in answered if math.isfinite(v := values.get(name, math.nan))]
+        for name in spec.answer_measures
+    }
     return {
         "metrics": {
             name: mean([(r.metrics or {})[name] for r in records]) for name in spec.measures
         },
         "latency_ms": exact_summary(latencies),
-        "answer_metrics": {
-            name: mean([values[name] for values in answered]) for name in spec.answer_measures
-        },
+        "answer_metrics": {name: mean(values) for name, values in valued.items()},
+        "answer_counts": {name: len(values) for name, values in valued.items()},
     }

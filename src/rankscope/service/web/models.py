@@ -15,6 +15,9 @@ from rankscope.errors import ProfileError
 from rankscope.service.tasks.spec import Settings
 
 __all__ = [
+    "AnswerCountOut",
+    "AnswerJudgeIn",
+    "AnswersOut",
     "DatasetIn",
     "ErrorOut",
     "EvaluationIn",
@@ -57,7 +60,7 @@ class RetrieverIn(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     type: Literal["bm25", "callable", "http"]
     target: str | None = Field(
-        None, max_length=500, description="module:function, for type callable"
+        None, max_length=500, description="module:function, for type callable or prompt"
     )
     url: str | None = Field(None, max_length=2048, description="endpoint, for type http")
     method: Literal["GET", "POST"] | None = None
@@ -82,7 +85,7 @@ class GeneratorIn(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     type: Literal["callable", "http"]
     target: str | None = Field(
-        None, max_length=500, description="module:function, for type callable"
+        None, max_length=500, description="module:function, for type callable or prompt"
     )
     url: str | None = Field(None, max_length=2048, description="endpoint, for type http")
     method: Literal["GET", "POST"] | None = None
@@ -102,6 +105,55 @@ class GeneratorIn(BaseModel):
     max_passages: int | None = Field(
         None, ge=1, le=10_000, description="passages given per question (default: all retrieved)"
     )
+
+
+class JudgeIn(BaseModel):
+    """A judge: an OpenAI-compatible chat-completions endpoint (``http``), a callable
+    ``module:function`` grading a (query, passage) pair (``callable``), or one answering the
+    judge's prompts (``prompt``)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    type: Literal["http", "callable", "prompt"]
+    url: str | None = Field(
+        None, max_length=2048, description="the endpoint's base (http://host:8000/v1) or URL"
+    )
+    model: str | None = Field(None, max_length=500, description="the model name, for http")
+    api_key_env: str | None = Field(
+        None, max_length=200, description="the server's environment variable holding the key"
+    )
+    temperature: float | None = Field(None, ge=0, le=2)
+    max_tokens: int | None = Field(None, ge=1, le=10**6)
+    seed: int | None = Field(None, ge=-(2**63), le=2**63 - 1)
+    timeout: float | None = Field(None, gt=0, le=3600)
+    retries: int | None = Field(None, ge=0, le=100)
+    backoff: float | None = Field(None, ge=0, le=60)
+    prices: tuple[float, float] | None = Field(
+        None, description="per million prompt tokens, per million completion tokens"
+    )
+    target: str | None = Field(
+        None, max_length=500, description="module:function, for type callable or prompt"
+    )
+    thresholds: list[float] | None = Field(None, max_length=100)
+
+
+class AnswerJudgeIn(BaseModel):
+    """The judge of a task's judged answer measures and how to ask it."""
+
+    model_config = ConfigDict(extra="forbid")
+    judge: SpecText | JudgeIn = Field(
+        description="an http judge (an OpenAI-compatible endpoint) or a prompt judge"
+    )
+    concurrency: int = Field(4, ge=1, le=256, description="askings in flight at once")
+    repeats: int | None = Field(
+        None, ge=1, le=100, description="askings of each judged measure named without repeats="
+    )
+    prompts: (
+        dict[
+            Literal["Faithfulness", "AnswerRelevance", "ReferenceAgreement"],
+            Annotated[str, StringConstraints(max_length=20_000)],
+        ]
+        | None
+    ) = Field(None, description="a measure's prompt template, replacing rankscope's wording")
 
 
 class EvaluationIn(BaseModel):
@@ -136,7 +188,11 @@ class EvaluationIn(BaseModel):
         max_length=100,
         description="WeKnora's bleu1, bleu2, bleu4, rouge1, rouge2, rougel and/or BLEU, "
         "ROUGE-1, ROUGE-2, ROUGE-L, ExactMatch, TokenF1 (with a generator; default WeKnora's "
-        "six under weknora, the standard six otherwise)",
+        "six under weknora, the standard six otherwise); the judged Faithfulness, "
+        "AnswerRelevance, ReferenceAgreement with an answer judge",
+    )
+    answer_judge: AnswerJudgeIn | None = Field(
+        None, description="the judge of the judged answer measures"
     )
 
     @field_validator("profile")
@@ -178,6 +234,13 @@ class ProgressOut(BaseModel):
     fraction: float
 
 
+class AnswerCountOut(BaseModel):
+    """How many scored answers an answer measure's mean is over."""
+
+    scored: int
+    failed: int
+
+
 class AnswersOut(BaseModel):
     """A task's generator and the means of its answer measures (None: nothing scored yet)."""
 
@@ -185,6 +248,13 @@ class AnswersOut(BaseModel):
     measures: list[str]
     metrics: dict[str, float | None]
     scored: int = Field(description="answers scored (questions with a reference answer)")
+    counts: dict[str, AnswerCountOut] = Field(
+        description="per measure, the scored answers with a value and those without (the "
+        "judge gave no grade), left out of the mean"
+    )
+    judge: dict[str, Any] | None = Field(
+        description="the judge of the judged measures, its concurrency, repeats and prompts"
+    )
     references: int | None = Field(description="questions with a reference answer")
     note: str | None = Field(description="what cannot be scored, e.g. no reference answers")
 
@@ -248,34 +318,6 @@ class QueryPage(BaseModel):
     total: int
     limit: int
     offset: int
-
-
-class JudgeIn(BaseModel):
-    """A judge: an OpenAI-compatible chat-completions endpoint (``http``) or a callable
-    ``module:function`` grading a (query, passage) pair (``callable``)."""
-
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-    type: Literal["http", "callable"]
-    url: str | None = Field(
-        None, max_length=2048, description="the endpoint's base (http://host:8000/v1) or URL"
-    )
-    model: str | None = Field(None, max_length=500, description="the model name, for http")
-    api_key_env: str | None = Field(
-        None, max_length=200, description="the server's environment variable holding the key"
-    )
-    temperature: float | None = Field(None, ge=0, le=2)
-    max_tokens: int | None = Field(None, ge=1, le=10**6)
-    seed: int | None = Field(None, ge=-(2**63), le=2**63 - 1)
-    timeout: float | None = Field(None, gt=0, le=3600)
-    retries: int | None = Field(None, ge=0, le=100)
-    backoff: float | None = Field(None, ge=0, le=60)
-    prices: tuple[float, float] | None = Field(
-        None, description="per million prompt tokens, per million completion tokens"
-    )
-    target: str | None = Field(
-        None, max_length=500, description="module:function, for type callable"
-    )
-    thresholds: list[float] | None = Field(None, max_length=100)
 
 
 class JudgingIn(BaseModel):

@@ -431,9 +431,20 @@ async def signout(request: Request) -> Response:
 
 @router.get("/")
 def task_list(request: Request, offset: int = Query(0, ge=0, le=10**9)) -> Response:
-    tasks, total = request.app.state.service.list_tasks(limit=50, offset=offset)
+    service = request.app.state.service
+    tasks, total = service.list_tasks(limit=50, offset=offset)
+    judgings, judging_total = service.list_judgings(limit=50)
     return render(
-        request, "tasks.html", tasks=tasks, total=total, offset=offset, limit=50, page="tasks"
+        request,
+        "tasks.html",
+        tasks=tasks,
+        total=total,
+        offset=offset,
+        limit=50,
+        page="tasks",
+        judgings=judgings,
+        judging_total=judging_total,
+        judging_api=JUDGING_PREFIX,
     )
 
 

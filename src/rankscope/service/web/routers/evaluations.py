@@ -198,6 +198,13 @@ def start_evaluation(service: EvaluationService, policy: Any, body: Any) -> Task
         if body.generator is None
         else checked(lambda: policy.generator(_spec_of(body.generator)))
     )
+    answer_judge: dict[str, Any] | None = None
+    if body.answer_judge is not None:
+        given = body.answer_judge.judge
+        answer_judge = {
+            **body.answer_judge.model_dump(exclude_none=True),
+            "judge": checked(lambda: policy.judge(_spec_of(given))),
+        }
     checked(lambda: MeasureSet.resolve(body.measures, body.profile))
     if body.answer_measures is not None:
         checked(lambda: AnswerMeasureSet.resolve(body.answer_measures, body.profile))
@@ -216,6 +223,7 @@ def start_evaluation(service: EvaluationService, policy: Any, body: Any) -> Task
         name=body.name,
         generator=generator,
         answer_measures=body.answer_measures,
+        answer_judge=answer_judge,
     )
     service.start(info.id)
     return info

@@ -83,6 +83,43 @@ function taskList() {
   window.setTimeout(poll, 500);
 }
 
+// --- the judging tasks beside them ----------------------------------------------------------
+
+function judgingList() {
+  const table = document.getElementById("judging-tasks");
+  if (!table) return;
+  const rows = new Map();
+  table.querySelectorAll("tbody tr").forEach((row) => rows.set(row.dataset.judging, row));
+
+  function update(judging) {
+    const row = rows.get(judging.id);
+    if (!row) return;
+    row.dataset.status = judging.status;
+    setStatus(row.querySelector('[data-field="status"]'), judging.status);
+    const p = judging.progress;
+    const judged = p.graded + p.failed;
+    const bar = row.querySelector('[data-field="bar"]');
+    bar.max = p.total || 1;
+    bar.value = judged;
+    const failed = p.failed ? ` (${p.failed} failed)` : "";
+    row.querySelector('[data-field="count"]').textContent = `${judged} / ${p.total} pairs${failed}`;
+    row.querySelector('[data-field="duration"]').textContent = seconds(judging.active_seconds);
+  }
+
+  async function poll() {
+    const active = [...rows.values()].some((row) => ACTIVE.includes(row.dataset.status));
+    if (!active) return;
+    try {
+      const page = await getJSON(`${table.dataset.api}?limit=50`);
+      page.items.forEach(update);
+    } catch (error) {
+      console.warn(error.message);
+    }
+    window.setTimeout(poll, 1000);
+  }
+  window.setTimeout(poll, 500);
+}
+
 // --- a task's page --------------------------------------------------------------------------
 
 function taskPage() {
@@ -116,6 +153,12 @@ function taskPage() {
     });
     document.querySelectorAll("[data-answer-metric]").forEach((cell) => {
       cell.textContent = metric(task.answers ? task.answers.metrics[cell.dataset.answerMetric] : null);
+    });
+    document.querySelectorAll("[data-answer-count]").forEach((cell) => {
+      const count = task.answers ? task.answers.counts[cell.dataset.answerCount] : null;
+      if (!count) return;
+      const failed = count.failed ? `, ${count.failed} not graded` : "";
+      cell.textContent = `over ${count.scored} answers${failed}`;
     });
     document.querySelectorAll("[data-latency]").forEach((cell) => {
       const value = task.latency_ms ? task.latency_ms[cell.dataset.latency] : null;
@@ -341,6 +384,7 @@ const pages = {
   judging: judgingPage,
   tasks: () => {
     taskList();
+    judgingList();
     compareSelection();
   },
   task: taskPage,
