@@ -16,7 +16,7 @@ import pytest
 from chat_server import ChatServer, grade_of, serve_chat
 from rankscope import evaluate_answers
 from rankscope.answers._judged import ANSWER_PROMPTS
-from rankscope.answers._scorers import scorers
+from rankscope.answers._scorers import score_columns
 from rankscope.engine.measures import parse_measures
 from rankscope.errors import MeasureError, OptionError, ProfileError, RankscopeWarning
 from rankscope.judge import ChatJudge, PromptJudge
@@ -179,7 +179,7 @@ def test_what_a_judged_measure_needs_is_asked_for(
 
 def test_the_text_scorers_refuse_a_judged_measure() -> None:
     with pytest.raises(MeasureError, match="graded by a judge"):
-        scorers(parse_measures(["ReferenceAgreement"]), "standard")
+        score_columns(parse_measures(["ReferenceAgreement"]), "standard", [])
 
 
 def test_the_answers_command_takes_a_judge_and_its_inputs(

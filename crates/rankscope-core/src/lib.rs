@@ -9,6 +9,7 @@
 //! structured fields; the bindings map each variant to an exception class. What a caller asks
 //! for (measure names, a profile, options) is checked once, by [`settle`].
 
+pub mod answers;
 pub mod batch;
 pub mod error;
 pub mod evaluate;

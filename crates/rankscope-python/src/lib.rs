@@ -7,6 +7,7 @@
 
 use pyo3::prelude::*;
 
+mod answers;
 mod arrow;
 mod convert;
 mod errors;
@@ -23,6 +24,7 @@ mod stats;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // One line per part of the module.
+    answers::register(m)?;
     evaluate::register(m)?;
     results::register(m)?;
     settle::register(m)?;

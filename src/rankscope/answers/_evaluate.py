@@ -15,7 +15,7 @@ from rankscope.answers._scorers import (
     check_answer_measures,
     check_answer_profile,
     rouge_has_no_tokens,
-    scorers,
+    score_columns,
 )
 from rankscope.engine.measures import Measure, parse_measures
 from rankscope.engine.results import Results
@@ -169,9 +169,10 @@ def evaluate_answers(
     )
     pairs = [(answer_texts.get(q, [""])[0], reference_texts[q]) for q in question_ids]
     computed = [m for m in wanted if m.family not in JUDGED_FAMILIES]
-    each = scorers(computed, profile)
-    rows = [[score(answer, texts) for score in each] for answer, texts in pairs]
-    columns = {m.name: [row[i] for row in rows] for i, m in enumerate(computed)}
+    columns = {
+        m.name: values
+        for m, values in zip(computed, score_columns(computed, profile, pairs), strict=True)
+    }
     columns.update(
         _judged_columns(
             wanted, question_ids, pairs, reference_texts, judge, questions, contexts, concurrency

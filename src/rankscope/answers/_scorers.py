@@ -17,6 +17,13 @@ Profile ``standard`` (the default) computes what the reference packages compute:
 
 Profile ``weknora`` computes WeKnora's BLEU-n and ROUGE-1/2/L (see `rankscope.answers._weknora`)
 against a single reference.
+
+BLEU and ROUGE are computed by the core (``rankscope_core::answers``), batch-wise, with the
+same values as the packages to the last bit. Where the tokens come from: sacrebleu's ``13a``,
+``zh``, ``char`` and ``none`` tokenizers and rouge-score's run in the core; here, before the
+core, run nltk's Porter stemmer (``stem=True``, memoized per word), sacrebleu's ``intl``
+tokenizer and WeKnora's sentence and word split (jieba), their tokens handed over joined by
+spaces. ExactMatch and TokenF1 are computed here.
 """
 
 from __future__ import annotations
@@ -25,10 +32,11 @@ import re
 import string
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
+from functools import cache, lru_cache
 
 from rankscope.answers._judged import JUDGED_FAMILIES
-from rankscope.answers._weknora import BLEU_WEIGHTS, weknora_bleu, weknora_rouge
+from rankscope.answers._weknora import BLEU_WEIGHTS, sentence_lines
+from rankscope.engine import native
 from rankscope.engine.measures import FAMILIES, Measure, default_measures
 from rankscope.errors import MeasureError, MissingDependencyError, ProfileError
 
@@ -40,7 +48,7 @@ __all__ = [
     "check_answer_profile",
     "exact_match",
     "rouge_has_no_tokens",
-    "scorers",
+    "score_columns",
     "token_f1",
 ]
 
@@ -55,11 +63,8 @@ DEFAULT_MEASURES: dict[str, tuple[str, ...]] = {
 """What `evaluate_answers` computes when no measure is named, by profile (the registry's):
 WeKnora's six for ``weknora``."""
 
-_ROUGE_TYPES = {"ROUGE-1": "rouge1", "ROUGE-2": "rouge2", "ROUGE-L": "rougeL"}
-_WEKNORA_ROUGE = {"ROUGE-1": "rouge-1", "ROUGE-2": "rouge-2", "ROUGE-L": "rouge-l"}
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
-_ROUGE_TOKEN = re.compile(r"[a-z0-9]")  # what rouge-score's tokenizer keeps, after lower()
 _PUNCTUATION = frozenset(string.punctuation)
 
 
@@ -116,56 +121,106 @@ def rouge_has_no_tokens(text: str) -> bool:
     >>> [rouge_has_no_tokens(text) for text in ("计算机的操作系统", "Linux 系统", "")]
     [True, False, False]
     """
-    return bool(text.strip()) and _ROUGE_TOKEN.search(text.lower()) is None
+    return bool(text.strip()) and not native.answer_tokens(text, "rouge")
 
 
-def _sacrebleu(m: Measure) -> Scorer:
+_BLEU_CORE_TOKENIZERS = ("13a", "zh", "char", "none")
+"""sacrebleu's tokenizers the core runs; ``intl`` (Unicode classes of the ``regex`` package) stays
+sacrebleu's own, its tokens handed to the core."""
+
+_ROUGE_CORE = {"ROUGE-1": ("ROUGE-N", 1), "ROUGE-2": ("ROUGE-N", 2), "ROUGE-L": ("ROUGE-L", 1)}
+_WEKNORA_CORE: dict[str, tuple[str, list[float]]] = {
+    "ROUGE-1": ("ROUGE-N", [1.0]),
+    "ROUGE-2": ("ROUGE-N", [2.0]),
+    "ROUGE-L": ("ROUGE-L", []),
+}
+_VALID_ROUGE_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+@cache
+def _intl() -> Callable[[str], str]:
     try:
-        from sacrebleu.metrics.bleu import BLEU
+        from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
     except ImportError:
-        raise MissingDependencyError("sacrebleu", "BLEU", "answers") from None
-    bleu = BLEU(
-        effective_order=True,
-        max_ngram_order=int(m.param("n") or 4),
-        tokenize=m.param("tokenize") or "13a",
-    )
-
-    def score(answer: str, references: Sequence[str]) -> float:
-        return float(bleu.sentence_score(answer, list(references)).score) / 100.0
-
-    return score
+        raise MissingDependencyError("sacrebleu", "BLEU(tokenize=intl)", "answers") from None
+    tokenizer = TokenizerV14International()  # type: ignore[no-untyped-call]
+    return lambda text: str(tokenizer(text.rstrip()))
 
 
-class _Rouge:
-    """rouge-score's three F-measures of one pair, computed together and kept for the next ask
-    (ROUGE-1, -2 and -L of a question then tokenize and stem its texts once)."""
-
-    def __init__(self, stem: bool) -> None:
-        try:
-            from rouge_score.rouge_scorer import RougeScorer
-        except ImportError:
-            raise MissingDependencyError("rouge-score", "ROUGE", "answers") from None
-        self._scorer: Any = RougeScorer(list(_ROUGE_TYPES.values()), use_stemmer=stem)
-        self._last: tuple[str, tuple[str, ...], Any] | None = None
-
-    def measure(self, family: str) -> Scorer:
-        kind = _ROUGE_TYPES[family]
-
-        def score(answer: str, references: Sequence[str]) -> float:
-            pair = (answer, tuple(references))
-            if self._last is None or self._last[:2] != pair:
-                self._last = (*pair, self._scorer.score_multi(list(references), answer))
-            return float(self._last[2][kind].fmeasure)
-
-        return score
+@cache
+def _stem() -> Callable[[str], str]:
+    """nltk's Porter stemmer as rouge-score configures it, memoized per word."""
+    try:
+        from nltk.stem import porter  # type: ignore[import-untyped]
+    except ImportError:
+        raise MissingDependencyError("nltk", "ROUGE(stem=True)", "answers") from None
+    return lru_cache(maxsize=1 << 16)(porter.PorterStemmer().stem)
 
 
-def _weknora(m: Measure) -> Scorer:
+def _stemmed(text: str) -> str:
+    """rouge-score's tokens of ``text`` with ``use_stemmer=True`` (words of more than three
+    letters stemmed), joined by spaces for the core's ``none`` tokenizer."""
+    stem = _stem()
+    tokens = (stem(t) if len(t) > 3 else t for t in native.answer_tokens(text, "rouge"))
+    return " ".join(t for t in tokens if _VALID_ROUGE_TOKEN.fullmatch(t))
+
+
+def _core_measure(m: Measure) -> tuple[str | None, tuple[str, int, str]]:
+    """How the core computes ``m``: the text preparation done here first (None, ``intl`` or
+    ``stem``) and the core's ``(kind, n, tokenizer)``."""
     if m.family == "BLEU":
-        weights = BLEU_WEIGHTS[int(m.param("n") or 4)]
-        return lambda answer, references: weknora_bleu(answer, references[0], weights)
-    variant = _WEKNORA_ROUGE[m.family]
-    return lambda answer, references: weknora_rouge(answer, references[0], variant)
+        tokenize = m.param("tokenize") or "13a"
+        n = int(m.param("n") or 4)
+        if tokenize in _BLEU_CORE_TOKENIZERS:
+            return None, ("BLEU", n, tokenize)
+        return tokenize, ("BLEU", n, "none")
+    kind, n = _ROUGE_CORE[m.family]
+    if m.param("stem") == "True":
+        return "stem", (kind, n, "none")
+    return None, (kind, n, "rouge")
+
+
+_PREPARE: dict[str, Callable[[], Callable[[str], str]]] = {
+    "intl": _intl,
+    "stem": lambda: _stemmed,
+}
+
+
+def _standard_columns(
+    measures: Sequence[Measure], pairs: Sequence[tuple[str, Sequence[str]]]
+) -> dict[Measure, list[float]]:
+    """BLEU and ROUGE by the core, one call per text preparation the measures need."""
+    groups: dict[str | None, list[tuple[Measure, tuple[str, int, str]]]] = {}
+    for m in measures:
+        prepare, spec = _core_measure(m)
+        groups.setdefault(prepare, []).append((m, spec))
+    found: dict[Measure, list[float]] = {}
+    for prepare, group in groups.items():
+        answers = [answer for answer, _ in pairs]
+        references = [list(texts) for _, texts in pairs]
+        if prepare is not None:
+            text = _PREPARE[prepare]()
+            answers = [text(answer) for answer in answers]
+            references = [[text(r) for r in texts] for texts in references]
+        columns = native.score_answers(answers, references, [spec for _, spec in group])
+        found.update(zip((m for m, _ in group), columns, strict=True))
+    return found
+
+
+def _weknora_columns(
+    measures: Sequence[Measure], pairs: Sequence[tuple[str, Sequence[str]]]
+) -> dict[Measure, list[float]]:
+    """WeKnora's BLEU and ROUGE by the core, over its sentences and words (split here)."""
+    specs = [
+        ("BLEU", list(BLEU_WEIGHTS[int(m.param("n") or 4)]))
+        if m.family == "BLEU"
+        else _WEKNORA_CORE[m.family]
+        for m in measures
+    ]
+    answers = [sentence_lines(answer) for answer, _ in pairs]
+    references = [sentence_lines(texts[0]) for _, texts in pairs]
+    columns = native.score_weknora_answers(answers, references, specs)
+    return dict(zip(measures, columns, strict=True))
 
 
 def check_answer_profile(profile: str) -> None:
@@ -197,24 +252,22 @@ def check_answer_measures(measures: Sequence[Measure], profile: str) -> None:
             )
 
 
-def scorers(measures: Sequence[Measure], profile: str) -> list[Scorer]:
-    """The scorer of each answer measure under ``profile`` (checked by `check_answer_measures`);
-    ask them question by question: the ROUGE measures share their work on each question."""
-    rouge: dict[bool, _Rouge] = {}
-    built: list[Scorer] = []
+def score_columns(
+    measures: Sequence[Measure], profile: str, pairs: Sequence[tuple[str, Sequence[str]]]
+) -> list[list[float]]:
+    """The values of each answer measure under ``profile`` (checked by
+    `check_answer_measures`) for each ``(answer, references)`` pair: BLEU and ROUGE computed by
+    the core, batch-wise, ExactMatch and TokenF1 here."""
     for m in measures:
         if m.family in JUDGED_FAMILIES:
             raise MeasureError(
                 f"{m.name} is graded by a judge, not computed from the texts: "
                 "rankscope.evaluate_answers(..., judge=...) scores it"
             )
-        if profile == "weknora":
-            built.append(_weknora(m))
-        elif m.family == "BLEU":
-            built.append(_sacrebleu(m))
-        elif m.family in _ROUGE_TYPES:
-            stem = m.param("stem") == "True"
-            built.append(rouge.setdefault(stem, _Rouge(stem)).measure(m.family))
-        else:
-            built.append(exact_match if m.family == "ExactMatch" else token_f1)
-    return built
+    squad: dict[str, Scorer] = {"ExactMatch": exact_match, "TokenF1": token_f1}
+    kernels = [m for m in measures if m.family not in squad]
+    found = (_weknora_columns if profile == "weknora" else _standard_columns)(kernels, pairs)
+    return [
+        found[m] if m in found else [squad[m.family](a, texts) for a, texts in pairs]
+        for m in measures
+    ]

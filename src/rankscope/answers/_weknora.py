@@ -52,6 +52,7 @@ from rankscope.errors import MissingDependencyError
 __all__ = [
     "BLEU_WEIGHTS",
     "ROUGE_VARIANTS",
+    "sentence_lines",
     "split_sentences",
     "split_words",
     "weknora_bleu",
@@ -153,6 +154,23 @@ def _sentence_words(sentence: str) -> tuple[str, ...]:
         else:
             tokens.append(ascii_run or punctuation)
     return tuple(tokens)
+
+
+def sentence_lines(text: str) -> list[str]:
+    """The sentences of ``text`` as `split_sentences` cuts them, each its `split_words` joined by
+    spaces: what the core's WeKnora kernels read (no word holds a space).
+
+    Examples
+    --------
+    >>> sentence_lines("Hello, world! Bye. Skipped. 我爱北京")
+    ['Hello, world! Bye', '我 爱 北京']
+    """
+    return [_sentence_line(sentence) for sentence in split_sentences(text)]
+
+
+@lru_cache(maxsize=8192)
+def _sentence_line(sentence: str) -> str:
+    return " ".join(_sentence_words(sentence))
 
 
 def _ngrams(tokens: Sequence[str], n: int) -> list[tuple[str, ...]]:

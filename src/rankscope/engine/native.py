@@ -5,7 +5,7 @@ The engine (with `rankscope.io._native`) is the only package that imports the pr
 ``rankscope._core``; `rankscope.fuse`, `rankscope.compat`, `rankscope.report` and the command
 line reach the core through here; so do trec_eval's measure selection, text output and ``-Z``
 file, and `rankscope evaluate`'s table, which the core renders for the Python command and the
-native executable alike.
+native executable alike; and `rankscope.answers`' BLEU, ROUGE and tokenizers.
 
 Examples
 --------
@@ -19,11 +19,14 @@ __all__ = [
     "FusionRuns",
     "PerQuery",
     "aggregate",
+    "answer_tokens",
     "format_results",
     "format_trec_eval",
     "non_integer_grade",
     "read_zscores",
     "results_rows",
+    "score_answers",
+    "score_weknora_answers",
     "trec_eval_lines",
     "trec_eval_undetermined",
 ]
@@ -33,6 +36,16 @@ FusionRuns = _core.FusionRuns
 
 PerQuery = _core.PerQuery
 """Per-query values of an evaluation: rows by query id (byte-wise), one column per measure."""
+
+answer_tokens = _core.answer_tokens
+"""The tokens of a text by a reference package's tokenizer (``13a``, ``zh``, ``char``, ``none``,
+``rouge``)."""
+
+score_answers = _core.score_answers
+"""BLEU and ROUGE of a batch of answers against their references, one column per measure."""
+
+score_weknora_answers = _core.score_weknora_answers
+"""WeKnora's BLEU and ROUGE of a batch of answers, given as sentences of space-joined words."""
 
 
 def aggregate(values: list[float], how: str) -> float:

@@ -1,10 +1,10 @@
 //! The answer measures: BLEU, ROUGE-1, ROUGE-2, ROUGE-L, ExactMatch and TokenF1, which score a
 //! generated answer against reference answers, and the judged ones (Faithfulness,
-//! AnswerRelevance, ReferenceAgreement), which a judge grades. They are scored outside the core
-//! (above the bindings, in `rankscope.answers`, over sacrebleu, rouge-score, SQuAD's
-//! normalization and `rankscope.judge`'s judges); the registry parses, lists and validates their
-//! names like every other family's, and holds the answer profiles' default measures
-//! ([`default_measures`]).
+//! AnswerRelevance, ReferenceAgreement), which a judge grades. BLEU and ROUGE are computed by
+//! [`crate::answers`]; ExactMatch, TokenF1 and the judged ones above the bindings (in
+//! `rankscope.answers`, over SQuAD's normalization and `rankscope.judge`'s judges). The registry
+//! parses, lists and validates their names like every other family's, and holds the answer
+//! profiles' default measures ([`default_measures`]).
 
 use super::{Alias, Family, Kind, Param, ParamKind};
 

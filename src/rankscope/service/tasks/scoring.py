@@ -22,7 +22,6 @@ their parameters), which may be mixed in one task.
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -41,7 +40,6 @@ from rankscope.metric import GenerationMetrics, RetrievalMetrics
 
 if TYPE_CHECKING:
     from rankscope.answers._judged import AskingLedger
-    from rankscope.answers._scorers import Scorer
     from rankscope.judge import Judge, Prompt
     from rankscope.service.tasks.spec import TaskSpec
 
@@ -357,31 +355,25 @@ class AnswerScorer:
     ) -> None:
         self.measure_set = measure_set
         self._references = references
-        self._local = threading.local()
-        self._scorers()  # a scorer's missing package is named now
+        self._values("", [""])  # a measure's missing package is named now
 
-    def _scorers(self) -> list[Scorer]:
-        """This thread's scorers: the ROUGE scorers keep the last question's values, so the
-        scoring threads must not share them."""
-        from rankscope.answers._scorers import scorers
+    def _values(self, answer: str, references: list[str]) -> list[float]:
+        """The measures' values of one answer, computed as `rankscope.evaluate_answers` does
+        (one call per profile)."""
+        from rankscope.answers._scorers import score_columns
 
-        built: list[Scorer] | None = getattr(self._local, "scorers", None)
-        if built is None:
-            pairs = [
-                (measure, profile)
-                for measure, profile in zip(
-                    self.measure_set.measures, self.measure_set.profiles, strict=True
-                )
-                if measure not in self.measure_set.judged
-            ]
-            by_profile: dict[str, Iterator[Scorer]] = {}
-            for profile in {profile for _, profile in pairs}:
-                # One call per profile: the ROUGE measures of a question share their work.
-                chosen = [measure for measure, of in pairs if of == profile]
-                by_profile[profile] = iter(scorers(chosen, profile))
-            built = [next(by_profile[profile]) for _, profile in pairs]
-            self._local.scorers = built
-        return built
+        pairs = [
+            (measure, profile)
+            for measure, profile in zip(
+                self.measure_set.measures, self.measure_set.profiles, strict=True
+            )
+            if measure not in self.measure_set.judged
+        ]
+        by_profile: dict[str, Iterator[list[float]]] = {}
+        for profile in {profile for _, profile in pairs}:
+            chosen = [measure for measure, of in pairs if of == profile]
+            by_profile[profile] = iter(score_columns(chosen, profile, [(answer, references)]))
+        return [next(by_profile[profile])[0] for _, profile in pairs]
 
     def references(self, query_id: str) -> tuple[str, ...]:
         """The question's reference answers (none: its answer is not scored)."""
@@ -398,10 +390,8 @@ class AnswerScorer:
             for name, measure in zip(self.measure_set.names, self.measure_set.measures, strict=True)
             if measure not in self.measure_set.judged
         ]
-        return {
-            name: float(score(answer, list(references)))
-            for name, score in zip(computed, self._scorers(), strict=True)
-        }
+        values = self._values(answer, list(references))
+        return dict(zip(computed, values, strict=True))
 
 
 ANSWER_JUDGE_OPTIONS = ("judge", "concurrency", "repeats", "prompts")
