@@ -535,8 +535,8 @@ def answers_row(pairs: int, repeats: int) -> dict[str, Any]:
     worst = max(
         abs(a - b) for m in measures for a, b in zip(ours.scores(m), expected[m], strict=True)
     )
-    packages = answers.timed(lambda: answers.direct(references, responses), repeats)
-    core = answers.timed(
+    packages, packages_cpu = answers.timed(lambda: answers.direct(references, responses), repeats)
+    core, core_cpu = answers.timed(
         lambda: rankscope.evaluate_answers(references, responses, measures), repeats
     )
     return {
@@ -544,6 +544,7 @@ def answers_row(pairs: int, repeats: int) -> dict[str, Any]:
         "packages": packages,
         "rankscope": core,
         "speedup": packages / core,
+        "speedup_cpu": packages_cpu / core_cpu,
         "difference": worst,
     }
 
@@ -664,7 +665,9 @@ def report(
             "",
             f"{answers['pairs']} English pairs of `answers.py`, BLEU and ROUGE-1/2/L, in one "
             f"process: sacrebleu + rouge-score in a loop {answers['packages']:.3f} s, "
-            f"`rankscope.evaluate_answers` {answers['rankscope']:.3f} s (medians); values equal "
+            f"`rankscope.evaluate_answers` {answers['rankscope']:.3f} s (medians; "
+            f"{answers['speedup']:.1f}x in wall time, {answers['speedup_cpu']:.1f}x in CPU time); "
+            f"values equal "
             f"to {answers['difference']:.1e}. Details: `RESULTS-answers.md`.",
         ]
     compare = extras.get("compare")
