@@ -21,7 +21,9 @@ use rankscope_core::evaluate::{evaluate, Evaluation};
 use rankscope_core::measures::Measure;
 use rankscope_core::output::table::{self, Format, Heading, RunValues};
 use rankscope_core::output::trec_eval::{render, Column, Layout, TrecLine};
-use rankscope_core::settle::{settle, Given, MeasureSpec, Measures, ProfileSpec, Request};
+use rankscope_core::settle::{settle, Given, MeasureSpec, Measures, ProfileSpec, Request, Settled};
+use rankscope_core::stream::{evaluate_run_file, Grouping, StreamOptions};
+use rankscope_core::table::Qrels;
 use rankscope_core::trec::{read_qrels_file, read_run_file, Parsed, ReadOptions};
 
 use crate::args::{fail, integer, plain_file, print, Argument};
@@ -29,6 +31,11 @@ use crate::args::{fail, integer, plain_file, print, Argument};
 /// A run file of this size or more is streamed block by block by the Python command (its
 /// `STREAM_THRESHOLD_BYTES`), which warns when its queries are not grouped: handed to it.
 const STREAMED_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+
+/// A run file of this size or more is read in chunks of whole queries when it is grouped by
+/// query, to bound memory, as the Python command reads it (its `CHUNKED_MIN_BYTES`); if it is
+/// not grouped, or on any error, reading it whole decides.
+const CHUNKED_BYTES: u64 = 64 * 1024 * 1024;
 
 /// How much of a file's start is looked at to tell its format.
 const HEAD_BYTES: u64 = 64 * 1024;
@@ -52,6 +59,7 @@ struct Options {
     complete: bool,
     max_documents: Option<i64>,
     per_query: bool,
+    whole: bool,
     format: Output,
 }
 
@@ -71,7 +79,7 @@ fn flag(options: &mut Options, name: &str) -> Option<()> {
     match name {
         "q" | "per-query" => options.per_query = true,
         "c" | "complete" => options.complete = true,
-        "no-stream" => {} // read whole: what this door does with every run
+        "no-stream" => options.whole = true,
         _ => return None,
     }
     Some(())
@@ -123,6 +131,7 @@ fn parse(arguments: &[OsString]) -> Option<Options> {
         complete: false,
         max_documents: None,
         per_query: false,
+        whole: false,
         format: Output::Table,
     };
     let mut positional = Vec::new();
@@ -266,8 +275,16 @@ fn output(options: &Options) -> Option<Outcome> {
     let mut warnings = Vec::new();
     let mut evaluations = Vec::new();
     for path in &options.runs {
-        let evaluation = read_trec(path, read_run_file)?
-            .and_then(|run| evaluate(&qrels, &run, &settled.measures, &settled.options));
+        let chunked = if options.whole {
+            None
+        } else {
+            in_chunks(&qrels, path, &settled, CHUNKED_BYTES)
+        };
+        let evaluation = match chunked {
+            Some(evaluation) => Ok(evaluation),
+            None => read_trec(path, read_run_file)?
+                .and_then(|run| evaluate(&qrels, &run, &settled.measures, &settled.options)),
+        };
         match evaluation {
             Ok(evaluation) => {
                 warnings.extend(evaluation.unjudged_warning());
@@ -290,6 +307,31 @@ fn output(options: &Options) -> Option<Outcome> {
             .collect(),
     };
     Some(Outcome::Printed(warnings, text))
+}
+
+/// The evaluation of a run file of `min_bytes` or more grouped by query, read in chunks of
+/// whole queries; None when the file is smaller, not grouped, or anything goes wrong (reading
+/// it whole decides).
+fn in_chunks(qrels: &Qrels, path: &str, settled: &Settled, min_bytes: u64) -> Option<Evaluation> {
+    let size = std::fs::metadata(path).ok()?.len();
+    if !(min_bytes..STREAMED_BYTES).contains(&size) {
+        return None;
+    }
+    let stream = StreamOptions {
+        chunk_bytes: settled.chunk_bytes,
+        grouping: Grouping::Grouped,
+        ..StreamOptions::default()
+    };
+    let streamed = evaluate_run_file(
+        qrels,
+        Path::new(path),
+        path,
+        &settled.measures,
+        &settled.options,
+        &stream,
+    )
+    .ok()?;
+    streamed.warnings.is_empty().then_some(streamed.evaluation)
 }
 
 /// The table of every run's results (`rankscope evaluate`'s default output, or CSV).
@@ -414,7 +456,7 @@ mod tests {
             "-1",
         ])
         .unwrap();
-        assert!(options.per_query && options.complete);
+        assert!(options.per_query && options.complete && options.whole);
         assert_eq!(options.max_documents, Some(10));
         assert_eq!(options.format, Output::Trec);
         assert_eq!(options.relevance_level, -1);
@@ -470,5 +512,68 @@ mod tests {
         }
         assert_eq!(trec_file(&file("e.txt", "\n# only comments\n")), Some(17));
         std::fs::remove_dir_all(&folder).unwrap();
+    }
+
+    /// A file of the test's own, removed when dropped.
+    struct Written(std::path::PathBuf);
+
+    impl Written {
+        fn new(name: &str, text: &str) -> Self {
+            let path =
+                std::env::temp_dir().join(format!("rankscope-{}-{name}", std::process::id()));
+            std::fs::write(&path, text).unwrap();
+            Self(path)
+        }
+
+        fn path(&self) -> &str {
+            self.0.to_str().unwrap()
+        }
+    }
+
+    impl Drop for Written {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    #[test]
+    fn a_large_grouped_run_in_chunks_gives_what_reading_it_whole_gives() {
+        let qrels = Written::new("chunks.qrels", "q1 0 a 1\nq1 0 b 2\nq2 0 c 1\nq3 0 d 1\n");
+        let grouped = Written::new(
+            "grouped.run",
+            "q1 Q0 b 1 3.0 r\nq1 Q0 x 2 2.0 r\nq1 Q0 a 3 1.0 r\nq2 Q0 y 1 1.0 r\nq9 Q0 c 1 1.0 r\n",
+        );
+        let scattered = Written::new(
+            "scattered.run",
+            "q1 Q0 b 1 3.0 r\nq2 Q0 c 1 1.0 r\nq1 Q0 a 2 1.0 r\n",
+        );
+        let measures = ["AP", "nDCG@10", "P@5", "RR"]
+            .iter()
+            .map(|name| MeasureSpec::Name((*name).to_string()))
+            .collect();
+        let request = Request::new(
+            Measures::Given(measures),
+            ProfileSpec::Name(Given::Text("trec".to_string())),
+        );
+        let settled = settle(&request).unwrap();
+        let judged = read_qrels_file(
+            Path::new(qrels.path()),
+            qrels.path(),
+            &ReadOptions::default(),
+        )
+        .unwrap()
+        .table;
+        let whole = |run: &Written| {
+            let table = read_run_file(Path::new(run.path()), run.path(), &ReadOptions::default())
+                .unwrap()
+                .table;
+            evaluate(&judged, &table, &settled.measures, &settled.options).unwrap()
+        };
+        let chunked = in_chunks(&judged, grouped.path(), &settled, 0).unwrap();
+        assert_eq!(chunked, whole(&grouped));
+        assert_eq!(chunked.run_name, "r");
+        // Not grouped by query: read whole; smaller than the size given: read whole.
+        assert!(in_chunks(&judged, scattered.path(), &settled, 0).is_none());
+        assert!(in_chunks(&judged, grouped.path(), &settled, 1 << 20).is_none());
     }
 }
