@@ -17,11 +17,11 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use rankscope_core::error::Error;
-use rankscope_core::evaluate::{evaluate, Evaluation};
+use rankscope_core::evaluate::{evaluate, EvalOptions, Evaluation};
 use rankscope_core::measures::Measure;
 use rankscope_core::output::table::{self, Format, Heading, RunValues};
 use rankscope_core::output::trec_eval::{render, Column, Layout, TrecLine};
-use rankscope_core::settle::{settle, Given, MeasureSpec, Measures, ProfileSpec, Request, Settled};
+use rankscope_core::settle::{settle, Given, MeasureSpec, Measures, ProfileSpec, Request};
 use rankscope_core::stream::{evaluate_run_file, Grouping, StreamOptions};
 use rankscope_core::table::Qrels;
 use rankscope_core::trec::{read_qrels_file, read_run_file, Parsed, ReadOptions};
@@ -35,7 +35,7 @@ const STREAMED_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 /// A run file of this size or more is read in chunks of whole queries when it is grouped by
 /// query, to bound memory, as the Python command reads it (its `CHUNKED_MIN_BYTES`); if it is
 /// not grouped, or on any error, reading it whole decides.
-const CHUNKED_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const CHUNKED_BYTES: u64 = 64 * 1024 * 1024;
 
 /// How much of a file's start is looked at to tell its format.
 const HEAD_BYTES: u64 = 64 * 1024;
@@ -278,7 +278,13 @@ fn output(options: &Options) -> Option<Outcome> {
         let chunked = if options.whole {
             None
         } else {
-            in_chunks(&qrels, path, &settled, CHUNKED_BYTES)
+            in_chunks(
+                &qrels,
+                path,
+                &settled.measures,
+                &settled.options,
+                CHUNKED_BYTES,
+            )
         };
         let evaluation = match chunked {
             Some(evaluation) => Ok(evaluation),
@@ -312,25 +318,23 @@ fn output(options: &Options) -> Option<Outcome> {
 /// The evaluation of a run file of `min_bytes` or more grouped by query, read in chunks of
 /// whole queries; None when the file is smaller, not grouped, or anything goes wrong (reading
 /// it whole decides).
-fn in_chunks(qrels: &Qrels, path: &str, settled: &Settled, min_bytes: u64) -> Option<Evaluation> {
+pub(crate) fn in_chunks(
+    qrels: &Qrels,
+    path: &str,
+    measures: &[Measure],
+    options: &EvalOptions,
+    min_bytes: u64,
+) -> Option<Evaluation> {
     let size = std::fs::metadata(path).ok()?.len();
     if !(min_bytes..STREAMED_BYTES).contains(&size) {
         return None;
     }
     let stream = StreamOptions {
-        chunk_bytes: settled.chunk_bytes,
         grouping: Grouping::Grouped,
         ..StreamOptions::default()
     };
-    let streamed = evaluate_run_file(
-        qrels,
-        Path::new(path),
-        path,
-        &settled.measures,
-        &settled.options,
-        &stream,
-    )
-    .ok()?;
+    let streamed =
+        evaluate_run_file(qrels, Path::new(path), path, measures, options, &stream).ok()?;
     streamed.warnings.is_empty().then_some(streamed.evaluation)
 }
 
@@ -569,11 +573,20 @@ mod tests {
                 .table;
             evaluate(&judged, &table, &settled.measures, &settled.options).unwrap()
         };
-        let chunked = in_chunks(&judged, grouped.path(), &settled, 0).unwrap();
+        let chunks = |run: &Written, min_bytes| {
+            in_chunks(
+                &judged,
+                run.path(),
+                &settled.measures,
+                &settled.options,
+                min_bytes,
+            )
+        };
+        let chunked = chunks(&grouped, 0).unwrap();
         assert_eq!(chunked, whole(&grouped));
         assert_eq!(chunked.run_name, "r");
         // Not grouped by query: read whole; smaller than the size given: read whole.
-        assert!(in_chunks(&judged, scattered.path(), &settled, 0).is_none());
-        assert!(in_chunks(&judged, grouped.path(), &settled, 1 << 20).is_none());
+        assert!(chunks(&scattered, 0).is_none());
+        assert!(chunks(&grouped, 1 << 20).is_none());
     }
 }

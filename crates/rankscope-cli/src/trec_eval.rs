@@ -21,6 +21,7 @@ use rankscope_core::profile::Conventions;
 use rankscope_core::trec::{read_qrels_file, read_run_file, ReadOptions};
 
 use crate::args::{integer, plain_file, print, Argument};
+use crate::evaluate::{in_chunks, CHUNKED_BYTES};
 
 /// The options of `rankscope trec-eval` this door serves (trec_eval's flags are flags).
 #[derive(Debug, Clone, PartialEq)]
@@ -199,14 +200,11 @@ fn output(options: &Options) -> Option<(Vec<String>, String)> {
         None => None,
     };
     plain_file(&options.run)?;
-    let read = ReadOptions::default();
-    let run = read_run_file(Path::new(&options.run), &options.run, &read)
-        .ok()?
-        .table;
     plain_file(&options.qrels)?;
     if non_integer_grade(&std::fs::read(&options.qrels).ok()?).is_some() {
         return None;
     }
+    let read = ReadOptions::default();
     let qrels = read_qrels_file(Path::new(&options.qrels), &options.qrels, &read)
         .ok()?
         .table;
@@ -216,16 +214,38 @@ fn output(options: &Options) -> Option<(Vec<String>, String)> {
     } else {
         qrels
     };
-    let evaluation = evaluate(&qrels, &run, &measures, &eval_options).ok()?;
+    let relstring = lines.iter().find_map(|line| line.relstring);
+    // The relevance strings of -q need the run whole; else a large one is read in chunks.
+    let chunked = match relstring {
+        Some(_) if options.per_query => None,
+        _ => in_chunks(
+            &qrels,
+            &options.run,
+            &measures,
+            &eval_options,
+            CHUNKED_BYTES,
+        ),
+    };
+    let (evaluation, run) = match chunked {
+        Some(evaluation) => (evaluation, None),
+        None => {
+            let run = read_run_file(Path::new(&options.run), &options.run, &read)
+                .ok()?
+                .table;
+            (
+                evaluate(&qrels, &run, &measures, &eval_options).ok()?,
+                Some(run),
+            )
+        }
+    };
     // trec_eval's stop at a judged query without results: the Python command words it.
     if !options.complete && !evaluation.missing_queries.is_empty() {
         return None;
     }
     warnings.extend(evaluation.unjudged_warning());
-    let relstring = lines.iter().find_map(|line| line.relstring);
     let relstrings = match relstring {
         Some(length) if options.per_query => Some(
-            relevance_strings(&qrels, &run, &eval_options, length)
+            relevance_strings(&qrels, run.as_ref()?, &eval_options, length)
                 .ok()?
                 .into_iter()
                 .collect(),
