@@ -238,6 +238,68 @@ def test_sklearn_is_ndcg_score(qrels: Qrels, run: Run) -> None:
     assert_close(flat(ours), expected, 1e-12)
 
 
+GAINS = {0: 0.0, 1: 3.0, 2: 9.0, 3: 27.0}
+"""The gains of ``nDCG(gains=...)`` below, by grade (``gains=`` leaves other grades at 0)."""
+
+
+@EXAMPLES
+@given(qrels=qrels_strategy, run=run_strategy)
+def test_sklearn_ties_reach_every_dcg_measure(qrels: Qrels, run: Run) -> None:
+    """Under ``tied_scores="averaged"`` every DCG measure averages its gains over each group of
+    tied scores, as ``dcg_score`` and ``ndcg_score`` (``ignore_ties=False``) do with the gains
+    as ``y_true``: ranx's ``dcg`` (the grade), ``dcg_burges`` and ``ndcg_burges``
+    (``2^grade - 1``), and ``nDCG`` with ``gains=``."""
+    metrics = pytest.importorskip("sklearn.metrics")
+    import numpy as np
+
+    run = {q: docs for q, docs in run.items() if len(docs) >= 2}
+    queries = common(qrels, run)
+    assume(queries)
+    gains_text = ";".join(f"{grade}:{gain:g}" for grade, gain in GAINS.items())
+    gain_of = {
+        "dcg": lambda g: float(max(g, 0)),
+        "dcg_burges": lambda g: 2.0 ** max(g, 0) - 1.0,
+        "ndcg_burges": lambda g: 2.0 ** max(g, 0) - 1.0,
+        f"nDCG(gains={gains_text})": lambda g: GAINS.get(g, 0.0),
+    }
+    score = {
+        "dcg": metrics.dcg_score,
+        "dcg_burges": metrics.dcg_score,
+        "ndcg_burges": metrics.ndcg_score,
+        f"nDCG(gains={gains_text})": metrics.ndcg_score,
+    }
+    names: list[str] = []
+    expected: dict[tuple[str, str], float] = {}
+    for family, gain in gain_of.items():
+        for k in SKLEARN_CUTOFFS:
+            name = family if k is None else f"{family}@{k}"
+            names.append(name)
+            for q in queries:
+                y_true = np.asarray([[gain(qrels[q].get(d, 0)) for d in run[q]]])
+                y_score = np.asarray([list(run[q].values())])
+                expected[q, name] = float(score[family](y_true, y_score, k=k))
+    ours = per_query(qrels, run, names, "sklearn")
+    ours = {q: {n: row[n] for n in names} for q, row in ours.items() if q in queries}
+    printed = {n: rankscope.engine.measures.measure(n).name for n in names}
+    expected = {(q, printed[n]): v for (q, n), v in expected.items()}
+    ours = {q: {printed[n]: v for n, v in row.items()} for q, row in ours.items()}
+    assert_close(flat(ours), expected, 1e-12)
+
+
+def test_sklearn_ties_share_positions_in_dcg_with_gains() -> None:
+    """Two documents tied at the top, one relevant: each takes half of its gain at both
+    positions, where the order of ``ordering`` puts it first or second."""
+    qrels = {"q": {"a": 1, "b": 0}}
+    run = {"q": {"a": 1.0, "b": 1.0}}
+    # dcg_burges' gain of grade 1 is 1, nDCG(gains=1:3)'s 3 over an ideal DCG of 3.
+    half = (1.0 + 1.0 / math.log2(3)) / 2
+    for name, value in [("dcg_burges@2", half), ("nDCG(gains=1:3)@2", half)]:
+        ours = rankscope.evaluate(qrels, run, name, profile="sklearn").mean()
+        assert list(ours.values()) == [pytest.approx(value, abs=1e-15)], name
+        ordered = rankscope.evaluate(qrels, run, name, profile="trec").mean()
+        assert list(ordered.values()) != list(ours.values()), name
+
+
 def test_sklearn_averages_ties_as_its_docstring_example() -> None:
     """ndcg_score's own example: true relevance [10, 0, 0, 1, 5], scores [1, 0, 0, 0, 1]."""
     metrics = pytest.importorskip("sklearn.metrics")

@@ -213,14 +213,15 @@ convention!(
 );
 
 convention!(
-    "What nDCG makes of documents with equal scores."
+    "What the DCG measures (nDCG, with `gains=` too, and ranx's dcg, dcg_burges and \
+     ndcg_burges) make of documents with equal scores."
     TiedScores {
         Ordered = "ordered": "They take one position each, in the order of `ordering`.",
         Averaged = "averaged":
             "They share their positions: each gets the mean gain of its group of ties, the \
              mean over every order of the ties (McSherry & Najork, ECIR 2008; scikit-learn's \
-             `ndcg_score`, torchmetrics' `RetrievalNormalizedDCG`). Other measures rank \
-             ties by `ordering`.",
+             `ndcg_score` and `dcg_score`, torchmetrics' `RetrievalNormalizedDCG`). Other \
+             measures rank ties by `ordering`.",
     }
 );
 
@@ -271,7 +272,7 @@ pub struct Conventions {
     pub ideal_ties: IdealTies,
     /// Whether judgements of unretrieved documents count.
     pub unretrieved_judgements: UnretrievedJudgements,
-    /// What nDCG makes of tied scores.
+    /// What the DCG measures make of tied scores.
     pub tied_scores: TiedScores,
     /// Whether a document with its query's id stays in the ranking.
     pub identical_ids: IdenticalIds,

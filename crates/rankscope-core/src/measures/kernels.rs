@@ -607,10 +607,20 @@ fn gain_of(grade: i64, gain: Gain) -> f64 {
     }
 }
 
+/// The run's scores of a query's ranking when tied scores share their positions
+/// (`tied_scores="averaged"`): what every DCG kernel reads to average its gains over each
+/// group of equal scores ([`tie_averaged_dcg`]); `None` under `"ordered"`.
+pub fn tied_scores<'a>(query: &QueryView<'a>, cx: &Context<'_>) -> Option<&'a [f64]> {
+    query
+        .scores
+        .filter(|_| cx.conventions.tied_scores == TiedScores::Averaged)
+}
+
 /// DCG@k with tied scores sharing their positions: each group of equal scores (adjacent in
 /// rank order) adds its mean gain times the sum of the discounts of its positions within k
 /// (McSherry & Najork, Computing information retrieval performance measures efficiently in
-/// the presence of tied scores, ECIR 2008; scikit-learn's `_tie_averaged_dcg`).
+/// the presence of tied scores, ECIR 2008; scikit-learn's `_tie_averaged_dcg`): the mean of
+/// DCG@k over every order of the tied documents.
 pub fn tie_averaged_dcg(
     grades: &[i64],
     scores: &[f64],
@@ -650,7 +660,7 @@ pub fn tie_averaged_dcg(
 /// `-m ndcg.1=3,2=9`) and the ideal ranking orders judged documents by gain.
 pub fn ndcg(query: &QueryView<'_>, p: &Ndcg, cx: &Context<'_>) -> f64 {
     if !p.gains.is_empty() {
-        return super::trec_extra::ndcg_with_gains(query, p.cutoff, &p.gains);
+        return super::trec_extra::ndcg_with_gains(query, p.cutoff, &p.gains, cx);
     }
     let gain = p.gain(cx);
     let discounted = |(rank, &grade): (usize, &i64)| {
@@ -664,11 +674,9 @@ pub fn ndcg(query: &QueryView<'_>, p: &Ndcg, cx: &Context<'_>) -> f64 {
             .filter_map(discounted)
             .fold(0.0, |sum, g| sum + g)
     };
-    let dcg = match query.scores {
-        Some(scores) if cx.conventions.tied_scores == TiedScores::Averaged => {
-            tie_averaged_dcg(query.grades, scores, p.cutoff, |g| gain_of(g, gain))
-        }
-        _ => total(top(query, p.cutoff)),
+    let dcg = match tied_scores(query, cx) {
+        Some(scores) => tie_averaged_dcg(query.grades, scores, p.cutoff, |g| gain_of(g, gain)),
+        None => total(top(query, p.cutoff)),
     };
     let mut limit = p.cutoff.unwrap_or(usize::MAX);
     if cx.conventions.ideal_ranking == IdealRanking::JudgedCappedByRetrieved {

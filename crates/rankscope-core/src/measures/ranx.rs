@@ -6,7 +6,7 @@
 //! `map` = AP, `ndcg` = nDCG). As ranx, only grades >= the relevance level carry a gain, and a
 //! query without relevant documents scores 0. Notation as in [`super::kernels`].
 
-use super::kernels::Binary;
+use super::kernels::{tie_averaged_dcg, tied_scores, Binary};
 use super::names::{build, count, MAX_CUTOFF};
 use super::{
     families, kernel, Context, CutoffKind, Family, Kind, Measure, Ranx, RanxLevel, RanxNumber, REL,
@@ -269,15 +269,32 @@ fn discounted(grades: &[i64], cutoff: Option<usize>, level: i64, burges: bool) -
     })
 }
 
-fn dcg_of(query: &QueryView<'_>, cutoff: Option<usize>, level: i64, burges: bool) -> f64 {
+/// The ranking's DCG@k; tied scores share their positions under `tied_scores="averaged"`
+/// ([`tie_averaged_dcg`]: scikit-learn's `dcg_score`).
+fn dcg_of(
+    query: &QueryView<'_>,
+    cutoff: Option<usize>,
+    level: i64,
+    burges: bool,
+    cx: &Context<'_>,
+) -> f64 {
     if query.num_relevant(level) == 0 {
         return 0.0;
     }
-    discounted(query.grades, cutoff, level, burges)
+    match tied_scores(query, cx) {
+        Some(scores) => tie_averaged_dcg(query.grades, scores, cutoff, |g| gain(g, level, burges)),
+        None => discounted(query.grades, cutoff, level, burges),
+    }
 }
 
-fn ndcg_of(query: &QueryView<'_>, cutoff: Option<usize>, level: i64, burges: bool) -> f64 {
-    let dcg = dcg_of(query, cutoff, level, burges);
+fn ndcg_of(
+    query: &QueryView<'_>,
+    cutoff: Option<usize>,
+    level: i64,
+    burges: bool,
+    cx: &Context<'_>,
+) -> f64 {
+    let dcg = dcg_of(query, cutoff, level, burges, cx);
     let ideal = discounted(query.judged, cutoff, level, burges);
     // ranx divides by 1 when the ideal DCG is 0 (the DCG is 0 then too).
     dcg / if ideal == 0.0 { 1.0 } else { ideal }
@@ -285,17 +302,17 @@ fn ndcg_of(query: &QueryView<'_>, cutoff: Option<usize>, level: i64, burges: boo
 
 /// dcg@k = Σ_{i<=k} g_i / log2(i + 1), Järvelin & Kekäläinen's gain (the grade).
 pub fn dcg(query: &QueryView<'_>, p: &Binary, cx: &Context<'_>) -> f64 {
-    dcg_of(query, p.cutoff, cx.level(p.rel), false)
+    dcg_of(query, p.cutoff, cx.level(p.rel), false, cx)
 }
 
 /// dcg_burges@k = Σ_{i<=k} (2^g_i - 1) / log2(i + 1), Burges et al.'s gain.
 pub fn dcg_burges(query: &QueryView<'_>, p: &Binary, cx: &Context<'_>) -> f64 {
-    dcg_of(query, p.cutoff, cx.level(p.rel), true)
+    dcg_of(query, p.cutoff, cx.level(p.rel), true, cx)
 }
 
 /// ndcg_burges@k = dcg_burges@k over the same sum for the judged documents ordered by grade.
 pub fn ndcg_burges(query: &QueryView<'_>, p: &Binary, cx: &Context<'_>) -> f64 {
-    ndcg_of(query, p.cutoff, cx.level(p.rel), true)
+    ndcg_of(query, p.cutoff, cx.level(p.rel), true, cx)
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@
 //! absent from the qrels ([`UNJUDGED`]) or judged with a negative grade ([`POOLED_UNJUDGED`]:
 //! in the pool but not judged, as infAP's sampled pools mark them).
 
-use super::kernels::{divide, interpolated_precision_at, Binary, TREC_EVAL};
+use super::kernels::{
+    divide, interpolated_precision_at, tie_averaged_dcg, tied_scores, Binary, TREC_EVAL,
+};
 use super::trec_eval::{Style, TrecName, CUTOFFS, RPREC_FACTORS};
 use super::{
     kernel, Aggregate, Alias, Context, CutoffKind, Family, Kind, Measure, Param, ParamKind, Params,
@@ -430,18 +432,27 @@ pub fn ideal_gains(query: &QueryView<'_>, gains: &[(i64, f64)]) -> Vec<f64> {
 }
 
 /// nDCG@k with the gains of `gains=`: Σ_{i<=k} gain(g_i) / log2(i + 1) over the same sum for
-/// the judged documents ordered by gain.
-pub fn ndcg_with_gains(query: &QueryView<'_>, cutoff: Option<usize>, gains: &[(i64, f64)]) -> f64 {
+/// the judged documents ordered by gain; tied scores share their positions under
+/// `tied_scores="averaged"` ([`tie_averaged_dcg`]).
+pub fn ndcg_with_gains(
+    query: &QueryView<'_>,
+    cutoff: Option<usize>,
+    gains: &[(i64, f64)],
+    cx: &Context<'_>,
+) -> f64 {
     let limit = cutoff.unwrap_or(usize::MAX);
     let discount = |i: usize| (i as f64 + 2.0).log2();
-    let dcg = query
-        .grades
-        .iter()
-        .take(limit)
-        .enumerate()
-        .map(|(i, &g)| (i, gain_of(g, gains)))
-        .filter(|&(_, gain)| gain != 0.0)
-        .fold(0.0, |sum, (i, gain)| sum + gain / discount(i));
+    let dcg = match tied_scores(query, cx) {
+        Some(scores) => tie_averaged_dcg(query.grades, scores, cutoff, |g| gain_of(g, gains)),
+        None => query
+            .grades
+            .iter()
+            .take(limit)
+            .enumerate()
+            .map(|(i, &g)| (i, gain_of(g, gains)))
+            .filter(|&(_, gain)| gain != 0.0)
+            .fold(0.0, |sum, (i, gain)| sum + gain / discount(i)),
+    };
     let ideal = ideal_gains(query, gains)
         .into_iter()
         .take(limit)
