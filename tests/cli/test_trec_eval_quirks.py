@@ -155,6 +155,70 @@ def test_a_judged_query_missing_without_c_ends_the_output_with_exit_4(
     assert fixed[:2] == (EXIT_OK, "map                   \tall\t1.0000\n")
 
 
+def test_a_run_of_no_judged_query_stops_at_the_first_judged_one_with_exit_4(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """trec_eval 10 walks its judged queries in byte order and stops at the first one the run
+    lacks ("result qid 'a' not found in qrels", exit status 4); -c scores them all."""
+    qrels, run = "b 0 d1 1\na 0 d2 1\n", "z Q0 d1 1 1.0 t\n"
+    code, out, err = _run(tmp_path, capsys, ["-q", "-m", "map"], qrels, run)
+    assert (code, out) == (4, "")
+    assert "no query of the run" in err and "first judged query, 'a'" in err
+    assert "exit status 4" in err and "Give -c" in err
+    assert _run(tmp_path, capsys, ["-q", "-c", "-m", "map", "-m", "P.5"], qrels, run)[:2] == (
+        EXIT_OK,
+        "map                   \ta\t0.0000\n"
+        "P_5                   \ta\t0.0000\n"
+        "map                   \tb\t0.0000\n"
+        "P_5                   \tb\t0.0000\n"
+        "map                   \tall\t0.0000\n"
+        "P_5                   \tall\t0.0000\n",
+    )
+    # Corrected, it is the error it is everywhere else (exit status 1).
+    fixed = _run(tmp_path, capsys, ["-m", "map", "--fix-trec-eval-quirks"], qrels, run)
+    assert fixed[0] not in (EXIT_OK, 4) and "no query of the run" in fixed[2]
+
+
+NEGATIVE_FIRST = "a 0 d1 -1\nb 0 d1 1\n"
+NEGATIVE_LATER = "a 0 d1 1\nb 0 d1 -1\n"
+RUN_AB = "a Q0 d1 1 1.0 t\nb Q0 d1 1 1.0 t\n"
+
+
+def test_a_first_query_of_negative_grades_only_stops_trec_eval_with_exit_4(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """trec_eval 10 sizes its count of documents per grade by a query's highest grade: for its
+    first query, all of whose grades are negative, it allocates nothing and stops ("Can't
+    calculate measure 'map'", exit status 4) before printing; a later such query is scored."""
+    code, out, err = _run(
+        tmp_path, capsys, ["-q", "-m", "P.5", "-m", "map"], NEGATIVE_FIRST, RUN_AB
+    )
+    assert (code, out) == (4, "")
+    assert "query 'a'" in err and "only negative grades" in err
+    assert "Can't calculate measure 'map'" in err and "--fix-trec-eval-quirks" in err
+    # Under -c too; ndcg_cut names its measure as trec_eval does.
+    code, out, err = _run(tmp_path, capsys, ["-c", "-m", "ndcg_cut.5"], NEGATIVE_FIRST, RUN_AB)
+    assert (code, out) == (4, "") and "Can't calculate measure 'ndcg_cut'" in err
+    # num_q and runid read no judgements: trec_eval prints them.
+    assert _run(tmp_path, capsys, ["-m", "num_q"], NEGATIVE_FIRST, RUN_AB)[:2] == (
+        EXIT_OK,
+        "num_q                 \tall\t2\n",
+    )
+    later = _run(tmp_path, capsys, ["-q", "-m", "map"], NEGATIVE_LATER, RUN_AB)
+    assert later[:2] == (
+        EXIT_OK,
+        "map                   \ta\t1.0000\nmap                   \tb\t0.0000\n"
+        "map                   \tall\t0.5000\n",
+    )
+    fixed = _run(
+        tmp_path, capsys, ["-q", "-m", "map", "--fix-trec-eval-quirks"], NEGATIVE_FIRST, RUN_AB
+    )
+    assert fixed[0] == EXIT_OK and "map                   \tb\t1.0000\n" in fixed[1]
+    # The first judged query missing from the run stops trec_eval earlier, as ever.
+    code, out, err = _run(tmp_path, capsys, ["-m", "map"], NEGATIVE_FIRST, "b Q0 d1 1 1.0 t\n")
+    assert (code, out) == (4, "") and "query 'a' is judged in" in err
+
+
 @pytest.mark.parametrize(
     ("options", "qrels", "warned"),
     [

@@ -5,7 +5,8 @@ corners where implementations part: tied scores (broken by document id), negativ
 grades, documents retrieved but unjudged, queries with no relevant document, queries with no
 judged document retrieved (trec_eval's ``-J`` divides 0 by 0 there), queries judged but not
 retrieved (an error without ``-c``, scored with ``-c``), queries retrieved but not judged, long
-and short rankings, and every parameterised measure.
+and short rankings, and every parameterised measure; and two corners of their own: a first
+query (byte-wise) whose grades are all negative, and a run none of whose queries is judged.
 """
 
 from __future__ import annotations
@@ -172,9 +173,45 @@ ALWAYS: list[tuple[str, ...]] = [
 ]
 
 
+# Options run on the corner data sets (``corners``).
+ON_CORNERS: list[tuple[str, ...]] = [
+    ("-q", "-m", "all_trec"),
+    ("-c", "-m", "official"),
+    ("-q", "-m", "P.5", "-m", "map"),
+    ("-m", "num_q"),
+    ("-m", "runid", "-m", "ndcg_cut.5"),
+]
+
+
+def corners(folder: Path) -> list[Data]:
+    """Where trec_eval 10 stops before printing: its first query (byte-wise) judged with
+    negative grades only, whose count of documents per grade it sizes to nothing (a later such
+    query is scored); and a run of queries none of which is judged (it stops at its first judged
+    query, without ``-c``)."""
+    written: list[Data] = []
+    qrels = ["0a 0 d1 -1", "0a 0 d2 -1", "1b 0 d1 1", "1b 0 d3 0", "2c 0 d2 -1"]
+    run = [f"{q} Q0 {d} {r} {s} corner" for q in ("0a", "1b", "2c") for r, (d, s) in
+           enumerate([("d1", 2.0), ("d2", 1.0), ("d3", 1.0)], 1)]  # fmt: skip
+    disjoint_run = ["9z Q0 d1 1 1.0 corner", "8y Q0 d2 1 1.0 corner"]
+    for name, lines, ranking in (
+        ("negative-first", qrels, run),
+        ("disjoint", qrels[2:], disjoint_run),
+    ):
+        written.append(
+            Data(
+                name=name,
+                qrels=_write(folder / f"qrels.{name}", lines),
+                run=_write(folder / f"run.{name}", ranking),
+                complete=name != "disjoint",
+                zscores=_write(folder / f"zscores.{name}", []),
+            )
+        )
+    return written
+
+
 def cases(folder: Path, seeds: range) -> list[Case]:
-    """Every case for the data made from ``seeds``."""
-    found: list[Case] = []
+    """Every case for the data made from ``seeds``, and the corners."""
+    found: list[Case] = [Case(data, option) for data in corners(folder) for option in ON_CORNERS]
     for seed in seeds:
         for complete in (True, False):
             data = write_data(folder, seed, complete=complete)

@@ -15,7 +15,8 @@ use rankscope_core::evaluate::{evaluate, relevance_strings, EvalOptions};
 use rankscope_core::measures::trec_eval::Judgements;
 use rankscope_core::measures::{parse_measure, Measure};
 use rankscope_core::output::trec_eval::{
-    non_integer_grade, read_zscores, render, select, undetermined_warning, Column, Layout,
+    negative_first_query, non_integer_grade, read_zscores, render, select, undetermined_warning,
+    Column, Layout,
 };
 use rankscope_core::profile::Conventions;
 use rankscope_core::trec::{read_qrels_file, read_run_file, ReadOptions};
@@ -214,6 +215,11 @@ fn output(options: &Options) -> Option<(Vec<String>, String)> {
     } else {
         qrels
     };
+    // Where trec_eval stops at its first query (only negative grades), the Python command
+    // says so.
+    if negative_first_query(&qrels, &lines).is_some() {
+        return None;
+    }
     let relstring = lines.iter().find_map(|line| line.relstring);
     // The relevance strings of -q need the run whole; else a large one is read in chunks.
     let chunked = match relstring {

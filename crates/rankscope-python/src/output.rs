@@ -9,11 +9,13 @@ use pyo3::prelude::*;
 use rankscope_core::measures::parse_measure;
 use rankscope_core::output::table::{self, Digits, Format, Heading, RunValues};
 use rankscope_core::output::trec_eval::{
-    non_integer_grade as core_non_integer_grade, read_zscores as core_read_zscores, render, select,
-    undetermined_warning, Column, Layout, TrecLine, ZScores,
+    negative_first_query, non_integer_grade as core_non_integer_grade,
+    read_zscores as core_read_zscores, render, select, undetermined_warning, Column, Layout,
+    TrecLine, ZScores,
 };
 
 use crate::errors::IntoPyResult;
+use crate::evaluate::NativeQrels;
 use crate::results::PerQuery;
 
 /// A line as Python holds it: (printed name, measure's canonical name or None, relstring's
@@ -124,6 +126,20 @@ fn non_integer_grade(data: &[u8]) -> Option<(usize, String, String, i64)> {
         .map(|found| (found.line, found.grade, found.text, found.as_trec_eval))
 }
 
+/// Where trec_eval 10 stops before printing a line for `qrels` and its `-m` arguments `specs`
+/// (`collection_size`: its `-N`): the first query it evaluates has only negative grades.
+/// `(query id, trec_eval's name of the measure it names)`, or None.
+#[pyfunction]
+fn trec_eval_negative_first_query(
+    py: Python<'_>,
+    qrels: &NativeQrels,
+    specs: Vec<String>,
+    collection_size: i64,
+) -> PyResult<Option<(String, String)>> {
+    let lines = select(&specs, collection_size, &mut Vec::new()).or_raise(py)?;
+    Ok(negative_first_query(&qrels.table, &lines))
+}
+
 /// The warning for the line `printed` of `measure` where trec_eval's own value is not
 /// determined by its input, or None.
 #[pyfunction]
@@ -229,5 +245,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(format_trec_eval, m)?)?;
     m.add_function(wrap_pyfunction!(non_integer_grade, m)?)?;
     m.add_function(wrap_pyfunction!(trec_eval_undetermined, m)?)?;
+    m.add_function(wrap_pyfunction!(trec_eval_negative_first_query, m)?)?;
     Ok(())
 }

@@ -21,10 +21,16 @@ from rankscope.engine._evaluate import (
     relevance_strings,
 )
 from rankscope.engine.measures import Measure, measure
-from rankscope.engine.native import PerQuery, non_integer_grade, trec_eval_undetermined
+from rankscope.engine.native import (
+    PerQuery,
+    non_integer_grade,
+    trec_eval_negative_first_query,
+    trec_eval_undetermined,
+)
 from rankscope.engine.profiles import resolve_profile
 from rankscope.engine.results import Results
 from rankscope.errors import (
+    NoCommonQueriesError,
     OptionError,
     ParseError,
     RankscopeWarning,
@@ -207,7 +213,8 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-# The exit status of trec_eval for a judged query without results (and no -c).
+# The exit status of trec_eval for a judged query without results (and no -c), and for a
+# measure it cannot calculate.
 EXIT_MISSING_QUERY = 4
 
 # trec_eval 10's deterministic quirks, as conventions (--fix-trec-eval-quirks leaves them).
@@ -343,7 +350,24 @@ def run(args: argparse.Namespace) -> int:
         _check_integer_grades(args.qrels)
         # trec_eval ignores the second field: a document judged under two is judged twice.
         qrels = load_judgements(args.qrels, "trec", lenient=False).without_subtopics()
-        results = evaluate(qrels, ranking, [*measures, *extra], **options)
+        try:
+            results = evaluate(qrels, ranking, [*measures, *extra], **options)
+        except NoCommonQueriesError as error:
+            if args.fix_quirks or args.all_queries:
+                raise
+            # trec_eval stops at its first judged query, which the run lacks.
+            first = min(qrels.query_ids(), key=str.encode)
+            print(
+                f"rankscope: error: {error}; trec_eval stops at its first judged query, "
+                f"{first!r}, with exit status {EXIT_MISSING_QUERY}, and so does this command. "
+                "Give -c to score the judged queries the run lacks",
+                file=sys.stderr,
+            )
+            return EXIT_MISSING_QUERY
+        stopped = _negative_first_query(qrels, results, args, only_query)
+        if stopped is not None:
+            print(stopped, file=sys.stderr)
+            return EXIT_MISSING_QUERY
     relstring = next((line.relstring for line in lines if line.relstring is not None), None)
     strings = None
     if relstring is not None and args.query and kind == "qrels":
@@ -396,6 +420,30 @@ def _warn_undetermined(lines: list[TrecMeasure]) -> None:
         message = trec_eval_undetermined(line.printed, line.measure.name)
         if message is not None:
             warnings.warn(message, RankscopeWarning, stacklevel=2)
+
+
+def _negative_first_query(
+    qrels: Any, results: Results, args: argparse.Namespace, only_query: str | None
+) -> str | None:
+    """The error where trec_eval 10 stops before printing a line: the first query it evaluates
+    has only negative grades (the core says when); None when it does not stop there (its
+    first judged query lacking results stops it earlier, unless -c; with -D N.QID, or
+    --fix-trec-eval-quirks, it is evaluated)."""
+    if args.fix_quirks or only_query is not None:
+        return None
+    found = trec_eval_negative_first_query(qrels, list(args.measures or []), args.collection_size)
+    if found is None:
+        return None
+    query, name = found
+    if query in results.missing_queries and not results.complete:
+        return None
+    return (
+        f"rankscope: error: query {query!r}, the first trec_eval evaluates, has only negative "
+        f"grades in {args.qrels}: trec_eval 10 sizes its count of documents per grade by the "
+        f"highest grade, and stops with \"Can't calculate measure '{name}'\" and exit status "
+        f"{EXIT_MISSING_QUERY} before printing anything; so does this command. Give "
+        "--fix-trec-eval-quirks to evaluate it as trec_eval does any later query"
+    )
 
 
 def _first_missing(results: Results, only_query: str | None) -> str | None:

@@ -28,6 +28,7 @@ __all__ = [
     "score_answers",
     "score_weknora_answers",
     "trec_eval_lines",
+    "trec_eval_negative_first_query",
     "trec_eval_undetermined",
 ]
 
@@ -68,6 +69,10 @@ it), or None."""
 trec_eval_undetermined = _core.trec_eval_undetermined
 """The warning for a trec_eval line (printed name, canonical measure name) whose value trec_eval
 computes from memory it never wrote, or None."""
+
+trec_eval_negative_first_query = _core.trec_eval_negative_first_query
+"""Where trec_eval 10 stops before printing a line (qrels, ``-m`` arguments, ``-N``): the first
+query it evaluates has only negative grades; (query id, trec_eval's measure name) or None."""
 
 read_zscores = _core.read_zscores
 """trec_eval's ``-Z`` file (path, and its name in messages): ``{(query_id, measure): (mean,

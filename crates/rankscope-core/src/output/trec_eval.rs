@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 use crate::error::{float_text, quoted, Error, InputProblem, Result};
 use crate::measures::trec_eval::{table, Judgements, Style, TrecName, NICKNAMES};
 use crate::measures::{parse_measure, Aggregate, Family, Measure, GEOMETRIC_MEAN_FLOOR};
+use crate::table::Qrels;
 use crate::trec::{byte_problem, io_error};
 
 /// The width trec_eval left-justifies measure names to.
@@ -471,6 +472,66 @@ pub fn undetermined_warning(line: &TrecLine) -> Option<String> {
          value",
         line.printed, entry.undetermined
     ))
+}
+
+/// Where trec_eval 10 stops before printing a line: the first query it evaluates, its first
+/// judged query in byte order (when the run has it, or with `-c`), has only negative grades.
+/// trec_eval sizes its count of documents per grade by the query's highest grade plus one,
+/// nothing here, and its first allocation of nothing fails: the first line asked, in its
+/// order, that reads the judgements (all but runid and num_q) stops it with `Can't calculate
+/// measure '...'` and exit status 4. A later query with only negative grades is evaluated
+/// (the count exists by then). Returns that query and trec_eval's name of the measure; the
+/// caller knows whether the run has the query.
+///
+/// ```
+/// use rankscope_core::output::trec_eval::{negative_first_query, select};
+/// use rankscope_core::table::Qrels;
+///
+/// let lines = select(&["num_q".into(), "map".into(), "P.5".into()], 0, &mut Vec::new()).unwrap();
+/// let mut qrels = Qrels::new("qrels");
+/// qrels.push("b", "d1", 1);
+/// qrels.push("a", "d1", -1);
+/// assert_eq!(negative_first_query(&qrels, &lines), Some(("a".into(), "map".into())));
+/// qrels.push("a", "d2", 0);
+/// assert_eq!(negative_first_query(&qrels, &lines), None);
+/// ```
+pub fn negative_first_query(qrels: &Qrels, lines: &[TrecLine]) -> Option<(String, String)> {
+    // The highest grade of each query judged, by code.
+    let mut highest: Vec<Option<i64>> = vec![None; qrels.queries.len()];
+    for (&query, &grade) in qrels.query.iter().zip(&qrels.grade) {
+        let seen = &mut highest[query as usize];
+        *seen = Some(seen.map_or(grade, |g| g.max(grade)));
+    }
+    let (first, grade) = highest
+        .iter()
+        .enumerate()
+        .filter_map(|(code, grade)| Some((code as u32, (*grade)?)))
+        .min_by(|&(a, _), &(b, _)| {
+            let name = |code| qrels.queries.name(code).as_bytes();
+            name(a).cmp(name(b))
+        })?;
+    if grade >= 0 {
+        return None;
+    }
+    let line = lines
+        .iter()
+        .find(|line| line.judgements != Judgements::Any)?;
+    let name = match &line.measure {
+        None => "relstring",
+        Some(measure) => measure
+            .family
+            .trec_eval
+            .iter()
+            .map(|entry| entry.name)
+            .filter(|name| {
+                line.printed
+                    .strip_prefix(name)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('_'))
+            })
+            .max_by_key(|name| name.len())
+            .unwrap_or(line.printed.as_str()),
+    };
+    Some((qrels.queries.name(first).to_owned(), name.to_owned()))
 }
 
 /// One line kind's values, as [`render`] prints them.
