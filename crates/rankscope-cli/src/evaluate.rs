@@ -22,20 +22,13 @@ use rankscope_core::measures::Measure;
 use rankscope_core::output::table::{self, Format, Heading, RunValues};
 use rankscope_core::output::trec_eval::{render, Column, Layout, TrecLine};
 use rankscope_core::settle::{settle, Given, MeasureSpec, Measures, ProfileSpec, Request};
-use rankscope_core::stream::{evaluate_run_file, Grouping, StreamOptions};
+use rankscope_core::stream::{
+    evaluate_run_file, Grouping, StreamOptions, CHUNKED_MIN_BYTES, STREAM_THRESHOLD_BYTES,
+};
 use rankscope_core::table::Qrels;
 use rankscope_core::trec::{read_qrels_file, read_run_file, Parsed, ReadOptions};
 
 use crate::args::{fail, integer, plain_file, print, Argument};
-
-/// A run file of this size or more is streamed block by block by the Python command (its
-/// `STREAM_THRESHOLD_BYTES`), which warns when its queries are not grouped: handed to it.
-const STREAMED_BYTES: u64 = 2 * 1024 * 1024 * 1024;
-
-/// A run file of this size or more is read in chunks of whole queries when it is grouped by
-/// query, to bound memory, as the Python command reads it (its `CHUNKED_MIN_BYTES`); if it is
-/// not grouped, or on any error, reading it whole decides.
-pub(crate) const CHUNKED_BYTES: u64 = 64 * 1024 * 1024;
 
 /// How much of a file's start is looked at to tell its format.
 const HEAD_BYTES: u64 = 64 * 1024;
@@ -226,7 +219,9 @@ fn read_trec<T>(
     let file = Path::new(path);
     if file.exists() {
         let size = trec_file(path)?;
-        if size >= STREAMED_BYTES {
+        if size >= STREAM_THRESHOLD_BYTES {
+            // Streamed block by block by the Python command, which warns when its queries are
+            // not grouped: handed to it.
             return None;
         }
     }
@@ -283,7 +278,7 @@ fn output(options: &Options) -> Option<Outcome> {
                 path,
                 &settled.measures,
                 &settled.options,
-                CHUNKED_BYTES,
+                CHUNKED_MIN_BYTES,
             )
         };
         let evaluation = match chunked {
@@ -326,7 +321,7 @@ pub(crate) fn in_chunks(
     min_bytes: u64,
 ) -> Option<Evaluation> {
     let size = std::fs::metadata(path).ok()?.len();
-    if !(min_bytes..STREAMED_BYTES).contains(&size) {
+    if !(min_bytes..STREAM_THRESHOLD_BYTES).contains(&size) {
         return None;
     }
     let stream = StreamOptions {

@@ -18,10 +18,11 @@ use rankscope_core::output::trec_eval::{
     non_integer_grade, read_zscores, render, select, undetermined_warning, Column, Layout,
 };
 use rankscope_core::profile::Conventions;
+use rankscope_core::stream::CHUNKED_MIN_BYTES;
 use rankscope_core::trec::{read_qrels_file, read_run_file, ReadOptions};
 
 use crate::args::{integer, plain_file, print, Argument};
-use crate::evaluate::{in_chunks, CHUNKED_BYTES};
+use crate::evaluate::in_chunks;
 
 /// The options of `rankscope trec-eval` this door serves (trec_eval's flags are flags).
 #[derive(Debug, Clone, PartialEq)]
@@ -223,7 +224,7 @@ fn output(options: &Options) -> Option<(Vec<String>, String)> {
             &options.run,
             &measures,
             &eval_options,
-            CHUNKED_BYTES,
+            CHUNKED_MIN_BYTES,
         ),
     };
     let (evaluation, run) = match chunked {
