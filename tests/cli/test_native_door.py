@@ -141,3 +141,19 @@ def test_what_is_not_served_is_not_handed_on_either(arguments: list[str]) -> Non
     code, out, err = native(arguments)
     assert (code, out) == (3, "")
     assert "does not serve `rankscope " in err and "RANKSCOPE_NO_HANDOFF is set" in err
+
+
+def test_a_grade_trec_eval_reads_otherwise_is_left_to_the_python_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The core's reader reads ``1e1`` as 10 and notes it as it reads the qrels (once): the
+    door leaves the file to the Python command, which refuses it in its words."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("101 0 D101-4763 1\n101 0 D101-2286 1e1\n")
+    arguments = ["trec-eval", "-m", "map", str(qrels), BM25]
+    code, out, err = python(arguments, capsys)
+    assert (code, out) == (1, "") and "qrels:2: the grade '1e1' is not an integer" in err
+    code, out, err = native(arguments)
+    assert (code, out) == (3, "") and "does not serve `rankscope trec-eval" in err
+    qrels.write_text("101 0 D101-4763 1\n101 0 D101-2286 10\n")
+    assert native(arguments) == python(arguments, capsys)

@@ -15,7 +15,7 @@ use rankscope_core::evaluate::{evaluate, relevance_strings, EvalOptions};
 use rankscope_core::measures::trec_eval::Judgements;
 use rankscope_core::measures::{parse_measure, Measure};
 use rankscope_core::output::trec_eval::{
-    non_integer_grade, read_zscores, render, select, undetermined_warning, Column, Layout,
+    read_zscores, render, select, undetermined_warning, Column, Layout,
 };
 use rankscope_core::profile::Conventions;
 use rankscope_core::stream::CHUNKED_MIN_BYTES;
@@ -202,13 +202,14 @@ fn output(options: &Options) -> Option<(Vec<String>, String)> {
     };
     plain_file(&options.run)?;
     plain_file(&options.qrels)?;
-    if non_integer_grade(&std::fs::read(&options.qrels).ok()?).is_some() {
+    let read = ReadOptions::default();
+    let qrels = read_qrels_file(Path::new(&options.qrels), &options.qrels, &read).ok()?;
+    // A grade trec_eval reads otherwise: refused by the Python command, in its words. The
+    // reader notes it (of a file read without error, the first the Python command finds).
+    if qrels.non_integer_grade.is_some() {
         return None;
     }
-    let read = ReadOptions::default();
-    let qrels = read_qrels_file(Path::new(&options.qrels), &options.qrels, &read)
-        .ok()?
-        .table;
+    let qrels = qrels.table;
     // trec_eval ignores the second field: a document judged under two is judged twice.
     let qrels = if qrels.has_subtopics() {
         qrels.without_subtopics()
