@@ -99,6 +99,13 @@ def _empty(tmp_path: Path) -> str:
     return str(path)
 
 
+def _twice(tmp_path: Path) -> str:
+    """A run that ranks a document twice for one query: refused under the trec profile."""
+    path = tmp_path / "twice.run"
+    path.write_text("101 Q0 D101-4763 1 13.2 bm25\n101 Q0 D101-4763 2 12.0 bm25\n")
+    return str(path)
+
+
 ERRORS = {
     "no such qrels": lambda _: ["evaluate", "no-such-qrels", BM25],
     "no such run": lambda _: ["evaluate", QRELS, BM25, "no-such-run", "-m", "AP"],
@@ -126,12 +133,57 @@ def test_errors_worded_by_the_core_are_served_with_the_python_command_s_message(
     assert native(arguments) == expected
 
 
+# Errors whose message names the library's keywords, which the command line words in its own
+# terms (the core's table, for both doors), each with a term of the command line's it says;
+# and errors met in the order the Python command meets them.
+IN_CLI_TERMS = {
+    "an option by its flag": (
+        lambda _: ["evaluate", QRELS, BM25, "-M", "-1"],
+        (2, "rankscope: error: -M/--max-documents must be an integer >= 0; got -1\n"),
+    ),
+    "a profile by its option": (
+        lambda _: ["evaluate", QRELS, BM25, "--profile", "weknora", "-m", "RR@5"],
+        (2, "or --profile trec"),
+    ),
+    "rel= by -l": (
+        lambda _: ["evaluate", QRELS, BM25, "--profile", "weknora", "-m", "AP(rel=2)"],
+        (2, "use -l instead of rel="),
+    ),
+    "a duplicate by --duplicates": (
+        lambda tmp_path: ["evaluate", QRELS, _twice(tmp_path), "-m", "AP"],
+        (1, "(--duplicates keep-first keeps the first"),
+    ),
+    "the qrels read before the options are settled": (
+        lambda _: ["evaluate", "no-such-qrels", BM25, "-M", "-1"],
+        (1, "rankscope: error: no-such-qrels: "),
+    ),
+    "measures read before the qrels": (
+        lambda _: ["evaluate", "no-such-qrels", BM25, "-m", "nDGC@10"],
+        (2, "rankscope: error: unknown measure 'nDGC'; did you mean nDCG"),
+    ),
+    "a run after the options": (
+        lambda _: ["evaluate", QRELS, "no-such-run", "-M", "-1"],
+        (2, "-M/--max-documents"),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", IN_CLI_TERMS)
+def test_errors_in_the_command_line_s_terms_are_served_as_the_python_command_words_them(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    arguments, (code, said) = IN_CLI_TERMS[case]
+    expected = python(arguments(tmp_path), capsys)
+    assert expected[:2] == (code, "") and said in expected[2], expected[2]
+    assert native(arguments(tmp_path)) == expected
+
+
 @pytest.mark.parametrize(
     "arguments",
     [
         ["evaluate", QRELS, BM25, "-f", "json"],
-        ["evaluate", QRELS, BM25, "-M", "-1"],
-        ["evaluate", QRELS, BM25, "--profile", "weknora", "-m", "RR@5"],
+        ["evaluate", QRELS, BM25, "--profile", "nosuch"],
+        ["evaluate", QRELS, BM25, "-m", "AP,nDGC@10"],
         ["evaluate", QRELS, str(EXAMPLE)],
         ["trec-eval", "-R", "prefs", QRELS, BM25],
         ["measures"],
@@ -141,3 +193,19 @@ def test_what_is_not_served_is_not_handed_on_either(arguments: list[str]) -> Non
     code, out, err = native(arguments)
     assert (code, out) == (3, "")
     assert "does not serve `rankscope " in err and "RANKSCOPE_NO_HANDOFF is set" in err
+
+
+def test_a_grade_trec_eval_reads_otherwise_is_left_to_the_python_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The core's reader reads ``1e1`` as 10 and notes it as it reads the qrels (once): the
+    door leaves the file to the Python command, which refuses it in its words."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("101 0 D101-4763 1\n101 0 D101-2286 1e1\n")
+    arguments = ["trec-eval", "-m", "map", str(qrels), BM25]
+    code, out, err = python(arguments, capsys)
+    assert (code, out) == (1, "") and "qrels:2: the grade '1e1' is not an integer" in err
+    code, out, err = native(arguments)
+    assert (code, out) == (3, "") and "does not serve `rankscope trec-eval" in err
+    qrels.write_text("101 0 D101-4763 1\n101 0 D101-2286 10\n")
+    assert native(arguments) == python(arguments, capsys)

@@ -6,10 +6,11 @@
 //! `--profile`, `-l`, `-c`, `-M`, `-q`, `--no-stream`, the text table, CSV and trec_eval's
 //! format, written to standard output when it is not a terminal (there the Python command
 //! draws its own table). Its warnings are the core's, shown as the Python command shows them;
-//! so are the errors whose message the Python command prints as the core words it (a missing
-//! file, a malformed line, an empty file, an unknown measure). For anything else it returns
-//! `None` before printing anything, and the command is handed to the Python command line,
-//! which says what it says about it.
+//! so are its errors (a missing file, a malformed line, an empty file, an unknown measure, an
+//! option out of range...), in the command line's terms as the core words them for both
+//! doors ([`Error::in_cli_terms`]), met in the order the Python command meets them. For
+//! anything else it returns `None` before printing anything, and the command is handed to the
+//! Python command line, which says what it says about it.
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Read};
@@ -21,21 +22,17 @@ use rankscope_core::evaluate::{evaluate, EvalOptions, Evaluation};
 use rankscope_core::measures::Measure;
 use rankscope_core::output::table::{self, Format, Heading, RunValues};
 use rankscope_core::output::trec_eval::{render, Column, Layout, TrecLine};
-use rankscope_core::settle::{settle, Given, MeasureSpec, Measures, ProfileSpec, Request};
-use rankscope_core::stream::{evaluate_run_file, Grouping, StreamOptions};
+use rankscope_core::profile::Conventions;
+use rankscope_core::settle::{
+    parse_specs, settle, Given, MeasureSpec, Measures, ProfileSpec, Request,
+};
+use rankscope_core::stream::{
+    evaluate_run_file, Grouping, StreamOptions, CHUNKED_MIN_BYTES, STREAM_THRESHOLD_BYTES,
+};
 use rankscope_core::table::Qrels;
 use rankscope_core::trec::{read_qrels_file, read_run_file, Parsed, ReadOptions};
 
 use crate::args::{fail, integer, plain_file, print, Argument};
-
-/// A run file of this size or more is streamed block by block by the Python command (its
-/// `STREAM_THRESHOLD_BYTES`), which warns when its queries are not grouped: handed to it.
-const STREAMED_BYTES: u64 = 2 * 1024 * 1024 * 1024;
-
-/// A run file of this size or more is read in chunks of whole queries when it is grouped by
-/// query, to bound memory, as the Python command reads it (its `CHUNKED_MIN_BYTES`); if it is
-/// not grouped, or on any error, reading it whole decides.
-pub(crate) const CHUNKED_BYTES: u64 = 64 * 1024 * 1024;
 
 /// How much of a file's start is looked at to tell its format.
 const HEAD_BYTES: u64 = 64 * 1024;
@@ -196,8 +193,8 @@ fn trimmed(line: &[u8]) -> &[u8] {
     }
 }
 
-/// What the Python command does for `options`, when it ends with status 0 or with an error
-/// worded as the core words it.
+/// What the Python command does for `options`, when it ends with status 0 or with an error of
+/// the core's.
 enum Outcome {
     /// Its warnings, in order, and its output.
     Printed(Vec<String>, String),
@@ -205,14 +202,21 @@ enum Outcome {
     Failed(Vec<String>, Error),
 }
 
-/// Whether the Python command prints `error` as the core words it (it rewords the others in
-/// its own terms: options by their flags, the library's keywords by the options that set
-/// them), and with which exit status: 2 for a measure, as for any usage error, 1 for input.
-fn worded_as_the_core(error: &Error) -> Option<u8> {
+/// The exit status the Python command ends with on `error`: 2 for a measure, a profile or an
+/// option, as for any usage error, 1 for the input; `None` for the errors no evaluation
+/// raises.
+fn exit_status(error: &Error) -> Option<u8> {
     match error {
-        Error::UnknownMeasure(_) => Some(2),
-        Error::Parse(_) | Error::Input(_) | Error::EmptyInput(_) => Some(1),
-        _ => None,
+        Error::Measure(_) | Error::UnknownMeasure(_) | Error::Profile(_) | Error::Option(_) => {
+            Some(2)
+        }
+        Error::Input(_)
+        | Error::Parse(_)
+        | Error::DuplicateDocument(_)
+        | Error::EmptyInput(_)
+        | Error::NoCommonQueries(_)
+        | Error::NotGrouped(_) => Some(1),
+        Error::Fusion(_) | Error::Raised(_) => None,
     }
 }
 
@@ -226,7 +230,9 @@ fn read_trec<T>(
     let file = Path::new(path);
     if file.exists() {
         let size = trec_file(path)?;
-        if size >= STREAMED_BYTES {
+        if size >= STREAM_THRESHOLD_BYTES {
+            // Streamed block by block by the Python command, which warns when its queries are
+            // not grouped: handed to it.
             return None;
         }
     }
@@ -236,18 +242,32 @@ fn read_trec<T>(
 /// What the Python command does for `options`, if it is one of the [`Outcome`]s.
 fn output(options: &Options) -> Option<Outcome> {
     let failed = |warnings: Vec<String>, error: Error| {
-        worded_as_the_core(&error).map(|_| Outcome::Failed(warnings, error))
+        exit_status(&error).map(|_| Outcome::Failed(warnings, error))
     };
-    let measures = if options.measures.is_empty() {
+    // A profile the core does not know is refused by the Python command's options.
+    Conventions::profile(&options.profile).ok()?;
+    let specs: Vec<MeasureSpec> = options
+        .measures
+        .iter()
+        .map(|name| MeasureSpec::Name(name.clone()))
+        .collect();
+    // The Python command reads the measures' names first (a list in one -m split before each
+    // name is read: its error then names that one).
+    let named = if specs.is_empty() {
+        Ok(Vec::new())
+    } else {
+        parse_specs(&specs)
+    };
+    if let Err(error) = named {
+        if options.measures.iter().any(|m| m.contains(',')) {
+            return None;
+        }
+        return failed(Vec::new(), error);
+    }
+    let measures = if specs.is_empty() {
         Measures::Defaults
     } else {
-        Measures::Given(
-            options
-                .measures
-                .iter()
-                .map(|name| MeasureSpec::Name(name.clone()))
-                .collect(),
-        )
+        Measures::Given(specs)
     };
     let mut request = Request::new(
         measures,
@@ -258,20 +278,19 @@ fn output(options: &Options) -> Option<Outcome> {
     if let Some(n) = options.max_documents {
         request.max_documents = Given::Integer(n);
     }
-    let settled = match settle(&request) {
+    // The profile, the options and the measures together are settled once the qrels are read.
+    let settled = settle(&request);
+    let qrels = match read_trec(&options.qrels, read_qrels_file)? {
+        Ok(qrels) => qrels,
+        Err(error) => return failed(Vec::new(), error),
+    };
+    let settled = match settled {
         Ok(settled) => settled,
-        // A list in one -m is split by the Python command before it reads each name: its
-        // error then names that one.
-        Err(_) if options.measures.iter().any(|m| m.contains(',')) => return None,
         Err(error) => return failed(Vec::new(), error),
     };
     if settled.measures.is_empty() {
         return None;
     }
-    let qrels = match read_trec(&options.qrels, read_qrels_file)? {
-        Ok(qrels) => qrels,
-        Err(error) => return failed(Vec::new(), error),
-    };
     let mut warnings = Vec::new();
     let mut evaluations = Vec::new();
     for path in &options.runs {
@@ -283,7 +302,7 @@ fn output(options: &Options) -> Option<Outcome> {
                 path,
                 &settled.measures,
                 &settled.options,
-                CHUNKED_BYTES,
+                CHUNKED_MIN_BYTES,
             )
         };
         let evaluation = match chunked {
@@ -326,7 +345,7 @@ pub(crate) fn in_chunks(
     min_bytes: u64,
 ) -> Option<Evaluation> {
     let size = std::fs::metadata(path).ok()?.len();
-    if !(min_bytes..STREAMED_BYTES).contains(&size) {
+    if !(min_bytes..STREAM_THRESHOLD_BYTES).contains(&size) {
         return None;
     }
     let stream = StreamOptions {
@@ -404,8 +423,8 @@ pub fn serve(arguments: &[OsString]) -> Option<ExitCode> {
     Some(match output(&options)? {
         Outcome::Printed(warnings, text) => print(&warnings, &text),
         Outcome::Failed(warnings, error) => {
-            let code = worded_as_the_core(&error).unwrap_or(1);
-            fail(&warnings, &error.to_string(), code)
+            let code = exit_status(&error).unwrap_or(1);
+            fail(&warnings, &error.in_cli_terms(Some(&options.qrels)), code)
         }
     })
 }

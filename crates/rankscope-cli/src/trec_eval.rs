@@ -15,14 +15,14 @@ use rankscope_core::evaluate::{evaluate, relevance_strings, EvalOptions};
 use rankscope_core::measures::trec_eval::Judgements;
 use rankscope_core::measures::{parse_measure, Measure};
 use rankscope_core::output::trec_eval::{
-    negative_first_query, non_integer_grade, read_zscores, render, select, undetermined_warning,
-    Column, Layout,
+    negative_first_query, read_zscores, render, select, undetermined_warning, Column, Layout,
 };
 use rankscope_core::profile::Conventions;
+use rankscope_core::stream::CHUNKED_MIN_BYTES;
 use rankscope_core::trec::{read_qrels_file, read_run_file, ReadOptions};
 
 use crate::args::{integer, plain_file, print, Argument};
-use crate::evaluate::{in_chunks, CHUNKED_BYTES};
+use crate::evaluate::in_chunks;
 
 /// The options of `rankscope trec-eval` this door serves (trec_eval's flags are flags).
 #[derive(Debug, Clone, PartialEq)]
@@ -202,13 +202,14 @@ fn output(options: &Options) -> Option<(Vec<String>, String)> {
     };
     plain_file(&options.run)?;
     plain_file(&options.qrels)?;
-    if non_integer_grade(&std::fs::read(&options.qrels).ok()?).is_some() {
+    let read = ReadOptions::default();
+    let qrels = read_qrels_file(Path::new(&options.qrels), &options.qrels, &read).ok()?;
+    // A grade trec_eval reads otherwise: refused by the Python command, in its words. The
+    // reader notes it (of a file read without error, the first the Python command finds).
+    if qrels.non_integer_grade.is_some() {
         return None;
     }
-    let read = ReadOptions::default();
-    let qrels = read_qrels_file(Path::new(&options.qrels), &options.qrels, &read)
-        .ok()?
-        .table;
+    let qrels = qrels.table;
     // trec_eval ignores the second field: a document judged under two is judged twice.
     let qrels = if qrels.has_subtopics() {
         qrels.without_subtopics()
@@ -229,7 +230,7 @@ fn output(options: &Options) -> Option<(Vec<String>, String)> {
             &options.run,
             &measures,
             &eval_options,
-            CHUNKED_BYTES,
+            CHUNKED_MIN_BYTES,
         ),
     };
     let (evaluation, run) = match chunked {

@@ -435,6 +435,154 @@ impl From<FusionProblem> for Error {
     }
 }
 
+/// The library's words for options, and the command line's (an error message names the flag).
+const CLI_TERMS: [(&str, &str); 10] = [
+    (
+        "evaluate(..., duplicate_documents='keep_first')",
+        "--duplicates keep-first",
+    ),
+    (
+        "set relevance_level on evaluate() instead of rel= on the measure",
+        "use -l instead of rel=",
+    ),
+    ("profile='trec'", "--profile trec"),
+    ("profile='standard'", "--profile standard"),
+    (
+        "rankscope.evaluate_answers (command line: rankscope answers)",
+        "rankscope answers",
+    ),
+    ("use rankscope.evaluate (", "use rankscope evaluate ("),
+    ("use profile 'trec'", "use --profile trec"),
+    ("(stream=False)", "(--no-stream)"),
+    (
+        "(pass format= if",
+        "(pass --qrels-format or --run-format if",
+    ),
+    ("complete=True (--complete)", "--complete"),
+];
+
+/// The flag that sets each option the core checks ([`OptionProblem::option`]).
+const CLI_FLAGS: [(&str, &str); 5] = [
+    ("relevance_level", "-l/--relevance-level"),
+    ("max_documents", "-M/--max-documents"),
+    ("chunk_bytes", "--chunk-mb"),
+    ("top", "--top"),
+    ("profiles", "--profiles"),
+];
+
+/// The columns a reader's keywords name.
+const COLUMNS: [&str; 4] = ["query_id", "doc_id", "relevance", "score"];
+
+/// An error's message (`message`, as it is shown) in the command line's terms: an option the
+/// core checked (`option`: an option error's [`OptionProblem::option`], else `None`) named by
+/// its flag; the library's keywords replaced by the flags that set them; a column named by the
+/// option that names it, `--qrels-columns` for an error in the qrels (`of_qrels`), else
+/// `--run-columns`. The command line prints every error so, whichever door serves it.
+///
+/// ```
+/// use rankscope_core::error::in_cli_terms;
+///
+/// let message = "max_documents must be an integer >= 0; got -1";
+/// let worded = in_cli_terms(message, Some("max_documents"), false);
+/// assert_eq!(worded, "-M/--max-documents must be an integer >= 0; got -1");
+/// let message = "r.csv: no column for score (or name it with score=...)";
+/// let worded = in_cli_terms(message, None, false);
+/// assert_eq!(worded, "r.csv: no column for score (or name it with --run-columns score=...)");
+/// ```
+pub fn in_cli_terms(message: &str, option: Option<&str>, of_qrels: bool) -> String {
+    let mut message = message.to_string();
+    let flag = option.and_then(|option| {
+        let (_, flag) = CLI_FLAGS.iter().find(|(name, _)| *name == option)?;
+        message
+            .strip_prefix(option)
+            .map(|rest| format!("{flag}{rest}"))
+    });
+    if let Some(flagged) = flag {
+        message = flagged;
+    }
+    for (library, cli) in CLI_TERMS {
+        message = message.replace(library, cli);
+    }
+    let option = if of_qrels {
+        "--qrels-columns"
+    } else {
+        "--run-columns"
+    };
+    message = columns_named(&message, option);
+    for column in COLUMNS {
+        let given = format!("(given as {column}=");
+        message = message.replace(&given, &format!("(given as {option} {column}="));
+    }
+    message.replace("a column mapping (", &format!("{option} ("))
+}
+
+/// `message` with each "name it with COLUMN=..." (or "name it with
+/// rankscope.io.READER(..., COLUMN=...)") as "name it with OPTION COLUMN=...".
+fn columns_named(message: &str, option: &str) -> String {
+    const NAME_IT: &str = "name it with ";
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find(NAME_IT) {
+        let after = &rest[at + NAME_IT.len()..];
+        match named_column(after) {
+            Some((column, used)) => {
+                out.push_str(&rest[..at]);
+                out.push_str(&format!("{NAME_IT}{option} {column}=..."));
+                rest = &after[used..];
+            }
+            None => {
+                out.push_str(&rest[..=at]);
+                rest = &rest[at + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The column `text` starts by naming, as "COLUMN=..." or "rankscope.io.READER(...,
+/// COLUMN=...)", and the length of that naming.
+fn named_column(text: &str) -> Option<(&'static str, usize)> {
+    let column_at = |text: &str| {
+        COLUMNS.into_iter().find_map(|column| {
+            let rest = text.strip_prefix(column)?.strip_prefix("=...")?;
+            Some((column, text.len() - rest.len()))
+        })
+    };
+    if let Some(reader) = text.strip_prefix("rankscope.io.") {
+        let name = reader
+            .char_indices()
+            .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+            .map_or(reader.len(), |(i, _)| i);
+        let inner = reader[name..].strip_prefix("(..., ");
+        if let Some(inner) = inner.filter(|_| name > 0) {
+            if let Some((column, used)) = column_at(inner) {
+                if inner[used..].starts_with(')') {
+                    let used = text.len() - inner.len() + used + 1;
+                    return Some((column, used));
+                }
+            }
+        }
+    }
+    column_at(text)
+}
+
+impl Error {
+    /// The error's message in the command line's terms ([`in_cli_terms`]), `qrels` naming the
+    /// qrels file of the command (an input error whose source it is is one in the qrels).
+    pub fn in_cli_terms(&self, qrels: Option<&str>) -> String {
+        let option = match self {
+            Error::Option(problem) => Some(problem.option.as_str()),
+            _ => None,
+        };
+        let source = self
+            .input_problem()
+            .and_then(|problem| problem.source.as_deref());
+        let of_qrels = source.is_some() && source == qrels;
+        in_cli_terms(&self.to_string(), option, of_qrels)
+    }
+}
+
 /// Result of the core.
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -591,6 +739,109 @@ mod tests {
         let cut = InputProblem::new("m").at_line(1, long.clone());
         assert_eq!(cut.to_string(), format!("m\n    {}...", &long[..200]));
         assert_eq!(InputProblem::new("m").in_source("f").to_string(), "f: m");
+    }
+
+    #[test]
+    fn messages_in_the_command_line_s_terms() {
+        let cases = [
+            // An option the core checked, by its flag, only where the message starts with it.
+            (
+                "relevance_level must be an integer; got 'x'",
+                Some("relevance_level"),
+                false,
+                "-l/--relevance-level must be an integer; got 'x'",
+            ),
+            (
+                "top must be at least 1",
+                Some("top"),
+                false,
+                "--top must be at least 1",
+            ),
+            (
+                "the max_documents",
+                Some("max_documents"),
+                false,
+                "the max_documents",
+            ),
+            (
+                "lenient must be a bool",
+                Some("lenient"),
+                false,
+                "lenient must be a bool",
+            ),
+            ("max_documents: -1", None, false, "max_documents: -1"),
+            // The library's keywords.
+            (
+                "document 'd' twice (evaluate(..., duplicate_documents='keep_first') keeps \
+                 the first); use profile 'trec' or profile='standard'",
+                None,
+                false,
+                "document 'd' twice (--duplicates keep-first keeps the first); use --profile \
+                 trec or --profile standard",
+            ),
+            (
+                "too large (stream=False) (pass format= if it is not TREC)",
+                None,
+                true,
+                "too large (--no-stream) (pass --qrels-format or --run-format if it is not TREC)",
+            ),
+            // Columns, by the option of the file the error is in.
+            (
+                "f: no relevance (or name it with relevance=...)",
+                None,
+                true,
+                "f: no relevance (or name it with --qrels-columns relevance=...)",
+            ),
+            (
+                "f: no score (or name it with rankscope.io.read_run(..., score=...)); \
+                 name it with doc_id=... too",
+                None,
+                false,
+                "f: no score (or name it with --run-columns score=...); name it with \
+                 --run-columns doc_id=... too",
+            ),
+            (
+                "name it with rankscope.io.(..., score=...) or name it with title=...",
+                None,
+                false,
+                "name it with rankscope.io.(..., score=...) or name it with title=...",
+            ),
+            (
+                "name it with rankscope.io.as_run(..., score=...",
+                None,
+                false,
+                "name it with rankscope.io.as_run(..., score=...",
+            ),
+            (
+                "no 'x' (given as query_id='x') in a column mapping (keys)",
+                None,
+                true,
+                "no 'x' (given as --qrels-columns query_id='x') in --qrels-columns (keys)",
+            ),
+        ];
+        for (message, option, of_qrels, expected) in cases {
+            assert_eq!(
+                in_cli_terms(message, option, of_qrels),
+                expected,
+                "{message}"
+            );
+        }
+        let error = Error::option("max_documents", "-1", "max_documents must be >= 0");
+        assert_eq!(error.in_cli_terms(None), "-M/--max-documents must be >= 0");
+        let problem = InputProblem::new("no column (or name it with score=...)").in_source("q");
+        let worded = |qrels| Error::Input(problem.clone()).in_cli_terms(qrels);
+        assert_eq!(
+            worded(Some("q")),
+            "q: no column (or name it with --qrels-columns score=...)"
+        );
+        assert_eq!(
+            worded(Some("r")),
+            "q: no column (or name it with --run-columns score=...)"
+        );
+        assert_eq!(
+            worded(None),
+            "q: no column (or name it with --run-columns score=...)"
+        );
     }
 
     #[test]

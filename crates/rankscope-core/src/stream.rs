@@ -25,6 +25,18 @@ use crate::prepare::{no_common_queries, Judgements};
 use crate::table::{Qrels, Run};
 use crate::trec::{self, ReadOptions, Spare, RUN_FIELDS};
 
+/// A TREC run file of this size or more is never read whole unless asked to: it is streamed
+/// block by block, whatever it holds (a run not grouped by query spread over partition files,
+/// with a warning). The Python package reads it from here (`STREAM_THRESHOLD_BYTES`), and so
+/// does the native executable.
+pub const STREAM_THRESHOLD_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+
+/// A TREC run file smaller than this is read whole (fastest); from this size on, up to
+/// [`STREAM_THRESHOLD_BYTES`], it is read in chunks of whole queries when it is grouped by
+/// query, to bound memory (else whole). The Python package reads it from here
+/// (`CHUNKED_MIN_BYTES`), and so does the native executable.
+pub const CHUNKED_MIN_BYTES: u64 = 64 * 1024 * 1024;
+
 /// How much of a run a chunk reads by default.
 pub const DEFAULT_CHUNK_BYTES: usize = 32 * 1024 * 1024;
 /// How many partition files a run not grouped by query is spread over by default.

@@ -5,7 +5,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rankscope_core::error::{Error, FusionProblem};
+use rankscope_core::error::{in_cli_terms as core_in_cli_terms, Error, FusionProblem};
 
 /// The class of `rankscope.errors` a core error is raised as (fusion's problems are raised as
 /// `ValueError`s that `rankscope.fuse` words with the runs' ids).
@@ -108,4 +108,17 @@ impl<T> IntoPyResult<T> for rankscope_core::error::Result<T> {
     fn or_raise(self, py: Python<'_>) -> PyResult<T> {
         self.map_err(|error| to_py(py, error))
     }
+}
+
+/// An error's message in the command line's terms: `option` the option an option error names
+/// (else None), `of_qrels` whether the error is in the qrels (else in a run).
+#[pyfunction]
+#[pyo3(signature = (message, option, of_qrels))]
+fn in_cli_terms(message: &str, option: Option<&str>, of_qrels: bool) -> String {
+    core_in_cli_terms(message, option, of_qrels)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(in_cli_terms, m)?)?;
+    Ok(())
 }

@@ -344,6 +344,14 @@ fn ranked_documents(
 
 /// Registers this module's functions and classes.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add(
+        "STREAM_THRESHOLD_BYTES",
+        rankscope_core::stream::STREAM_THRESHOLD_BYTES,
+    )?;
+    m.add(
+        "CHUNKED_MIN_BYTES",
+        rankscope_core::stream::CHUNKED_MIN_BYTES,
+    )?;
     m.add_function(wrap_pyfunction!(relevance_strings, m)?)?;
     m.add_class::<NativeQrels>()?;
     m.add_class::<NativeRun>()?;

@@ -25,6 +25,7 @@ mod stats;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // One line per part of the module.
     answers::register(m)?;
+    errors::register(m)?;
     evaluate::register(m)?;
     results::register(m)?;
     settle::register(m)?;

@@ -9,10 +9,10 @@ use pyo3::prelude::*;
 use rankscope_core::measures::parse_measure;
 use rankscope_core::output::table::{self, Digits, Format, Heading, RunValues};
 use rankscope_core::output::trec_eval::{
-    negative_first_query, non_integer_grade as core_non_integer_grade,
-    read_zscores as core_read_zscores, render, select, undetermined_warning, Column, Layout,
-    TrecLine, ZScores,
+    negative_first_query, read_zscores as core_read_zscores, render, select, undetermined_warning,
+    Column, Layout, TrecLine, ZScores,
 };
+use rankscope_core::trec::non_integer_grade as core_non_integer_grade;
 
 use crate::errors::IntoPyResult;
 use crate::evaluate::NativeQrels;

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import re
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -305,39 +304,11 @@ def default_measures_help(profile: str | None = None) -> str:
     return f"Without -m, {whose} default measures (`rankscope measures` lists them)."
 
 
-# The library's words for options, and the command line's (an error message names the flag).
-_CLI_TERMS = (
-    ("evaluate(..., duplicate_documents='keep_first')", "--duplicates keep-first"),
-    ("set relevance_level on evaluate() instead of rel= on the measure", "use -l instead of rel="),
-    ("profile='trec'", "--profile trec"),
-    ("profile='standard'", "--profile standard"),
-    ("rankscope.evaluate_answers (command line: rankscope answers)", "rankscope answers"),
-    ("use rankscope.evaluate (", "use rankscope evaluate ("),
-    ("use profile 'trec'", "use --profile trec"),
-    ("(stream=False)", "(--no-stream)"),
-    ("(pass format= if", "(pass --qrels-format or --run-format if"),
-    ("complete=True (--complete)", "--complete"),
-)
-_FLAGS = {
-    "relevance_level": "-l/--relevance-level",
-    "max_documents": "-M/--max-documents",
-    "chunk_bytes": "--chunk-mb",
-    "top": "--top",
-    "profiles": "--profiles",
-}
-"""The flag that sets each option of the library that the core checks (`OptionError.option`)."""
-_NAME_IT = re.compile(
-    r"name it with (?:rankscope\.io\.\w+\(\.\.\., (query_id|doc_id|relevance|score)=\.\.\.\)"
-    r"|(query_id|doc_id|relevance|score)=\.\.\.)"
-)
-_GIVEN_AS = re.compile(r"\(given as (query_id|doc_id|relevance|score)=")
-
-
 def in_cli_terms(error: RankscopeError, qrels_path: str | None) -> str:
-    """The error's message in the command line's terms: an option the core checked named by
-    its flag (the error's ``option`` field), the library's keywords replaced by the flags that
-    set them (``--run-columns score=...`` for a file read as a run, ``--qrels-columns`` for the
-    qrels).
+    """The error's message in the command line's terms, as the core words it for both doors
+    (``rankscope_core::error::in_cli_terms``): an option the core checked named by its flag
+    (the error's ``option`` field), the library's keywords replaced by the flags that set them
+    (``--run-columns score=...`` for a file read as a run, ``--qrels-columns`` for the qrels).
 
     Examples
     --------
@@ -353,19 +324,12 @@ def in_cli_terms(error: RankscopeError, qrels_path: str | None) -> str:
     >>> in_cli_terms(error, None)
     '-M/--max-documents must be an integer >= 0; got -1'
     """
-    message = str(error)
-    option = getattr(error, "option", None)
-    if isinstance(error, OptionError) and option in _FLAGS and message.startswith(option):
-        message = _FLAGS[option] + message[len(option) :]
-    for library, cli in _CLI_TERMS:
-        message = message.replace(library, cli)
+    from rankscope.engine.native import in_cli_terms as worded
+
+    option = error.option if isinstance(error, OptionError) else None
     source = getattr(error, "source", None)
-    kind = "qrels" if source is not None and source == qrels_path else "run"
-    message = _NAME_IT.sub(
-        lambda found: f"name it with --{kind}-columns {found[1] or found[2]}=...", message
-    )
-    message = _GIVEN_AS.sub(rf"(given as --{kind}-columns \1=", message)
-    return message.replace("a column mapping (", f"--{kind}-columns (")
+    of_qrels = source is not None and source == qrels_path
+    return worded(str(error), option, of_qrels)
 
 
 def rich_table(runs: list[Results], per_query: bool) -> bool:

@@ -63,11 +63,13 @@ __all__ = [
 Plan = _core.Plan
 """Measures, conventions and options settled by the core (`plan`), ready to evaluate with."""
 
-STREAM_THRESHOLD_BYTES = 2 * 1024**3
-"""TREC run files at least this large are never read whole unless ``stream=False``."""
+STREAM_THRESHOLD_BYTES: int = _core.STREAM_THRESHOLD_BYTES
+"""TREC run files at least this large are never read whole unless ``stream=False`` (the core's
+threshold, which the native executable follows too)."""
 
-CHUNKED_MIN_BYTES = 64 * 1024**2
-"""Smaller run files are read whole (fastest); larger ones in chunks, to bound memory."""
+CHUNKED_MIN_BYTES: int = _core.CHUNKED_MIN_BYTES
+"""Smaller run files are read whole (fastest); larger ones in chunks, to bound memory (the
+core's threshold, which the native executable follows too)."""
 
 PathLike = str | os.PathLike[str]
 

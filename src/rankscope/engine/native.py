@@ -5,7 +5,8 @@ The engine (with `rankscope.io._native`) is the only package that imports the pr
 ``rankscope._core``; `rankscope.fuse`, `rankscope.compat`, `rankscope.report` and the command
 line reach the core through here; so do trec_eval's measure selection, text output and ``-Z``
 file, and `rankscope evaluate`'s table, which the core renders for the Python command and the
-native executable alike; and `rankscope.answers`' BLEU, ROUGE and tokenizers.
+native executable alike, as it words errors in the command line's terms; and
+`rankscope.answers`' BLEU, ROUGE and tokenizers.
 
 Examples
 --------
@@ -22,6 +23,7 @@ __all__ = [
     "answer_tokens",
     "format_results",
     "format_trec_eval",
+    "in_cli_terms",
     "non_integer_grade",
     "read_zscores",
     "results_rows",
@@ -61,6 +63,10 @@ measure name or None, relstring's length or None, judgements), warnings passed t
 
 format_trec_eval = _core.format_trec_eval
 """The text trec_eval prints for lines, per-query values and summaries, byte for byte."""
+
+in_cli_terms = _core.in_cli_terms
+"""An error's message in the command line's terms (message, the option an option error names
+or None, whether the error is in the qrels), as the native executable prints it too."""
 
 non_integer_grade = _core.non_integer_grade
 """The first qrels line whose grade is not an integer: (line, grade, text, as trec_eval reads

@@ -813,86 +813,6 @@ pub fn number_text(value: f64) -> String {
     format!("{value:.4}")
 }
 
-/// Where a qrels line's grade is not an integer (trec_eval reads grades with atol, which stops
-/// at the first character that is not a digit: `1e1` is 1, `2.7` is 2; rankscope reads `1e1`
-/// as 10 and refuses `2.7`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NonIntegerGrade {
-    /// The line's number (from 1).
-    pub line: usize,
-    /// The grade as written.
-    pub grade: String,
-    /// The line, without its end.
-    pub text: String,
-    /// What trec_eval reads it as.
-    pub as_trec_eval: i64,
-}
-
-/// The first qrels line of `data` (four fields or more, not a `#` comment) whose fourth field
-/// is not an optional sign and digits, if any.
-///
-/// ```
-/// use rankscope_core::output::trec_eval::non_integer_grade;
-///
-/// assert_eq!(non_integer_grade(b"q 0 a 1\nq 0 b 2\n"), None);
-/// let found = non_integer_grade(b"q 0 a 1\nq 0 b 2.7\n").unwrap();
-/// assert_eq!((found.line, found.grade.as_str(), found.as_trec_eval), (2, "2.7", 2));
-/// ```
-pub fn non_integer_grade(data: &[u8]) -> Option<NonIntegerGrade> {
-    // Python's white space of bytes, as the check has always read it.
-    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
-    let blank = |b: u8| b == b' ' || b == b'\t';
-    for (number, line) in data.split(|&b| b == b'\n').enumerate() {
-        let mut at = line.iter().take_while(|&&b| blank(b)).count();
-        if line.get(at).map_or(true, |&b| b == b'#' || space(b)) {
-            continue;
-        }
-        // Three fields, each followed by spaces or tabs, then the grade.
-        let mut fields = 0;
-        while fields < 3 {
-            let end = at + line[at..].iter().take_while(|&&b| !space(b)).count();
-            let gap = line[end..].iter().take_while(|&&b| blank(b)).count();
-            if end == at || gap == 0 {
-                break;
-            }
-            at = end + gap;
-            fields += 1;
-        }
-        if fields < 3 {
-            continue;
-        }
-        let end = at + line[at..].iter().take_while(|&&b| !space(b)).count();
-        if end == at {
-            continue;
-        }
-        let grade = &line[at..end];
-        let digits = grade
-            .strip_prefix(b"+")
-            .or_else(|| grade.strip_prefix(b"-"))
-            .unwrap_or(grade);
-        let ends_well = line
-            .get(end)
-            .map_or(true, |&b| b == b' ' || b == b'\t' || b == b'\r');
-        if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) && ends_well {
-            continue;
-        }
-        let grade = String::from_utf8_lossy(grade).into_owned();
-        let text = String::from_utf8_lossy(line);
-        let leading: String = grade
-            .char_indices()
-            .take_while(|&(i, c)| c.is_ascii_digit() || (i == 0 && (c == '+' || c == '-')))
-            .map(|(_, c)| c)
-            .collect();
-        return Some(NonIntegerGrade {
-            line: number + 1,
-            as_trec_eval: leading.parse().unwrap_or(0),
-            grade,
-            text: text.trim_end_matches('\r').to_string(),
-        });
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1075,20 +995,5 @@ mod tests {
              runid                 \tall\trun\n\
              Zmap                   \tall\t0.2500\n"
         );
-    }
-
-    #[test]
-    fn grades_that_are_not_integers_are_found() {
-        assert_eq!(
-            non_integer_grade(b"# q 0 a 1.5\nq 0 a -1\r\nq 0 a 3 x\n"),
-            None
-        );
-        let found = non_integer_grade(b"q 0 a 1\n  q 0 b 1e1\r\n").unwrap();
-        assert_eq!(found.line, 2);
-        assert_eq!(found.grade, "1e1");
-        assert_eq!(found.text, "  q 0 b 1e1");
-        assert_eq!(found.as_trec_eval, 1);
-        assert_eq!(non_integer_grade(b"q 0 a x\n").unwrap().as_trec_eval, 0);
-        assert_eq!(non_integer_grade(b"q 0 a\n"), None);
     }
 }

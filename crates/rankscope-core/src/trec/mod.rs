@@ -16,15 +16,17 @@
 //! every reader of the project uses; in lenient mode bad lines are skipped and counted.
 //!
 //! One concern a file: `source` takes files in (maps, windows, pipes), `fields` splits lines into
-//! fields, `numbers` reads scores and grades, `parse` turns lines into rows (runs, qrels, lenient
-//! mode, messages).
+//! fields, `numbers` reads scores and grades, `grades` finds the grades trec_eval reads
+//! otherwise, `parse` turns lines into rows (runs, qrels, lenient mode, messages).
 
 mod fields;
+mod grades;
 mod numbers;
 mod parse;
 mod source;
 
 pub(crate) use fields::split_fields;
+pub use grades::{non_integer_grade, NonIntegerGrade};
 pub(crate) use numbers::parse_integer;
 pub use numbers::{parse_grade, parse_score};
 pub(crate) use parse::{byte_problem, empty_error, parse_run_rows_into, Spare};
@@ -68,6 +70,10 @@ pub struct Parsed<T> {
     pub table: T,
     /// Lines skipped (lenient mode only).
     pub skipped: Skipped,
+    /// Qrels: the first row whose grade trec_eval reads otherwise than rankscope, as
+    /// [`non_integer_grade`] finds it in the text (of a text read without error, the same);
+    /// `None` for runs.
+    pub non_integer_grade: Option<NonIntegerGrade>,
 }
 
 /// The bytes after a UTF-8 byte order mark, if the data starts with one.

@@ -6,6 +6,7 @@ use crate::parallel::{self, PARALLEL_MIN_BYTES};
 use crate::table::{Qrels, Run, StrColumn};
 
 use super::fields::split_line;
+use super::grades::{may_not_be_an_integer, NonIntegerGrade};
 use super::numbers::{parse_grade, parse_score};
 use super::{strip_bom, Parsed, ReadOptions, QRELS_FIELDS, RUN_FIELDS};
 
@@ -45,10 +46,11 @@ pub(crate) fn parse_run_rows_into(
     let fed = reader.feed(data);
     *spare = std::mem::take(&mut reader.spare);
     fed?;
-    let ((columns, tag, skipped), _) = reader.finish();
+    let (parsed, _) = reader.finish();
     Ok(Parsed {
-        table: run_of(columns, tag, source),
-        skipped,
+        table: run_of(parsed.columns, parsed.tag, source),
+        skipped: parsed.skipped,
+        non_integer_grade: None,
     })
 }
 
@@ -61,10 +63,11 @@ pub fn parse_qrels(data: &[u8], source: &str, options: &ReadOptions) -> Result<P
 /// [`parse_qrels`], but a buffer without rows gives empty qrels instead of an error: for pieces
 /// of a file read apart.
 pub fn parse_qrels_rows(data: &[u8], source: &str, options: &ReadOptions) -> Result<Parsed<Qrels>> {
-    let (columns, _, skipped) = parse::<QrelsLine>(data, source, options)?;
+    let parsed = parse::<QrelsLine>(data, source, options)?;
     Ok(Parsed {
-        table: qrels_of(columns, source),
-        skipped,
+        table: qrels_of(parsed.columns, source),
+        skipped: parsed.skipped,
+        non_integer_grade: parsed.non_integer_grade,
     })
 }
 
@@ -104,19 +107,19 @@ pub(super) fn finish_run(
     head: &[u8],
     source: &str,
 ) -> Result<Parsed<Run>> {
-    let (columns, tag, skipped) = parsed;
-    if columns.query.is_empty() {
+    if parsed.columns.query.is_empty() {
         return Err(empty_error(
             head,
             source,
             RunLine::WHAT,
             RUN_FIELDS,
-            &skipped,
+            &parsed.skipped,
         ));
     }
     Ok(Parsed {
-        table: run_of(columns, tag, source),
-        skipped,
+        table: run_of(parsed.columns, parsed.tag, source),
+        skipped: parsed.skipped,
+        non_integer_grade: None,
     })
 }
 
@@ -126,19 +129,19 @@ pub(super) fn finish_qrels(
     head: &[u8],
     source: &str,
 ) -> Result<Parsed<Qrels>> {
-    let (columns, _, skipped) = parsed;
-    if columns.query.is_empty() {
+    if parsed.columns.query.is_empty() {
         return Err(empty_error(
             head,
             source,
             QrelsLine::WHAT,
             QRELS_FIELDS,
-            &skipped,
+            &parsed.skipped,
         ));
     }
     Ok(Parsed {
-        table: qrels_of(columns, source),
-        skipped,
+        table: qrels_of(parsed.columns, source),
+        skipped: parsed.skipped,
+        non_integer_grade: parsed.non_integer_grade,
     })
 }
 
@@ -160,6 +163,8 @@ pub(super) struct Reader<'a, K: LineKind> {
     columns: Option<Columns<K::Value>>,
     tag: Option<String>,
     skipped: Skipped,
+    /// The first row whose grade trec_eval reads otherwise (qrels).
+    non_integer_grade: Option<NonIntegerGrade>,
     /// Emptied columns whose memory the next window's pieces write into.
     spare: Spare<K::Value>,
 }
@@ -211,6 +216,7 @@ impl<'a, K: LineKind> Reader<'a, K> {
             columns: None,
             tag: None,
             skipped: Skipped::default(),
+            non_integer_grade: None,
             spare: Spare::default(),
         }
     }
@@ -289,6 +295,12 @@ impl<'a, K: LineKind> Reader<'a, K> {
                 local.first_line += start;
                 self.skipped = std::mem::take(&mut self.skipped).merge(local);
             }
+            if self.non_integer_grade.is_none() {
+                self.non_integer_grade = piece.non_integer_grade.map(|mut found| {
+                    found.line += usize::try_from(start).unwrap_or(usize::MAX);
+                    found
+                });
+            }
             self.tag = piece.tag.or(self.tag.take());
             pieces.push(piece.columns);
         }
@@ -307,10 +319,17 @@ impl<'a, K: LineKind> Reader<'a, K> {
         Ok(())
     }
 
-    /// The columns, the tag of the last valid line, the lines skipped; and the text's head.
+    /// The columns, the tag of the last valid line, the lines skipped, the first grade
+    /// trec_eval reads otherwise; and the text's head.
     pub(super) fn finish(self) -> (ParseOutput<K::Value>, Vec<u8>) {
         let columns = self.columns.unwrap_or_else(|| Columns::with_capacity(0, 0));
-        ((columns, self.tag, self.skipped), self.head)
+        let parsed = ParseOutput {
+            columns,
+            tag: self.tag,
+            skipped: self.skipped,
+            non_integer_grade: self.non_integer_grade,
+        };
+        (parsed, self.head)
     }
 }
 
@@ -338,6 +357,8 @@ pub(super) trait LineKind {
     const TAG_FIELD: Option<usize>;
     /// Which field is kept as a label of the row (the qrels' subtopic), if any.
     const LABEL_FIELD: Option<usize>;
+    /// Whether the value is a grade, which trec_eval may read otherwise (the qrels').
+    const GRADE: bool;
     /// The value of a field, or `None` when it is not valid.
     fn value(field: &[u8]) -> Option<Self::Value>;
     /// The message for a field that is not a valid value.
@@ -355,6 +376,7 @@ impl LineKind for RunLine {
     const VALUE_FIELD: usize = 4;
     const TAG_FIELD: Option<usize> = Some(5);
     const LABEL_FIELD: Option<usize> = None;
+    const GRADE: bool = false;
 
     fn value(field: &[u8]) -> Option<f64> {
         parse_score(field)
@@ -376,6 +398,7 @@ impl LineKind for QrelsLine {
     const VALUE_FIELD: usize = 3;
     const TAG_FIELD: Option<usize> = None;
     const LABEL_FIELD: Option<usize> = Some(1);
+    const GRADE: bool = true;
 
     fn value(field: &[u8]) -> Option<i64> {
         parse_grade(field)
@@ -508,6 +531,8 @@ struct Piece<V> {
     problem: Option<LineProblem>,
     /// Lenient mode: the lines skipped (numbered within the piece).
     skipped: Skipped,
+    /// The first row whose grade trec_eval reads otherwise (numbered from 0 within the piece).
+    non_integer_grade: Option<NonIntegerGrade>,
 }
 
 /// Why a line is not text, and the line as shown (as the readers of the other formats say).
@@ -554,6 +579,7 @@ fn parse_piece<K: LineKind>(
         bad_bytes: None,
         problem: None,
         skipped: Skipped::default(),
+        non_integer_grade: None,
     };
     // One check of the whole piece; lines are checked one by one only when it fails.
     let all_text = memchr::memchr(0, piece).is_none() && std::str::from_utf8(piece).is_ok();
@@ -621,6 +647,14 @@ fn parse_piece<K: LineKind>(
                     }
                     if let Some(tag) = K::TAG_FIELD {
                         last_tag = Some(fields[tag]);
+                    }
+                    if K::GRADE && out.non_integer_grade.is_none() {
+                        let grade = fields[K::VALUE_FIELD];
+                        let after = grade.as_ptr() as usize - piece.as_ptr() as usize + grade.len();
+                        if may_not_be_an_integer(grade, piece.get(after).copied()) {
+                            let number = usize::try_from(index).unwrap_or(usize::MAX);
+                            out.non_integer_grade = NonIntegerGrade::on_line(number, raw);
+                        }
                     }
                     None
                 }
@@ -692,7 +726,14 @@ pub(super) fn pieces(data: &[u8], parts: usize) -> Vec<&[u8]> {
     out
 }
 
-pub(super) type ParseOutput<V> = (Columns<V>, Option<String>, Skipped);
+/// What a text's lines give: the columns, the tag of the last valid line (runs), the lines
+/// skipped (lenient mode) and the first row whose grade trec_eval reads otherwise (qrels).
+pub(super) struct ParseOutput<V> {
+    pub(super) columns: Columns<V>,
+    pub(super) tag: Option<String>,
+    pub(super) skipped: Skipped,
+    pub(super) non_integer_grade: Option<NonIntegerGrade>,
+}
 
 /// A whole text parsed at once (in pieces, in parallel when it is large).
 fn parse<K: LineKind>(

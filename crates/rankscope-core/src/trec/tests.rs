@@ -386,3 +386,53 @@ fn the_last_run_tag_is_read_from_the_end_of_the_file() {
     assert_eq!(missing.to_string(), "missing: no such file");
     std::fs::remove_dir_all(&folder).unwrap();
 }
+
+#[test]
+fn the_reader_notes_the_first_grade_trec_eval_reads_otherwise_as_the_check_finds_it() {
+    // Lines of every layout of white space and grade: of each text read without error, the
+    // reader notes what the check over its bytes finds.
+    let leads = ["", " ", "\t", "\r", "\x0b"];
+    let gaps = [" ", "\t", " \t", "\r", "\x0c", " \x0b"];
+    let grades = ["1", "-1", "+2", "1e1", "2.0", "+", "x", "07"];
+    let ends = ["", " ", "\t", "\r", "\x0b", "\x0c", " \x0c"];
+    let (mut read, mut found_some) = (0, 0);
+    for lead in leads {
+        for gap in gaps {
+            for grade in grades {
+                for end in ends {
+                    let line = format!("{lead}q1{gap}0{gap}d1 {grade}{end}");
+                    for text in [
+                        format!("{line}\n"),
+                        format!("q0 0 d 1\n# c 0 d 1.5\n{line}"),
+                    ] {
+                        let options = ReadOptions::default();
+                        let Ok(parsed) = parse_qrels(text.as_bytes(), "q", &options) else {
+                            continue;
+                        };
+                        read += 1;
+                        let found = non_integer_grade(text.as_bytes());
+                        found_some += usize::from(found.is_some());
+                        assert_eq!(parsed.non_integer_grade, found, "{text:?}");
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        read > 1000 && found_some > 100 && found_some < read / 2,
+        "{read} {found_some}"
+    );
+    // The first one, in a text parsed in pieces in parallel, numbered in the file.
+    let mut text: String = (0..400_000)
+        .map(|i| format!("q{} 0 d{i} 1\n", i % 9))
+        .collect();
+    text.push_str("q1 0 late 1.0\nq2 0 later 1e1\n");
+    assert!(text.len() > crate::parallel::PARALLEL_MIN_BYTES);
+    let parsed = parse_qrels(text.as_bytes(), "q", &ReadOptions::default()).unwrap();
+    let found = parsed.non_integer_grade.unwrap();
+    assert_eq!((found.line, found.grade.as_str()), (400_001, "1.0"));
+    assert_eq!(Some(found), non_integer_grade(text.as_bytes()));
+    // Runs have no grades.
+    let run = parse_run(b"q1 Q0 d1 1 1.5 r\n", "r", &ReadOptions::default()).unwrap();
+    assert_eq!(run.non_integer_grade, None);
+}

@@ -71,8 +71,10 @@ fn describe_qrels(read: Result<Parsed<Qrels>>) -> String {
             let queries: Vec<&str> = qrels.queries.names().collect();
             let subtopics: Vec<&str> = qrels.subtopics.names().collect();
             format!(
-                "qrels queries {queries:?} subtopics {subtopics:?} rows {rows:?} skipped {:?}",
-                parsed.skipped.warning("f")
+                "qrels queries {queries:?} subtopics {subtopics:?} rows {rows:?} skipped {:?} \
+                 non-integer grade {:?}",
+                parsed.skipped.warning("f"),
+                parsed.non_integer_grade,
             )
         }
         Err(error) => format!("{}: {error}", error.kind()),
@@ -138,6 +140,8 @@ fn qrels_texts() -> Vec<Vec<u8>> {
         b"q1 0 d1 1\nq1 Q0 d2 1 2.5 run\n".to_vec(),
         b"q1 0 d1 1\nq1 0 d2 x\nq1 0 d3\xff 1\nq2 0 d4 1\n".to_vec(),
         b"\n\n".to_vec(),
+        b"q1 0 d1 1\nq1 0 d2 1e1\r\nq2 0 d1 2.0\n".to_vec(),
+        b"q1 0 d1 +1\nq1 0 d2 x\nq2 0 d1 1\x0b\nq3 0 d4 1.0\n".to_vec(),
     ]
 }
 
@@ -262,7 +266,8 @@ fn windows_parsed_in_parallel_append_in_file_order() {
         windowed,
         describe_qrels(Ok(Parsed {
             table: whole.clone(),
-            skipped: Skipped::default()
+            skipped: Skipped::default(),
+            non_integer_grade: None,
         }))
     );
     assert_eq!(whole.len(), line);
