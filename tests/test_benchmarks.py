@@ -208,6 +208,11 @@ def test_the_report_names_what_it_left_out_and_marks_disagreement() -> None:
         row == "| TREC DL-like, 43 × 1,000 | 0.050 s | 0.040 s (means: NO: AP differs by 1e-03) |"
     )
     assert "- Rust trec_eval port: trec-eval-rust is absent" in lines
+    with_floor = harness.report(
+        "cmd", "now", ("1", "2"), "commit x", (3, 1, 1), {"dl": cells}, skipped, {}, (0.0015, 1024)
+    )
+    (line,) = [line for line in with_floor if line not in lines]
+    assert "`true` through it takes 1.5 ms (median of 21) and peaks at 1.0 MiB" in line
     assert (
         "| TREC DL-like, 43 × 1,000: rankscope trec-eval / trec_eval -O2 | < 1x | not measured | |"
         in lines
