@@ -741,8 +741,8 @@ def write_report(
         f"- Versions: {_versions()}",
         f"- Source at the start: {source[0]}; at the end: {source[1]}",
         f"- Each end-to-end time is the median of {runs} whole-process runs after one warm-up "
-        "run, interleaved across tools; peak RSS is the largest over those runs (wait4). "
-        "Ratios are medians over the baseline's median.",
+        "run, interleaved across tools; peak RSS is the largest over those runs (wait4 in "
+        "`launcher.py`'s launcher). Ratios are medians over the baseline's median.",
         "- Measures: " + ", ".join(MEASURES) + ". Every tool's means are compared with "
         f"rankscope's (tolerance {TOLERANCE:g}; {PRINTED_TOLERANCE:g} for trec_eval, which "
         "prints 4 decimals) on the warm-up run; 'yes (trec9)' means they "
