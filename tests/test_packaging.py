@@ -234,6 +234,9 @@ def test_the_wheel_installs_where_there_is_no_cargo_and_passes_the_smoke_test(
     for line in (
         "rankscope is the installed package",
         "rankscope._core imports",
+        "the installed rankscope is the native executable (rankscope)",
+        "rankscope trec-eval prints what python -m rankscope trec-eval prints",
+        "rankscope serves trec-eval itself, no Python beside it",
         "rankscope evaluate prints the mean AP",
         "rankscope serve answers / with the console page",
         "rankscope serve serves /static/console/console.css",
