@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,11 +128,23 @@ def run_measured(
             env=env,
             **_OWN_GROUP,
         )
-        try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
+        # A blocking wait, the timeout on a timer: Popen.wait(timeout) polls, waking this
+        # process while the command runs.
+        expired = threading.Event()
+
+        def kill() -> None:
+            expired.set()
             os.killpg(process.pid, signal.SIGKILL)
+
+        timer = threading.Timer(timeout, kill) if timeout is not None else None
+        if timer is not None:
+            timer.start()
+        try:
             process.wait()
+        finally:
+            if timer is not None:
+                timer.cancel()
+        if expired.is_set():
             return Measured(time.perf_counter() - start, 0, -signal.SIGKILL, timed_out=True)
         read = _read_report(report)
         if read is None:  # the launcher could not start the command (it said why on stderr)
