@@ -18,8 +18,9 @@ every command runs once first (the warm-up), its means checked against rankscope
 (``drivers/reference.py``: rankscope on polars frames, profiles ``trec`` and ``trec9``); then
 ``--runs`` rounds of one run of each command in turn (``--large-runs`` for large), so that the
 machine's drift touches all alike. The table gives the median wall time (and peak RSS for
-large, from wait4), ratios are medians of the rounds' ratios. In the large row ``cat`` of the
-run file is timed alongside, for the reader's target.
+large), both measured by ``launcher.py`` (a small launcher process of its own, so that a peak
+is the command's and not this harness's size); ratios are medians of the rounds' ratios. In
+the large row ``cat`` of the run file is timed alongside, for the reader's target.
 
 Behind ``--with``: ``spark`` (``spark/bench_mllib.py`` on the medium run: rankscope on Spark
 against MLlib's ``RankingEvaluator``; and ``rankscope evaluate --engine spark`` of the small run
@@ -55,6 +56,7 @@ from typing import Any
 
 from door import EXTRA, TREC_EVAL_MEASURES, ratio, rounds
 from generate import DATASETS, Dataset
+from launcher import floor as launcher_floor
 from run import (
     DRIVERS,
     MEASURES,
@@ -586,6 +588,7 @@ def report(
     table: dict[str, dict[str, Cell]],
     skipped: dict[str, str],
     extras: dict[str, dict[str, Any]],
+    floor: tuple[float, int] | None = None,
 ) -> list[str]:
     shown = [key for key in COLUMNS if key not in skipped]
     lines = [
@@ -608,12 +611,22 @@ def report(
             if runs[2]
             else "pytrec_eval and ranx: their warm-up run alone"
         )
-        + ") after one warm-up run, one run of each command in turn; peak RSS (wait4) for "
+        + ") after one warm-up run, one run of each command in turn; peak RSS for "
         "large. Ratios are medians of the "
         "rounds' ratios (of the medians where one ran fewer rounds). Every "
         "tool's means were checked against rankscope's on the warm-up run (tolerance "
         f"{TOLERANCE:g}, {PRINTED_TOLERANCE:g} for outputs with 4 decimals; pytrec_eval against "
         "the `trec9` profile, scores as float32).",
+        *(
+            [
+                "- Every process is started and measured by `launcher.py`'s launcher, a small "
+                "process of its own, so that a peak is the command's, not this harness's size: "
+                f"`true` through it takes {floor[0] * 1e3:.1f} ms (median of 21) and peaks at "
+                f"{floor[1] / 1024:.1f} MiB, the floor of every cell."
+            ]
+            if floor
+            else []
+        ),
         "",
         "| case | " + " | ".join(LABELS[key] for key in shown) + " |",
         "|---|" + "---:|" * len(shown),
@@ -751,6 +764,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     table: dict[str, dict[str, Cell]] = {}
     extras: dict[str, dict[str, Any]] = {}
+    launched = launcher_floor()
+    log(f"launcher: `true` {launched[0] * 1e3:.1f} ms, {launched[1] / 1024:.1f} MiB")
 
     def write() -> None:
         lines = report(
@@ -762,6 +777,7 @@ def main(argv: list[str] | None = None) -> int:
             table,
             skipped,
             extras,
+            launched,
         )
         args.output.write_text("\n".join(lines) + "\n")
 

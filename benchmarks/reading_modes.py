@@ -4,7 +4,7 @@ Alternates, ``--runs`` times, three whole processes on one dataset: ``rankscope 
 as it is (a large run grouped by query is evaluated by the core in chunks of whole queries),
 ``rankscope evaluate --no-stream`` (the run read whole), and a
 bare polars read of the run's three needed columns (interpreter and polars start-up included).
-Prints the median wall time and peak RSS (wait4) of each.
+Prints the median wall time and peak RSS of each (both through ``launcher.py``).
 
 Usage::
 
@@ -14,12 +14,11 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
+
+from launcher import run_measured
 
 HERE = Path(__file__).resolve().parent
 MEASURES = "nDCG@10,nDCG@3,AP,RR,P@10,R@10"
@@ -36,12 +35,10 @@ pl.scan_csv(sys.argv[1], separator=" ", has_header=False, schema=schema).select(
 
 def timed(command: list[str]) -> tuple[float, float]:
     """Wall seconds and peak RSS (MiB) of one process."""
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
+    measured = run_measured(command)
+    if measured.code != 0:
         raise SystemExit(f"failed: {command}")
-    return time.perf_counter() - start, usage.ru_maxrss / 1024
+    return measured.seconds, measured.peak_kib / 1024
 
 
 def main() -> None:

@@ -34,12 +34,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from launcher import run_measured
 
 HERE = Path(__file__).resolve().parent
 DRIVERS = HERE / "drivers"
@@ -285,30 +285,19 @@ def _environment() -> dict[str, str]:
 
 
 def run_process(argv: list[str], timeout: float) -> Outcome:
-    """Run ``argv`` to its end: wall time, its own peak RSS (wait4), exit code and output."""
+    """Run ``argv`` to its end: wall time, its own peak RSS, exit code and output, measured by
+    ``launcher.py`` (so this process's size is not the floor of the peak)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        start = time.perf_counter()
-        process = subprocess.Popen(
-            argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=_environment()
-        )
-        expired = threading.Event()
-
-        def kill() -> None:
-            expired.set()
-            process.kill()
-
-        timer = threading.Timer(timeout, kill)
-        timer.start()
-        try:
-            _, status, usage = os.wait4(process.pid, 0)
-        finally:
-            timer.cancel()
-        seconds = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
+        measured = run_measured(argv, timeout=timeout, stdout=out, stderr=err, env=_environment())
         out.seek(0)
         err.seek(0)
         return Outcome(
-            seconds, usage.ru_maxrss, process.returncode, out.read(), err.read(), expired.is_set()
+            measured.seconds,
+            measured.peak_kib,
+            measured.code,
+            out.read(),
+            err.read(),
+            measured.timed_out,
         )
 
 
@@ -752,8 +741,8 @@ def write_report(
         f"- Versions: {_versions()}",
         f"- Source at the start: {source[0]}; at the end: {source[1]}",
         f"- Each end-to-end time is the median of {runs} whole-process runs after one warm-up "
-        "run, interleaved across tools; peak RSS is the largest over those runs (wait4). "
-        "Ratios are medians over the baseline's median.",
+        "run, interleaved across tools; peak RSS is the largest over those runs (wait4 in "
+        "`launcher.py`'s launcher). Ratios are medians over the baseline's median.",
         "- Measures: " + ", ".join(MEASURES) + ". Every tool's means are compared with "
         f"rankscope's (tolerance {TOLERANCE:g}; {PRINTED_TOLERANCE:g} for trec_eval, which "
         "prints 4 decimals) on the warm-up run; 'yes (trec9)' means they "

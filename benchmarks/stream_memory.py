@@ -5,7 +5,8 @@ The huge run is the large run written ten times over, each copy with its query i
 the huge run's means must equal the large run's, which this script checks before it reports.
 
 Both evaluations run as whole processes of the rankscope command line (the six measures of
-the main benchmark, JSON output); peak resident memory comes from wait4.
+the main benchmark, JSON output); peak resident memory comes from the kernel through
+``launcher.py``, so this script's size is not its floor.
 
 Usage (after ``python benchmarks/generate.py --sizes large``)::
 
@@ -21,13 +22,15 @@ import json
 import multiprocessing
 import os
 import platform
-import subprocess
 import sys
+import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 import polars as pl
+
+from launcher import run_measured
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
@@ -58,20 +61,19 @@ def replicate_both(qrels: Path, run: Path, huge_qrels: Path, huge_run: Path, cop
 
 
 def measured(arguments: list[str]) -> tuple[float, float, dict[str, float]]:
-    """Wall seconds, peak RSS in MiB (from wait4), and the means, of one rankscope process."""
+    """Wall seconds, peak RSS in MiB (through ``launcher.py``), and the means, of one rankscope
+    process."""
     command = [*RANKSCOPE, "evaluate", *arguments, "-f", "json"]
     for m in MEASURES:
         command += ["-m", m]
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if process.stdout is None or process.stderr is None:
-        raise RuntimeError("the pipes of the child process are missing")
-    out, err = process.stdout.read(), process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"rankscope failed: {err.decode()}")
-    return elapsed, usage.ru_maxrss / 1024, json.loads(out)["runs"][0]["mean"]
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        measured = run_measured(command, stdout=out, stderr=err)
+        out.seek(0)
+        err.seek(0)
+        if measured.code != 0:
+            raise SystemExit(f"rankscope failed: {err.read()}")
+        means = json.loads(out.read())["runs"][0]["mean"]
+    return measured.seconds, measured.peak_kib / 1024, means
 
 
 def main() -> None:
@@ -86,8 +88,8 @@ def main() -> None:
         raise SystemExit("run `python benchmarks/generate.py --sizes large` first")
     huge_qrels, huge_run = DATA / "huge.qrels", DATA / "huge.run"
     started = time.perf_counter()
-    # In a process of its own: a child's peak RSS (wait4) starts from its parent's RSS at the
-    # fork, so this process must stay small while it measures.
+    # In a process of its own, so that this one stays small (the launcher keeps this
+    # process's size out of the peaks it reads, but there is no need to hold the copies here).
     writer = multiprocessing.get_context("spawn").Process(
         target=replicate_both,
         args=(large_qrels, large_run, huge_qrels, huge_run, args.copies),
@@ -136,8 +138,8 @@ def main() -> None:
         f"{args.copies} times with prefixed query ids: {huge_run.stat().st_size / 1e9:.1f} GB, "
         f"{args.copies * 10:,}M lines. Its means equal the large run's (checked).",
         "- Whole `rankscope evaluate` processes, six measures; peak RSS from the kernel "
-        "(wait4; the huge files are written by a separate process, since a child's peak "
-        "starts from its parent's size).",
+        "(wait4 in `launcher.py`'s launcher, a small process of its own: a child's peak starts "
+        "from the size of the process it was forked from).",
         f"- Streamed (`--stream`), a run is read in blocks of {args.chunk_mb} MB whatever its "
         "size; by default, a file of 64 MiB or more grouped by query is read in chunks of "
         "about 1M rows, the next read on the second core. The qrels are held whole, and the "

@@ -1,5 +1,7 @@
 """Smoke test of an installed rankscope (a wheel in a fresh environment, with the cli and service
-extras): the native core imports, ``rankscope evaluate`` scores the example runs, and
+extras): the native core imports, the installed ``rankscope`` is the native executable (not a
+script, nor an installer's launcher of one) and serves ``trec-eval`` itself, as
+``python -m rankscope trec-eval`` prints it, ``rankscope evaluate`` scores the example runs, and
 ``rankscope serve`` answers ``/`` with the console page and serves the stylesheet it links.
 
 Run it with the environment's Python, from outside the repository (so that ``src/`` is not the
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -21,6 +24,9 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from wheel_door import is_native  # scripts/wheel_door.py, beside this file
 
 STARTUP_SECONDS = 60.0
 
@@ -51,6 +57,36 @@ def get(url: str) -> tuple[int, str]:
         return response.status, response.read().decode("utf-8")
 
 
+def check_native_door(qrels: Path, run: Path) -> None:
+    """The installed ``rankscope`` is the native executable: it serves ``trec-eval`` with the
+    Python command line's output, and so does a copy of it with no Python beside it."""
+    door = Path(command("rankscope"))
+    check(
+        is_native(door.read_bytes()),
+        f"the installed rankscope is the native executable ({door.name})",
+    )
+    trec_eval = ["trec-eval", "-m", "map", "-m", "ndcg_cut.10", str(qrels), str(run)]
+
+    def output(program: list[str]) -> str:
+        done = subprocess.run([*program, *trec_eval], capture_output=True, text=True, timeout=120)
+        check(
+            done.returncode == 0, f"{Path(program[0]).name} trec-eval exits 0 ({done.stderr[:200]})"
+        )
+        return done.stdout
+
+    served = output([str(door)])
+    check(
+        served == output([sys.executable, "-m", "rankscope"]),
+        "rankscope trec-eval prints what python -m rankscope trec-eval prints",
+    )
+    with tempfile.TemporaryDirectory() as alone:
+        copy = Path(alone) / door.name
+        shutil.copy2(door, copy)
+        check(
+            output([str(copy)]) == served, "rankscope serves trec-eval itself, no Python beside it"
+        )
+
+
 def main(data: Path) -> None:
     import rankscope
     import rankscope._core
@@ -61,6 +97,7 @@ def main(data: Path) -> None:
     check(core.parent == package, f"rankscope._core imports ({core.name})")
 
     qrels, run = data / "qrels.txt", data / "bm25.run"
+    check_native_door(qrels, run)
     done = subprocess.run(
         [command("rankscope"), "evaluate", str(qrels), str(run), "-m", "nDCG@10,AP"],
         capture_output=True,

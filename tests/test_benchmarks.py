@@ -1,10 +1,15 @@
 """The speed table's harness (benchmarks/all.py): how it reads each tool's output, leaves out an
-absent tool with its reason, takes ratios and decides whether each target is met."""
+absent tool with its reason, takes ratios and decides whether each target is met; and the
+launcher every benchmark times its processes through (benchmarks/launcher.py)."""
 
 from __future__ import annotations
 
 import importlib
+import os
+import shutil
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +19,7 @@ sys.path.insert(0, str(BENCHMARKS))
 harness = importlib.import_module("all")  # benchmarks/all.py
 run = importlib.import_module("run")  # benchmarks/run.py
 door = importlib.import_module("door")  # benchmarks/door.py
+launcher = importlib.import_module("launcher")  # benchmarks/launcher.py
 
 SIX = {"nDCG@10": 0.5526, "nDCG@3": 0.5893, "AP": 0.4371, "RR": 0.8741, "P@10": 0.404}
 SIX["R@10"] = 0.4128
@@ -202,6 +208,11 @@ def test_the_report_names_what_it_left_out_and_marks_disagreement() -> None:
         row == "| TREC DL-like, 43 × 1,000 | 0.050 s | 0.040 s (means: NO: AP differs by 1e-03) |"
     )
     assert "- Rust trec_eval port: trec-eval-rust is absent" in lines
+    with_floor = harness.report(
+        "cmd", "now", ("1", "2"), "commit x", (3, 1, 1), {"dl": cells}, skipped, {}, (0.0015, 1024)
+    )
+    (line,) = [line for line in with_floor if line not in lines]
+    assert "`true` through it takes 1.5 ms (median of 21) and peaks at 1.0 MiB" in line
     assert (
         "| TREC DL-like, 43 × 1,000: rankscope trec-eval / trec_eval -O2 | < 1x | not measured | |"
         in lines
@@ -216,3 +227,90 @@ def test_rounds_interleave_and_a_limited_command_sits_out_the_later_rounds(tmp_p
     # the warm-up round, then the timed rounds, one run of each command in turn
     assert log.read_text().split() == ["fast", "slow", "fast", "slow", "fast", "fast"]
     assert all(outcome.code == 0 for outcome in outcomes["fast"])
+
+
+# --- the launcher: a command's own peak, whatever the size of the process that starts it -----
+
+MIB = 1024  # KiB
+ALLOCATE = [
+    sys.executable,
+    "-c",
+    "import sys; b = bytearray(int(sys.argv[1]) << 20); b[::4096] = b'x' * len(b[::4096])",
+]
+
+
+@pytest.fixture(scope="module")
+def ballast() -> Iterator[bytearray]:
+    """300 MiB held resident by this process while the launcher's tests run."""
+    held = bytearray(300 << 20)
+    held[::4096] = b"x" * len(held[::4096])
+    yield held
+    del held
+
+
+def _direct_peak_kib(argv: list[str]) -> int:
+    pid = os.posix_spawn(argv[0], argv, os.environ)
+    _, _, usage = os.wait4(pid, 0)
+    return usage.ru_maxrss
+
+
+def test_a_small_command_reads_small_through_the_launcher(ballast: bytearray) -> None:
+    true = shutil.which("true") or "/bin/true"
+    # What the launcher is for: wait4 of a child of this process reads at least this process.
+    assert _direct_peak_kib([true]) >= 300 * MIB
+    measured = launcher.run_measured([true])
+    assert measured.code == 0
+    assert measured.peak_kib < 16 * MIB
+    assert 0 < measured.seconds < 5
+
+
+def test_the_launcher_reads_what_a_command_allocates(ballast: bytearray) -> None:
+    none, hundred = (launcher.run_measured([*ALLOCATE, size]) for size in ("0", "100"))
+    assert none.code == hundred.code == 0
+    assert none.peak_kib < 64 * MIB  # an interpreter, not this process's 300 MiB
+    assert 95 * MIB <= hundred.peak_kib - none.peak_kib <= 110 * MIB
+
+
+def test_run_process_measures_through_the_launcher(ballast: bytearray) -> None:
+    outcome = run.run_process([sys.executable, "-c", "print('six means')"], 60)
+    assert (outcome.code, outcome.stdout, outcome.timed_out) == (0, "six means\n", False)
+    assert outcome.max_rss_kib < 64 * MIB
+
+
+def test_the_launcher_passes_on_streams_exit_codes_and_signals(tmp_path: Path) -> None:
+    out, err = tmp_path / "out", tmp_path / "err"
+    with out.open("w") as stdout, err.open("w") as stderr:
+        measured = launcher.run_measured(
+            ["sh", "-c", "echo to-stdout; echo to-stderr >&2; exit 3"],
+            stdout=stdout,
+            stderr=stderr,
+        )
+    assert measured.code == 3
+    assert (out.read_text(), err.read_text()) == ("to-stdout\n", "to-stderr\n")
+    assert launcher.run_measured(["sh", "-c", "kill -TERM $$"]).code == -15
+    with err.open("w") as stderr:
+        missing = launcher.run_measured([str(tmp_path / "no-such-tool")], stderr=stderr)
+    assert missing.code == 127
+    assert "cannot run" in err.read_text() and "no-such-tool" in err.read_text()
+
+
+def test_the_launcher_ends_the_whole_command_at_its_timeout(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    started = time.perf_counter()
+    measured = launcher.run_measured(
+        ["sh", "-c", f"sleep 60 & echo $! > {pid_file}; wait"], timeout=1.0
+    )
+    assert measured.timed_out and measured.peak_kib == 0
+    assert time.perf_counter() - started < 30
+    sleeper = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # the sleep is killed with its group (or a zombie)
+        try:
+            state = Path(f"/proc/{sleeper}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            break
+        if state == "Z":
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"the command's child {sleeper} outlived the timeout")

@@ -5,6 +5,8 @@ of scripts/wheel install without a Rust toolchain and work (the slow part)."""
 from __future__ import annotations
 
 import ast
+import base64
+import hashlib
 import os
 import platform
 import re
@@ -232,6 +234,9 @@ def test_the_wheel_installs_where_there_is_no_cargo_and_passes_the_smoke_test(
     for line in (
         "rankscope is the installed package",
         "rankscope._core imports",
+        "the installed rankscope is the native executable (rankscope)",
+        "rankscope trec-eval prints what python -m rankscope trec-eval prints",
+        "rankscope serves trec-eval itself, no Python beside it",
         "rankscope evaluate prints the mean AP",
         "rankscope serve answers / with the console page",
         "rankscope serve serves /static/console/console.css",
@@ -294,3 +299,119 @@ def test_the_suite_runs_against_the_installed_wheel_not_the_source() -> None:
     # the command line's tests run through then (tests/cli/doors.py).
     door = Path(sysconfig.get_path("scripts")) / "rankscope"
     assert door.read_bytes()[:2] != b"#!", door
+
+
+# --- the native executable in the wheels (scripts/wheel_door.py) ------------------------------
+# scripts/wheel and the release workflow put it in through the same script; these tests run it
+# on a small wheel of its shape, and on scripts/wheel's own (above, through --check).
+
+sys.path.insert(0, str(SCRIPTS))
+wheel_door = pytest.importorskip("wheel_door")  # scripts/wheel_door.py
+NATIVE = Path(shutil.which("true") or "/bin/true")  # an executable of this machine's format
+
+
+def _digest(content: bytes) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(content).digest()).rstrip(b"=").decode()
+
+
+def _small_wheel(folder: Path, entry_points: str) -> Path:
+    """A wheel shaped as maturin writes rankscope's: a module, its metadata, an entry point."""
+    name = "rankscope-0.0.1"
+    files = {
+        "rankscope/__init__.py": b"",
+        f"{name}.dist-info/METADATA": b"Metadata-Version: 2.1\nName: rankscope\nVersion: 0.0.1\n",
+        f"{name}.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\n"
+        b"Tag: cp311-cp311-linux_x86_64\n",
+        f"{name}.dist-info/entry_points.txt": entry_points.encode(),
+    }
+    wheel = folder / f"{name}-cp311-cp311-linux_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for path, content in files.items():
+            archive.writestr(path, content)
+        record = "".join(
+            f"{path},sha256={_digest(content)},{len(content)}\n" for path, content in files.items()
+        )
+        record += f"{name}.dist-info/RECORD,,\n"
+        archive.writestr(f"{name}.dist-info/RECORD", record)
+    return wheel
+
+
+@pytest.mark.parametrize("suffix", ["", ".exe"])
+def test_wheel_door_puts_the_executable_in_place_of_the_entry_point(
+    tmp_path: Path, suffix: str
+) -> None:
+    entry_points = "[console_scripts]\nrankscope = rankscope.cli:main\nother = rankscope.x:y\n"
+    wheel = _small_wheel(tmp_path, entry_points)
+    assert wheel_door.check(wheel) == "scripts/rankscope (the native executable)"
+    door = tmp_path / f"rankscope{suffix}"
+    shutil.copy2(NATIVE, door)
+    wheel_door.put(door, wheel)
+    with zipfile.ZipFile(wheel) as archive:
+        name = f"rankscope-0.0.1.data/scripts/rankscope{suffix}"
+        assert archive.read(name) == NATIVE.read_bytes()
+        assert archive.getinfo(name).external_attr >> 16 & 0o111  # executable once installed
+        points = archive.read("rankscope-0.0.1.dist-info/entry_points.txt").decode()
+        record = archive.read("rankscope-0.0.1.dist-info/RECORD").decode()
+    assert "rankscope =" not in points and "other = rankscope.x:y" in points
+    assert re.search(rf"^{re.escape(name)},sha256=[\w-]+,{NATIVE.stat().st_size}$", record, re.M)
+    assert wheel_door.check(wheel) is None
+
+
+def test_wheel_door_refuses_a_script_and_names_a_wheel_that_keeps_its_entry_point(
+    tmp_path: Path,
+) -> None:
+    wheel = _small_wheel(tmp_path, "[console_scripts]\nrankscope = rankscope.cli:main\n")
+    script = tmp_path / "rankscope"
+    script.write_text("#!/usr/bin/env python\n")
+    with pytest.raises(SystemExit, match="is not a native executable"):
+        wheel_door.put(script, wheel)
+    # A native door beside an entry point an installer would write over it.
+    both = tmp_path / "both" / wheel.name
+    both.parent.mkdir()
+    with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(both, "w") as target:
+        for item in source.infolist():
+            target.writestr(item, source.read(item))
+        target.writestr("rankscope-0.0.1.data/scripts/rankscope", NATIVE.read_bytes())
+    expected = "scripts/rankscope in place of the entry point (it names one too)"
+    assert wheel_door.check(both) == expected
+    # Pip's Windows launchers are executables too, carrying their script as a zip.
+    assert not wheel_door.is_native(b"MZ\x90\x00" + b"PK\x03\x04__main__.py")
+    done = subprocess.run(
+        [sys.executable, str(SCRIPTS / "wheel_door.py"), "check", str(both)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert f"wheel: {both.name} lacks {expected}" in done.stderr
+
+
+def test_the_executable_taken_out_of_maturins_wheel_is_the_one_in_the_wheels(
+    dist: Path, tmp_path: Path
+) -> None:
+    (carrier,) = (ROOT / "target" / "door-wheel").glob("*.whl")
+    door = wheel_door.extract(carrier, tmp_path)
+    assert door.name == "rankscope" and os.access(door, os.X_OK)
+    for wheel in dist.glob("rankscope-*.whl"):
+        with zipfile.ZipFile(wheel) as archive:
+            (name,) = [n for n in archive.namelist() if wheel_door.DOOR.fullmatch(n)]
+            assert archive.read(name) == door.read_bytes(), wheel.name
+
+
+def test_the_release_workflow_puts_the_executable_in_every_platforms_wheels() -> None:
+    yaml = pytest.importorskip("yaml")
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
+    for job in ("linux", "macos", "windows"):
+        steps = workflow["jobs"][job]["steps"]
+        names = [step.get("name", step.get("uses")) for step in steps]
+        built = names.index("Build the native executable")
+        assert "crates/rankscope-cli/Cargo.toml" in steps[built]["with"]["args"], job
+        wheels = steps[names.index("Build wheels")]["with"]
+        assert steps[built]["with"]["target"] == wheels["target"], job
+        assert steps[built]["with"].get("manylinux") == wheels.get("manylinux"), job
+        put = steps[names.index("Put the native executable in each wheel")]["run"]
+        for command in ("wheel_door.py extract", "wheel_door.py put", "wheel_door.py check"):
+            assert command in put, (job, command)
+        assert built < names.index("Put the native executable in each wheel") < len(names) - 1
+        assert names[-1] == "actions/upload-artifact@v4", job
+    smoke = " ".join(step.get("run", "") for step in workflow["jobs"]["test"]["steps"])
+    assert "scripts/wheel_smoke.py" in smoke
