@@ -61,11 +61,13 @@ class TaskInfo:
         Mean of every answer measure over the questions whose answer was scored: exact for a
         finished task, a running mean while it runs.
     answered
-        Succeeded questions whose answer was scored (those with a reference answer).
-    answer_counts
-        Per answer measure, the scored answers that have a value of it: all of them for a
-        computed measure; for a judged one, those the judge gave a grade (``answered`` minus
-        this is the answers it failed to judge, left out of the mean).
+        Succeeded questions whose answer was scored: those with a reference answer, and,
+        with a judged measure that needs none (``Faithfulness``, ``AnswerRelevance``), those
+        without one.
+    answer_counts, answer_failed
+        Per answer measure, the scored answers that have a value of it (for a computed
+        measure, those with a reference answer; for a judged one, those the judge gave a
+        grade), and those the judge failed to grade, left out of the mean.
     """
 
     id: str
@@ -90,6 +92,7 @@ class TaskInfo:
     answer_metrics: dict[str, float] = field(default_factory=dict)
     answered: int = 0
     answer_counts: dict[str, int] = field(default_factory=dict)
+    answer_failed: dict[str, int] = field(default_factory=dict)
 
     @property
     def profile(self) -> str:
@@ -142,9 +145,22 @@ class TaskInfo:
                 "measure is computed"
             )
         if self.references < self.total:
+            from rankscope.answers._judged import needs_reference
+            from rankscope.service.tasks.scoring import AnswerMeasureSet
+
+            measures = AnswerMeasureSet.resolve(self.answer_measures, self.profile).measures
+            free = [m.name for m in measures if not needs_reference(m)]
+            unreferenced = self.total - self.references
+            if free:
+                skipping = [m.name for m in measures if needs_reference(m)]
+                return (
+                    f"{unreferenced} of {self.total} questions have no reference answer: "
+                    f"{', '.join(free)} judge their answers"
+                    + (f", {', '.join(skipping)} need one and skip them" if skipping else "")
+                )
             return (
-                f"{self.total - self.references} of {self.total} questions have no reference "
-                "answer: their answers are stored, not scored"
+                f"{unreferenced} of {self.total} questions have no reference answer: their "
+                "answers are stored, not scored"
             )
         return None
 
@@ -192,8 +208,8 @@ class TaskInfo:
                     "scored": self.answered,
                     "counts": {
                         name: {
-                            "scored": self.answer_counts.get(name, self.answered),
-                            "failed": self.answered - self.answer_counts.get(name, self.answered),
+                            "scored": self.answer_counts.get(name, 0),
+                            "failed": self.answer_failed.get(name, 0),
                         }
                         for name in self.answer_measures
                     },
@@ -258,7 +274,6 @@ def task_info(row: Mapping[str, Any]) -> TaskInfo:
         generator=None if spec.generator is None else _redacted(spec.generator),
         answer_metrics={name: answer_metrics.get(name, math.nan) for name in answer_names},
         answered=counters.answered,
-        answer_counts={
-            name: counters.answer_counts.get(name, counters.answered) for name in answer_names
-        },
+        answer_counts={name: counters.answer_counts.get(name, 0) for name in answer_names},
+        answer_failed={name: counters.answer_failed.get(name, 0) for name in answer_names},
     )

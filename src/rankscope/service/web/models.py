@@ -247,10 +247,14 @@ class AnswersOut(BaseModel):
     generator: dict[str, Any]
     measures: list[str]
     metrics: dict[str, float | None]
-    scored: int = Field(description="answers scored (questions with a reference answer)")
+    scored: int = Field(
+        description="answers scored (questions with a reference answer; without one, by the "
+        "judged measures that need none)"
+    )
     counts: dict[str, AnswerCountOut] = Field(
-        description="per measure, the scored answers with a value and those without (the "
-        "judge gave no grade), left out of the mean"
+        description="per measure, the answers with a value and those the judge gave no "
+        "grade, left out of the mean (a measure that needs a reference answer counts neither "
+        "for an answer without one)"
     )
     judge: dict[str, Any] | None = Field(
         description="the judge of the judged measures, its concurrency, repeats and prompts"
