@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from rankscope.judge import ChatJudge
 from rankscope.service import EvaluationService, load_dataset
 from rankscope.service.store import open_store
 from rankscope.service.store.judging import answer_judgements
+from rankscope.service.web.models import TaskOut
 
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
@@ -153,6 +155,22 @@ def test_judged_measures_equal_evaluate_answers_and_failures_are_counted(
             "answers, TokenF1, ReferenceAgreement need one and skip them"
         )
 
+        # What the judge did, as the store tallied it as each asking ended: the API's model.
+        tallies = TaskOut.model_validate(info.to_dict()).answers.tallies  # type: ignore[union-attr]
+        assert tallies is not None and tallies.askings == len(asked) == 3 * 30 + 24
+        assert tallies.asked == dict(sorted(Counter(a["measure"] for a in asked).items()))
+        unanswered = [a for a in asked if a["grade"] is None]
+        assert tallies.failed == dict(sorted(Counter(a["measure"] for a in unanswered).items()))
+        assert tallies.failures == dict(sorted(Counter(a["failure"] for a in unanswered).items()))
+        assert tallies.failed == {"AnswerRelevance": 6 * 2 + 6, "Faithfulness": 1}
+        assert sum(tallies.calls.values()) == len(asked)
+        reported = [a for a in asked if a["prompt_tokens"] is not None]
+        assert len(reported) >= len(asked) - 1  # the malformed body reports nothing
+        assert tallies.prompt_tokens == sum(a["prompt_tokens"] for a in reported)
+        assert tallies.prompt_tokens >= 100 * len(reported)
+        assert tallies.completion_tokens == 7 * len(reported)
+        assert info.judge_tallies is not None and info.judge_tallies.askings == len(asked)
+
     if store_location.startswith("postgres"):
         return
     # A version 5 store (no count of the answers the judge failed to grade) gains them from
@@ -276,6 +294,15 @@ def test_the_api_takes_an_answer_judge_and_checks_it(tmp_path: Path, toy_module:
             assert shown["counts"]["AnswerRelevance"] == {"scored": 30, "failed": 0}
             assert shown["counts"]["TokenF1"] == {"scored": 24, "failed": 0}
             assert shown["judge"]["judge"]["model"] == "judge-model"
+            tallies = shown["tallies"]
+            assert tallies["askings"] == 30 and tallies["calls"] == {"answered": 30}
+            assert tallies["completion_tokens"] == 7 * 30
+            page = client.get(f"/tasks/{task_id}").text
+            assert (
+                f'<p class="hint" id="judge-tallies">Judge: 30 askings, 0 without a grade; 30 '
+                f"calls (answered 30); tokens {tallies['prompt_tokens']} prompt, 210 "
+                "completion</p>"
+            ) in page
 
             refused = client.post(
                 "/api/v1/evaluations",
@@ -345,8 +372,18 @@ def test_rankscope_run_takes_a_judge_of_answers(
         assert answers["counts"]["AnswerRelevance(repeats=2)"] == {"scored": 24, "failed": 6}
         assert answers["counts"]["TokenF1"] == {"scored": 24, "failed": 0}
         assert sum(server.calls.values()) == 2 * 30
+        tallies = answers["tallies"]
+        assert tallies["askings"] == 2 * 30 and tallies["asked"] == {"AnswerRelevance": 60}
         assert main(["tasks", "show", shown["id"], "--db", db]) == 0
-        assert "(over 24, 6 not graded)" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert "(over 24, 6 not graded)" in out
+        failed = tallies["failed"]["AnswerRelevance"]
+        assert failed == 6 * 2 + 6  # q0-q5 twice, q6-q11 once
+        assert (
+            f"  judge: 60 askings, {failed} without a grade (no grade {failed}); calls: 60 "
+            f"({', '.join(f'{k} {n}' for k, n in tallies['calls'].items())}); tokens: "
+            f"{tallies['prompt_tokens']} prompt, {7 * 60} completion\n"
+        ) in out
     assert main([*common, "--judge-url", "http://127.0.0.1:9/v1"]) == 2
     assert "--judge-url and --judge-model" in capsys.readouterr().err
     assert main([*common]) == 1
