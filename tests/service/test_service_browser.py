@@ -467,3 +467,52 @@ def test_judging_tasks_are_listed_beside_evaluation_tasks(
     page.wait_for_url(f"**/judgings/{task.id}")
     page.wait_for_selector('#judging[data-status="succeeded"]')
     watched.check()
+
+
+def test_the_judging_task_list_pages_through_more_than_fifty(
+    watched: Watched, server: tuple[str, EvaluationService], tmp_path: Path
+) -> None:
+    from chat_server import ChatServer, serve_chat, write_inputs
+
+    service = server[1]
+    files = write_inputs(tmp_path / "in", 3)
+    page = watched.page
+    _, before = service.list_judgings(limit=1)
+    with serve_chat(ChatServer(delay=0.05)) as judge:
+        spec = {"type": "http", "url": judge.url, "model": "judge-model", "backoff": 0.01}
+        # The oldest of 55 new judging tasks runs; the others wait (pending, so the list polls).
+        oldest = service.submit_judging(spec, **files, name="oldest", concurrency=1)
+        for i in range(54):  # the same judging submitted again is the same task: other pairs
+            others = write_inputs(tmp_path / f"in{i}", 4 + i)
+            service.submit_judging(spec, **others, name=f"waiting {i}", concurrency=1)
+        total = before + 55
+        service.start(oldest.id)
+        page.goto(watched.base + "/")
+        rows = "#judging-tasks tbody tr"
+        page.wait_for_selector(rows)
+        assert page.locator(rows).count() == 50
+        assert page.inner_text("#judging-pager span") == f"1–50 of {total} judging tasks"
+        assert page.locator("#judging-pager a", has_text="Newer").count() == 0
+        assert page.locator(f'{rows}[data-judging="{oldest.id}"]').count() == 0
+        page.click("#judging-pager a:has-text('Older')")
+        page.wait_for_url("**/?offset=0&judging_offset=50*")
+        assert page.locator(rows).count() == min(50, total - 50)
+        assert page.inner_text("#judging-pager span") == (
+            f"51–{min(100, total)} of {total} judging tasks"
+        )
+        # The second page follows its own tasks: the oldest new one, run to its end.
+        row = f'{rows}[data-judging="{oldest.id}"]'
+        assert page.inner_text(f"{row} td.name a") == "oldest"
+        page.wait_for_selector(f'{row}[data-status="succeeded"]')
+        assert page.inner_text(f'{row} [data-field="count"]') == "3 / 3 pairs"
+    # It polls the page it shows (its waiting tasks keep it polling).
+    polled = "/api/v1/judgings?limit=50&offset=50"
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while not any(url.endswith(polled) for url in watched.requests):
+        assert time.monotonic() < deadline, "the second page never polled its tasks"
+        page.wait_for_timeout(100)
+    page.click("#judging-pager a:has-text('Newer')")
+    page.wait_for_url("**/?offset=0&judging_offset=0*")
+    assert page.locator(rows).count() == 50
+    assert page.inner_text("#judging-pager span") == f"1–50 of {total} judging tasks"
+    watched.check()

@@ -130,7 +130,8 @@ function judgingList() {
     const active = [...rows.values()].some((row) => ACTIVE.includes(row.dataset.status));
     if (!active) return;
     try {
-      const page = await getJSON(`${table.dataset.api}?limit=50`);
+      const offset = encodeURIComponent(table.dataset.offset || "0");
+      const page = await getJSON(`${table.dataset.api}?limit=50&offset=${offset}`);
       page.items.forEach(update);
     } catch (error) {
       console.warn(error.message);
