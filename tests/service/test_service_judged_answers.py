@@ -16,6 +16,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from service_helpers import client_for, make_beir
@@ -26,7 +27,7 @@ from rankscope.errors import InputError
 from rankscope.judge import ChatJudge
 from rankscope.service import EvaluationService, load_dataset
 from rankscope.service.store import open_store
-from rankscope.service.store.judging import answer_judgements
+from rankscope.service.store.judging import answer_calls, answer_judgements
 from rankscope.service.web.models import TaskOut
 
 pytest.importorskip("fastapi")
@@ -156,7 +157,9 @@ def test_judged_measures_equal_evaluate_answers_and_failures_are_counted(
         )
 
         # What the judge did, as the store tallied it as each asking ended: the API's model.
-        tallies = TaskOut.model_validate(info.to_dict()).answers.tallies  # type: ignore[union-attr]
+        shown = TaskOut.model_validate(info.to_dict()).answers
+        assert shown is not None
+        tallies = shown.tallies
         assert tallies is not None and tallies.askings == len(asked) == 3 * 30 + 24
         assert tallies.asked == dict(sorted(Counter(a["measure"] for a in asked).items()))
         unanswered = [a for a in asked if a["grade"] is None]
@@ -179,15 +182,73 @@ def test_judged_measures_equal_evaluate_answers_and_failures_are_counted(
 
     with sqlite3.connect(store_location) as old:
         old.execute("ALTER TABLE tasks DROP COLUMN answer_failed")
+        old.execute("DROP TABLE answer_calls")
         old.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     service = EvaluationService(store_location)
     try:
         again = service.get(task.id)
+        # The table of calls is there again; the calls of version 5 are not made up.
+        assert answer_calls(service.store, task.id) == []
     finally:
         service.close()
     assert again.answer_counts == info.answer_counts
     assert again.answer_failed == info.answer_failed
     assert again.answer_failed[relevance] == failed and again.answer_failed["TokenF1"] == 0
+
+
+def test_every_call_of_the_judge_of_answers_is_a_row_the_deciding_one_marked(
+    store_location: str, tmp_path: Path, toy_module: str
+) -> None:
+    def retried(prompt: str, passage: str, attempt: int) -> str | None:
+        """A 503 for the first call of q0-q2's asking, a 429 for the second of q0's."""
+        i = question_of(prompt)
+        if i < 3 and attempt == 1:
+            return "503"
+        return "429" if i == 0 and attempt == 2 else None
+
+    data = load_dataset(make_beir(tmp_path / "answered", answers=True))
+    with serve_chat(ChatServer(faults=retried)) as server:
+        service = EvaluationService(store_location)
+        try:
+            task = service.submit(
+                data,
+                f"{toy_module}:search",
+                profile="trec",
+                generator=f"{toy_module}:answer",
+                answer_measures=["AnswerRelevance"],
+                answer_judge={"judge": chat_judge(server.url), "concurrency": 2},
+            )
+            info = service.run(task.id)
+            calls = answer_calls(service.store, task.id)
+            asked = answer_judgements(service.store, task.id)
+        finally:
+            service.close()
+    assert info.status == "succeeded" and len(asked) == 30
+    # One row per call the server answered, retries included: 30 askings, 3 + 1 retried.
+    assert len(calls) == sum(server.calls.values()) == 34
+    assert sum(a["attempts"] for a in asked) == len(calls)
+    by_asking: dict[str, list[dict[str, Any]]] = {}
+    for call in calls:
+        assert (call["measure"], call["repeats"], call["asking"]) == ("AnswerRelevance", 1, 0)
+        by_asking.setdefault(str(call["query_id"]), []).append(call)
+    assert sorted(by_asking) == sorted(a["query_id"] for a in asked)
+    for query_id, made in by_asking.items():
+        # In the order made, numbered from 1; the last call decides, and only it.
+        assert [c["number"] for c in made] == list(range(1, len(made) + 1))
+        assert [c["deciding"] for c in made] == [0] * (len(made) - 1) + [1]
+        assert made[-1]["outcome"] == "answered" and made[-1]["prompt_tokens"] is not None
+        outcomes = [c["outcome"] for c in made[:-1]]
+        i = int(query_id[1:])
+        assert outcomes == (
+            ["server error", "rate limited"] if i == 0 else ["server error"] if i < 3 else []
+        )
+        assert all(c["answer"] is not None and c["error"] for c in made[:-1])
+    # The tallies count every call, as the rows do.
+    tallies = info.judge_tallies
+    assert tallies is not None and tallies.askings == 30
+    assert tallies.calls == dict(sorted(Counter(str(c["outcome"]) for c in calls).items()))
+    assert tallies.calls == {"answered": 30, "rate limited": 1, "server error": 3}
+    assert tallies.prompt_tokens == sum(c["prompt_tokens"] or 0 for c in calls)
 
 
 CHILD = """

@@ -26,6 +26,7 @@ skips it (it has no value there, and no judge is asked).
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import math
@@ -41,7 +42,7 @@ from rankscope.judge._prompt import Prompt
 
 if TYPE_CHECKING:
     from rankscope.engine.measures import Measure
-    from rankscope.judge._judges import Judge, Judgement
+    from rankscope.judge._judges import Call, Judge, Judgement
 
 __all__ = [
     "ANSWER_GRADES",
@@ -164,6 +165,10 @@ class AskingLedger(Protocol):
     ) -> Judgement | None:
         """The stored judgement of this asking of this prompt, or None (to be asked)."""
 
+    def retried(self, family: str, repeats: int, question_id: str, number: int, call: Call) -> None:
+        """Keep a call of an asking that is retried, as it ends (the asking goes on); the call
+        that decides it comes with its judgement, to `asked`."""
+
     def asked(
         self,
         family: str,
@@ -249,8 +254,13 @@ async def ask_answers(
                 None if ledger is None else ledger.known(family, repeats, qid, number, digest)
             )
             if judgement is None:
+                on_call = (
+                    None
+                    if ledger is None
+                    else functools.partial(ledger.retried, family, repeats, qid, number)
+                )
                 async with gate:
-                    reply = await judge.complete(messages)
+                    reply = await judge.complete(messages, on_call)
                 judgement = judgement_of(reply, ANSWER_GRADES)
                 if ledger is not None:
                     ledger.asked(family, repeats, qid, number, digest, judgement)

@@ -41,12 +41,20 @@ cost, in the same transaction as what changes them):
     the judge, keyed by ``(task_id, query_id, measure, repeats, number)`` and written as it
     ends, with a digest of the prompt it answered (a resumed task reuses an asking only for
     the same prompt), its grade or failure, the raw answer, the calls, tokens and cost.
+``answer_calls``
+    Every call of the judge of answers, as it ends, as ``judge_calls`` keeps a judging task's:
+    its asking (question, measure, repeats, number), when, how long, its outcome and HTTP
+    status, the raw answer, the error, the tokens and cost. A call that is retried is written
+    at once; the call that decides an asking, with it (``deciding`` 1; an asking asked again,
+    its prompt changed, leaves its earlier calls undeciding).
 
 JSON values are kept as text in every back-end. Versions: 1 had no latency histogram, 2 no
 answers, 3 no judging tasks, 4 no judged answers nor index of a judging task's source, 5 no
-count of the answers a judge failed to grade; a store brings an older database up to date
-when it opens it (columns, tables and indexes added, counters recomputed, the sources of
-judging tasks read from their specifications), keeping every task.
+count of the answers a judge failed to grade nor rows of the calls of a judge of answers; a
+store brings an older database up to date when it opens it (columns, tables and indexes
+added, counters recomputed, the sources of judging tasks read from their specifications),
+keeping every task (the calls of answers judged before version 6 are in
+``answer_judgements`` alone: the deciding call's answer, tokens and cost, and the attempts).
 
 >>> "DOUBLE PRECISION" in schema("DOUBLE PRECISION", "") and "WITHOUT ROWID" not in schema(
 ...     "DOUBLE PRECISION", "")
@@ -201,6 +209,29 @@ CREATE TABLE IF NOT EXISTS answer_judgements (
     finished_at {real} NOT NULL,
     PRIMARY KEY (task_id, query_id, measure, repeats, number)
 ){without_rowid};
+CREATE TABLE IF NOT EXISTS answer_calls (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    call_id TEXT NOT NULL,
+    query_id TEXT NOT NULL,
+    measure TEXT NOT NULL,
+    repeats INTEGER NOT NULL,
+    asking INTEGER NOT NULL,
+    owner TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    deciding INTEGER NOT NULL,
+    started_at {real} NOT NULL,
+    latency {real},
+    outcome TEXT NOT NULL,
+    status INTEGER,
+    answer TEXT,
+    error TEXT,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    cost {real},
+    PRIMARY KEY (task_id, call_id)
+){without_rowid};
+CREATE INDEX IF NOT EXISTS answer_calls_by_asking
+    ON answer_calls (task_id, query_id, measure, repeats, asking);
 """
 
 INDEXES = ("CREATE INDEX IF NOT EXISTS tasks_by_source ON tasks (source_task)",)
