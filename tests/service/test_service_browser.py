@@ -516,3 +516,38 @@ def test_the_judging_task_list_pages_through_more_than_fifty(
     assert page.locator(rows).count() == 50
     assert page.inner_text("#judging-pager span") == f"1–50 of {total} judging tasks"
     watched.check()
+
+
+def test_a_task_page_shows_what_the_judge_of_its_answers_did(
+    watched: Watched, server: tuple[str, EvaluationService], root: Path
+) -> None:
+    from chat_server import ChatServer, serve_chat
+
+    def faults(prompt: str, passage: str, attempt: int) -> str | None:
+        return "503" if attempt == 1 and " q1\n" in prompt else None
+
+    base, service = server
+    page = watched.page
+    with serve_chat(ChatServer(faults=faults)) as judge:
+        spec = {"type": "http", "url": judge.url, "model": "judge-model", "backoff": 0.01}
+        task = service.submit(
+            root / "beir",
+            f"{MODULE}:ids_only",
+            generator=f"{MODULE}:answer",
+            answer_measures=["AnswerRelevance", "TokenF1"],
+            answer_judge={"judge": spec},
+            name="judged answers",
+        )
+        info = service.run(task.id)
+    assert info.status == "succeeded" and info.judge_tallies is not None
+    tallies = info.judge_tallies.to_dict()
+    assert tallies["askings"] == 30 and tallies["calls"] == {"answered": 30, "server error": 1}
+    page.goto(f"{base}/tasks/{task.id}")
+    shown = page.inner_text("#judge-tallies")
+    assert shown == (
+        "Judge: 30 askings, 0 without a grade; 31 calls (answered 30, server error 1); tokens "
+        f"{tallies['prompt_tokens']} prompt, 210 completion"
+    )
+    # The script that follows a running task words them as the page does.
+    assert page.evaluate("(tallies) => judgeTallies(tallies)", tallies) == shown
+    watched.check()
