@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import warnings
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -175,6 +176,74 @@ def test_what_a_judged_measure_needs_is_asked_for(
     measures = options.pop("measures", ["AnswerRelevance"])
     with pytest.raises(error, match=message):
         evaluate_answers(REFERENCES, ANSWERS, measures, **options)
+
+
+@pytest.mark.parametrize(
+    ("measures", "judged", "skipping"),
+    [
+        (["Faithfulness", "AnswerRelevance"], {"Faithfulness", "AnswerRelevance"}, []),
+        (
+            ["AnswerRelevance", "ReferenceAgreement", "TokenF1"],
+            {"AnswerRelevance"},
+            ["ReferenceAgreement", "TokenF1"],
+        ),
+    ],
+)
+def test_an_answer_without_a_reference_is_judged_by_the_measures_that_need_none(
+    measures: list[str], judged: set[str], skipping: list[str]
+) -> None:
+    asked: list[str] = []
+
+    def judge(messages: list[dict[str, str]]) -> str:
+        asked.append(messages[-1]["content"])
+        return "Grade: 2"
+
+    answers = {**ANSWERS, "q3": "Mount Everest."}
+    with pytest.warns(RankscopeWarning) if skipping else warnings.catch_warnings() as caught:
+        if not skipping:
+            warnings.simplefilter("error")
+        results = evaluate_answers(
+            REFERENCES,
+            answers,
+            measures,
+            judge=PromptJudge(judge),
+            questions={**QUESTIONS, "q3": "What is the highest mountain?"},
+            contexts={**CONTEXTS, "q3": ["Everest is the highest mountain."]},
+            concurrency=1,
+        )
+    values = results.to_dict()
+    assert list(values) == ["q1", "q2", "q3"] and results.unjudged_queries == ()
+    for name in measures:
+        if name in judged:
+            assert values["q3"][name] == pytest.approx(2 / 3)
+        else:
+            assert math.isnan(values["q3"][name])
+            assert math.isfinite(values["q1"][name])
+    # The judge is asked of q3 by the measures that need no reference, and by no other.
+    about_q3 = [text for text in asked if "highest mountain" in text]
+    assert len(about_q3) == len(judged)
+    assert not any("Reference answer" in text for text in about_q3)
+    if skipping:
+        (warning,) = [str(w.message) for w in caught]  # type: ignore[union-attr]
+        assert warning == (
+            "1 answers of 'answers' have no reference answer: "
+            f"{', '.join(skipping)} need one and have no value of them (NaN), "
+            "AnswerRelevance judged them: q3"
+        )
+
+
+def test_answers_without_a_reference_are_ignored_when_every_measure_needs_one() -> None:
+    answers = {**ANSWERS, "q3": "Mount Everest."}
+    with pytest.warns(RankscopeWarning, match="1 answers of 'answers' have no reference answer "
+                      "and were ignored: q3"):  # fmt: skip
+        results = evaluate_answers(
+            REFERENCES,
+            answers,
+            ["ReferenceAgreement", "TokenF1"],
+            judge=PromptJudge(lambda messages: "Grade: 1"),
+            questions={**QUESTIONS, "q3": "What is the highest mountain?"},
+        )
+    assert list(results.to_dict()) == ["q1", "q2"] and results.unjudged_queries == ("q3",)
 
 
 def test_the_text_scorers_refuse_a_judged_measure() -> None:

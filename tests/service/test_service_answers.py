@@ -366,7 +366,7 @@ def test_a_version_2_store_keeps_its_tasks_and_gains_answers(
     SQLiteStore(path).close()
     with sqlite3.connect(path) as db:
         (version,) = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    assert version == "5"
+    assert version == "6"
     service = EvaluationService(path)
     try:
         again = service.get(old.id)

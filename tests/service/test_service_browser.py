@@ -467,3 +467,87 @@ def test_judging_tasks_are_listed_beside_evaluation_tasks(
     page.wait_for_url(f"**/judgings/{task.id}")
     page.wait_for_selector('#judging[data-status="succeeded"]')
     watched.check()
+
+
+def test_the_judging_task_list_pages_through_more_than_fifty(
+    watched: Watched, server: tuple[str, EvaluationService], tmp_path: Path
+) -> None:
+    from chat_server import ChatServer, serve_chat, write_inputs
+
+    service = server[1]
+    files = write_inputs(tmp_path / "in", 3)
+    page = watched.page
+    _, before = service.list_judgings(limit=1)
+    with serve_chat(ChatServer(delay=0.05)) as judge:
+        spec = {"type": "http", "url": judge.url, "model": "judge-model", "backoff": 0.01}
+        # The oldest of 55 new judging tasks runs; the others wait (pending, so the list polls).
+        oldest = service.submit_judging(spec, **files, name="oldest", concurrency=1)
+        for i in range(54):  # the same judging submitted again is the same task: other pairs
+            others = write_inputs(tmp_path / f"in{i}", 4 + i)
+            service.submit_judging(spec, **others, name=f"waiting {i}", concurrency=1)
+        total = before + 55
+        service.start(oldest.id)
+        page.goto(watched.base + "/")
+        rows = "#judging-tasks tbody tr"
+        page.wait_for_selector(rows)
+        assert page.locator(rows).count() == 50
+        assert page.inner_text("#judging-pager span") == f"1–50 of {total} judging tasks"
+        assert page.locator("#judging-pager a", has_text="Newer").count() == 0
+        assert page.locator(f'{rows}[data-judging="{oldest.id}"]').count() == 0
+        page.click("#judging-pager a:has-text('Older')")
+        page.wait_for_url("**/?offset=0&judging_offset=50*")
+        assert page.locator(rows).count() == min(50, total - 50)
+        assert page.inner_text("#judging-pager span") == (
+            f"51–{min(100, total)} of {total} judging tasks"
+        )
+        # The second page follows its own tasks: the oldest new one, run to its end.
+        row = f'{rows}[data-judging="{oldest.id}"]'
+        assert page.inner_text(f"{row} td.name a") == "oldest"
+        page.wait_for_selector(f'{row}[data-status="succeeded"]')
+        assert page.inner_text(f'{row} [data-field="count"]') == "3 / 3 pairs"
+    # It polls the page it shows (its waiting tasks keep it polling).
+    polled = "/api/v1/judgings?limit=50&offset=50"
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while not any(url.endswith(polled) for url in watched.requests):
+        assert time.monotonic() < deadline, "the second page never polled its tasks"
+        page.wait_for_timeout(100)
+    page.click("#judging-pager a:has-text('Newer')")
+    page.wait_for_url("**/?offset=0&judging_offset=0*")
+    assert page.locator(rows).count() == 50
+    assert page.inner_text("#judging-pager span") == f"1–50 of {total} judging tasks"
+    watched.check()
+
+
+def test_a_task_page_shows_what_the_judge_of_its_answers_did(
+    watched: Watched, server: tuple[str, EvaluationService], root: Path
+) -> None:
+    from chat_server import ChatServer, serve_chat
+
+    def faults(prompt: str, passage: str, attempt: int) -> str | None:
+        return "503" if attempt == 1 and " q1\n" in prompt else None
+
+    base, service = server
+    page = watched.page
+    with serve_chat(ChatServer(faults=faults)) as judge:
+        spec = {"type": "http", "url": judge.url, "model": "judge-model", "backoff": 0.01}
+        task = service.submit(
+            root / "beir",
+            f"{MODULE}:ids_only",
+            generator=f"{MODULE}:answer",
+            answer_measures=["AnswerRelevance", "TokenF1"],
+            answer_judge={"judge": spec},
+            name="judged answers",
+        )
+        info = service.run(task.id)
+    assert info.status == "succeeded" and info.judge_tallies is not None
+    tallies = info.judge_tallies.to_dict()
+    assert tallies["askings"] == 30 and tallies["calls"] == {"answered": 30, "server error": 1}
+    page.goto(f"{base}/tasks/{task.id}")
+    shown = page.inner_text("#judge-tallies")
+    assert shown == (
+        "Judge: 30 askings, 0 without a grade; 31 calls (answered 30, server error 1); tokens "
+        f"{tallies['prompt_tokens']} prompt, 210 completion"
+    )
+    # The script that follows a running task words them as the page does.
+    assert page.evaluate("(tallies) => judgeTallies(tallies)", tallies) == shown
+    watched.check()

@@ -14,7 +14,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from service_helpers import client_for, make_beir
@@ -25,7 +27,8 @@ from rankscope.errors import InputError
 from rankscope.judge import ChatJudge
 from rankscope.service import EvaluationService, load_dataset
 from rankscope.service.store import open_store
-from rankscope.service.store.judging import answer_judgements
+from rankscope.service.store.judging import answer_calls, answer_judgements
+from rankscope.service.web.models import TaskOut
 
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
@@ -86,11 +89,16 @@ def test_judged_measures_equal_evaluate_answers_and_failures_are_counted(
         finally:
             service.close()
         calls = sum(server.calls.values())
-        # Every answer with a reference is judged: Faithfulness once, AnswerRelevance twice
-        # (the failed statistic shares those askings), ReferenceAgreement once.
+        # Every answer is judged: Faithfulness once, AnswerRelevance twice (the failed
+        # statistic shares those askings); ReferenceAgreement once, of the 24 answers with a
+        # reference (the other six, to every fifth question, are judged by the measures that
+        # need none).
         answered = [r for r in records if r.answer_metrics is not None]
-        assert info.status == "succeeded" and info.answered == len(answered) == 24
-        assert len(asked) == calls == 4 * 24
+        assert info.status == "succeeded" and info.answered == len(answered) == 30
+        assert len(asked) == calls == 3 * 30 + 24
+        assert {a["query_id"] for a in asked if a["measure"] == "ReferenceAgreement"} == set(
+            data.references
+        )
         assert all(count == 1 for (prompt, _), count in server.calls.items()
                    if not prompt.startswith("Grade how well"))  # fmt: skip
 
@@ -100,9 +108,12 @@ def test_judged_measures_equal_evaluate_answers_and_failures_are_counted(
         corpus = dict(data.corpus())
         references = {q: list(texts) for q, texts in data.references.items()}
         answers = {r.query_id: r.answer or "" for r in answered}
-        with pytest.warns(rankscope.RankscopeWarning, match="judge askings gave no grade"):
+        with (
+            pytest.warns(rankscope.RankscopeWarning, match="judge askings gave no grade"),
+            pytest.warns(rankscope.RankscopeWarning, match="6 answers .* no reference answer"),
+        ):
             expected = rankscope.evaluate_answers(
-                {q: references[q] for q in answers},
+                {q: references[q] for q in answers if q in references},
                 answers,
                 MEASURES,
                 judge=ChatJudge(server.url, "judge-model", backoff=0.01, timeout=5),
@@ -110,10 +121,13 @@ def test_judged_measures_equal_evaluate_answers_and_failures_are_counted(
                 contexts={r.query_id: [corpus[d] for d in r.doc_ids] for r in answered},
             ).to_dict()
         relevance = "AnswerRelevance(repeats=2)"
+        free = ["Faithfulness", "AnswerRelevance(repeats=2)",
+                "AnswerRelevance(repeats=2,stat=failed)"]  # fmt: skip
         for record in answered:
             values = record.answer_metrics or {}
-            assert list(values) == MEASURES
-            for name in MEASURES:
+            referenced = record.query_id in references
+            assert list(values) == (MEASURES if referenced else free)
+            for name in MEASURES if referenced else free:
                 want = expected[record.query_id][name]
                 assert (math.isnan(values[name]) and math.isnan(want)) or values[name] == want
             i = int(record.query_id[1:])
@@ -125,15 +139,116 @@ def test_judged_measures_equal_evaluate_answers_and_failures_are_counted(
 
         # Counted per measure, and the means over the answers judged.
         failed = sum(1 for r in answered if int(r.query_id[1:]) < 6)
-        assert info.answer_counts[relevance] == 24 - failed
-        assert info.answer_counts["Faithfulness"] == 23 and info.answer_counts["TokenF1"] == 24
+        assert failed == 6
+        assert info.answer_counts[relevance] == 30 - failed
+        assert info.answer_counts["Faithfulness"] == 29 and info.answer_counts["TokenF1"] == 24
         graded = [r.answer_metrics[relevance] for r in answered if int(r.query_id[1:]) >= 6]
         assert info.answer_metrics[relevance] == pytest.approx(sum(graded) / len(graded))
         assert all(math.isfinite(value) for value in info.answer_metrics.values())
         counts = info.to_dict()["answers"]["counts"]
-        assert counts[relevance] == {"scored": 24 - failed, "failed": failed}
-        assert counts["Faithfulness"] == {"scored": 23, "failed": 1}
+        assert counts[relevance] == {"scored": 30 - failed, "failed": failed}
+        assert counts["Faithfulness"] == {"scored": 29, "failed": 1}
         assert counts["TokenF1"] == {"scored": 24, "failed": 0}
+        assert counts["ReferenceAgreement"] == {"scored": 24, "failed": 0}
+        assert info.answer_note == (
+            "6 of 30 questions have no reference answer: Faithfulness, "
+            "AnswerRelevance(repeats=2), AnswerRelevance(repeats=2,stat=failed) judge their "
+            "answers, TokenF1, ReferenceAgreement need one and skip them"
+        )
+
+        # What the judge did, as the store tallied it as each asking ended: the API's model.
+        shown = TaskOut.model_validate(info.to_dict()).answers
+        assert shown is not None
+        tallies = shown.tallies
+        assert tallies is not None and tallies.askings == len(asked) == 3 * 30 + 24
+        assert tallies.asked == dict(sorted(Counter(a["measure"] for a in asked).items()))
+        unanswered = [a for a in asked if a["grade"] is None]
+        assert tallies.failed == dict(sorted(Counter(a["measure"] for a in unanswered).items()))
+        assert tallies.failures == dict(sorted(Counter(a["failure"] for a in unanswered).items()))
+        assert tallies.failed == {"AnswerRelevance": 6 * 2 + 6, "Faithfulness": 1}
+        assert sum(tallies.calls.values()) == len(asked)
+        reported = [a for a in asked if a["prompt_tokens"] is not None]
+        assert len(reported) >= len(asked) - 1  # the malformed body reports nothing
+        assert tallies.prompt_tokens == sum(a["prompt_tokens"] for a in reported)
+        assert tallies.prompt_tokens >= 100 * len(reported)
+        assert tallies.completion_tokens == 7 * len(reported)
+        assert info.judge_tallies is not None and info.judge_tallies.askings == len(asked)
+
+    if store_location.startswith("postgres"):
+        return
+    # A version 5 store (no count of the answers the judge failed to grade) gains them from
+    # the task's results when it is opened.
+    import sqlite3
+
+    with sqlite3.connect(store_location) as old:
+        old.execute("ALTER TABLE tasks DROP COLUMN answer_failed")
+        old.execute("DROP TABLE answer_calls")
+        old.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    service = EvaluationService(store_location)
+    try:
+        again = service.get(task.id)
+        # The table of calls is there again; the calls of version 5 are not made up.
+        assert answer_calls(service.store, task.id) == []
+    finally:
+        service.close()
+    assert again.answer_counts == info.answer_counts
+    assert again.answer_failed == info.answer_failed
+    assert again.answer_failed[relevance] == failed and again.answer_failed["TokenF1"] == 0
+
+
+def test_every_call_of_the_judge_of_answers_is_a_row_the_deciding_one_marked(
+    store_location: str, tmp_path: Path, toy_module: str
+) -> None:
+    def retried(prompt: str, passage: str, attempt: int) -> str | None:
+        """A 503 for the first call of q0-q2's asking, a 429 for the second of q0's."""
+        i = question_of(prompt)
+        if i < 3 and attempt == 1:
+            return "503"
+        return "429" if i == 0 and attempt == 2 else None
+
+    data = load_dataset(make_beir(tmp_path / "answered", answers=True))
+    with serve_chat(ChatServer(faults=retried)) as server:
+        service = EvaluationService(store_location)
+        try:
+            task = service.submit(
+                data,
+                f"{toy_module}:search",
+                profile="trec",
+                generator=f"{toy_module}:answer",
+                answer_measures=["AnswerRelevance"],
+                answer_judge={"judge": chat_judge(server.url), "concurrency": 2},
+            )
+            info = service.run(task.id)
+            calls = answer_calls(service.store, task.id)
+            asked = answer_judgements(service.store, task.id)
+        finally:
+            service.close()
+    assert info.status == "succeeded" and len(asked) == 30
+    # One row per call the server answered, retries included: 30 askings, 3 + 1 retried.
+    assert len(calls) == sum(server.calls.values()) == 34
+    assert sum(a["attempts"] for a in asked) == len(calls)
+    by_asking: dict[str, list[dict[str, Any]]] = {}
+    for call in calls:
+        assert (call["measure"], call["repeats"], call["asking"]) == ("AnswerRelevance", 1, 0)
+        by_asking.setdefault(str(call["query_id"]), []).append(call)
+    assert sorted(by_asking) == sorted(a["query_id"] for a in asked)
+    for query_id, made in by_asking.items():
+        # In the order made, numbered from 1; the last call decides, and only it.
+        assert [c["number"] for c in made] == list(range(1, len(made) + 1))
+        assert [c["deciding"] for c in made] == [0] * (len(made) - 1) + [1]
+        assert made[-1]["outcome"] == "answered" and made[-1]["prompt_tokens"] is not None
+        outcomes = [c["outcome"] for c in made[:-1]]
+        i = int(query_id[1:])
+        assert outcomes == (
+            ["server error", "rate limited"] if i == 0 else ["server error"] if i < 3 else []
+        )
+        assert all(c["answer"] is not None and c["error"] for c in made[:-1])
+    # The tallies count every call, as the rows do.
+    tallies = info.judge_tallies
+    assert tallies is not None and tallies.askings == 30
+    assert tallies.calls == dict(sorted(Counter(str(c["outcome"]) for c in calls).items()))
+    assert tallies.calls == {"answered": 30, "rate limited": 1, "server error": 3}
+    assert tallies.prompt_tokens == sum(c["prompt_tokens"] or 0 for c in calls)
 
 
 CHILD = """
@@ -202,15 +317,20 @@ def test_sigkill_mid_task_then_resume_asks_every_asking_once(
             asked = answer_judgements(resumed.store, task.id)
         finally:
             resumed.close()
-    assert done.status == "succeeded" and done.answered == 24
+    # Every answer judged by AnswerRelevance, the 24 with a reference by ReferenceAgreement.
+    assert done.status == "succeeded" and done.answered == 30
     # Two askings per measure and answer, each stored once; none stored before the kill was
     # asked again (what was in flight then, answered and never stored, was asked once more).
-    assert len(asked) == 2 * 2 * 24 and len({a["owner"] for a in asked}) == 2
+    assert len(asked) == 2 * (30 + 24) and len({a["owner"] for a in asked}) == 2
     assert sum(server.calls.values()) - asked_before == len(asked) - len(before)
     in_flight = asked_before - len(before)
     assert 0 <= in_flight <= 2  # the judge's concurrency
     assert all(count in (2, 3) for count in server.calls.values())
-    assert done.answer_counts == {name: 24 for name in done.answer_measures}
+    assert done.answer_counts == {
+        "AnswerRelevance(repeats=2)": 30,
+        "ReferenceAgreement(repeats=2,stat=sd)": 24,
+    }
+    assert done.answer_failed == {name: 0 for name in done.answer_measures}
 
 
 def test_the_api_takes_an_answer_judge_and_checks_it(tmp_path: Path, toy_module: str) -> None:
@@ -232,8 +352,18 @@ def test_the_api_takes_an_answer_judge_and_checks_it(tmp_path: Path, toy_module:
             done = service.wait(task_id, timeout=60)
             assert done.status == "succeeded", done.error
             shown = client.get(f"/api/v1/evaluations/{task_id}").json()["answers"]
-            assert shown["counts"]["AnswerRelevance"] == {"scored": 24, "failed": 0}
+            assert shown["counts"]["AnswerRelevance"] == {"scored": 30, "failed": 0}
+            assert shown["counts"]["TokenF1"] == {"scored": 24, "failed": 0}
             assert shown["judge"]["judge"]["model"] == "judge-model"
+            tallies = shown["tallies"]
+            assert tallies["askings"] == 30 and tallies["calls"] == {"answered": 30}
+            assert tallies["completion_tokens"] == 7 * 30
+            page = client.get(f"/tasks/{task_id}").text
+            assert (
+                f'<p class="hint" id="judge-tallies">Judge: 30 askings, 0 without a grade; 30 '
+                f"calls (answered 30); tokens {tallies['prompt_tokens']} prompt, 210 "
+                "completion</p>"
+            ) in page
 
             refused = client.post(
                 "/api/v1/evaluations",
@@ -298,15 +428,23 @@ def test_rankscope_run_takes_a_judge_of_answers(
         answers = shown["answers"]
         assert answers["measures"] == ["TokenF1", "AnswerRelevance(repeats=2)"]
         assert answers["judge"]["repeats"] == 2 and answers["judge"]["judge"]["model"] == "m"
-        # q0-q5's answers (those with a reference) got no grade in either asking.
-        failed = len([i for i in range(6) if i % 5 != 4])
-        assert answers["counts"]["AnswerRelevance(repeats=2)"] == {
-            "scored": 24 - failed,
-            "failed": failed,
-        }
-        assert sum(server.calls.values()) == 2 * 24
+        # q0-q5's answers (q4 has no reference, AnswerRelevance needs none) got no grade in
+        # either asking.
+        assert answers["counts"]["AnswerRelevance(repeats=2)"] == {"scored": 24, "failed": 6}
+        assert answers["counts"]["TokenF1"] == {"scored": 24, "failed": 0}
+        assert sum(server.calls.values()) == 2 * 30
+        tallies = answers["tallies"]
+        assert tallies["askings"] == 2 * 30 and tallies["asked"] == {"AnswerRelevance": 60}
         assert main(["tasks", "show", shown["id"], "--db", db]) == 0
-        assert f"({failed} not graded)" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert "(over 24, 6 not graded)" in out
+        failed = tallies["failed"]["AnswerRelevance"]
+        assert failed == 6 * 2 + 6  # q0-q5 twice, q6-q11 once
+        assert (
+            f"  judge: 60 askings, {failed} without a grade (no grade {failed}); calls: 60 "
+            f"({', '.join(f'{k} {n}' for k, n in tallies['calls'].items())}); tokens: "
+            f"{tallies['prompt_tokens']} prompt, {7 * 60} completion\n"
+        ) in out
     assert main([*common, "--judge-url", "http://127.0.0.1:9/v1"]) == 2
     assert "--judge-url and --judge-model" in capsys.readouterr().err
     assert main([*common]) == 1

@@ -423,7 +423,7 @@ def test_the_judgings_of_a_task_are_found_by_its_index_also_in_a_version_4_store
         service.close()
     with sqlite3.connect(db) as old:
         old.execute("DROP INDEX tasks_by_source")
-        for column in ("answer_counts", "source_task"):
+        for column in ("answer_counts", "source_task", "answer_failed"):
             old.execute(f"ALTER TABLE tasks DROP COLUMN {column}")
         old.execute("DROP TABLE answer_judgements")
         old.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
@@ -437,6 +437,6 @@ def test_the_judgings_of_a_task_are_found_by_its_index_also_in_a_version_4_store
             .execute("SELECT value FROM meta WHERE key = 'schema_version'")
             .fetchone()
         )
-        assert version == "5"
+        assert version == "6"
     finally:
         service.close()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankscope.answers._judged import JUDGED_FAMILIES, judge_answers
+from rankscope.answers._judged import JUDGED_FAMILIES, judge_answers, needs_reference
 from rankscope.answers._read import PathLike, read_texts
 from rankscope.answers._scorers import (
     DEFAULT_MEASURES,
@@ -129,7 +130,9 @@ def evaluate_answers(
     Results
         As `rankscope.evaluate` returns: ``per_query``, ``mean()``, frames, and
         `rankscope.compare.compare` works on it. Answers to questions without a reference are
-        ignored, with a warning.
+        ignored, with a warning, unless a judged measure that needs none (``Faithfulness``,
+        ``AnswerRelevance``) is asked for: then they are evaluated, and the measures that
+        need a reference (the others) have no value of them (NaN), named in a warning.
 
     Examples
     --------
@@ -156,23 +159,34 @@ def evaluate_answers(
                 f"WeKnora scores one reference answer per question; question {several[0]!r} "
                 f"has {len(reference_texts[several[0]])} in {references_name}"
             )
-    unjudged = sorted(set(answer_texts) - set(reference_texts))
+    unreferenced = sorted(set(answer_texts) - set(reference_texts))
     missing = sorted(set(reference_texts) - set(answer_texts))
-    if len(unjudged) == len(answer_texts) and not complete:
+    # A judged measure that needs no reference answer judges every answer: the answers
+    # without one are evaluated too, and the measures that need one have no value of them.
+    free = [m for m in wanted if not needs_reference(m)]
+    skipping = [m for m in wanted if needs_reference(m)]
+    unjudged = [] if free else unreferenced
+    if len(unreferenced) == len(answer_texts) and not complete and not free:
         raise InputError(
             f"no answered question ({answers_name}) has a reference answer ({references_name}): "
             f"{len(answer_texts)} answers, {len(reference_texts)} references, none in common; "
             "check that the question ids match"
         )
     question_ids = sorted(
-        set(reference_texts) & set(answer_texts) | (set(missing) if complete else set())
+        set(reference_texts) & set(answer_texts)
+        | (set(missing) if complete else set())
+        | (set(unreferenced) if free else set())
     )
-    pairs = [(answer_texts.get(q, [""])[0], reference_texts[q]) for q in question_ids]
+    pairs = [(answer_texts.get(q, [""])[0], reference_texts.get(q, [])) for q in question_ids]
+    referenced = [row for row, q in enumerate(question_ids) if q in reference_texts]
     computed = [m for m in wanted if m.family not in JUDGED_FAMILIES]
-    columns = {
-        m.name: values
-        for m, values in zip(computed, score_columns(computed, profile, pairs), strict=True)
-    }
+    scored = score_columns(computed, profile, [pairs[row] for row in referenced])
+    columns: dict[str, list[float]] = {}
+    for m, values in zip(computed, scored, strict=True):
+        column = [math.nan] * len(question_ids)
+        for row, value in zip(referenced, values, strict=True):
+            column[row] = value
+        columns[m.name] = column
     columns.update(
         _judged_columns(
             wanted, question_ids, pairs, reference_texts, judge, questions, contexts, concurrency
@@ -182,10 +196,18 @@ def evaluate_answers(
         {QUERY_ID: question_ids, **{m.name: columns[m.name] for m in wanted}},
         schema={QUERY_ID: pl.String, **{m.name: pl.Float64 for m in wanted}},
     ).sort(QUERY_ID)
-    if unjudged:
+    if unreferenced and not free:
         warnings.warn(
-            f"{len(unjudged)} answers of {answers_name!r} have no reference answer and were "
-            f"ignored: {_listing(unjudged)}",
+            f"{len(unreferenced)} answers of {answers_name!r} have no reference answer and were "
+            f"ignored: {_listing(unreferenced)}",
+            RankscopeWarning,
+            stacklevel=2,
+        )
+    elif unreferenced and skipping:
+        warnings.warn(
+            f"{len(unreferenced)} answers of {answers_name!r} have no reference answer: "
+            f"{', '.join(m.name for m in skipping)} need one and have no value of them (NaN), "
+            f"{', '.join(m.name for m in free)} judged them: {_listing(unreferenced)}",
             RankscopeWarning,
             stacklevel=2,
         )
@@ -193,7 +215,7 @@ def evaluate_answers(
         unseen = [
             q
             for q, (answer, texts) in zip(question_ids, pairs, strict=True)
-            if any(rouge_has_no_tokens(text) for text in (answer, *texts))
+            if texts and any(rouge_has_no_tokens(text) for text in (answer, *texts))
         ]
         if unseen:
             warnings.warn(

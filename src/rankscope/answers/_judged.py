@@ -17,11 +17,16 @@ value for a question is its grades over 3: ``stat=mean`` (the default) their mea
 gave no grade (a failure of one of `rankscope.judge.FAILURES`, never a guess). A question
 without any grade has no mean nor spread (NaN). The three statistics of one measure and
 ``repeats`` share the same askings.
+
+What a measure is given is its prompt's fields (`needs_reference`): ``Faithfulness`` and
+``AnswerRelevance`` judge an answer whose question has no reference answer, ``ReferenceAgreement``
+skips it (it has no value there, and no judge is asked).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import math
@@ -37,7 +42,7 @@ from rankscope.judge._prompt import Prompt
 
 if TYPE_CHECKING:
     from rankscope.engine.measures import Measure
-    from rankscope.judge._judges import Judge, Judgement
+    from rankscope.judge._judges import Call, Judge, Judgement
 
 __all__ = [
     "ANSWER_GRADES",
@@ -48,6 +53,7 @@ __all__ = [
     "ask_answers",
     "check_judged",
     "judge_answers",
+    "needs_reference",
     "prompt_digest",
 ]
 
@@ -100,6 +106,20 @@ ANSWER_PROMPTS: dict[str, Prompt] = {
 JUDGED_FAMILIES = tuple(ANSWER_PROMPTS)
 
 
+def needs_reference(measure: Measure, prompts: Mapping[str, Prompt] | None = None) -> bool:
+    """Whether an answer measure needs the question's reference answers: a computed one
+    (BLEU, ROUGE, ExactMatch, TokenF1) always, a judged one when its prompt (``prompts``'s,
+    else `ANSWER_PROMPTS`'s) has a ``{reference}`` field.
+
+    >>> from rankscope.engine.measures import parse_measures
+    >>> [needs_reference(m) for m in parse_measures(
+    ...     ["Faithfulness", "AnswerRelevance(repeats=3)", "ReferenceAgreement", "TokenF1"])]
+    [False, False, True, True]
+    """
+    prompt = (prompts or {}).get(measure.family) or ANSWER_PROMPTS.get(measure.family)
+    return prompt is None or "reference" in prompt.fields
+
+
 @dataclass
 class JudgedAnswers:
     """What the judge gave: each measure's value per question, and the failures by kind.
@@ -110,11 +130,15 @@ class JudgedAnswers:
         ``{measure name: [value per question, in order]}``.
     askings, failures
         Askings made, and those that failed per kind of failure.
+    skipped
+        ``{measure name: [question id, ...]}``: the questions a measure that needs a reference
+        answer (`needs_reference`) was not asked of, having none (their value is NaN).
     """
 
     values: dict[str, list[float]] = field(default_factory=dict)
     askings: int = 0
     failures: Counter[str] = field(default_factory=Counter)
+    skipped: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _repeats(measure: Measure) -> int:
@@ -140,6 +164,10 @@ class AskingLedger(Protocol):
         self, family: str, repeats: int, question_id: str, number: int, digest: str
     ) -> Judgement | None:
         """The stored judgement of this asking of this prompt, or None (to be asked)."""
+
+    def retried(self, family: str, repeats: int, question_id: str, number: int, call: Call) -> None:
+        """Keep a call of an asking that is retried, as it ends (the asking goes on); the call
+        that decides it comes with its judgement, to `asked`."""
 
     def asked(
         self,
@@ -199,10 +227,14 @@ async def ask_answers(
     """The askings of `judge_answers` (the judged measures checked by `check_judged`), with
     ``judge`` open and ``gate`` bounding the askings in flight: what the service's tasks await
     for each question. With a ``ledger``, an asking it knows is not asked again, and every
-    other is handed to it as it ends."""
+    other is handed to it as it ends. A measure that needs a reference answer
+    (`needs_reference`) is not asked of a question without one: its value there is NaN, and
+    the question is listed in ``skipped``."""
     used = {**ANSWER_PROMPTS, **(prompts or {})}
     groups = sorted({(m.family, _repeats(m)) for m in judged})
     found = JudgedAnswers()
+    unreferenced = {q for q in question_ids if not references.get(q)}
+    needing = {m.family for m in judged if needs_reference(m, used)}
     grades: dict[tuple[str, int, str], list[int | None]] = {}
 
     def texts(family: str, qid: str) -> dict[str, str]:
@@ -222,8 +254,13 @@ async def ask_answers(
                 None if ledger is None else ledger.known(family, repeats, qid, number, digest)
             )
             if judgement is None:
+                on_call = (
+                    None
+                    if ledger is None
+                    else functools.partial(ledger.retried, family, repeats, qid, number)
+                )
                 async with gate:
-                    reply = await judge.complete(messages)
+                    reply = await judge.complete(messages, on_call)
                 judgement = judgement_of(reply, ANSWER_GRADES)
                 if ledger is not None:
                     ledger.asked(family, repeats, qid, number, digest, judgement)
@@ -233,13 +270,24 @@ async def ask_answers(
                 found.failures[judgement.failure or "error"] += 1
 
     await asyncio.gather(
-        *(ask(family, repeats, q) for family, repeats in groups for q in question_ids)
+        *(
+            ask(family, repeats, q)
+            for family, repeats in groups
+            for q in question_ids
+            if family not in needing or q not in unreferenced
+        )
     )
     for m in judged:
         stat = m.param("stat") or "mean"
+        skips = m.family in needing and unreferenced
         found.values[m.name] = [
-            _value(grades[(m.family, _repeats(m), q)], stat) for q in question_ids
+            math.nan
+            if skips and q in unreferenced
+            else _value(grades[(m.family, _repeats(m), q)], stat)
+            for q in question_ids
         ]
+        if skips:
+            found.skipped[m.name] = [q for q in question_ids if q in unreferenced]
     return found
 
 

@@ -169,6 +169,29 @@ def build_judge(args: argparse.Namespace) -> Judge:
     return endpoint_judge(args, prompt=prompt)
 
 
+def counts(tallies: dict[str, int]) -> str:
+    """``key n, ...`` of a tally."""
+    return ", ".join(f"{key} {value}" for key, value in tallies.items())
+
+
+def calls_line(
+    calls: dict[str, int], prompt_tokens: int, completion_tokens: int, cost: float
+) -> str:
+    """What a judge's calls took: calls by outcome, tokens and cost (what was reported).
+
+    >>> calls_line({"answered": 2}, 0, 0, 0.5)
+    'calls: 2 (answered 2); cost 0.5000'
+    """
+    line = f"calls: {sum(calls.values())}"
+    if calls:
+        line += f" ({counts(calls)})"
+    if prompt_tokens or completion_tokens:
+        line += f"; tokens: {prompt_tokens} prompt, {completion_tokens} completion"
+    if cost:
+        line += f"; cost {cost:.4f}"
+    return line
+
+
 def summary(report: JudgingReport) -> str:
     """The lines a run prints: pairs graded and failed (by kind), calls (by outcome),
     tokens and cost.
@@ -179,24 +202,13 @@ def summary(report: JudgingReport) -> str:
     judged 10 pairs (4 judged before, not asked again): 8 graded, 2 failed (malformed 2)
     calls: 10 (answered 9, timed out 1); tokens: 900 prompt, 70 completion
     """
-
-    def counts(tallies: dict[str, int]) -> str:
-        return ", ".join(f"{key} {value}" for key, value in tallies.items())
-
     before = f" ({report.resumed} judged before, not asked again)" if report.resumed else ""
     failed = f" ({counts(report.failures)})" if report.failures else ""
-    calls = sum(report.calls.values())
-    line = (
+    return (
         f"judged {report.total} pairs{before}: {report.graded} graded, {report.failed} "
-        f"failed{failed}\ncalls: {calls}"
+        f"failed{failed}\n"
+        + calls_line(report.calls, report.prompt_tokens, report.completion_tokens, report.cost)
     )
-    if report.calls:
-        line += f" ({counts(report.calls)})"
-    if report.prompt_tokens or report.completion_tokens:
-        line += f"; tokens: {report.prompt_tokens} prompt, {report.completion_tokens} completion"
-    if report.cost:
-        line += f"; cost {report.cost:.4f}"
-    return line
 
 
 def _output_format(args: argparse.Namespace) -> str:

@@ -437,9 +437,23 @@ def _print_task(info: Any, *, detailed: bool = True) -> None:
     if info.generator is not None:
         print(f"  answers scored: {info.answered} (generator {_retriever_label(info.generator)})")
         for name in info.answer_measures:
-            count = info.answer_counts.get(name, info.answered)
-            unjudged = f"  ({info.answered - count} not graded)" if count < info.answered else ""
-            print(f"  {name:<{width}}  {_format(info.answer_metrics.get(name))}{unjudged}")
+            count = info.answer_counts.get(name, 0)
+            failed = info.answer_failed.get(name, 0)
+            over = f"  (over {count}" + (f", {failed} not graded)" if failed else ")")
+            shown = over if count < info.answered or failed else ""
+            print(f"  {name:<{width}}  {_format(info.answer_metrics.get(name))}{shown}")
+        tallies = info.judge_tallies
+        if tallies is not None:
+            from rankscope.cli._judge import calls_line, counts
+
+            failed = sum(tallies.failed.values())
+            kinds = f" ({counts(tallies.failures)})" if tallies.failures else ""
+            print(
+                f"  judge: {tallies.askings} askings, {failed} without a grade{kinds}; "
+                + calls_line(
+                    tallies.calls, tallies.prompt_tokens, tallies.completion_tokens, tallies.cost
+                )
+            )
         if info.answer_note:
             print(f"  note: {info.answer_note}")
     if detailed and info.latency_ms:

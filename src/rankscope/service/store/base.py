@@ -154,7 +154,7 @@ def _task_from_row(row: Any) -> dict[str, Any]:
 
 def _write_counters(db: Connection, task_id: str, counters: Counters) -> None:
     values = counters.columns()
-    for column in ("sums", "latency_bins", "answer_sums", "answer_counts"):
+    for column in ("sums", "latency_bins", "answer_sums", "answer_counts", "answer_failed"):
         values[column] = json.dumps(values[column])
     sets = ", ".join(f"{column} = ?" for column in values)
     db.execute(f"UPDATE tasks SET {sets} WHERE id = ?", [*values.values(), task_id])
@@ -624,7 +624,7 @@ class TaskWriter(OwnedWriter):
             self.locked(
                 db,
                 "succeeded, failed, sums, latency_sum, latency_bins, latency_max, answered, "
-                "answer_sums, answer_counts",
+                "answer_sums, answer_counts, answer_failed",
             )
         )
 

@@ -3,7 +3,7 @@ makes and each pair's grade, written as they happen (the tables of
 `rankscope.service.store.schema`).
 
 The judged answer measures of an evaluation task keep each asking of their judge in
-``answer_judgements`` as it ends (`AnswerLedger`).
+``answer_judgements`` as it ends, and each call in ``answer_calls`` (`AnswerLedger`).
 
 A judging task is a row of ``tasks`` of kind ``judging``; its single writer (`JudgeWriter`)
 commits each call that is retried at once, and the call that decides a pair with the pair's
@@ -40,6 +40,7 @@ __all__ = [
     "JudgePair",
     "JudgeWriter",
     "StoredGrade",
+    "answer_calls",
     "answer_judgements",
     "create_judging",
     "judging_calls",
@@ -356,8 +357,9 @@ class JudgeWriter(OwnedWriter):
 
 class AnswerLedger:
     """The judged answers of a running evaluation task, in the store: each asking of the judge
-    committed as it ends (with the task's ``tallies`` of askings per measure, failures per
-    kind, tokens and cost, in the same transaction), and those of earlier runs known, so that
+    committed as it ends with the call that decided it, each call that is retried at once
+    (with the task's ``tallies`` of askings per measure, failures per kind, calls per outcome,
+    tokens and cost, in the same transaction), and the askings of earlier runs known, so that
     a resumed task asks nothing twice (`rankscope.answers._judged.AskingLedger`).
 
     ``writer`` is the task's writer: each commit checks that its run still owns the task.
@@ -379,6 +381,58 @@ class AnswerLedger:
         found = self._known.get((family, repeats, question_id, number))
         return found[1] if found is not None and found[0] == digest else None
 
+    def _insert_call(
+        self,
+        db: Connection,
+        asking: tuple[str, int, str, int],
+        call: Call,
+        deciding: bool,
+    ) -> None:
+        family, repeats, question_id, number = asking
+        if deciding:  # an asking asked again (its prompt changed): the new call decides it
+            db.execute(
+                "UPDATE answer_calls SET deciding = 0 WHERE task_id = ? AND query_id = ? AND "
+                "measure = ? AND repeats = ? AND asking = ? AND deciding = 1",
+                (self.writer.task_id, question_id, family, repeats, number),
+            )
+        db.execute(
+            "INSERT INTO answer_calls (task_id, call_id, query_id, measure, repeats, asking, "
+            "owner, number, deciding, started_at, latency, outcome, status, answer, error, "
+            "prompt_tokens, completion_tokens, cost) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                self.writer.task_id,
+                uuid.uuid4().hex,
+                question_id,
+                family,
+                repeats,
+                number,
+                self.writer.owner,
+                call.number,
+                int(deciding),
+                call.started_at,
+                call.latency,
+                call.outcome,
+                call.status,
+                call.answer,
+                call.error,
+                call.prompt_tokens,
+                call.completion_tokens,
+                call.cost,
+            ),
+        )
+
+    def retried(self, family: str, repeats: int, question_id: str, number: int, call: Call) -> None:
+        writer = self.writer
+        with writer.timed(), writer.store.transaction() as db:
+            tallies = json.loads(writer.locked(db, "tallies")["tallies"] or "{}")
+            self._insert_call(db, (family, repeats, question_id, number), call, deciding=False)
+            _count_call(tallies, call)
+            db.execute(
+                "UPDATE tasks SET tallies = ?, updated_at = ? WHERE id = ?",
+                (json.dumps(tallies), time.time(), writer.task_id),
+            )
+
     def asked(
         self,
         family: str,
@@ -399,6 +453,7 @@ class AnswerLedger:
                 _add(tallies, "failures", judgement.failure or "error")
             if call is not None:
                 _count_call(tallies, call)
+                self._insert_call(db, (family, repeats, question_id, number), call, deciding=True)
             db.execute(
                 "INSERT INTO answer_judgements (task_id, query_id, measure, repeats, number, "
                 "digest, owner, grade, failure, error, answer, attempts, latency, "
@@ -435,6 +490,18 @@ class AnswerLedger:
                 (json.dumps(tallies), time.time(), writer.task_id),
             )
         self._known[(family, repeats, question_id, number)] = (digest, judgement)
+
+
+def answer_calls(store: Store, task_id: str) -> list[dict[str, Any]]:
+    """Every stored call of an evaluation task's judge of answers, in the order they were
+    made, the call that decided its asking with ``deciding`` 1."""
+    return _dicts(
+        store,
+        "SELECT query_id, measure, repeats, asking, owner, number, deciding, started_at, "
+        "latency, outcome, status, answer, error, prompt_tokens, completion_tokens, cost "
+        "FROM answer_calls WHERE task_id = ? ORDER BY started_at, number",
+        task_id,
+    )
 
 
 def answer_judgements(store: Store, task_id: str) -> list[dict[str, Any]]:

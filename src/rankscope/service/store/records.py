@@ -34,11 +34,13 @@ class Counters:
     latency_sum, latency_bins, latency_max
         Sum, histogram (see `rankscope.service.tasks.latency`) and largest of the latencies
         (seconds) of the succeeded queries.
-    answered, answer_sums, answer_counts
-        Succeeded queries whose answer was scored (they have a reference answer), the sum of
-        every answer measure over them, and how many of them have a value of each measure (a
-        judged measure has none for an answer the judge gave no grade: NaN, left out of the
-        sum and counted apart, never in the mean).
+    answered, answer_sums, answer_counts, answer_failed
+        Succeeded queries whose answer was scored (by every measure when it has a reference
+        answer; without one, by the judged measures that need none), the sum of every answer
+        measure over them, how many of them have a value of each measure, and how many the
+        judge gave no grade of each judged measure (NaN: left out of the sum and counted
+        apart, never in the mean). A measure that needs a reference answer and an answer
+        without one do not meet: neither a value nor a failure.
     """
 
     succeeded: int = 0
@@ -50,6 +52,7 @@ class Counters:
     answered: int = 0
     answer_sums: dict[str, float] = field(default_factory=dict)
     answer_counts: dict[str, int] = field(default_factory=dict)
+    answer_failed: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Counters:
@@ -68,6 +71,7 @@ class Counters:
             int(row["answered"]),
             decoded(row["answer_sums"]),
             decoded(row["answer_counts"]),
+            decoded(row["answer_failed"]),
         )
 
     def count(
@@ -90,6 +94,7 @@ class Counters:
             for name, value in answer_metrics.items():
                 if value is None or not math.isfinite(value):
                     self.answer_counts.setdefault(name, 0)
+                    self.answer_failed[name] = self.answer_failed.get(name, 0) + sign
                     continue
                 self.answer_sums[name] = self.answer_sums.get(name, 0.0) + sign * value
                 self.answer_counts[name] = self.answer_counts.get(name, 0) + sign
@@ -111,6 +116,7 @@ class Counters:
             "answered": self.answered,
             "answer_sums": self.answer_sums,
             "answer_counts": self.answer_counts,
+            "answer_failed": self.answer_failed,
         }
 
     def answer_mean(self, name: str) -> float:
@@ -120,11 +126,10 @@ class Counters:
         >>> counters = Counters()
         >>> for value in (1.0, float("nan"), 0.5):
         ...     counters.count("succeeded", {}, None, 1, {"Faithfulness": value})
-        >>> counters.answer_mean("Faithfulness"), counters.answered - counters.answer_counts[
-        ...     "Faithfulness"]
+        >>> counters.answer_mean("Faithfulness"), counters.answer_failed["Faithfulness"]
         (0.75, 1)
         """
-        count = self.answer_counts.get(name, self.answered)
+        count = self.answer_counts.get(name, 0)
         return self.answer_sums.get(name, 0.0) / count if count else math.nan
 
 

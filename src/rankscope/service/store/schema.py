@@ -7,8 +7,8 @@ Tables
     heartbeat, the time it has run, the final summary, and its counters: succeeded and failed
     queries, the sum of every measure and of the latencies, a histogram of the latencies, and
     for a task with a generator the number of scored answers and the sum of every answer
-    measure, and per answer measure the answers it has a value of (a judged measure has none
-    for an answer the judge never graded). The counters change in the same transaction as the
+    measure, and per answer measure the answers it has a value of and (a judged measure) those
+    the judge never graded. The counters change in the same transaction as the
     result that changes them, so reading a task never reads its results. A judging task names
     in ``source_task`` the evaluation task whose holes it fills (indexed).
 ``task_queries``, ``task_qrels``
@@ -41,12 +41,20 @@ cost, in the same transaction as what changes them):
     the judge, keyed by ``(task_id, query_id, measure, repeats, number)`` and written as it
     ends, with a digest of the prompt it answered (a resumed task reuses an asking only for
     the same prompt), its grade or failure, the raw answer, the calls, tokens and cost.
+``answer_calls``
+    Every call of the judge of answers, as it ends, as ``judge_calls`` keeps a judging task's:
+    its asking (question, measure, repeats, number), when, how long, its outcome and HTTP
+    status, the raw answer, the error, the tokens and cost. A call that is retried is written
+    at once; the call that decides an asking, with it (``deciding`` 1; an asking asked again,
+    its prompt changed, leaves its earlier calls undeciding).
 
 JSON values are kept as text in every back-end. Versions: 1 had no latency histogram, 2 no
-answers, 3 no judging tasks, 4 no judged answers nor index of a judging task's source; a store
-brings an older database up to date when it opens it (columns, tables and indexes added,
-counters recomputed, the sources of judging tasks read from their specifications), keeping
-every task.
+answers, 3 no judging tasks, 4 no judged answers nor index of a judging task's source, 5 no
+count of the answers a judge failed to grade nor rows of the calls of a judge of answers; a
+store brings an older database up to date when it opens it (columns, tables and indexes
+added, counters recomputed, the sources of judging tasks read from their specifications),
+keeping every task (the calls of answers judged before version 6 are in
+``answer_judgements`` alone: the deciding call's answer, tokens and cost, and the attempts).
 
 >>> "DOUBLE PRECISION" in schema("DOUBLE PRECISION", "") and "WITHOUT ROWID" not in schema(
 ...     "DOUBLE PRECISION", "")
@@ -64,7 +72,7 @@ __all__ = [
     "schema",
 ]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -95,7 +103,8 @@ CREATE TABLE IF NOT EXISTS tasks (
     kind TEXT NOT NULL DEFAULT 'evaluation',
     tallies TEXT NOT NULL DEFAULT '{{}}',
     answer_counts TEXT NOT NULL DEFAULT '{{}}',
-    source_task TEXT
+    source_task TEXT,
+    answer_failed TEXT NOT NULL DEFAULT '{{}}'
 );
 CREATE INDEX IF NOT EXISTS tasks_by_created ON tasks (created_at);
 CREATE TABLE IF NOT EXISTS task_queries (
@@ -200,6 +209,29 @@ CREATE TABLE IF NOT EXISTS answer_judgements (
     finished_at {real} NOT NULL,
     PRIMARY KEY (task_id, query_id, measure, repeats, number)
 ){without_rowid};
+CREATE TABLE IF NOT EXISTS answer_calls (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    call_id TEXT NOT NULL,
+    query_id TEXT NOT NULL,
+    measure TEXT NOT NULL,
+    repeats INTEGER NOT NULL,
+    asking INTEGER NOT NULL,
+    owner TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    deciding INTEGER NOT NULL,
+    started_at {real} NOT NULL,
+    latency {real},
+    outcome TEXT NOT NULL,
+    status INTEGER,
+    answer TEXT,
+    error TEXT,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    cost {real},
+    PRIMARY KEY (task_id, call_id)
+){without_rowid};
+CREATE INDEX IF NOT EXISTS answer_calls_by_asking
+    ON answer_calls (task_id, query_id, measure, repeats, asking);
 """
 
 INDEXES = ("CREATE INDEX IF NOT EXISTS tasks_by_source ON tasks (source_task)",)
@@ -216,7 +248,7 @@ TASK_COLUMNS = (
     "id, name, status, created_at, started_at, finished_at, updated_at, owner, heartbeat, "
     "total, succeeded, failed, sums, latency_sum, latency_bins, latency_max, active_seconds, "
     "answered, answer_sums, error, spec, dataset, summary, kind, tallies, answer_counts, "
-    "source_task"
+    "source_task, answer_failed"
 )
 TASK_JSON_COLUMNS = (
     "sums",
@@ -227,6 +259,7 @@ TASK_JSON_COLUMNS = (
     "summary",
     "tallies",
     "answer_counts",
+    "answer_failed",
 )
 ADDED_COLUMNS = {
     2: [
@@ -248,6 +281,9 @@ ADDED_COLUMNS = {
     5: [
         ("tasks", "answer_counts", "TEXT NOT NULL DEFAULT '{}'"),
         ("tasks", "source_task", "TEXT"),
+    ],
+    6: [
+        ("tasks", "answer_failed", "TEXT NOT NULL DEFAULT '{}'"),
     ],
 }
 """The columns each schema version added, for migrating older stores (``{real}`` is the

@@ -12,7 +12,7 @@ from rankscope.service.store import Counters, json_safe
 from rankscope.service.tasks.latency import histogram_summary
 from rankscope.service.tasks.spec import TaskSpec
 
-__all__ = ["ACTIVE", "STATUSES", "TaskInfo", "task_info"]
+__all__ = ["ACTIVE", "STATUSES", "JudgeTallies", "TaskInfo", "task_info"]
 
 STATUSES = ("pending", "running", "succeeded", "failed", "cancelled")
 ACTIVE = ("pending", "running")
@@ -23,6 +23,76 @@ def _redacted(spec: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(shown.get("headers"), Mapping):
         shown["headers"] = dict.fromkeys(shown["headers"], "***")
     return shown
+
+
+@dataclass(frozen=True)
+class JudgeTallies:
+    """What a task's judge did, as the store tallies it in the task's row (``tallies``, in the
+    transaction of each call or asking that changes it): for a judging task, of its pairs; for
+    an evaluation task, of its judged answer measures.
+
+    Attributes
+    ----------
+    asked, failed
+        Askings of the judge of answers per judged measure (family), and those that gave no
+        grade (empty for a judging task).
+    failures
+        Failed pairs, or askings, per kind of failure (`rankscope.judge.FAILURES`).
+    calls
+        Calls per outcome, retries included.
+    prompt_tokens, completion_tokens, cost
+        What the endpoint reported (0 where it reported nothing).
+
+    >>> tallies = JudgeTallies.of({"asked": {"Faithfulness": 3}, "failed": {"Faithfulness": 1},
+    ...                            "failures": {"no grade": 1}, "calls": {"ok": 4},
+    ...                            "prompt_tokens": 900, "cost": 0.25})
+    >>> tallies.askings, tallies.completion_tokens, tallies.to_dict()["failed"]
+    (3, 0, {'Faithfulness': 1})
+    """
+
+    asked: dict[str, int] = field(default_factory=dict)
+    failed: dict[str, int] = field(default_factory=dict)
+    failures: dict[str, int] = field(default_factory=dict)
+    calls: dict[str, int] = field(default_factory=dict)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+
+    @classmethod
+    def of(cls, tallies: Mapping[str, Any] | None) -> JudgeTallies:
+        """The tallies of a task's row (its ``tallies`` column, decoded)."""
+        given = tallies or {}
+
+        def counts(key: str) -> dict[str, int]:
+            return {name: int(n) for name, n in sorted((given.get(key) or {}).items())}
+
+        return cls(
+            counts("asked"),
+            counts("failed"),
+            counts("failures"),
+            counts("calls"),
+            int(given.get("prompt_tokens", 0)),
+            int(given.get("completion_tokens", 0)),
+            float(given.get("cost", 0.0)),
+        )
+
+    @property
+    def askings(self) -> int:
+        """Askings of the judge of answers, over every measure."""
+        return sum(self.asked.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values for JSON (the API's ``JudgeTalliesOut``)."""
+        return {
+            "askings": self.askings,
+            "asked": self.asked,
+            "failed": self.failed,
+            "failures": self.failures,
+            "calls": self.calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost": self.cost,
+        }
 
 
 @dataclass(frozen=True)
@@ -61,11 +131,15 @@ class TaskInfo:
         Mean of every answer measure over the questions whose answer was scored: exact for a
         finished task, a running mean while it runs.
     answered
-        Succeeded questions whose answer was scored (those with a reference answer).
-    answer_counts
-        Per answer measure, the scored answers that have a value of it: all of them for a
-        computed measure; for a judged one, those the judge gave a grade (``answered`` minus
-        this is the answers it failed to judge, left out of the mean).
+        Succeeded questions whose answer was scored: those with a reference answer, and,
+        with a judged measure that needs none (``Faithfulness``, ``AnswerRelevance``), those
+        without one.
+    answer_counts, answer_failed
+        Per answer measure, the scored answers that have a value of it (for a computed
+        measure, those with a reference answer; for a judged one, those the judge gave a
+        grade), and those the judge failed to grade, left out of the mean.
+    judge_tallies
+        The askings of the judge of answers, its calls, tokens and cost (None without one).
     """
 
     id: str
@@ -90,6 +164,8 @@ class TaskInfo:
     answer_metrics: dict[str, float] = field(default_factory=dict)
     answered: int = 0
     answer_counts: dict[str, int] = field(default_factory=dict)
+    answer_failed: dict[str, int] = field(default_factory=dict)
+    judge_tallies: JudgeTallies | None = None
 
     @property
     def profile(self) -> str:
@@ -142,9 +218,22 @@ class TaskInfo:
                 "measure is computed"
             )
         if self.references < self.total:
+            from rankscope.answers._judged import needs_reference
+            from rankscope.service.tasks.scoring import AnswerMeasureSet
+
+            measures = AnswerMeasureSet.resolve(self.answer_measures, self.profile).measures
+            free = [m.name for m in measures if not needs_reference(m)]
+            unreferenced = self.total - self.references
+            if free:
+                skipping = [m.name for m in measures if needs_reference(m)]
+                return (
+                    f"{unreferenced} of {self.total} questions have no reference answer: "
+                    f"{', '.join(free)} judge their answers"
+                    + (f", {', '.join(skipping)} need one and skip them" if skipping else "")
+                )
             return (
-                f"{self.total - self.references} of {self.total} questions have no reference "
-                "answer: their answers are stored, not scored"
+                f"{unreferenced} of {self.total} questions have no reference answer: their "
+                "answers are stored, not scored"
             )
         return None
 
@@ -192,8 +281,8 @@ class TaskInfo:
                     "scored": self.answered,
                     "counts": {
                         name: {
-                            "scored": self.answer_counts.get(name, self.answered),
-                            "failed": self.answered - self.answer_counts.get(name, self.answered),
+                            "scored": self.answer_counts.get(name, 0),
+                            "failed": self.answer_failed.get(name, 0),
                         }
                         for name in self.answer_measures
                     },
@@ -203,6 +292,7 @@ class TaskInfo:
                         **self.spec.answer_judge,
                         "judge": _redacted(self.spec.answer_judge["judge"]),
                     },
+                    "tallies": None if self.judge_tallies is None else self.judge_tallies.to_dict(),
                     "references": self.references,
                     "note": self.answer_note,
                 },
@@ -258,7 +348,7 @@ def task_info(row: Mapping[str, Any]) -> TaskInfo:
         generator=None if spec.generator is None else _redacted(spec.generator),
         answer_metrics={name: answer_metrics.get(name, math.nan) for name in answer_names},
         answered=counters.answered,
-        answer_counts={
-            name: counters.answer_counts.get(name, counters.answered) for name in answer_names
-        },
+        answer_counts={name: counters.answer_counts.get(name, 0) for name in answer_names},
+        answer_failed={name: counters.answer_failed.get(name, 0) for name in answer_names},
+        judge_tallies=None if spec.answer_judge is None else JudgeTallies.of(row["tallies"]),
     )

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from rankscope.io.tables import DOC_ID, QUERY_ID, RELEVANCE, Qrels
-from rankscope.service.tasks.info import _redacted
+from rankscope.service.tasks.info import JudgeTallies, _redacted
 
 if TYPE_CHECKING:
     from rankscope.judge import JudgementAgreement
@@ -122,7 +122,7 @@ class JudgingInfo:
 def judging_info(row: Mapping[str, Any], agreement: JudgementAgreement | None) -> JudgingInfo:
     """The `JudgingInfo` of a judging task's row."""
     service = (row["spec"] or {}).get("service") or {}
-    tallies = row["tallies"] or {}
+    tallies = JudgeTallies.of(row["tallies"])
     judge = dict(service.get("judge") or row["spec"].get("judge") or {})
     return JudgingInfo(
         id=row["id"],
@@ -131,11 +131,11 @@ def judging_info(row: Mapping[str, Any], agreement: JudgementAgreement | None) -
         total=int(row["total"]),
         graded=int(row["succeeded"]),
         failed=int(row["failed"]),
-        failures=dict(sorted(tallies.get("failures", {}).items())),
-        calls=dict(sorted(tallies.get("calls", {}).items())),
-        prompt_tokens=int(tallies.get("prompt_tokens", 0)),
-        completion_tokens=int(tallies.get("completion_tokens", 0)),
-        cost=float(tallies.get("cost", 0.0)),
+        failures=tallies.failures,
+        calls=tallies.calls,
+        prompt_tokens=tallies.prompt_tokens,
+        completion_tokens=tallies.completion_tokens,
+        cost=tallies.cost,
         judge=_redacted(judge),
         concurrency=int(service.get("concurrency", 4)),
         source=service.get("source"),

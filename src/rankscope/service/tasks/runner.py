@@ -200,14 +200,14 @@ async def run_queries(
     async def judged(
         item: tuple[int, str, str], answer: str | None, contexts: Sequence[str]
     ) -> dict[str, float] | None:
-        """The judged measures of a question's answer (None when it is not scored)."""
+        """The judged measures of a question's answer (None when it is not judged); without
+        a reference answer, those that need none."""
         _, query_id, text = item
         if answer_judging is None or answer_scorer is None or answer is None:
             return None
         references = answer_scorer.references(query_id)
-        if not references:
-            return None
-        return await answer_judging.judge_one(query_id, text, answer, references, contexts)
+        graded = await answer_judging.judge_one(query_id, text, answer, references, contexts)
+        return graded or None
 
     async def score(
         item: tuple[int, str, str],
@@ -231,9 +231,11 @@ async def run_queries(
         except RankscopeError as error:
             failure = str(error)
         stats.scoring_seconds += seconds
-        if answer_metrics is not None and graded is not None and answer_scorer is not None:
-            values = {**answer_metrics, **graded}
-            answer_metrics = {name: values[name] for name in answer_scorer.measure_set.names}
+        if graded is not None and answer_scorer is not None and failure is None:
+            values = {**(answer_metrics or {}), **graded}
+            answer_metrics = {
+                name: values[name] for name in answer_scorer.measure_set.names if name in values
+            }
         return QueryRecord(
             query_id,
             position,

@@ -483,7 +483,8 @@ class AnswerJudging:
         contexts: Sequence[str],
     ) -> dict[str, float]:
         """``{name: value}`` of the judged measures of one answer (NaN where the judge gave
-        no grade at all)."""
+        no grade at all); a measure that needs a reference answer (`needs_reference`) is
+        left out of an answer to a question without one."""
         from rankscope.answers._judged import ask_answers
 
         if self._gate is None:
@@ -500,4 +501,6 @@ class AnswerJudging:
             prompts=self.prompts,
             ledger=self.ledger,
         )
-        return {name: values[0] for name, values in found.values.items()}
+        return {
+            name: values[0] for name, values in found.values.items() if name not in found.skipped
+        }

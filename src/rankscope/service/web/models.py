@@ -241,19 +241,39 @@ class AnswerCountOut(BaseModel):
     failed: int
 
 
+class JudgeTalliesOut(BaseModel):
+    """What the judge of a task's answers did: askings, calls, tokens and cost."""
+
+    askings: int = Field(description="askings of the judge, over every judged measure")
+    asked: dict[str, int] = Field(description="askings per judged measure (family)")
+    failed: dict[str, int] = Field(description="askings without a grade per judged measure")
+    failures: dict[str, int] = Field(description="askings without a grade per kind of failure")
+    calls: dict[str, int] = Field(description="calls per outcome, retries included")
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float
+
+
 class AnswersOut(BaseModel):
     """A task's generator and the means of its answer measures (None: nothing scored yet)."""
 
     generator: dict[str, Any]
     measures: list[str]
     metrics: dict[str, float | None]
-    scored: int = Field(description="answers scored (questions with a reference answer)")
+    scored: int = Field(
+        description="answers scored (questions with a reference answer; without one, by the "
+        "judged measures that need none)"
+    )
     counts: dict[str, AnswerCountOut] = Field(
-        description="per measure, the scored answers with a value and those without (the "
-        "judge gave no grade), left out of the mean"
+        description="per measure, the answers with a value and those the judge gave no "
+        "grade, left out of the mean (a measure that needs a reference answer counts neither "
+        "for an answer without one)"
     )
     judge: dict[str, Any] | None = Field(
         description="the judge of the judged measures, its concurrency, repeats and prompts"
+    )
+    tallies: JudgeTalliesOut | None = Field(
+        description="what the judge did: askings, calls, tokens and cost (None without a judge)"
     )
     references: int | None = Field(description="questions with a reference answer")
     note: str | None = Field(description="what cannot be scored, e.g. no reference answers")

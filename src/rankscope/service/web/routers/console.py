@@ -430,10 +430,16 @@ async def signout(request: Request) -> Response:
 
 
 @router.get("/")
-def task_list(request: Request, offset: int = Query(0, ge=0, le=10**9)) -> Response:
+def task_list(
+    request: Request,
+    offset: int = Query(0, ge=0, le=10**9),
+    judging_offset: int = Query(0, ge=0, le=10**9),
+) -> Response:
+    """The evaluation tasks and the judging tasks, newest first, each paged on its own
+    (``offset``, ``judging_offset``: 50 a page)."""
     service = request.app.state.service
     tasks, total = service.list_tasks(limit=50, offset=offset)
-    judgings, judging_total = service.list_judgings(limit=50)
+    judgings, judging_total = service.list_judgings(limit=50, offset=judging_offset)
     return render(
         request,
         "tasks.html",
@@ -444,6 +450,7 @@ def task_list(request: Request, offset: int = Query(0, ge=0, le=10**9)) -> Respo
         page="tasks",
         judgings=judgings,
         judging_total=judging_total,
+        judging_offset=judging_offset,
         judging_api=JUDGING_PREFIX,
     )
 

@@ -34,6 +34,26 @@ function setStatus(element, status) {
   element.className = "status status-" + status;
 }
 
+function tally(counts) {
+  const pairs = Object.entries(counts || {});
+  return pairs.length ? " (" + pairs.map(([key, n]) => `${key} ${n}`).join(", ") + ")" : "";
+}
+
+function sum(counts) {
+  return Object.values(counts || {}).reduce((total, n) => total + n, 0);
+}
+
+// The judge's askings, calls, tokens and cost, as the task page's template words them.
+function judgeTallies(t) {
+  let text = `Judge: ${t.askings} askings, ${sum(t.failed)} without a grade${tally(t.failures)}; ` +
+    `${sum(t.calls)} calls${tally(t.calls)}`;
+  if (t.prompt_tokens || t.completion_tokens) {
+    text += `; tokens ${t.prompt_tokens} prompt, ${t.completion_tokens} completion`;
+  }
+  if (t.cost) text += `; cost ${t.cost.toFixed(4)}`;
+  return text;
+}
+
 function element(tag, text, className) {
   const node = document.createElement(tag);
   if (text !== undefined) node.textContent = text;
@@ -110,7 +130,8 @@ function judgingList() {
     const active = [...rows.values()].some((row) => ACTIVE.includes(row.dataset.status));
     if (!active) return;
     try {
-      const page = await getJSON(`${table.dataset.api}?limit=50`);
+      const offset = encodeURIComponent(table.dataset.offset || "0");
+      const page = await getJSON(`${table.dataset.api}?limit=50&offset=${offset}`);
       page.items.forEach(update);
     } catch (error) {
       console.warn(error.message);
@@ -160,6 +181,10 @@ function taskPage() {
       const failed = count.failed ? `, ${count.failed} not graded` : "";
       cell.textContent = `over ${count.scored} answers${failed}`;
     });
+    const tallies = document.getElementById("judge-tallies");
+    if (tallies && task.answers && task.answers.tallies) {
+      tallies.textContent = judgeTallies(task.answers.tallies);
+    }
     document.querySelectorAll("[data-latency]").forEach((cell) => {
       const value = task.latency_ms ? task.latency_ms[cell.dataset.latency] : null;
       cell.textContent = typeof value === "number" ? value.toFixed(1) : "–";
