@@ -6,13 +6,19 @@ use crate::measures::parse_measures;
 use crate::profile::Conventions;
 use crate::trec::parse_qrels;
 
-fn blocks(data: &[u8], chunk_bytes: usize) -> Vec<(String, u64)> {
-    let mut reader = QueryBlocks::new(data, chunk_bytes);
+/// Each block and the line it starts at (the lines of the blocks before it, plus one).
+fn numbered<B: Blocks>(mut blocks: B) -> Vec<(String, u64)> {
     let mut out = Vec::new();
-    while let Some((block, line)) = reader.next_block("run").unwrap() {
+    let mut line = 1;
+    while let Some(block) = blocks.next_block("run").unwrap() {
         out.push((String::from_utf8(block.to_vec()).unwrap(), line));
+        line += memchr::memchr_iter(b'\n', block).count() as u64;
     }
     out
+}
+
+fn blocks(data: &[u8], chunk_bytes: usize) -> Vec<(String, u64)> {
+    numbered(QueryBlocks::new(data, chunk_bytes))
 }
 
 #[test]
@@ -244,14 +250,14 @@ fn a_mapped_file_gives_the_blocks_a_reader_gives() {
         let file = TempFile::new(&format!("blocks-{t}"), text);
         for chunk_bytes in [1, 3, 4, 7, 16, 20, 1 << 20] {
             let expected = blocks(text, chunk_bytes);
-            let mut mapped = MappedBlocks::open(&file.0, "run", chunk_bytes)
+            let mapped = MappedBlocks::open(&file.0, "run", chunk_bytes)
                 .unwrap()
                 .expect("a regular file is mapped");
-            let mut got = Vec::new();
-            while let Some((block, line)) = mapped.next_block("run").unwrap() {
-                got.push((String::from_utf8(block.to_vec()).unwrap(), line));
-            }
-            assert_eq!(got, expected, "text {t}, chunk_bytes {chunk_bytes}");
+            assert_eq!(
+                numbered(mapped),
+                expected,
+                "text {t}, chunk_bytes {chunk_bytes}"
+            );
         }
     }
     let empty = TempFile::new("blocks-empty", b"");

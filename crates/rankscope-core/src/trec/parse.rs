@@ -29,27 +29,30 @@ pub fn parse_run(data: &[u8], source: &str, options: &ReadOptions) -> Result<Par
 /// [`parse_run`], but a buffer without rows (only comments, or in lenient mode only bad lines)
 /// gives an empty run instead of an error: for the blocks of a streamed file.
 pub fn parse_run_rows(data: &[u8], source: &str, options: &ReadOptions) -> Result<Parsed<Run>> {
-    parse_run_rows_into(data, source, options, &mut Spare::default())
+    parse_run_rows_into(data, source, options, &mut Spare::default()).map(|(parsed, _)| parsed)
 }
 
 /// [`parse_run_rows`] into the memory of columns read before (`spare`), which the pieces of
 /// the buffer take instead of fresh allocations; what they do not keep goes back to `spare`.
+/// With the rows, the number of lines of `data` (a last line without its newline counts).
 pub(crate) fn parse_run_rows_into(
     data: &[u8],
     source: &str,
     options: &ReadOptions,
     spare: &mut Spare<f64>,
-) -> Result<Parsed<Run>> {
+) -> Result<(Parsed<Run>, u64)> {
     let mut reader = Reader::<RunLine>::new(source, options, data.len());
     reader.spare = std::mem::take(spare);
     let fed = reader.feed(data);
     *spare = std::mem::take(&mut reader.spare);
     fed?;
+    let lines = reader.line - options.first_line;
     let ((columns, tag, skipped), _) = reader.finish();
-    Ok(Parsed {
+    let parsed = Parsed {
         table: run_of(columns, tag, source),
         skipped,
-    })
+    };
+    Ok((parsed, lines))
 }
 
 /// Read TREC qrels from bytes.
