@@ -5,7 +5,7 @@ use crate::intern::Interner;
 use crate::parallel::{self, PARALLEL_MIN_BYTES};
 use crate::table::{Qrels, Run, StrColumn};
 
-use super::fields::split_line;
+use super::fields::{split_line, Split};
 use super::numbers::{parse_grade, parse_score};
 use super::{strip_bom, Parsed, ReadOptions, QRELS_FIELDS, RUN_FIELDS};
 
@@ -558,19 +558,23 @@ fn parse_piece<K: LineKind>(
         problem: None,
         skipped: Skipped::default(),
     };
-    // One check of the whole piece; lines are checked one by one only when it fails.
-    let all_text = memchr::memchr(0, piece).is_none() && std::str::from_utf8(piece).is_ok();
     let mut start = 0;
     let mut line_index: u64 = 0;
     let mut last_tag = None;
     while start < piece.len() {
-        // Split before the line is known to be text: the fields are used only once it is.
-        let (fields, count, end) = split_line::<6>(piece, start, K::COUNT_LIMIT);
+        // Split before the line is known to be text: the fields are used only once it is. The
+        // split tells plain ASCII lines (nearly all); any other line is checked on its own.
+        let Split {
+            fields,
+            count,
+            end,
+            plain,
+        } = split_line::<6>(piece, start, K::COUNT_LIMIT);
         let raw = &piece[start..end];
         start = end + 1;
         let index = line_index;
         line_index += 1;
-        if !all_text {
+        if !plain {
             if let Some((message, text)) = byte_problem(raw) {
                 if lenient {
                     out.skipped = out.skipped.merge(Skipped::one(index, message));
@@ -607,7 +611,7 @@ fn parse_piece<K: LineKind>(
         } else {
             match K::value(fields[K::VALUE_FIELD]) {
                 Some(value) => {
-                    // SAFETY: this line is text (checked above, or its whole piece was), and
+                    // SAFETY: this line is text (plain ASCII as split, or checked above), and
                     // its fields are cut at ASCII bytes.
                     #[allow(unsafe_code)]
                     let (query, doc) = unsafe { (as_str(fields[0]), as_str(fields[2])) };
@@ -644,7 +648,9 @@ fn parse_piece<K: LineKind>(
                     message,
                     text: text(),
                 });
-                if all_text {
+                // Only a later line that is not text could still come first.
+                let rest = piece.get(start..).unwrap_or_default();
+                if memchr::memchr(0, rest).is_none() && std::str::from_utf8(rest).is_ok() {
                     break;
                 }
             }
