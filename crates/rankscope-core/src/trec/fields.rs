@@ -59,14 +59,19 @@ pub(super) fn split_line<const N: usize>(text: &[u8], start: usize, limit: usize
             let in_line = (1u64 << newline) - 1;
             let in_fields = !ends & in_line;
             let mut starts = in_fields & !(in_fields << 1);
-            let count = (starts.count_ones() as usize).min(limit);
+            // Counted field by field rather than by `count_ones`, which the x86_64 baseline
+            // (without POPCNT) computes in a dozen instructions.
+            let mut count = 0;
             let mut fields: [&[u8]; N] = [&[]; N];
-            for field in fields.iter_mut().take(count) {
-                let first = starts.trailing_zeros();
-                // The newline ends a field too, so the end is always found in the block.
-                let last = first + (ends >> first).trailing_zeros();
-                *field = &block[first as usize..last as usize];
+            while starts != 0 && count < limit {
+                if count < N {
+                    let first = starts.trailing_zeros();
+                    // The newline ends a field too, so the end is always found in the block.
+                    let last = first + (ends >> first).trailing_zeros();
+                    fields[count] = &block[first as usize..last as usize];
+                }
                 starts &= starts - 1;
+                count += 1;
             }
             return Split {
                 fields,
