@@ -311,8 +311,6 @@ pub struct QueryBlocks<R: Read> {
     filled: usize,
     /// Bytes at the start of `buffer` handed out by the last call (dropped by the next).
     consumed: usize,
-    /// The 1-based line number of the first line not yet handed out.
-    line: u64,
     done: bool,
     first: bool,
 }
@@ -326,14 +324,13 @@ impl<R: Read> QueryBlocks<R> {
             buffer: Vec::new(),
             filled: 0,
             consumed: 0,
-            line: 1,
             done: false,
             first: true,
         }
     }
 
-    /// The next block and the line number it starts at; `None` at the end.
-    pub fn next_block(&mut self, source: &str) -> Result<Option<(&[u8], u64)>> {
+    /// The next block; `None` at the end.
+    pub fn next_block(&mut self, source: &str) -> Result<Option<&[u8]>> {
         if self.consumed > 0 {
             self.buffer.copy_within(self.consumed..self.filled, 0);
             self.filled -= self.consumed;
@@ -345,7 +342,7 @@ impl<R: Read> QueryBlocks<R> {
                     return Ok(None);
                 }
                 self.consumed = self.filled;
-                return Ok(Some((&self.buffer[..self.filled], self.line)));
+                return Ok(Some(&self.buffer[..self.filled]));
             }
             // Appended to what is held, the buffer growing as the data comes rather than
             // zero-filled to the chunk's size first: a run smaller than a chunk costs its size.
@@ -370,20 +367,20 @@ impl<R: Read> QueryBlocks<R> {
             let Some(cut) = whole_queries_end(data) else {
                 continue; // read on
             };
-            let start = self.line;
-            self.line += memchr::memchr_iter(b'\n', &data[..cut]).count() as u64;
             self.consumed = cut;
-            return Ok(Some((&self.buffer[..cut], start)));
+            return Ok(Some(&self.buffer[..cut]));
         }
     }
 }
 
 /// Where blocks of whole queries come from: a reader ([`QueryBlocks`]) or a mapped file
 /// ([`MappedBlocks`]).
+///
+/// Blocks do not count their lines: whoever parses a block counts them on the way (a pass of
+/// its own over every byte would cost as much as a fifth of the parsing).
 pub trait Blocks {
-    /// The next block and the line number it starts at; `None` at the end. `source` names the
-    /// input in messages.
-    fn next_block(&mut self, source: &str) -> Result<Option<(&[u8], u64)>>;
+    /// The next block; `None` at the end. `source` names the input in messages.
+    fn next_block(&mut self, source: &str) -> Result<Option<&[u8]>>;
 
     /// The last block is no longer needed: memory it holds may go (the next call to
     /// [`Blocks::next_block`] takes in what it still needs).
@@ -391,7 +388,7 @@ pub trait Blocks {
 }
 
 impl<R: Read> Blocks for QueryBlocks<R> {
-    fn next_block(&mut self, source: &str) -> Result<Option<(&[u8], u64)>> {
+    fn next_block(&mut self, source: &str) -> Result<Option<&[u8]>> {
         QueryBlocks::next_block(self, source)
     }
 }
@@ -415,7 +412,6 @@ pub struct MappedBlocks {
     /// The mapping of `mapped_from..end`.
     map: Option<memmap2::Mmap>,
     mapped_from: u64,
-    line: u64,
     done: bool,
     first: bool,
 }
@@ -440,7 +436,6 @@ impl MappedBlocks {
             consumed: 0,
             map: None,
             mapped_from: 0,
-            line: 1,
             done: false,
             first: true,
         };
@@ -484,7 +479,7 @@ impl Blocks for MappedBlocks {
         self.map = None; // mapped again from `offset` by the next call
     }
 
-    fn next_block(&mut self, source: &str) -> Result<Option<(&[u8], u64)>> {
+    fn next_block(&mut self, source: &str) -> Result<Option<&[u8]>> {
         self.offset += self.consumed;
         self.consumed = 0;
         let failed = |e: std::io::Error| trec::io_error(&e, source);
@@ -498,7 +493,7 @@ impl Blocks for MappedBlocks {
                     self.map(self.offset, self.end).map_err(failed)?;
                 }
                 self.consumed = self.end - self.offset;
-                return Ok(Some((self.data(), self.line)));
+                return Ok(Some(self.data()));
             }
             // As QueryBlocks reads: `chunk_bytes` more after what was taken in.
             let had = self.end;
@@ -518,10 +513,8 @@ impl Blocks for MappedBlocks {
             let Some(cut) = whole_queries_end(data) else {
                 continue; // read on
             };
-            let start = self.line;
-            self.line += memchr::memchr_iter(b'\n', &data[..cut]).count() as u64;
             self.consumed = cut as u64;
-            return Ok(Some((&self.data()[..cut], start)));
+            return Ok(Some(&self.data()[..cut]));
         }
     }
 }
@@ -581,6 +574,8 @@ pub struct RunChunks<B: Blocks> {
     source: String,
     lenient: bool,
     found_rows: bool,
+    /// The 1-based line number of the next block's first line.
+    line: u64,
     /// The lines skipped so far (lenient mode).
     pub skipped: Skipped,
     /// Columns of chunks done with, whose memory the next chunks are parsed into.
@@ -602,6 +597,7 @@ impl<B: Blocks> RunChunks<B> {
             source: source.to_string(),
             lenient,
             found_rows: false,
+            line: 1,
             skipped: Skipped::default(),
             spare: Spare::default(),
         }
@@ -615,14 +611,15 @@ impl<B: Blocks> RunChunks<B> {
 
     /// The next chunk, named by the tag of its last valid line; `None` at the end.
     pub fn next_chunk(&mut self) -> Result<Option<Run>> {
-        while let Some((block, first_line)) = self.blocks.next_block(&self.source)? {
+        while let Some(block) = self.blocks.next_block(&self.source)? {
             let options = ReadOptions {
                 lenient: self.lenient,
-                first_line,
+                first_line: self.line,
             };
             let parsed = trec::parse_run_rows_into(block, &self.source, &options, &mut self.spare);
             self.blocks.release();
-            let parsed = parsed?;
+            let (parsed, lines) = parsed?;
+            self.line += lines;
             self.skipped = std::mem::take(&mut self.skipped).merge(parsed.skipped);
             if !parsed.table.is_empty() {
                 self.found_rows = true;

@@ -6,13 +6,19 @@ use crate::measures::parse_measures;
 use crate::profile::Conventions;
 use crate::trec::parse_qrels;
 
-fn blocks(data: &[u8], chunk_bytes: usize) -> Vec<(String, u64)> {
-    let mut reader = QueryBlocks::new(data, chunk_bytes);
+/// Each block and the line it starts at (the lines of the blocks before it, plus one).
+fn numbered<B: Blocks>(mut blocks: B) -> Vec<(String, u64)> {
     let mut out = Vec::new();
-    while let Some((block, line)) = reader.next_block("run").unwrap() {
+    let mut line = 1;
+    while let Some(block) = blocks.next_block("run").unwrap() {
         out.push((String::from_utf8(block.to_vec()).unwrap(), line));
+        line += memchr::memchr_iter(b'\n', block).count() as u64;
     }
     out
+}
+
+fn blocks(data: &[u8], chunk_bytes: usize) -> Vec<(String, u64)> {
+    numbered(QueryBlocks::new(data, chunk_bytes))
 }
 
 #[test]
@@ -244,14 +250,14 @@ fn a_mapped_file_gives_the_blocks_a_reader_gives() {
         let file = TempFile::new(&format!("blocks-{t}"), text);
         for chunk_bytes in [1, 3, 4, 7, 16, 20, 1 << 20] {
             let expected = blocks(text, chunk_bytes);
-            let mut mapped = MappedBlocks::open(&file.0, "run", chunk_bytes)
+            let mapped = MappedBlocks::open(&file.0, "run", chunk_bytes)
                 .unwrap()
                 .expect("a regular file is mapped");
-            let mut got = Vec::new();
-            while let Some((block, line)) = mapped.next_block("run").unwrap() {
-                got.push((String::from_utf8(block.to_vec()).unwrap(), line));
-            }
-            assert_eq!(got, expected, "text {t}, chunk_bytes {chunk_bytes}");
+            assert_eq!(
+                numbered(mapped),
+                expected,
+                "text {t}, chunk_bytes {chunk_bytes}"
+            );
         }
     }
     let empty = TempFile::new("blocks-empty", b"");
@@ -411,4 +417,51 @@ fn a_large_run_file_read_ahead_gives_the_values_of_reading_whole() {
         assert_eq!(error.to_string(), whole.to_string(), "{chunk_bytes}");
         assert_eq!(error.input_problem().unwrap().line, Some(230_000));
     }
+}
+
+#[test]
+fn lines_beyond_ascii_in_later_chunks_read_as_reading_whole_reads_them() {
+    let measures = parse_measures(&["nDCG@10", "AP"]).unwrap();
+    let options = options("trec");
+    let (data, qrels) = generated(2_000, 120, None);
+    // Documents with ids beyond ASCII (text, checked line by line) throughout the file.
+    let text = String::from_utf8(data).unwrap();
+    let wide: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| match i % 1_009 {
+            7 => format!("{}\n", line.replacen("doc-", "doc-é", 1)),
+            11 => format!("{}\r\n", line.replacen("doc-", "dóc-", 1)),
+            _ => format!("{line}\n"),
+        })
+        .collect();
+    let run = crate::trec::parse_run(wide.as_bytes(), "run.txt", &ReadOptions::default())
+        .unwrap()
+        .table;
+    let beyond = (0..run.len())
+        .filter(|&r| !run.docs.get(r).is_ascii())
+        .count();
+    assert!(beyond > 400, "{beyond}");
+    let whole = evaluate(&qrels, &run, &measures, &options).unwrap();
+    let file = TempFile::new("wide", wide.as_bytes());
+    let stream = StreamOptions {
+        chunk_bytes: 1 << 16,
+        ..StreamOptions::default()
+    };
+    let out = evaluate_run_file(&qrels, &file.0, "run.txt", &measures, &options, &stream).unwrap();
+    assert_eq!(out.evaluation, whole);
+    // A line that is not text, far into the file: named with its line, as reading whole names
+    // it.
+    let mut bad = wide.into_bytes();
+    let at = bad.len() * 3 / 4;
+    let start = memchr::memchr(b'\n', &bad[at..]).unwrap() + at + 1;
+    bad[start + 1] = 0xff;
+    let line = 1 + memchr::memchr_iter(b'\n', &bad[..start]).count() as u64;
+    let file = TempFile::new("wide-bad", &bad);
+    let expected = crate::trec::parse_run(&bad, "run.txt", &ReadOptions::default()).unwrap_err();
+    let error =
+        evaluate_run_file(&qrels, &file.0, "run.txt", &measures, &options, &stream).unwrap_err();
+    assert_eq!(error.to_string(), expected.to_string());
+    assert_eq!(error.input_problem().unwrap().line, Some(line));
+    assert!(error.to_string().contains("not valid UTF-8"), "{error}");
 }

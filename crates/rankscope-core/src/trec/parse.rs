@@ -5,7 +5,7 @@ use crate::intern::Interner;
 use crate::parallel::{self, PARALLEL_MIN_BYTES};
 use crate::table::{Qrels, Run, StrColumn};
 
-use super::fields::split_line;
+use super::fields::{split_line, Split};
 use super::grades::{may_not_be_an_integer, NonIntegerGrade};
 use super::numbers::{parse_grade, parse_score};
 use super::{strip_bom, Parsed, ReadOptions, QRELS_FIELDS, RUN_FIELDS};
@@ -30,28 +30,31 @@ pub fn parse_run(data: &[u8], source: &str, options: &ReadOptions) -> Result<Par
 /// [`parse_run`], but a buffer without rows (only comments, or in lenient mode only bad lines)
 /// gives an empty run instead of an error: for the blocks of a streamed file.
 pub fn parse_run_rows(data: &[u8], source: &str, options: &ReadOptions) -> Result<Parsed<Run>> {
-    parse_run_rows_into(data, source, options, &mut Spare::default())
+    parse_run_rows_into(data, source, options, &mut Spare::default()).map(|(parsed, _)| parsed)
 }
 
 /// [`parse_run_rows`] into the memory of columns read before (`spare`), which the pieces of
 /// the buffer take instead of fresh allocations; what they do not keep goes back to `spare`.
+/// With the rows, the number of lines of `data` (a last line without its newline counts).
 pub(crate) fn parse_run_rows_into(
     data: &[u8],
     source: &str,
     options: &ReadOptions,
     spare: &mut Spare<f64>,
-) -> Result<Parsed<Run>> {
+) -> Result<(Parsed<Run>, u64)> {
     let mut reader = Reader::<RunLine>::new(source, options, data.len());
     reader.spare = std::mem::take(spare);
     let fed = reader.feed(data);
     *spare = std::mem::take(&mut reader.spare);
     fed?;
+    let lines = reader.line - options.first_line;
     let (parsed, _) = reader.finish();
-    Ok(Parsed {
+    let parsed = Parsed {
         table: run_of(parsed.columns, parsed.tag, source),
         skipped: parsed.skipped,
         non_integer_grade: None,
-    })
+    };
+    Ok((parsed, lines))
 }
 
 /// Read TREC qrels from bytes.
@@ -581,19 +584,23 @@ fn parse_piece<K: LineKind>(
         skipped: Skipped::default(),
         non_integer_grade: None,
     };
-    // One check of the whole piece; lines are checked one by one only when it fails.
-    let all_text = memchr::memchr(0, piece).is_none() && std::str::from_utf8(piece).is_ok();
     let mut start = 0;
     let mut line_index: u64 = 0;
     let mut last_tag = None;
     while start < piece.len() {
-        // Split before the line is known to be text: the fields are used only once it is.
-        let (fields, count, end) = split_line::<6>(piece, start, K::COUNT_LIMIT);
+        // Split before the line is known to be text: the fields are used only once it is. The
+        // split tells plain ASCII lines (nearly all); any other line is checked on its own.
+        let Split {
+            fields,
+            count,
+            end,
+            plain,
+        } = split_line::<6>(piece, start, K::COUNT_LIMIT);
         let raw = &piece[start..end];
         start = end + 1;
         let index = line_index;
         line_index += 1;
-        if !all_text {
+        if !plain {
             if let Some((message, text)) = byte_problem(raw) {
                 if lenient {
                     out.skipped = out.skipped.merge(Skipped::one(index, message));
@@ -630,7 +637,7 @@ fn parse_piece<K: LineKind>(
         } else {
             match K::value(fields[K::VALUE_FIELD]) {
                 Some(value) => {
-                    // SAFETY: this line is text (checked above, or its whole piece was), and
+                    // SAFETY: this line is text (plain ASCII as split, or checked above), and
                     // its fields are cut at ASCII bytes.
                     #[allow(unsafe_code)]
                     let (query, doc) = unsafe { (as_str(fields[0]), as_str(fields[2])) };
@@ -675,7 +682,9 @@ fn parse_piece<K: LineKind>(
                     message,
                     text: text(),
                 });
-                if all_text {
+                // Only a later line that is not text could still come first.
+                let rest = piece.get(start..).unwrap_or_default();
+                if memchr::memchr(0, rest).is_none() && std::str::from_utf8(rest).is_ok() {
                     break;
                 }
             }

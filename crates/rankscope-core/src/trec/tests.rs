@@ -282,6 +282,79 @@ fn the_fast_path_of_scores_gives_the_general_parser_s_values() {
 }
 
 #[test]
+fn scores_of_any_short_text_are_the_general_parser_s() {
+    // Texts of digits, points, signs and an exponent up to 20 bytes: the fast path takes or
+    // leaves each as the general parser reads it, to the bit.
+    let alphabet: &[u8] = b"0123456789012345678901234567890123456789..-+e x";
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut fast = 0;
+    for _ in 0..300_000 {
+        let r = next();
+        let length = (r % 21) as usize;
+        let mut text: Vec<u8> = (0..length)
+            .map(|i| alphabet[((r >> (8 + 2 * i)) ^ next()) as usize % alphabet.len()])
+            .collect();
+        if r & (1 << 7) != 0 && length > 2 {
+            // Mostly digits with one point where it may fall.
+            for b in &mut text {
+                *b = b'0' + (next() % 10) as u8;
+            }
+            text[(r >> 3) as usize % length] = b'.';
+            if r & (1 << 6) != 0 {
+                text[0] = b'-';
+            }
+        }
+        let general: Option<f64> = fast_float2::parse::<f64, _>(&text)
+            .ok()
+            .filter(|v| v.is_finite());
+        let shown = String::from_utf8_lossy(&text);
+        assert_eq!(
+            parse_score(&text).map(f64::to_bits),
+            general.map(f64::to_bits),
+            "{shown}"
+        );
+        if let Some(value) = plain_decimal(&text) {
+            assert_eq!(Some(value.to_bits()), general.map(f64::to_bits), "{shown}");
+            fast += 1;
+        }
+    }
+    assert!(fast > 50_000, "{fast}");
+    for text in [
+        "-",
+        "+",
+        "",
+        "-.",
+        "+.",
+        "..",
+        "0000000000000000.",
+        ".000000000000001",
+    ] {
+        let general: Option<f64> = fast_float2::parse(text.as_bytes()).ok();
+        assert_eq!(
+            parse_score(text.as_bytes()).map(f64::to_bits),
+            general.map(f64::to_bits),
+            "{text}"
+        );
+    }
+    assert_eq!(plain_decimal(b"-"), None);
+    assert_eq!(
+        plain_decimal(b"-0").map(f64::to_bits),
+        Some((-0.0f64).to_bits())
+    );
+    assert_eq!(plain_decimal(b"9007199254740992"), None); // 2^53: not exact for the path
+    assert_eq!(
+        plain_decimal(b"123456789.1234567"),
+        Some(123_456_789.123_456_7)
+    );
+}
+
+#[test]
 fn grades_and_scores_parse_as_the_other_readers_do() {
     // What polars' cast (the readers of the other formats) gives for each text.
     let scores: [(&str, Option<f64>); 27] = [

@@ -337,9 +337,11 @@ fn the_split_eight_bytes_at_a_time_agrees_with_a_byte_at_a_time() {
             "{line:?}"
         );
         for limit in [4, 6] {
-            let (fields, got, end) = split_line::<6>(&line, 0, limit);
+            let split = split_line::<6>(&line, 0, limit);
+            let (fields, got, end) = (split.fields, split.count, split.end);
             assert_eq!((got, end), (count.min(limit), line.len()), "{line:?}");
             assert_eq!(&fields[..got.min(6)], &expected[..got.min(6)], "{line:?}");
+            assert!(!split.plain || plain_text(&line), "{line:?}");
         }
         text.extend_from_slice(&line);
         text.push(b'\n');
@@ -347,8 +349,14 @@ fn the_split_eight_bytes_at_a_time_agrees_with_a_byte_at_a_time() {
     }
     // Within a text, a line's split stops at its newline, wherever the eight bytes fall.
     let mut start = 0;
+    let mut plain_lines = 0;
     for line in &lines {
-        let (fields, count, end) = split_line::<6>(&text, start, usize::MAX);
+        let split = split_line::<6>(&text, start, usize::MAX);
+        let (fields, count, end) = (split.fields, split.count, split.end);
+        // Plain is what a line split from its 64-byte masks is when it is plain text.
+        let masked = start + 64 <= text.len() && line.len() < 64;
+        assert_eq!(split.plain, masked && plain_text(line), "{line:?}");
+        plain_lines += usize::from(split.plain);
         let (expected, expected_count) = split_byte_by_byte(line);
         assert_eq!(
             (count, end),
@@ -362,7 +370,12 @@ fn the_split_eight_bytes_at_a_time_agrees_with_a_byte_at_a_time() {
         );
         // Counting stops at the limit, also where the line is split from its 64-byte masks.
         for limit in [4, 6] {
-            let (fields, got, end) = split_line::<6>(&text, start, limit);
+            let Split {
+                fields,
+                count: got,
+                end,
+                ..
+            } = split_line::<6>(&text, start, limit);
             assert_eq!(
                 (got, end),
                 (expected_count.min(limit), start + line.len()),
@@ -372,4 +385,10 @@ fn the_split_eight_bytes_at_a_time_agrees_with_a_byte_at_a_time() {
         }
         start = end + 1;
     }
+    assert!(plain_lines > 100, "{plain_lines}");
+}
+
+/// Plain ASCII without a NUL byte: the reference for [`Split::plain`].
+fn plain_text(line: &[u8]) -> bool {
+    line.iter().all(|&b| b != 0 && b.is_ascii())
 }
