@@ -147,6 +147,10 @@ def test_failures_are_counted_never_graded_against_the_chat_server() -> None:
     assert values["q1"]["AnswerRelevance(repeats=3,stat=failed)"] == pytest.approx(1 / 3)
     assert math.isnan(values["q2"]["AnswerRelevance(repeats=3)"])
     assert values["q2"]["AnswerRelevance(repeats=3,stat=failed)"] == 1.0
+    # The mean is over the questions with a grade: q2's failed askings do not make it NaN.
+    means = results.mean()
+    assert means["AnswerRelevance(repeats=3)"] == pytest.approx(grade / 3)
+    assert means["AnswerRelevance(repeats=3,stat=failed)"] == pytest.approx((1 / 3 + 1.0) / 2)
 
 
 @pytest.mark.parametrize(
@@ -213,12 +217,17 @@ def test_an_answer_without_a_reference_is_judged_by_the_measures_that_need_none(
         )
     values = results.to_dict()
     assert list(values) == ["q1", "q2", "q3"] and results.unjudged_queries == ()
+    means = results.mean()
     for name in measures:
         if name in judged:
             assert values["q3"][name] == pytest.approx(2 / 3)
         else:
             assert math.isnan(values["q3"][name])
             assert math.isfinite(values["q1"][name])
+        # Each mean is over the questions with a value: q3 counts only where it has one.
+        present = [row[name] for row in values.values() if not math.isnan(row[name])]
+        assert means[name] == pytest.approx(sum(present) / len(present))
+        assert len(present) == (3 if name in judged else 2)
     # The judge is asked of q3 by the measures that need no reference, and by no other.
     about_q3 = [text for text in asked if "highest mountain" in text]
     assert len(about_q3) == len(judged)

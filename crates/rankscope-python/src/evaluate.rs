@@ -289,13 +289,14 @@ fn evaluate_stream(
     Ok((values, unjudged, missing, run_name, warnings))
 }
 
-/// The aggregate by name (`mean`, `geometric_mean`, `sum`, `count`).
+/// The aggregate by name (`mean`, `geometric_mean`, `sum`, `count`, `mean_of_values`).
 pub fn aggregate_named(name: &str) -> PyResult<Aggregate> {
     [
         Aggregate::Mean,
         Aggregate::GeometricMean,
         Aggregate::Sum,
         Aggregate::Count,
+        Aggregate::MeanOfValues,
     ]
     .into_iter()
     .find(|a| a.as_str() == name)

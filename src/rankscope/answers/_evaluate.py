@@ -133,6 +133,8 @@ def evaluate_answers(
         ignored, with a warning, unless a judged measure that needs none (``Faithfulness``,
         ``AnswerRelevance``) is asked for: then they are evaluated, and the measures that
         need a reference (the others) have no value of them (NaN), named in a warning.
+        Each measure's ``mean()`` is over the questions with a value of it (NaN in
+        ``per_query``: no reference, or no grade from the judge).
 
     Examples
     --------

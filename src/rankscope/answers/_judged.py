@@ -15,7 +15,8 @@ asked for on the last line; an answer is read by `rankscope.judge.read_grade`. A
 value for a question is its grades over 3: ``stat=mean`` (the default) their mean,
 ``stat=sd`` their (population) standard deviation, ``stat=failed`` the share of askings that
 gave no grade (a failure of one of `rankscope.judge.FAILURES`, never a guess). A question
-without any grade has no mean nor spread (NaN). The three statistics of one measure and
+without any grade has no mean nor spread (NaN), and the measure's mean over questions leaves
+it out. The three statistics of one measure and
 ``repeats`` share the same askings.
 
 What a measure is given is its prompt's fields (`needs_reference`): ``Faithfulness`` and

@@ -53,7 +53,8 @@ score_weknora_answers = _core.score_weknora_answers
 
 def aggregate(values: list[float], how: str) -> float:
     """Per-query values combined as the core combines them: ``"mean"``, ``"geometric_mean"``
-    (trec_eval's, with its floor), ``"sum"`` or ``"count"``."""
+    (trec_eval's, with its floor), ``"sum"``, ``"count"`` or ``"mean_of_values"`` (the answer
+    measures': the mean of the values that are not NaN)."""
     return _core.aggregate(values, how)
 
 

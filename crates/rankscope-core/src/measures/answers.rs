@@ -6,7 +6,7 @@
 //! parses, lists and validates their names like every other family's, and holds the answer
 //! profiles' default measures ([`default_measures`]).
 
-use super::{Alias, Family, Kind, Param, ParamKind};
+use super::{Aggregate, Alias, Family, Kind, Param, ParamKind};
 
 /// The answer profiles: `standard` (the reference packages) and `weknora` (WeKnora's own
 /// BLEU-n and ROUGE), in the order they are listed.
@@ -15,14 +15,16 @@ pub const PROFILES: &[&str] = &["standard", "weknora"];
 /// The profiles that define BLEU and ROUGE.
 const BOTH: &[&str] = &["standard", "weknora"];
 
-const FORMULA: &str = "per question, the best score over its references; mean over questions";
+const FORMULA: &str =
+    "per question, the best score over its references; mean over the questions with a value";
 const ROUGE: &str = "Lin, ROUGE (2004); rouge-score (Google Research)";
 const SQUAD: &str = "Rajpurkar et al., SQuAD (EMNLP 2016)";
 const STEM: &[Param] = &[Param::new("stem", ParamKind::Words(&["True", "False"]))];
 const JUDGED: &str =
     "per question, the judge's grade over the top of its scale (0-3), the mean of \
                       `repeats` askings (stat=sd: their standard deviation; stat=failed: the \
-                      share of askings without a grade); mean over questions";
+                      share of askings without a grade); mean over the questions with a \
+                      grade";
 const JUDGE_CITATION: &str = "rankscope.answers' prompts, after Es et al., RAGAS (EACL 2024) and \
                               Zheng et al., LLM-as-a-judge (NeurIPS 2023)";
 /// The parameters of the judged measures: askings per question, and which statistic of them.
@@ -51,6 +53,7 @@ pub static FAMILIES: &[Family] = &[
         ],
         aliases: &[Alias::other("sacrebleu"), Alias::other("bleu4")],
         profiles: BOTH,
+        aggregate: Aggregate::MeanOfValues,
         ..Family::DEFAULTS
     },
     Family {
@@ -63,6 +66,7 @@ pub static FAMILIES: &[Family] = &[
         params: STEM,
         aliases: &[Alias::other("rouge1")],
         profiles: BOTH,
+        aggregate: Aggregate::MeanOfValues,
         ..Family::DEFAULTS
     },
     Family {
@@ -75,6 +79,7 @@ pub static FAMILIES: &[Family] = &[
         params: STEM,
         aliases: &[Alias::other("rouge2")],
         profiles: BOTH,
+        aggregate: Aggregate::MeanOfValues,
         ..Family::DEFAULTS
     },
     Family {
@@ -88,6 +93,7 @@ pub static FAMILIES: &[Family] = &[
         params: STEM,
         aliases: &[Alias::other("rougeL")],
         profiles: BOTH,
+        aggregate: Aggregate::MeanOfValues,
         ..Family::DEFAULTS
     },
     Family {
@@ -104,6 +110,7 @@ pub static FAMILIES: &[Family] = &[
             Alias::other("exact"),
         ],
         profiles: &["standard"],
+        aggregate: Aggregate::MeanOfValues,
         ..Family::DEFAULTS
     },
     Family {
@@ -116,6 +123,7 @@ pub static FAMILIES: &[Family] = &[
         params: &[],
         aliases: &[Alias::other("token_f1")],
         profiles: &["standard"],
+        aggregate: Aggregate::MeanOfValues,
         ..Family::DEFAULTS
     },
     Family {
@@ -129,6 +137,7 @@ pub static FAMILIES: &[Family] = &[
         params: JUDGE_PARAMS,
         aliases: &[Alias::other("faithfulness")],
         profiles: &["standard"],
+        aggregate: Aggregate::MeanOfValues,
         ..Family::DEFAULTS
     },
     Family {
@@ -141,6 +150,7 @@ pub static FAMILIES: &[Family] = &[
         params: JUDGE_PARAMS,
         aliases: &[Alias::other("answer_relevance")],
         profiles: &["standard"],
+        aggregate: Aggregate::MeanOfValues,
         ..Family::DEFAULTS
     },
     Family {
@@ -154,6 +164,7 @@ pub static FAMILIES: &[Family] = &[
         params: JUDGE_PARAMS,
         aliases: &[Alias::other("reference_agreement")],
         profiles: &["standard"],
+        aggregate: Aggregate::MeanOfValues,
         ..Family::DEFAULTS
     },
 ];

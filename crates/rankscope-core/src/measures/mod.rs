@@ -78,16 +78,21 @@ pub enum Aggregate {
     Sum,
     /// The number of queries (num_q).
     Count,
+    /// The arithmetic mean of the values there are (the answer measures'): a question without
+    /// one (NaN: the judge gave no grade, or there is no reference answer to score against)
+    /// is left out; NaN when none has one.
+    MeanOfValues,
 }
 
 impl Aggregate {
-    /// Its name (`mean`, `geometric_mean`, `sum`, `count`).
+    /// Its name (`mean`, `geometric_mean`, `sum`, `count`, `mean_of_values`).
     pub fn as_str(self) -> &'static str {
         match self {
             Aggregate::Mean => "mean",
             Aggregate::GeometricMean => "geometric_mean",
             Aggregate::Sum => "sum",
             Aggregate::Count => "count",
+            Aggregate::MeanOfValues => "mean_of_values",
         }
     }
 
@@ -107,6 +112,17 @@ impl Aggregate {
             }
             Aggregate::Sum => values.iter().fold(0.0, |sum, v| sum + v),
             Aggregate::Count => n,
+            Aggregate::MeanOfValues => {
+                let (sum, count) = values
+                    .iter()
+                    .filter(|v| !v.is_nan())
+                    .fold((0.0, 0usize), |(sum, count), v| (sum + v, count + 1));
+                if count == 0 {
+                    f64::NAN
+                } else {
+                    sum / count as f64
+                }
+            }
         }
     }
 }
@@ -933,6 +949,9 @@ mod tests {
         assert!((gm - 0.0022360679774997894).abs() < 1e-15);
         assert_eq!(Aggregate::Sum.apply(&[3.0, 4.0]), 7.0);
         assert_eq!(Aggregate::Count.apply(&[3.0, 4.0]), 2.0);
+        assert_eq!(Aggregate::MeanOfValues.apply(&[0.5, f64::NAN, 0.25]), 0.375);
+        assert!(Aggregate::MeanOfValues.apply(&[f64::NAN]).is_nan());
+        assert!(Aggregate::Mean.apply(&[0.5, f64::NAN]).is_nan());
         assert!(Aggregate::Mean.apply(&[]).is_nan());
     }
 

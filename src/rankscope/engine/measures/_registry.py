@@ -33,7 +33,7 @@ __all__ = [
     "trec_eval_table",
 ]
 
-Aggregate = Literal["mean", "geometric_mean", "sum", "count"]
+Aggregate = Literal["mean", "geometric_mean", "sum", "count", "mean_of_values"]
 CutoffKind = Literal["none", "optional", "required", "recall_level", "factor"]
 Kind = Literal["ranking", "answer", "user"]
 Reads = Literal["grades", "subtopics", "preferences"]
