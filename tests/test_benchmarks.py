@@ -215,6 +215,11 @@ def test_the_report_names_what_it_left_out_and_marks_disagreement() -> None:
     )
     (line,) = [line for line in with_floor if line not in lines]
     assert "`true` through it takes 1.5 ms (median of 21) and peaks at 1.0 MiB" in line
+    versions = ('trec_eval (TREC_EVAL): `-v` prints "trec_eval version 10.0-rc3"',)
+    with_versions = harness.report(
+        "cmd", "now", ("1", "2"), "commit x", (3, 1, 1), {"dl": cells}, skipped, {}, None, versions
+    )
+    assert [line for line in with_versions if line not in lines] == [f"- {versions[0]}"]
     assert (
         "| TREC DL-like, 43 × 1,000: rankscope trec-eval / trec_eval -O2 | < 1x | not measured | |"
         in lines
@@ -325,6 +330,44 @@ def test_the_launcher_reports_cpu_time_apart_from_waiting() -> None:
     assert busy.cpu_seconds > 0.1  # CPU time: the load of the machine does not shrink it
     assert asleep.cpu_seconds < 0.1 < 0.3 <= asleep.seconds
     assert busy.cpu_seconds > 5 * asleep.cpu_seconds
+
+
+# --- the speed table's command line: no path of the machine it ran on --------------------------
+
+
+def test_the_written_command_names_the_tools_by_placeholder(tmp_path: Path) -> None:
+    given = [
+        "--trec-eval",
+        str(tmp_path / "tools" / "trec_eval"),
+        f"--trec-eval-rust={tmp_path / 'te-rust'}",
+        "--output",
+        str(harness.ROOT / "benchmarks" / "RESULTS.md"),
+        "--runs",
+        "5",
+        "--with",
+        "spark,answers",
+    ]
+    assert harness.printed_command(given) == (
+        "python benchmarks/all.py --trec-eval TREC_EVAL --trec-eval-rust=TE_RUST "
+        "--output benchmarks/RESULTS.md --runs 5 --with spark,answers"
+    )
+    assert str(tmp_path) not in harness.printed_command(["--trec-eval-rust", str(tmp_path)])
+
+
+def test_the_report_says_which_tools_it_timed(tmp_path: Path) -> None:
+    tool = tmp_path / "trec_eval"
+    tool.write_text("#!/bin/sh\necho 'trec_eval version 10.0-rc3' >&2\n")
+    tool.chmod(0o755)
+    port = tmp_path / "te-rust"
+    port.write_text("#!/bin/sh\n[ \"$1\" = --version ] && echo 'te-rust 0.1.0'\n")
+    port.chmod(0o755)
+    (trec_eval, rust) = harness.tool_versions(tool, port, {})
+    assert '`-v` prints "trec_eval version 10.0-rc3"' in trec_eval and "-O2" in trec_eval
+    assert '`--version` prints "te-rust 0.1.0"' in rust and "cargo build --release" in rust
+    assert str(tmp_path) not in trec_eval + rust
+    assert harness.tool_versions(tool, port, {"trec-eval-rust": "absent"}) == (trec_eval,)
+    assert harness.tool_versions(None, None, {}) == ()
+    assert "version unknown" in run.tool_version(tmp_path / "none", "-v")
 
 
 # --- ab.py: two commands as whole processes, in turn ------------------------------------------
