@@ -722,7 +722,7 @@ TOOL_PLACEHOLDERS = {"--trec-eval": "TREC_EVAL", "--trec-eval-rust": "TE_RUST"}
 def printed_command(argv: list[str]) -> str:
     """The command line as ``RESULTS.md`` shows it (``run.written_command``), the tools' paths
     as ``TOOL_PLACEHOLDERS`` names them."""
-    return written_command("benchmarks/all.py", argv, TOOL_PLACEHOLDERS)
+    return written_command("python benchmarks/all.py", argv, TOOL_PLACEHOLDERS)
 
 
 def tool_versions(

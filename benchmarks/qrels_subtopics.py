@@ -76,7 +76,7 @@ def main() -> None:
     load_after = os.getloadavg()[0]
     # The baseline's path is this machine's: shown as BASELINE_PYTHON, what the option means.
     shown = written_command(
-        "benchmarks/qrels_subtopics.py", sys.argv[1:], {"--baseline": "BASELINE_PYTHON"}
+        "python benchmarks/qrels_subtopics.py", sys.argv[1:], {"--baseline": "BASELINE_PYTHON"}
     )
     lines = [
         "# Keeping the qrels' subtopic: cost on the hot path",

@@ -671,8 +671,8 @@ def _versions() -> str:
     return versions + f", trec_eval on PATH: {tool_version(Path(binary), '-v')}"
 
 
-def written_command(script: str, argv: list[str], placeholders: dict[str, str]) -> str:
-    """``python SCRIPT ARGV...`` as a results file shows it, to be run from the checkout: the
+def written_command(program: str, argv: list[str], placeholders: dict[str, str]) -> str:
+    """``PROGRAM ARGV...`` as a results file shows it, to be run from the checkout: the
     value of each option in ``placeholders`` (``--opt VALUE`` or ``--opt=VALUE``) as the name
     it maps to, a path inside the checkout relative to it; no path of the machine that ran it."""
     root = HERE.parent
@@ -689,7 +689,7 @@ def written_command(script: str, argv: list[str], placeholders: dict[str, str]) 
         else:
             shown.append(argument)
         placeholder = placeholders.get(argument) if placeholder is None else None
-    return " ".join(["python", script, *(shlex.quote(a) for a in shown)])
+    return " ".join([program, *(shlex.quote(a) for a in shown)])
 
 
 def tool_version(binary: Path, flag: str) -> str:
@@ -867,9 +867,8 @@ def main(argv: list[str] | None = None) -> int:
         print(message, file=sys.stderr, flush=True)
 
     started = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
-    command = " ".join(
-        ["python3", "benchmarks/run.py"]
-        + [shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)]
+    command = written_command(
+        "python3 benchmarks/run.py", sys.argv[1:] if argv is None else argv, {}
     )
     report: dict[str, dict[str, Any]] = {}
     start_load, start_source = _load(), _source_state()
