@@ -45,7 +45,6 @@ import json
 import os
 import random
 import re
-import shlex
 import statistics
 import sys
 import time
@@ -71,6 +70,8 @@ from run import (
     _source_state,
     agreement,
     run_process,
+    tool_version,
+    written_command,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -589,6 +590,7 @@ def report(
     skipped: dict[str, str],
     extras: dict[str, dict[str, Any]],
     floor: tuple[float, int] | None = None,
+    versions: tuple[str, ...] = (),
 ) -> list[str]:
     shown = [key for key in COLUMNS if key not in skipped]
     lines = [
@@ -627,6 +629,7 @@ def report(
             if floor
             else []
         ),
+        *(f"- {line}" for line in versions),
         "",
         "| case | " + " | ".join(LABELS[key] for key in shown) + " |",
         "|---|" + "---:|" * len(shown),
@@ -711,6 +714,38 @@ def _path(value: str | None) -> Path | None:
     return Path(value) if value else None
 
 
+# The options naming tools built outside the repository: the written command shows these names
+# instead of where the tools are on the machine that ran it (their versions are written apart).
+TOOL_PLACEHOLDERS = {"--trec-eval": "TREC_EVAL", "--trec-eval-rust": "TE_RUST"}
+
+
+def printed_command(argv: list[str]) -> str:
+    """The command line as ``RESULTS.md`` shows it (``run.written_command``), the tools' paths
+    as ``TOOL_PLACEHOLDERS`` names them."""
+    return written_command("python benchmarks/all.py", argv, TOOL_PLACEHOLDERS)
+
+
+def tool_versions(
+    trec_eval: Path | None, trec_eval_rust: Path | None, skipped: dict[str, str]
+) -> tuple[str, ...]:
+    """What the report says of the tools built outside the repository: each one's version as it
+    prints it and how it was built."""
+    lines = []
+    if trec_eval is not None and "trec_eval" not in skipped:
+        lines.append(
+            f'trec_eval (TREC_EVAL): `-v` prints "{tool_version(trec_eval, "-v")}"; NIST\'s '
+            "trec_eval built with its own Makefile (-O2)."
+        )
+    if trec_eval_rust is not None and "trec-eval-rust" not in skipped:
+        lines.append(
+            "The Rust port (TE_RUST): `--version` prints "
+            f'"{tool_version(trec_eval_rust, "--version")}"; `cmacdonald/trec-eval-rust` '
+            "built with `cargo build --release`, as benchmarks/README.md's \"The Rust port of "
+            'trec_eval" says.'
+        )
+    return tuple(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rankscope", type=Path, default=ROOT / ".venv" / "bin" / "rankscope")
@@ -758,10 +793,8 @@ def main(argv: list[str] | None = None) -> int:
         log(f"left out: {LABELS[key]}: {reason}")
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     start_load, source = _load(), _source_state()
-    command = " ".join(
-        ["python", "benchmarks/all.py"]
-        + [shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)]
-    )
+    command = printed_command(sys.argv[1:] if argv is None else argv)
+    versions = tool_versions(args.trec_eval, args.trec_eval_rust, skipped)
     table: dict[str, dict[str, Cell]] = {}
     extras: dict[str, dict[str, Any]] = {}
     launched = launcher_floor()
@@ -778,6 +811,7 @@ def main(argv: list[str] | None = None) -> int:
             skipped,
             extras,
             launched,
+            versions,
         )
         args.output.write_text("\n".join(lines) + "\n")
 

@@ -1,4 +1,4 @@
-"""One timed process for every benchmark: its wall time and its own peak RSS, read through a
+"""One timed process for every benchmark: its wall time, CPU time and own peak RSS, read through a
 small launcher so that the harness's size is not the floor of what it reads.
 
 On Linux a child's ``ru_maxrss`` (what ``os.wait4`` returns) is at least the resident size of
@@ -7,7 +7,8 @@ exec. ``subprocess`` and ``os.posix_spawn`` alike (vfork shares the parent's mem
 is the parent's own peak) make a harness of 300 MiB read 300 MiB for ``/usr/bin/true``. So each
 command runs as the child of ``launcher.rs``, a std-only Rust program of a few hundred KiB,
 which times it (from its spawn to its end, measured inside the launcher, so the launcher's own
-start is not counted) and reports the peak of what it waited for.
+start is not counted) and reports the peak and the CPU time (user + system) of what it waited
+for.
 
 The launcher is compiled once with ``rustc`` into ``target/bench-launcher/`` (named by the hash
 of its source). ``python benchmarks/launcher.py`` shows the floor and the launcher's cost.
@@ -17,7 +18,7 @@ Usage from a benchmark::
     from launcher import run_measured
 
     measured = run_measured(["rankscope", "evaluate", "q.qrels", "r.run"], timeout=600)
-    measured.seconds, measured.peak_kib, measured.code, measured.timed_out
+    measured.seconds, measured.cpu_seconds, measured.peak_kib, measured.code, measured.timed_out
 """
 
 from __future__ import annotations
@@ -56,12 +57,14 @@ _OWN_GROUP: dict[str, Any] = (
 class Measured:
     """One command's run: wall seconds (inside the launcher), its peak RSS in KiB (the largest
     of the processes it waited for), its exit code (negative: the signal that ended it, as
-    ``subprocess`` gives it) and whether the timeout ended it."""
+    ``subprocess`` gives it), whether the timeout ended it, and its CPU seconds (user + system,
+    of the command and the processes it waited for; 0 when it did not end by itself)."""
 
     seconds: float
     peak_kib: int
     code: int
     timed_out: bool = False
+    cpu_seconds: float = 0.0
 
 
 def launcher() -> Path:
@@ -89,17 +92,17 @@ def launcher() -> Path:
     return binary
 
 
-def _read_report(path: Path) -> tuple[float, int, int] | None:
-    """(seconds, peak KiB, exit code) from the launcher's report, or None without one."""
+def _read_report(path: Path) -> Measured | None:
+    """The command's run as the launcher's report gives it, or None without one."""
     try:
         fields = path.read_text().split()
     except FileNotFoundError:
         return None
-    if len(fields) != 4:
+    if len(fields) != 5:
         return None
-    nanoseconds, peak, kind, number = fields
+    nanoseconds, peak, microseconds, kind, number = fields
     code = int(number) if kind == "exit" else -int(number)
-    return int(nanoseconds) / 1e9, int(peak), code
+    return Measured(int(nanoseconds) / 1e9, int(peak), code, cpu_seconds=int(microseconds) / 1e6)
 
 
 def run_measured(
@@ -111,7 +114,7 @@ def run_measured(
     stderr: Stream = None,
     env: dict[str, str] | None = None,
 ) -> Measured:
-    """Run ``argv`` to its end through the launcher: its wall time and its own peak RSS.
+    """Run ``argv`` to its end through the launcher: its wall time, CPU time and own peak RSS.
 
     The command gets the given streams and environment. At ``timeout`` seconds its process
     group (the launcher, the command and what the command started) is killed; then ``seconds``
@@ -149,7 +152,7 @@ def run_measured(
         read = _read_report(report)
         if read is None:  # the launcher could not start the command (it said why on stderr)
             return Measured(time.perf_counter() - start, 0, process.returncode)
-        return Measured(*read)
+        return read
 
 
 def floor(rounds: int = 21) -> tuple[float, int]:

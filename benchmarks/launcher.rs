@@ -1,9 +1,11 @@
-//! The benchmarks' launcher: runs one command and reports its wall time and its own peak RSS.
+//! The benchmarks' launcher: runs one command and reports its wall time, its CPU time and its
+//! own peak RSS.
 //!
 //! Usage: `launcher REPORT COMMAND [ARG...]`. The command inherits the launcher's standard
-//! streams and environment; when it ends, REPORT gets one line, `WALL_NS MAXRSS_KIB STATUS`
-//! (STATUS is `exit CODE` or `signal NUMBER`), and the launcher exits with the command's code
-//! (128 + the signal's number when a signal ended it).
+//! streams and environment; when it ends, REPORT gets one line,
+//! `WALL_NS MAXRSS_KIB CPU_US STATUS` (CPU_US is user + system time in microseconds of the
+//! command and what it waited for; STATUS is `exit CODE` or `signal NUMBER`), and the launcher
+//! exits with the command's code (128 + the signal's number when a signal ended it).
 //!
 //! Why a process of its own: on Linux a child's `ru_maxrss` is at least the resident size of
 //! the memory it was forked from, since the kernel keeps the forked copy's high-water mark
@@ -104,7 +106,11 @@ fn main() {
         let signal = status & 0x7f;
         (format!("signal {signal}"), 128 + signal)
     };
-    let line = format!("{wall_ns} {} {text}\n", usage.max_rss_kib);
+    let cpu_us = [&usage.user, &usage.system]
+        .iter()
+        .map(|time| i64::from(time.seconds) * 1_000_000 + i64::from(time.microseconds))
+        .sum::<i64>();
+    let line = format!("{wall_ns} {} {cpu_us} {text}\n", usage.max_rss_kib);
     if let Err(error) = fs::write(report, line) {
         eprintln!("launcher: cannot write {report}: {error}");
         exit(125);

@@ -26,6 +26,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from run import written_command
+
 HERE = Path(__file__).resolve().parent
 
 SNIPPET = """
@@ -72,10 +74,15 @@ def main() -> None:
             for label, python in pythons.items():
                 times.setdefault((label, what), []).append(timed(python, qrels, run, what))
     load_after = os.getloadavg()[0]
+    # The baseline's path is this machine's: shown as BASELINE_PYTHON, what the option means.
+    shown = written_command(
+        "python benchmarks/qrels_subtopics.py", sys.argv[1:], {"--baseline": "BASELINE_PYTHON"}
+    )
     lines = [
         "# Keeping the qrels' subtopic: cost on the hot path",
         "",
-        f"`{' '.join([Path(sys.executable).name, *sys.argv])}`: {args.size} files "
+        f"`{shown}` (BASELINE_PYTHON: the `.venv/bin/python` of a build without subtopics): "
+        f"{args.size} files "
         f"({qrels.stat().st_size >> 20} MB qrels, {run.stat().st_size >> 20} MB run), "
         f"median of {args.runs} fresh processes' best of 5, alternating; load average "
         f"{load_before:.2f} before, {load_after:.2f} after.",

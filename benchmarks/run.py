@@ -666,7 +666,45 @@ def _versions() -> str:
     out = subprocess.run([str(PYTHON), "-c", code], capture_output=True, text=True, check=False)
     versions = ", ".join(line.strip() for line in out.stdout.splitlines())
     binary = shutil.which("trec_eval")
-    return versions + (f", trec_eval at {binary}" if binary else ", no trec_eval binary on PATH")
+    if binary is None:
+        return versions + ", no trec_eval binary on PATH"
+    return versions + f", trec_eval on PATH: {tool_version(Path(binary), '-v')}"
+
+
+def written_command(program: str, argv: list[str], placeholders: dict[str, str]) -> str:
+    """``PROGRAM ARGV...`` as a results file shows it, to be run from the checkout: the
+    value of each option in ``placeholders`` (``--opt VALUE`` or ``--opt=VALUE``) as the name
+    it maps to, a path inside the checkout relative to it; no path of the machine that ran it."""
+    root = HERE.parent
+    shown: list[str] = []
+    placeholder: str | None = None
+    for argument in argv:
+        option, equals, _ = argument.partition("=")
+        if placeholder is not None:
+            shown.append(placeholder)
+        elif equals and option in placeholders:
+            shown.append(f"{option}={placeholders[option]}")
+        elif Path(argument).is_absolute() and Path(argument).is_relative_to(root):
+            shown.append(str(Path(argument).relative_to(root)))
+        else:
+            shown.append(argument)
+        placeholder = placeholders.get(argument) if placeholder is None else None
+    return " ".join([program, *(shlex.quote(a) for a in shown)])
+
+
+def tool_version(binary: Path, flag: str) -> str:
+    """What ``binary flag`` prints first (trec_eval's ``-v`` says "trec_eval version 10.0-rc3"
+    on stderr), for a report to name the build it timed without its path on this machine."""
+    try:
+        out = subprocess.run(
+            [str(binary), flag], capture_output=True, text=True, check=False, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"version unknown ({binary.name} {flag}: {error})"
+    for line in (out.stdout + "\n" + out.stderr).splitlines():
+        if line.strip():
+            return line.strip()
+    return f"version unknown ({binary.name} {flag} printed nothing)"
 
 
 def _machine() -> str:
@@ -829,9 +867,8 @@ def main(argv: list[str] | None = None) -> int:
         print(message, file=sys.stderr, flush=True)
 
     started = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
-    command = " ".join(
-        ["python3", "benchmarks/run.py"]
-        + [shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)]
+    command = written_command(
+        "python3 benchmarks/run.py", sys.argv[1:] if argv is None else argv, {}
     )
     report: dict[str, dict[str, Any]] = {}
     start_load, start_source = _load(), _source_state()

@@ -1,6 +1,7 @@
 """The speed table's harness (benchmarks/all.py): how it reads each tool's output, leaves out an
-absent tool with its reason, takes ratios and decides whether each target is met; and the
-launcher every benchmark times its processes through (benchmarks/launcher.py)."""
+absent tool with its reason, takes ratios and decides whether each target is met; the
+launcher every benchmark times its processes through (benchmarks/launcher.py); and the A/B
+comparison of two commands (benchmarks/ab.py)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ harness = importlib.import_module("all")  # benchmarks/all.py
 run = importlib.import_module("run")  # benchmarks/run.py
 door = importlib.import_module("door")  # benchmarks/door.py
 launcher = importlib.import_module("launcher")  # benchmarks/launcher.py
+ab = importlib.import_module("ab")  # benchmarks/ab.py
 
 SIX = {"nDCG@10": 0.5526, "nDCG@3": 0.5893, "AP": 0.4371, "RR": 0.8741, "P@10": 0.404}
 SIX["R@10"] = 0.4128
@@ -213,6 +215,11 @@ def test_the_report_names_what_it_left_out_and_marks_disagreement() -> None:
     )
     (line,) = [line for line in with_floor if line not in lines]
     assert "`true` through it takes 1.5 ms (median of 21) and peaks at 1.0 MiB" in line
+    versions = ('trec_eval (TREC_EVAL): `-v` prints "trec_eval version 10.0-rc3"',)
+    with_versions = harness.report(
+        "cmd", "now", ("1", "2"), "commit x", (3, 1, 1), {"dl": cells}, skipped, {}, None, versions
+    )
+    assert [line for line in with_versions if line not in lines] == [f"- {versions[0]}"]
     assert (
         "| TREC DL-like, 43 × 1,000: rankscope trec-eval / trec_eval -O2 | < 1x | not measured | |"
         in lines
@@ -314,3 +321,132 @@ def test_the_launcher_ends_the_whole_command_at_its_timeout(tmp_path: Path) -> N
         time.sleep(0.05)
     else:
         raise AssertionError(f"the command's child {sleeper} outlived the timeout")
+
+
+def test_the_launcher_reports_cpu_time_apart_from_waiting() -> None:
+    busy = launcher.run_measured([sys.executable, "-c", "sum(range(20_000_000))"])
+    asleep = launcher.run_measured(["sleep", "0.3"])
+    assert busy.code == asleep.code == 0
+    assert busy.cpu_seconds > 0.1  # CPU time: the load of the machine does not shrink it
+    assert asleep.cpu_seconds < 0.1 < 0.3 <= asleep.seconds
+    assert busy.cpu_seconds > 5 * asleep.cpu_seconds
+
+
+# --- the speed table's command line: no path of the machine it ran on --------------------------
+
+
+def test_the_written_command_names_the_tools_by_placeholder(tmp_path: Path) -> None:
+    given = [
+        "--trec-eval",
+        str(tmp_path / "tools" / "trec_eval"),
+        f"--trec-eval-rust={tmp_path / 'te-rust'}",
+        "--output",
+        str(harness.ROOT / "benchmarks" / "RESULTS.md"),
+        "--runs",
+        "5",
+        "--with",
+        "spark,answers",
+    ]
+    assert harness.printed_command(given) == (
+        "python benchmarks/all.py --trec-eval TREC_EVAL --trec-eval-rust=TE_RUST "
+        "--output benchmarks/RESULTS.md --runs 5 --with spark,answers"
+    )
+    assert str(tmp_path) not in harness.printed_command(["--trec-eval-rust", str(tmp_path)])
+
+
+def test_the_report_says_which_tools_it_timed(tmp_path: Path) -> None:
+    tool = tmp_path / "trec_eval"
+    tool.write_text("#!/bin/sh\necho 'trec_eval version 10.0-rc3' >&2\n")
+    tool.chmod(0o755)
+    port = tmp_path / "te-rust"
+    port.write_text("#!/bin/sh\n[ \"$1\" = --version ] && echo 'te-rust 0.1.0'\n")
+    port.chmod(0o755)
+    (trec_eval, rust) = harness.tool_versions(tool, port, {})
+    assert '`-v` prints "trec_eval version 10.0-rc3"' in trec_eval and "-O2" in trec_eval
+    assert '`--version` prints "te-rust 0.1.0"' in rust and "cargo build --release" in rust
+    assert str(tmp_path) not in trec_eval + rust
+    assert harness.tool_versions(tool, port, {"trec-eval-rust": "absent"}) == (trec_eval,)
+    assert harness.tool_versions(None, None, {}) == ()
+    assert "version unknown" in run.tool_version(tmp_path / "none", "-v")
+
+
+# --- ab.py: two commands as whole processes, in turn ------------------------------------------
+
+
+def test_ab_reads_command_a_after_the_dashes_and_b_as_words() -> None:
+    options = ab.parse_args(
+        ["-n", "5", "--timeout", "30", "--vs", "cat 'a file.run'", "--", "rankscope", "-m", "AP"]
+    )
+    assert options == ab.Options(["rankscope", "-m", "AP"], ["cat", "a file.run"], 5, 1, 30.0)
+    bare = ab.parse_args(["--warmup", "0", "--vs", "false", "true"])
+    assert (bare.a, bare.b, bare.rounds, bare.warmup, bare.timeout) == (
+        ["true"],
+        ["false"],
+        7,
+        0,
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--vs", "true", "--"], "command A is missing"),
+        (["--", "true"], "--vs"),
+        (["--vs", "", "--", "true"], "--vs is empty"),
+        (["--vs", "cat 'open", "--", "true"], "No closing quotation"),
+        (["-n", "0", "--vs", "true", "--", "true"], "at least 1 round"),
+        (["--timeout", "0", "--vs", "true", "--", "true"], "positive"),
+    ],
+)
+def test_ab_refuses_what_it_cannot_run(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        ab.parse_args(argv)
+    assert exited.value.code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_ab_times_a_and_b_in_turn_and_takes_the_ratio_pair_by_pair(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    true = shutil.which("true") or "/bin/true"
+    assert ab.main(["-n", "3", "--vs", "sleep 0.05", "--", true]) == 0
+    printed = capsys.readouterr().out
+    assert "3 rounds of A then B after 1 warm-up run(s)" in printed
+    assert f"A: {true}\n" in printed and "B: sleep 0.05\n" in printed
+    assert printed.count("  wall ") == printed.count("  cpu  ") == printed.count("  peak ") == 2
+    ratios = next(line for line in printed.splitlines() if line.startswith("A/B"))
+    wall = float(ratios.split("wall ")[1].split(",")[0])
+    assert 0 < wall < 1  # `true` against a 50 ms sleep, in every pair
+    assert "load average" in printed
+
+
+def test_ab_runs_the_rounds_alternately(tmp_path: Path) -> None:
+    log = tmp_path / "order"
+    options = ab.Options(
+        ["sh", "-c", f"echo A >> {log}"], ["sh", "-c", f"echo B >> {log}"], 2, 1, None
+    )
+    a_runs, b_runs = ab.compare(options)
+    assert (len(a_runs), len(b_runs)) == (2, 2)
+    assert log.read_text().split() == ["A", "B"] * 3
+    assert all(run.code == 0 and run.peak_kib > 0 for run in a_runs + b_runs)
+
+
+def test_ab_reports_a_failing_command_with_its_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    failing = "sh -c 'echo the qrels are unreadable >&2; exit 3'"
+    assert ab.main(["-n", "2", "--vs", failing, "--", "true"]) == 1
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert "command B (sh -c 'echo the qrels are unreadable >&2; exit 3') exited with code 3" in (
+        said.err
+    )
+    assert "in warm-up 1" in said.err and "the qrels are unreadable" in said.err
+    assert "Traceback" not in said.err
+    assert ab.main(["--warmup", "0", "--vs", "true", "--", str(tmp_path / "nothing")]) == 1
+    assert "exited with code 127 in round 1" in capsys.readouterr().err
+    assert ab.main(["--timeout", "0.5", "--vs", "true", "--", "sleep", "30"]) == 1
+    assert "did not end within 0.5 s in warm-up 1" in capsys.readouterr().err

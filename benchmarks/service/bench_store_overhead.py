@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import platform
 import random
+import shlex
 import sqlite3
 import statistics
 import sys
@@ -190,8 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     print(report)
 
     if args.write_results:
-        command = "cd /work/main && .venv/bin/python benchmarks/service/bench_store_overhead.py"
-        extra = " ".join(argv if argv is not None else sys.argv[1:])
+        # Run from the checkout, as benchmarks/README.md's commands are.
+        command = ".venv/bin/python benchmarks/service/bench_store_overhead.py"
+        extra = " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
         machine = (
             f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, "
             f"{platform.machine()}, {platform.system()}"
