@@ -226,6 +226,29 @@ def judging_calls(store: Store, task_id: str) -> list[dict[str, Any]]:
     )
 
 
+# What both call tables (judge_calls, answer_calls) store of a call, in this order.
+_CALL_COLUMNS = (
+    "number, started_at, latency, outcome, status, answer, error, prompt_tokens, "
+    "completion_tokens, cost"
+)
+
+
+def _call_values(call: Call) -> tuple[Any, ...]:
+    """A call's values for `_CALL_COLUMNS`."""
+    return (
+        call.number,
+        call.started_at,
+        call.latency,
+        call.outcome,
+        call.status,
+        call.answer,
+        call.error,
+        call.prompt_tokens,
+        call.completion_tokens,
+        call.cost,
+    )
+
+
 def _add(tallies: dict[str, Any], group: str, key: str) -> None:
     counts = tallies.setdefault(group, {})
     counts[key] = counts.get(key, 0) + 1
@@ -260,26 +283,9 @@ class JudgeWriter(OwnedWriter):
 
     def _insert_call(self, db: Connection, query_id: str, doc_id: str, call: Call) -> None:
         db.execute(
-            "INSERT INTO judge_calls (task_id, call_id, query_id, doc_id, owner, number, "
-            "started_at, latency, outcome, status, answer, error, prompt_tokens, "
-            "completion_tokens, cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                self.task_id,
-                uuid.uuid4().hex,
-                query_id,
-                doc_id,
-                self.owner,
-                call.number,
-                call.started_at,
-                call.latency,
-                call.outcome,
-                call.status,
-                call.answer,
-                call.error,
-                call.prompt_tokens,
-                call.completion_tokens,
-                call.cost,
-            ),
+            "INSERT INTO judge_calls (task_id, call_id, query_id, doc_id, owner, "
+            f"{_CALL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (self.task_id, uuid.uuid4().hex, query_id, doc_id, self.owner, *_call_values(call)),
         )
 
     def call(self, pair: JudgePair, call: Call) -> None:
@@ -397,8 +403,7 @@ class AnswerLedger:
             )
         db.execute(
             "INSERT INTO answer_calls (task_id, call_id, query_id, measure, repeats, asking, "
-            "owner, number, deciding, started_at, latency, outcome, status, answer, error, "
-            "prompt_tokens, completion_tokens, cost) "
+            f"owner, deciding, {_CALL_COLUMNS}) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 self.writer.task_id,
@@ -408,17 +413,8 @@ class AnswerLedger:
                 repeats,
                 number,
                 self.writer.owner,
-                call.number,
                 int(deciding),
-                call.started_at,
-                call.latency,
-                call.outcome,
-                call.status,
-                call.answer,
-                call.error,
-                call.prompt_tokens,
-                call.completion_tokens,
-                call.cost,
+                *_call_values(call),
             ),
         )
 
