@@ -284,9 +284,13 @@ impl Regexp {
         }
     }
 
-    /// The next byte of the line.
+    /// The next byte of the line. A space, which the first substitution would put between two
+    /// more, goes on alone: to the other rules a run of spaces is as one (none of them matches
+    /// a space but as a `[^0-9]`, and a match takes at most one of them).
     fn push(&mut self, b: u8) {
-        if is_isolated(b) {
+        if b == b' ' {
+            self.period_after(b);
+        } else if is_isolated(b) {
             self.period_after(b' ');
             self.period_after(b);
             self.period_after(b' ');
