@@ -11,7 +11,8 @@ times in one process (median of ``--repeats`` calls after one warm-up):
 Each row gives the median wall time and the median CPU time of the process (every thread):
 on a shared machine the CPU times are the steadier ratio.
 
-Writes benchmarks/RESULTS-answers.md. Usage: python3 benchmarks/answers.py [--pairs N]
+Writes benchmarks/RESULTS-answers.md (keeping the sections below its table). Usage:
+python3 benchmarks/answers.py [--pairs N]
 """
 
 from __future__ import annotations
@@ -143,7 +144,11 @@ def main() -> None:
             f"| {name} | {seconds:.3f} | {cpu:.3f} | {per_question:.3f} | "
             f"{baseline[0] / seconds:.1f}x | {baseline[1] / cpu:.1f}x |"
         )
-    (HERE / "RESULTS-answers.md").write_text("\n".join(lines) + "\n")
+    results_file = HERE / "RESULTS-answers.md"
+    # Sections below the table (``## ...``: comparisons of two builds) are kept.
+    previous = results_file.read_text() if results_file.exists() else ""
+    kept = previous[previous.index("\n## ") :] if "\n## " in previous else ""
+    results_file.write_text("\n".join(lines) + "\n" + kept)
     print("\n".join(lines))
 
 

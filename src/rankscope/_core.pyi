@@ -305,5 +305,5 @@ def score_answers(
 def score_weknora_answers(
     answers: list[list[str]],
     references: list[list[str]],
-    measures: list[tuple[str, list[float]]],
+    measures: list[tuple[str, list[float], str]],
 ) -> list[list[float]]: ...

@@ -3,7 +3,7 @@
 
 use pyo3::prelude::*;
 use rankscope_core::answers::{
-    score_pairs, score_weknora_pairs, AnswerMeasure, Rouge, Tokenizer, WeknoraMeasure,
+    score_pairs, score_weknora_pairs, AnswerMeasure, Tokenizer, WeknoraMeasure,
 };
 use rankscope_core::error::{Error, Result};
 
@@ -37,30 +37,19 @@ fn score_answers(
 }
 
 /// One column of values per WeKnora measure for each answer against its reference, both given
-/// as sentences of space-joined words; a measure is `("BLEU", weights)`, `("ROUGE-N", [n])`
-/// or `("ROUGE-L", [])`.
+/// as sentences of space-joined words; a measure is `(kind, weights, option)`:
+/// `("BLEU", weights, "smoothed" | "unsmoothed")`, `("ROUGE-1" ... "ROUGE-5" | "ROUGE-L", [],
+/// "f" | "p" | "r")`.
 #[pyfunction]
 fn score_weknora_answers(
     py: Python<'_>,
     answers: Vec<Vec<String>>,
     references: Vec<Vec<String>>,
-    measures: Vec<(String, Vec<f64>)>,
+    measures: Vec<(String, Vec<f64>, String)>,
 ) -> PyResult<Vec<Vec<f64>>> {
     let measures: Result<Vec<WeknoraMeasure>> = measures
         .iter()
-        .map(|(kind, values)| match (kind.as_str(), values.as_slice()) {
-            ("BLEU", &[a, b, c, d]) => Ok(WeknoraMeasure::Bleu([a, b, c, d])),
-            ("ROUGE-N", &[n]) if (1.0..=4.0).contains(&n) && n.fract() == 0.0 => {
-                // A whole number from 1 to 4.
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                Ok(WeknoraMeasure::Rouge(Rouge::N(n as usize)))
-            }
-            ("ROUGE-L", &[]) => Ok(WeknoraMeasure::Rouge(Rouge::L)),
-            _ => Err(Error::measure(
-                kind.as_str(),
-                "expected (BLEU, 4 weights), (ROUGE-N, [1-4]) or (ROUGE-L, [])",
-            )),
-        })
+        .map(|(kind, weights, option)| WeknoraMeasure::parse(kind, weights, option))
         .collect();
     let measures = measures.or_raise(py)?;
     py.detach(|| score_weknora_pairs(&answers, &references, &measures))

@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 
 from rankscope.answers._judged import JUDGED_FAMILIES
-from rankscope.answers._weknora import BLEU_WEIGHTS, sentence_lines
+from rankscope.answers._weknora import BLEU_WEIGHTS, bleu_spec, rouge_spec, weknora_columns
 from rankscope.engine import native
 from rankscope.engine.measures import FAMILIES, Measure, default_measures
 from rankscope.errors import MeasureError, MissingDependencyError, ProfileError
@@ -129,11 +129,6 @@ _BLEU_CORE_TOKENIZERS = ("13a", "zh", "char", "none")
 sacrebleu's own, its tokens handed to the core."""
 
 _ROUGE_CORE = {"ROUGE-1": ("ROUGE-N", 1), "ROUGE-2": ("ROUGE-N", 2), "ROUGE-L": ("ROUGE-L", 1)}
-_WEKNORA_CORE: dict[str, tuple[str, list[float]]] = {
-    "ROUGE-1": ("ROUGE-N", [1.0]),
-    "ROUGE-2": ("ROUGE-N", [2.0]),
-    "ROUGE-L": ("ROUGE-L", []),
-}
 _VALID_ROUGE_TOKEN = re.compile(r"[a-z0-9]+")
 
 
@@ -210,16 +205,14 @@ def _standard_columns(
 def _weknora_columns(
     measures: Sequence[Measure], pairs: Sequence[tuple[str, Sequence[str]]]
 ) -> dict[Measure, list[float]]:
-    """WeKnora's BLEU and ROUGE by the core, over its sentences and words (split here)."""
+    """WeKnora's BLEU and ROUGE by the core, against each question's first reference."""
     specs = [
-        ("BLEU", list(BLEU_WEIGHTS[int(m.param("n") or 4)]))
+        bleu_spec(BLEU_WEIGHTS[int(m.param("n") or 4)])
         if m.family == "BLEU"
-        else _WEKNORA_CORE[m.family]
+        else rouge_spec(m.family)
         for m in measures
     ]
-    answers = [sentence_lines(answer) for answer, _ in pairs]
-    references = [sentence_lines(texts[0]) for _, texts in pairs]
-    columns = native.score_weknora_answers(answers, references, specs)
+    columns = weknora_columns([(answer, texts[0]) for answer, texts in pairs], specs)
     return dict(zip(measures, columns, strict=True))
 
 

@@ -15,17 +15,19 @@ standard practice:
     punctuation character is a token of its own; everything else (spaces, symbols such as
     ``$``, letters outside ASCII such as ``é``) is dropped.
 
-Then:
+Then, computed by the core (``rankscope_core::answers::weknora``, `weknora_columns`) over the
+sentences' words:
 
 BLEU (``NewBLEUMetric(true, weights)``)
     Tokens lower-cased. Modified n-gram precision with add-1 smoothing,
-    ``p_n = (clipped_n + 1) / (total_n + 1)``, for n = 1..4 (0 when the answer has fewer
+    ``p_n = (clipped_n + 1) / (total_n + 1)`` (``NewBLEUMetric(false, ...)``:
+    ``clipped_n / total_n``), for n = 1 up to the number of weights (0 when the answer has fewer
     than n tokens); ``BLEU = BP * exp(Σ w_n log p_n)`` over the non-zero ``p_n``, without
     renormalising the weights; ``BP = 1`` if the answer is longer than the reference, else
     ``exp(1 - r / c)``. An empty answer scores 0; an empty reference does not (every p_n is
     ``1 / (total_n + 1)`` and BP is 1). Weights: BLEU-1 (1, 0, 0, 0), BLEU-2 (.5, .5, 0, 0),
     BLEU-3 (.33, .33, .33, 0), BLEU-4 (.25, .25, .25, .25).
-ROUGE-1, ROUGE-2 (``NewRougeMetric(true, "rouge-N", "f")``)
+ROUGE-1, ROUGE-2 (``NewRougeMetric(true, "rouge-N", "f")``; ``rouge-3`` ... ``rouge-5`` too)
     Case-sensitive, over the *sets* of distinct n-grams of the whole text (n-grams run across
     sentence boundaries); WeKnora's ``exclusive`` flag changes nothing, because only the number
     of distinct keys is ever read. ``p = |H ∩ R| / |H|``, ``r = |H ∩ R| / |R|``,
@@ -34,29 +36,34 @@ ROUGE-L (``"rouge-l"``)
     Summary level, over distinct words: for every (reference sentence, answer sentence) pair one
     longest common subsequence is rebuilt (ties broken as WeKnora's backtracking does) and the
     union of the *words* of all of them, as a set, is the overlap; ``p`` and ``r`` divide it by
-    the number of distinct words of the answer and of the reference; F as above.
+    the number of distinct words of the answer and of the reference; F as above. ``stats``
+    ``p`` and ``r`` return those instead of F.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import re
-from collections import Counter
 from collections.abc import Sequence
 from functools import cache, lru_cache
 from typing import Any
 
+from rankscope.engine import native
 from rankscope.errors import MissingDependencyError
 
 __all__ = [
     "BLEU_WEIGHTS",
     "ROUGE_VARIANTS",
+    "WeknoraSpec",
+    "bleu_spec",
+    "rouge_spec",
     "sentence_lines",
     "split_sentences",
     "split_words",
     "weknora_bleu",
+    "weknora_columns",
     "weknora_rouge",
+    "weknora_scores",
 ]
 
 BLEU_WEIGHTS: dict[int, tuple[float, ...]] = {
@@ -78,7 +85,6 @@ _GO_SPACE = (
     + "".join(map(chr, range(0x2000, 0x200B)))
     + ("\u2028\u2029\u202f\u205f\u3000")
 )
-_ROUGE_EPSILON = 1e-8
 
 
 def split_sentences(text: str) -> list[str]:
@@ -173,26 +179,51 @@ def _sentence_line(sentence: str) -> str:
     return " ".join(_sentence_words(sentence))
 
 
-def _ngrams(tokens: Sequence[str], n: int) -> list[tuple[str, ...]]:
-    return [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
+WeknoraSpec = tuple[str, list[float], str]
+"""How the core's ``score_weknora_answers`` names a WeKnora measure: ``(kind, weights, option)``,
+made by `bleu_spec` and `rouge_spec`."""
 
 
-def _modified_precision(
-    candidate: Sequence[str], reference: Sequence[str], n: int, smoothing: bool
-) -> float:
-    counts = Counter(_ngrams(candidate, n))
-    if not counts:
-        return 0.0
-    reference_counts = Counter(_ngrams(reference, n))
-    clipped = sum(min(count, reference_counts[gram]) for gram, count in counts.items())
-    add = 1.0 if smoothing else 0.0
-    return (clipped + add) / (sum(counts.values()) + add)
+def bleu_spec(weights: Sequence[float], smoothing: bool = True) -> WeknoraSpec:
+    """The core's name of ``NewBLEUMetric(smoothing, weights)`` (1 to 4 weights)."""
+    return ("BLEU", [float(w) for w in weights], "smoothed" if smoothing else "unsmoothed")
+
+
+def rouge_spec(variant: str, stat: str = "f") -> WeknoraSpec:
+    """The core's name of ``NewRougeMetric(_, variant, stat)``: ``variant`` one of
+    `ROUGE_VARIANTS`, ``stat`` ``f``, ``p`` or ``r``."""
+    return (variant.upper(), [], stat)
+
+
+def weknora_columns(
+    pairs: Sequence[tuple[str, str]], specs: Sequence[WeknoraSpec]
+) -> list[list[float]]:
+    """The values of the WeKnora measures ``specs`` for each ``(answer, reference)`` pair, one
+    column per measure: the sentences and words split here, the arithmetic done by the core
+    (``rankscope_core::answers::weknora``), batch-wise."""
+    answers = [sentence_lines(answer) for answer, _ in pairs]
+    references = [sentence_lines(reference) for _, reference in pairs]
+    return native.score_weknora_answers(answers, references, list(specs))
+
+
+def weknora_scores(answer: str, reference: str, specs: Sequence[WeknoraSpec]) -> list[float]:
+    """The value of each of ``specs`` for one answer against its reference.
+
+    Examples
+    --------
+    >>> weknora_scores("The cat sat", "the cat sat", [bleu_spec(BLEU_WEIGHTS[4])])
+    [1.0]
+    >>> weknora_scores("a b c", "a b d", [rouge_spec("rouge-2", "p"), rouge_spec("rouge-1")])
+    [0.5, 0.6666666616666668]
+    """
+    return [column[0] for column in weknora_columns([(answer, reference)], specs)]
 
 
 def weknora_bleu(
     answer: str, reference: str, weights: Sequence[float], smoothing: bool = True
 ) -> float:
-    """WeKnora's ``BLEUMetric.Compute``: smoothed sentence BLEU over lower-cased tokens.
+    """WeKnora's ``BLEUMetric.Compute``: sentence BLEU over lower-cased tokens, add-1 smoothed
+    unless ``smoothing`` is False.
 
     Examples
     --------
@@ -201,66 +232,7 @@ def weknora_bleu(
     >>> round(weknora_bleu("the cat", "the cat sat on the mat", BLEU_WEIGHTS[1]), 6)
     0.135335
     """
-    candidate = [token.lower() for token in split_words(split_sentences(answer))]
-    reference_tokens = [token.lower() for token in split_words(split_sentences(reference))]
-    total = 0.0
-    nonzero = 0
-    for n, weight in enumerate(weights, start=1):
-        precision = _modified_precision(candidate, reference_tokens, n, smoothing)
-        if precision > 0.0:
-            nonzero += 1
-            total += weight * math.log(precision)
-    if nonzero == 0:
-        return 0.0
-    c, r = len(candidate), len(reference_tokens)
-    brevity = 1.0 if c > r else math.exp(1 - r / c)
-    return brevity * math.exp(total)
-
-
-def _rouge_f(overlap: int, answer_count: int, reference_count: int) -> dict[str, float]:
-    p = overlap / answer_count if answer_count else 0.0
-    r = overlap / reference_count if reference_count else 0.0
-    return {"p": p, "r": r, "f": 2.0 * ((p * r) / (p + r + _ROUGE_EPSILON))}
-
-
-def _rouge_n(answer: list[str], reference: list[str], n: int) -> dict[str, float]:
-    answer_grams = set(_ngrams(split_words(answer), n))
-    reference_grams = set(_ngrams(split_words(reference), n))
-    return _rouge_f(len(answer_grams & reference_grams), len(answer_grams), len(reference_grams))
-
-
-def _lcs_words(x: Sequence[str], y: Sequence[str]) -> set[str]:
-    """The words of the longest common subsequence that WeKnora's ``reconLcs`` rebuilds."""
-    table = [[0] * (len(y) + 1) for _ in range(len(x) + 1)]
-    for i in range(1, len(x) + 1):
-        for j in range(1, len(y) + 1):
-            if x[i - 1] == y[j - 1]:
-                table[i][j] = table[i - 1][j - 1] + 1
-            else:
-                table[i][j] = max(table[i - 1][j], table[i][j - 1])
-    words: set[str] = set()
-    i, j = len(x), len(y)
-    while i > 0 and j > 0:
-        if x[i - 1] == y[j - 1]:
-            words.add(x[i - 1])
-            i, j = i - 1, j - 1
-        elif table[i - 1][j] > table[i][j - 1]:
-            i -= 1
-        else:
-            j -= 1
-    return words
-
-
-def _rouge_l(answer: list[str], reference: list[str]) -> dict[str, float]:
-    answer_sentences = [split_words([sentence]) for sentence in answer]
-    union: set[str] = set()
-    for reference_sentence in reference:
-        reference_words = split_words([reference_sentence])
-        for answer_words in answer_sentences:
-            union |= _lcs_words(reference_words, answer_words)
-    distinct_answer = len(set(split_words(answer)))
-    distinct_reference = len(set(split_words(reference)))
-    return _rouge_f(len(union), distinct_answer, distinct_reference)
+    return weknora_scores(answer, reference, [bleu_spec(weights, smoothing)])[0]
 
 
 def weknora_rouge(answer: str, reference: str, variant: str, stat: str = "f") -> float:
@@ -274,12 +246,4 @@ def weknora_rouge(answer: str, reference: str, variant: str, stat: str = "f") ->
     >>> weknora_rouge("a b c", "a b d", "rouge-2", "p")
     0.5
     """
-    answer_sentences = split_sentences(answer)
-    reference_sentences = split_sentences(reference)
-    if variant == "rouge-l":
-        scores = _rouge_l(answer_sentences, reference_sentences)
-    else:
-        scores = _rouge_n(
-            answer_sentences, reference_sentences, int(variant.removeprefix("rouge-"))
-        )
-    return scores[stat]
+    return weknora_scores(answer, reference, [rouge_spec(variant, stat)])[0]

@@ -2,7 +2,8 @@
 
 These reproduce WeKnora's evaluation metrics exactly (profile ``weknora``), including the ways
 they depart from standard practice. They are thin wrappers over the same kernels that
-`rankscope.evaluate` runs; each call builds a one-query (or one-query-per-list) batch.
+`rankscope.evaluate` and `rankscope.evaluate_answers` run (the core's); each call builds a
+one-query (or one-query-per-list, or one-answer) batch.
 
 How WeKnora's metrics differ from trec_eval's, and why most users want ``profile="trec"``:
 
@@ -68,7 +69,15 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import TypeVar
 
-from rankscope.answers._weknora import BLEU_WEIGHTS, ROUGE_VARIANTS, weknora_bleu, weknora_rouge
+from rankscope.answers._weknora import (
+    BLEU_WEIGHTS,
+    ROUGE_VARIANTS,
+    bleu_spec,
+    rouge_spec,
+    weknora_bleu,
+    weknora_rouge,
+    weknora_scores,
+)
 from rankscope.engine import evaluate_query
 from rankscope.engine.measures import Measure
 from rankscope.engine.profiles import PROFILES
@@ -374,6 +383,17 @@ class RougeMetric:
         )
 
 
+_GENERATION = (
+    bleu_spec(BLEU1_GRAM),
+    bleu_spec(BLEU2_GRAM),
+    bleu_spec(BLEU4_GRAM),
+    rouge_spec("rouge-1"),
+    rouge_spec("rouge-2"),
+    rouge_spec("rouge-l"),
+)
+"""What `generation_metrics` computes, in `GenerationMetrics`' order: WeKnora's six calculators."""
+
+
 @dataclass(frozen=True)
 class GenerationMetrics(_MetricFields):
     """WeKnora's ``GenerationMetrics``: BLEU-1/2/4 and ROUGE-1/2/L F of one answer (or a mean)."""
@@ -400,12 +420,5 @@ def generation_metrics(metric_input: MetricInput) -> GenerationMetrics:
     ...                                generated_gt="the cat sat")).rounded(6)
     GenerationMetrics(bleu1=1.0, bleu2=1.0, bleu4=1.0, rouge1=0.0, rouge2=0.0, rougel=0.0)
     """
-    answer, reference = metric_input.generated_texts, metric_input.generated_gt
-    return GenerationMetrics(
-        bleu1=weknora_bleu(answer, reference, BLEU1_GRAM),
-        bleu2=weknora_bleu(answer, reference, BLEU2_GRAM),
-        bleu4=weknora_bleu(answer, reference, BLEU4_GRAM),
-        rouge1=weknora_rouge(answer, reference, "rouge-1"),
-        rouge2=weknora_rouge(answer, reference, "rouge-2"),
-        rougel=weknora_rouge(answer, reference, "rouge-l"),
-    )
+    values = weknora_scores(metric_input.generated_texts, metric_input.generated_gt, _GENERATION)
+    return GenerationMetrics(*values)

@@ -168,10 +168,87 @@ pub fn score_pairs(
 /// A WeKnora measure.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum WeknoraMeasure {
-    /// BLEU with these weights for n = 1..4.
-    Bleu([f64; 4]),
-    /// ROUGE-N's or ROUGE-L's F.
-    Rouge(Rouge),
+    /// `BLEUMetric`: `orders` weights (1-4) for n = 1, 2, ..., add-1 smoothed or not.
+    Bleu {
+        /// The weights, the first `orders` of them used.
+        weights: [f64; ngrams::MAX_ORDER],
+        /// How many weights (the highest n-gram order).
+        orders: usize,
+        /// Whether each n-gram precision is add-1 smoothed.
+        smoothing: bool,
+    },
+    /// `RougeMetric`: one statistic of ROUGE-N (n = 1-5) or ROUGE-L.
+    Rouge(Rouge, RougeStat),
+}
+
+/// Which number of a ROUGE score WeKnora's `RougeMetric` returns (its `stats`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RougeStat {
+    /// `p`.
+    Precision,
+    /// `r`.
+    Recall,
+    /// `f`.
+    F,
+}
+
+impl RougeStat {
+    fn of(self, score: Prf) -> f64 {
+        match self {
+            Self::Precision => score.precision,
+            Self::Recall => score.recall,
+            Self::F => score.f,
+        }
+    }
+}
+
+impl WeknoraMeasure {
+    /// The measure `kind` (`BLEU`, `ROUGE-1` ... `ROUGE-5`, `ROUGE-L`): BLEU with `weights`
+    /// (1-4 of them) and `option` `smoothed` or `unsmoothed`; ROUGE with no weights and
+    /// `option` the statistic, `f`, `p` or `r`.
+    ///
+    /// # Errors
+    /// [`Error::Measure`] for anything else.
+    pub fn parse(kind: &str, weights: &[f64], option: &str) -> Result<Self> {
+        let problem = |what: &str| Error::measure(format!("WeKnora's {kind}"), what);
+        if kind == "BLEU" {
+            if weights.is_empty() || weights.len() > ngrams::MAX_ORDER {
+                return Err(problem("BLEU takes 1 to 4 weights (n = 1..4)"));
+            }
+            let smoothing = match option {
+                "smoothed" => true,
+                "unsmoothed" => false,
+                _ => return Err(problem("BLEU is smoothed or unsmoothed")),
+            };
+            let mut padded = [0.0; ngrams::MAX_ORDER];
+            padded[..weights.len()].copy_from_slice(weights);
+            return Ok(Self::Bleu {
+                weights: padded,
+                orders: weights.len(),
+                smoothing,
+            });
+        }
+        let rouge = match kind.strip_prefix("ROUGE-") {
+            Some("L") => Rouge::L,
+            Some(digits) => match digits.parse::<usize>() {
+                Ok(n) if (1..=weknora::MAX_ROUGE_ORDER).contains(&n) && n.to_string() == digits => {
+                    Rouge::N(n)
+                }
+                _ => return Err(problem("expected BLEU, ROUGE-1 ... ROUGE-5 or ROUGE-L")),
+            },
+            None => return Err(problem("expected BLEU, ROUGE-1 ... ROUGE-5 or ROUGE-L")),
+        };
+        if !weights.is_empty() {
+            return Err(problem("ROUGE takes no weights"));
+        }
+        let stat = match option {
+            "f" => RougeStat::F,
+            "p" => RougeStat::Precision,
+            "r" => RougeStat::Recall,
+            _ => return Err(problem("the ROUGE statistic is f, p or r")),
+        };
+        Ok(Self::Rouge(rouge, stat))
+    }
 }
 
 /// The values of WeKnora's `measures` for each answer against its one reference, both given
@@ -219,16 +296,71 @@ fn score_weknora_pair(
     measures
         .iter()
         .map(|m| match *m {
-            WeknoraMeasure::Bleu(weights) => {
+            WeknoraMeasure::Bleu {
+                weights,
+                orders,
+                smoothing,
+            } => {
                 let (answer, reference) = lower_ids.get_or_insert_with(lowered);
-                weknora::bleu(answer, reference, &weights)
+                weknora::bleu(answer, reference, &weights[..orders], smoothing)
             }
-            WeknoraMeasure::Rouge(Rouge::N(n)) => {
-                weknora::rouge_n(&answer_flat, &reference_flat, n).f
+            WeknoraMeasure::Rouge(Rouge::N(n), stat) => {
+                stat.of(weknora::rouge_n(&answer_flat, &reference_flat, n))
             }
-            WeknoraMeasure::Rouge(Rouge::L) => {
-                weknora::rouge_l(&slices(&answer_ids), &slices(&reference_ids)).f
-            }
+            WeknoraMeasure::Rouge(Rouge::L, stat) => stat.of(weknora::rouge_l(
+                &slices(&answer_ids),
+                &slices(&reference_ids),
+            )),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weknora_measures_parse_and_refuse() {
+        let bleu = WeknoraMeasure::parse("BLEU", &[0.5, 0.5], "unsmoothed").unwrap();
+        let expected = WeknoraMeasure::Bleu {
+            weights: [0.5, 0.5, 0.0, 0.0],
+            orders: 2,
+            smoothing: false,
+        };
+        assert_eq!(bleu, expected);
+        assert_eq!(
+            WeknoraMeasure::parse("ROUGE-5", &[], "p").unwrap(),
+            WeknoraMeasure::Rouge(Rouge::N(5), RougeStat::Precision)
+        );
+        assert_eq!(
+            WeknoraMeasure::parse("ROUGE-L", &[], "r").unwrap(),
+            WeknoraMeasure::Rouge(Rouge::L, RougeStat::Recall)
+        );
+        for (kind, weights, option) in [
+            ("BLEU", &[][..], "smoothed"),
+            ("BLEU", &[0.2; 5][..], "smoothed"),
+            ("BLEU", &[1.0][..], "f"),
+            ("ROUGE-6", &[][..], "f"),
+            ("ROUGE-0", &[][..], "f"),
+            ("ROUGE-01", &[][..], "f"),
+            ("ROUGE-1", &[1.0][..], "f"),
+            ("ROUGE-1", &[][..], "smoothed"),
+            ("rouge-1", &[][..], "f"),
+        ] {
+            assert!(
+                WeknoraMeasure::parse(kind, weights, option).is_err(),
+                "{kind} {weights:?} {option}"
+            );
+        }
+    }
+
+    #[test]
+    fn weknora_pairs_give_each_statistic() {
+        let answers = vec![vec!["a b c d".to_string()]];
+        let references = vec![vec!["a b".to_string()]];
+        let measures = ["f", "p", "r"].map(|s| WeknoraMeasure::parse("ROUGE-1", &[], s).unwrap());
+        let columns = score_weknora_pairs(&answers, &references, &measures).unwrap();
+        let (p, r) = (0.5, 1.0);
+        assert_eq!(columns, [[2.0 * (p * r / (p + r + 1e-8))], [p], [r]]);
+    }
 }

@@ -39,7 +39,7 @@ impl Prf {
 /// Which ROUGE.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rouge {
-    /// ROUGE-N over n-grams of this order (1-4).
+    /// ROUGE-N over n-grams of this order (1-4; WeKnora's, 1-5).
     N(usize),
     /// ROUGE-L, the longest common subsequence.
     L,

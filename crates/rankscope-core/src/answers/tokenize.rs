@@ -1,6 +1,7 @@
 //! The tokenizers of the reference packages, rule for rule: sacrebleu's `13a`, `zh`, `char` and
-//! `none`, and rouge-score's default tokenizer (without stemming). Each is a scan over the
-//! text's characters (Unicode scalar values, as Python's `str` holds them), and each splits on
+//! `none`, and rouge-score's default tokenizer (without stemming). Each is one scan over the
+//! text (its characters, Unicode scalar values as Python's `str` holds them; `13a`'s rules over
+//! its UTF-8 bytes, where they match as they do over characters), and each splits on
 //! whitespace as Python's `str.split()` does.
 
 use std::borrow::Cow;
@@ -79,21 +80,114 @@ fn char_spaced(text: &str) -> String {
     out
 }
 
-/// sacrebleu's `Tokenizer13a.__call__` before its final split: language-independent steps,
-/// then [`regexp`] over the line padded with a space on each side.
+/// sacrebleu's `Tokenizer13a.__call__` before its final split, in one pass over the bytes of
+/// `line`: its language-independent steps ([`Unescape`]) feed its regular expressions
+/// ([`Regexp`]) over the line padded with a space on each side.
 fn thirteen_a(line: &str) -> String {
-    let mut line = line
-        .replace("<skipped>", "")
-        .replace("-\n", "")
-        .replace('\n', " ");
-    if line.contains('&') {
-        line = line
-            .replace("&quot;", "\"")
-            .replace("&amp;", "&")
-            .replace("&lt;", "<")
-            .replace("&gt;", ">");
+    let mut regexp = Regexp::with_capacity(line.len());
+    let mut unescape = Unescape::default();
+    regexp.push(b' ');
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'<' && bytes[i..].starts_with(SKIPPED) {
+            i += SKIPPED.len();
+            continue;
+        }
+        unescape.push(b, &mut regexp);
+        i += 1;
     }
-    regexp(&format!(" {line} "))
+    unescape.finish(&mut regexp);
+    regexp.push(b' ');
+    regexp.finish()
+}
+
+/// What `13a` removes first (`line.replace('<skipped>', '')`).
+const SKIPPED: &[u8] = b"<skipped>";
+
+/// `13a`'s entities, each replaced in this order over the whole line (`line.replace(...)`, one
+/// after the other: `&amp;lt;` becomes `<`, `&amp;quot;` stays `&quot;`).
+const ENTITIES: [(&[u8], u8); 4] = [
+    (b"&quot;", b'"'),
+    (b"&amp;", b'&'),
+    (b"&lt;", b'<'),
+    (b"&gt;", b'>'),
+];
+
+/// `13a`'s steps after `<skipped>` goes, as a chain of streams, each the exact equivalent of
+/// one `str.replace` of the line (left to right, occurrences not overlapping, what it writes
+/// never read again by itself): `-\n` removed, `\n` made a space, then each of [`ENTITIES`].
+/// Every pattern is ASCII, so bytes of other characters pass through untouched.
+#[derive(Default)]
+struct Unescape {
+    /// A `-` held back: the start of `-\n` or not.
+    dash: bool,
+    /// How many bytes of each entity the stream before it has matched so far (every entity
+    /// starts with its only `&`, so a mismatch can only start again at the byte that broke it).
+    matched: [usize; ENTITIES.len()],
+}
+
+impl Unescape {
+    fn push(&mut self, b: u8, out: &mut Regexp) {
+        if !self.dash && self.matched == [0; ENTITIES.len()] && !matches!(b, b'-' | b'\n' | b'&') {
+            // Nothing held back and nothing starts: the byte passes every step unchanged.
+            out.push(b);
+            return;
+        }
+        if self.dash {
+            self.dash = false;
+            if b == b'\n' {
+                return;
+            }
+            self.entities(0, b'-', out);
+        }
+        match b {
+            b'-' => self.dash = true,
+            b'\n' => self.entities(0, b' ', out),
+            _ => self.entities(0, b, out),
+        }
+    }
+
+    /// `b` into the replacement of entity `k` (and so of those after it).
+    fn entities(&mut self, k: usize, b: u8, out: &mut Regexp) {
+        let Some(&(pattern, replacement)) = ENTITIES.get(k) else {
+            out.push(b);
+            return;
+        };
+        let matched = self.matched[k];
+        if matched > 0 && pattern[matched] == b {
+            if matched + 1 == pattern.len() {
+                self.matched[k] = 0;
+                self.entities(k + 1, replacement, out);
+            } else {
+                self.matched[k] = matched + 1;
+            }
+            return;
+        }
+        self.matched[k] = 0;
+        for &held in &pattern[..matched] {
+            self.entities(k + 1, held, out);
+        }
+        if b == pattern[0] {
+            self.matched[k] = 1;
+        } else {
+            self.entities(k + 1, b, out);
+        }
+    }
+
+    /// The end of the line: what is held back passes on.
+    fn finish(&mut self, out: &mut Regexp) {
+        if std::mem::take(&mut self.dash) {
+            self.entities(0, b'-', out);
+        }
+        for (k, &(pattern, _)) in ENTITIES.iter().enumerate() {
+            let matched = std::mem::take(&mut self.matched[k]);
+            for &held in &pattern[..matched] {
+                self.entities(k + 1, held, out);
+            }
+        }
+    }
 }
 
 /// The characters sacrebleu's `zh` tokenizer isolates. Its table compares one-character
@@ -131,89 +225,135 @@ fn is_zh_char(c: char) -> bool {
         .any(|&(start, end)| (start..=end).contains(&c))
 }
 
-/// sacrebleu's `TokenizerZh.__call__` before its final split.
+/// sacrebleu's `TokenizerZh.__call__` before its final split, in one pass: each character of
+/// its table between spaces, then [`Regexp`].
 fn zh(line: &str) -> String {
-    let mut spaced = String::with_capacity(line.len() * 2);
+    let mut regexp = Regexp::with_capacity(line.len());
+    let mut buffer = [0u8; 4];
     for c in line.trim_matches(is_python_space).chars() {
         if is_zh_char(c) {
-            spaced.push(' ');
-            spaced.push(c);
-            spaced.push(' ');
+            regexp.push(b' ');
+            regexp.push_all(c.encode_utf8(&mut buffer).as_bytes());
+            regexp.push(b' ');
         } else {
-            spaced.push(c);
+            regexp.push_all(c.encode_utf8(&mut buffer).as_bytes());
         }
     }
-    regexp(&spaced)
+    regexp.finish()
 }
 
-fn is_digit(c: char) -> bool {
-    c.is_ascii_digit()
+fn is_digit(b: u8) -> bool {
+    b.is_ascii_digit()
 }
 
 /// `[\{-\~\[-\` -\&\(-\+\:-\@\/]`, the characters `13a` surrounds with spaces.
-fn is_isolated(c: char) -> bool {
-    matches!(c, '{'..='~' | '['..='`' | ' '..='&' | '('..='+' | ':'..='@' | '/')
+fn is_isolated(b: u8) -> bool {
+    matches!(b, b'{'..=b'~' | b'['..=b'`' | b' '..=b'&' | b'('..=b'+' | b':'..=b'@' | b'/')
 }
 
-/// One `re.sub` of a two-character pattern `(a)(b)`: left to right, matches not overlapping,
-/// each match replaced by `emit(a, b, out)`.
-fn substitute_pairs(
-    line: &str,
-    matches: impl Fn(char, char) -> bool,
-    emit: impl Fn(char, char, &mut String),
-) -> String {
-    let mut out = String::with_capacity(line.len() + line.len() / 2);
-    let mut chars = line.chars().peekable();
-    while let Some(a) = chars.next() {
-        match chars.peek() {
-            Some(&b) if matches(a, b) => {
-                emit(a, b, &mut out);
-                chars.next();
-            }
-            _ => out.push(a),
+/// sacrebleu's `TokenizerRegexp.__call__` before its final split, as one stream: its four
+/// substitutions in order, each fed what the one before writes as it writes it.
+///
+/// The first puts spaces around each character [`is_isolated`] accepts. The other three are a
+/// two-character pattern `(a)(b)` each, replaced left to right without overlaps; each holds
+/// back at most one byte, the `a` of a match that its next byte completes or not:
+///
+/// 1. `([^0-9])([\.,])` -> `\1 \2 `: a period or comma not after a digit;
+/// 2. `([\.,])([^0-9])` -> ` \1 \2`: a period or comma not before a digit;
+/// 3. `([0-9])(-)` -> `\1 \2 `: a dash after a digit.
+///
+/// Every character a rule looks at is ASCII, and the bytes of any other character are neither
+/// digits, `.`, `,` nor `-`: over UTF-8 bytes the rules match where they match over characters,
+/// and a space never lands inside a character.
+struct Regexp {
+    out: Vec<u8>,
+    held: [Option<u8>; 3],
+}
+
+impl Regexp {
+    fn with_capacity(capacity: usize) -> Self {
+        Self {
+            out: Vec::with_capacity(capacity + capacity / 2 + 16),
+            held: [None; 3],
         }
     }
-    out
-}
 
-fn push_all(out: &mut String, chars: [char; 4]) {
-    out.extend(chars);
-}
+    fn push_all(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.push(b);
+        }
+    }
 
-/// sacrebleu's `TokenizerRegexp.__call__` before its final split: its four substitutions in
-/// order.
-fn regexp(line: &str) -> String {
-    let mut spaced = String::with_capacity(line.len() + 16);
-    for c in line.chars() {
-        if is_isolated(c) {
-            spaced.extend([' ', c, ' ']);
+    /// The next byte of the line. A space, which the first substitution would put between two
+    /// more, goes on alone: to the other rules a run of spaces is as one (none of them matches
+    /// a space but as a `[^0-9]`, and a match takes at most one of them).
+    fn push(&mut self, b: u8) {
+        if b == b' ' {
+            self.period_after(b);
+        } else if is_isolated(b) {
+            self.period_after(b' ');
+            self.period_after(b);
+            self.period_after(b' ');
         } else {
-            spaced.push(c);
+            self.period_after(b);
         }
     }
-    if spaced.contains(['.', ',']) {
-        // ([^0-9])([\.,]) -> \1 \2 : a period or comma not after a digit.
-        spaced = substitute_pairs(
-            &spaced,
-            |a, b| !is_digit(a) && matches!(b, '.' | ','),
-            |a, b, out| push_all(out, [a, ' ', b, ' ']),
-        );
-        // ([\.,])([^0-9]) -> " \1 \2": a period or comma not before a digit.
-        spaced = substitute_pairs(
-            &spaced,
-            |a, b| matches!(a, '.' | ',') && !is_digit(b),
-            |a, b, out| push_all(out, [' ', a, ' ', b]),
-        );
+
+    /// Rule 1.
+    fn period_after(&mut self, b: u8) {
+        match self.held[0].replace(b) {
+            Some(a) if !is_digit(a) && matches!(b, b'.' | b',') => {
+                self.held[0] = None;
+                for x in [a, b' ', b, b' '] {
+                    self.period_before(x);
+                }
+            }
+            Some(a) => self.period_before(a),
+            None => {}
+        }
     }
-    if spaced.contains('-') {
-        // ([0-9])(-) -> \1 \2 : a dash after a digit.
-        spaced = substitute_pairs(
-            &spaced,
-            |a, b| is_digit(a) && b == '-',
-            |a, b, out| push_all(out, [a, ' ', b, ' ']),
-        );
+
+    /// Rule 2.
+    fn period_before(&mut self, b: u8) {
+        match self.held[1].replace(b) {
+            Some(a) if matches!(a, b'.' | b',') && !is_digit(b) => {
+                self.held[1] = None;
+                for x in [b' ', a, b' ', b] {
+                    self.dash_after(x);
+                }
+            }
+            Some(a) => self.dash_after(a),
+            None => {}
+        }
     }
-    spaced
+
+    /// Rule 3.
+    fn dash_after(&mut self, b: u8) {
+        match self.held[2].replace(b) {
+            Some(a) if is_digit(a) && b == b'-' => {
+                self.held[2] = None;
+                self.out.extend([a, b' ', b, b' ']);
+            }
+            Some(a) => self.out.push(a),
+            None => {}
+        }
+    }
+
+    /// The end of the line: the bytes held back, rule by rule, then the text.
+    fn finish(mut self) -> String {
+        if let Some(a) = self.held[0].take() {
+            self.period_before(a);
+        }
+        if let Some(a) = self.held[1].take() {
+            self.dash_after(a);
+        }
+        if let Some(a) = self.held[2].take() {
+            self.out.push(a);
+        }
+        // Whole characters in, ASCII spaces added between them: still UTF-8.
+        String::from_utf8(self.out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
 }
 
 /// rouge-score's `tokenize.tokenize(text, None)`: `text.lower()`, every run of characters
@@ -259,6 +399,30 @@ mod tests {
         );
         assert_eq!(tokens("13a", "end.\n"), ["end", "."]);
         assert_eq!(tokens("13a", "  "), Vec::<String>::new());
+    }
+
+    #[test]
+    fn thirteen_a_applies_its_steps_in_sacrebleus_order() {
+        // Each as sacrebleu's Tokenizer13a splits it: every replacement reads what the one
+        // before wrote, each regular expression what the one before wrote, without overlaps.
+        let cases: [(&str, &[&str]); 7] = [
+            ("a..5", &["a", ".", ".5"]),
+            (
+                "&amp;quot; &amp;amp; &amp;gt;",
+                &["&", "quot", ";", "&", "amp", ";", ">"],
+            ),
+            ("x-<skipped>\ny", &["xy"]),
+            ("a--\n\nb", &["a-", "b"]),
+            ("&am<skipped>p;lt;", &["<"]),
+            (
+                "x.,y 1.-2 9,-",
+                &["x", ".", ",", "y", "1", ".", "-2", "9", ",", "-"],
+            ),
+            ("e.g.,5", &["e", ".", "g", ".", ",5"]),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(tokens("13a", line), expected, "{line:?}");
+        }
     }
 
     #[test]
