@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import uuid
 from collections import defaultdict
 from collections.abc import Iterator
@@ -25,6 +26,27 @@ ONE_WORKER_FOLDERS = ("tests/spark/",)
 # The file that takes longest (the wheels' builds and installs, minutes) is collected first: a
 # worker starts it while the other runs the rest, where last it would run alone at the end.
 FIRST_FILES = ("tests/test_packaging.py",)
+
+
+def _numba_cache_of_this_worker(config: pytest.Config) -> None:
+    """Under pytest-xdist, each worker gets numba caches of its own (ranx's functions are
+    compiled with ``cache=True``): ``$NUMBA_CACHE_DIR/<worker>``, by default under
+    ``build/numba-cache/``. Numba's cache is one index per function (signature -> data file) and
+    one data file per signature; a process that saves a signature reads the index, takes the
+    first free data file's number and writes the index, then the data file. Two processes that
+    save two signatures of one function at once (ranx compiles each function for int64
+    judgements and float64 scores, and again for every width of document id) can both take
+    number 1: the index then names one signature and the file holds the other's machine code,
+    which the next process to load it runs on arrays of the wrong type (wrong values, no
+    error). Set before the test modules import ranx (its functions find their cache when they
+    are decorated); the subprocesses the tests start inherit it."""
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if worker is None:  # one process (or the controller, which imports no test module)
+        return
+    shared = os.environ.get("NUMBA_CACHE_DIR") or str(ROOT / "build" / "numba-cache")
+    os.environ["NUMBA_CACHE_DIR"] = os.path.join(shared, worker)
+    if "numba" in sys.modules:  # imported already (by a plugin): it reads the variable again
+        sys.modules["numba"].core.config.reload_config()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -96,7 +118,9 @@ def _postgres(command: str) -> subprocess.CompletedProcess[str]:
 def pytest_configure(config: pytest.Config) -> None:
     """Under pytest-xdist without ``$RANKSCOPE_TEST_POSTGRES``, the controller starts the
     PostgreSQL server for its workers and stops it at the end, as ``scripts/test`` does: each
-    worker's session would otherwise start it and stop it under the others."""
+    worker's session would otherwise start it and stop it under the others. Each worker sets
+    its own numba cache (`_numba_cache_of_this_worker`)."""
+    _numba_cache_of_this_worker(config)
     workers = getattr(config.option, "numprocesses", None)
     if hasattr(config, "workerinput") or not workers or os.environ.get("RANKSCOPE_TEST_POSTGRES"):
         return
