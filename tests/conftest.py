@@ -11,6 +11,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,9 +24,11 @@ ROOT = Path(__file__).resolve().parent.parent
 # notebook, the wheels' dist/) are set up once; the Spark tests share one worker too, so that
 # one local Spark (a JVM, session-scoped in tests/spark/conftest.py) serves them all.
 ONE_WORKER_FOLDERS = ("tests/spark/",)
-# The file that takes longest (the wheels' builds and installs, minutes) is collected first: a
-# worker starts it while the other runs the rest, where last it would run alone at the end.
-FIRST_FILES = ("tests/test_packaging.py",)
+# The longest units of work are handed out first, one to each worker, while the rest (in
+# xdist's order: the units with most tests first) fills in around them: the wheels' builds and
+# installs (minutes) and the Spark tests. Last (where xdist's order by number of tests put
+# them: 12 and 64 tests of 3,489) one of them ran alone at the end.
+FIRST_UNITS = ("tests/test_packaging.py", "tests/spark/")
 
 
 def _numba_cache_of_this_worker(config: pytest.Config) -> None:
@@ -49,10 +52,6 @@ def _numba_cache_of_this_worker(config: pytest.Config) -> None:
         sys.modules["numba"].core.config.reload_config()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: not item.nodeid.startswith(FIRST_FILES))  # stable: else as found
-
-
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     if config.getvalue("dist") != "loadfile":
@@ -63,6 +62,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
         def _split_scope(self, nodeid: str) -> str:
             path = super()._split_scope(nodeid)
             return next((folder for folder in ONE_WORKER_FOLDERS if path.startswith(folder)), path)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            for unit in reversed(FIRST_UNITS):  # those not handed out yet go to the front
+                if unit in self.workqueue:
+                    self.workqueue.move_to_end(unit, last=False)
+            super()._assign_work_unit(node)
 
     return FileScheduling(config, log)
 
