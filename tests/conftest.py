@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import uuid
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,13 +24,32 @@ ROOT = Path(__file__).resolve().parent.parent
 # notebook, the wheels' dist/) are set up once; the Spark tests share one worker too, so that
 # one local Spark (a JVM, session-scoped in tests/spark/conftest.py) serves them all.
 ONE_WORKER_FOLDERS = ("tests/spark/",)
-# The file that takes longest (the wheels' builds and installs, minutes) is collected first: a
-# worker starts it while the other runs the rest, where last it would run alone at the end.
-FIRST_FILES = ("tests/test_packaging.py",)
+# The longest units of work are handed out first, one to each worker, while the rest (in
+# xdist's order: the units with most tests first) fills in around them: the wheels' builds and
+# installs (minutes) and the Spark tests. Last (where xdist's order by number of tests put
+# them: 12 and 64 tests of 3,489) one of them ran alone at the end.
+FIRST_UNITS = ("tests/test_packaging.py", "tests/spark/")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: not item.nodeid.startswith(FIRST_FILES))  # stable: else as found
+def _numba_cache_of_this_worker(config: pytest.Config) -> None:
+    """Under pytest-xdist, each worker gets numba caches of its own (ranx's functions are
+    compiled with ``cache=True``): ``$NUMBA_CACHE_DIR/<worker>``, by default under
+    ``build/numba-cache/``. Numba's cache is one index per function (signature -> data file) and
+    one data file per signature; a process that saves a signature reads the index, takes the
+    first free data file's number and writes the index, then the data file. Two processes that
+    save two signatures of one function at once (ranx compiles each function for int64
+    judgements and float64 scores, and again for every width of document id) can both take
+    number 1: the index then names one signature and the file holds the other's machine code,
+    which the next process to load it runs on arrays of the wrong type (wrong values, no
+    error). Set before the test modules import ranx (its functions find their cache when they
+    are decorated); the subprocesses the tests start inherit it."""
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if worker is None:  # one process (or the controller, which imports no test module)
+        return
+    shared = os.environ.get("NUMBA_CACHE_DIR") or str(ROOT / "build" / "numba-cache")
+    os.environ["NUMBA_CACHE_DIR"] = os.path.join(shared, worker)
+    if "numba" in sys.modules:  # imported already (by a plugin): it reads the variable again
+        sys.modules["numba"].core.config.reload_config()
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -41,6 +62,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
         def _split_scope(self, nodeid: str) -> str:
             path = super()._split_scope(nodeid)
             return next((folder for folder in ONE_WORKER_FOLDERS if path.startswith(folder)), path)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            for unit in reversed(FIRST_UNITS):  # those not handed out yet go to the front
+                if unit in self.workqueue:
+                    self.workqueue.move_to_end(unit, last=False)
+            super()._assign_work_unit(node)
 
     return FileScheduling(config, log)
 
@@ -96,7 +123,9 @@ def _postgres(command: str) -> subprocess.CompletedProcess[str]:
 def pytest_configure(config: pytest.Config) -> None:
     """Under pytest-xdist without ``$RANKSCOPE_TEST_POSTGRES``, the controller starts the
     PostgreSQL server for its workers and stops it at the end, as ``scripts/test`` does: each
-    worker's session would otherwise start it and stop it under the others."""
+    worker's session would otherwise start it and stop it under the others. Each worker sets
+    its own numba cache (`_numba_cache_of_this_worker`)."""
+    _numba_cache_of_this_worker(config)
     workers = getattr(config.option, "numprocesses", None)
     if hasattr(config, "workerinput") or not workers or os.environ.get("RANKSCOPE_TEST_POSTGRES"):
         return

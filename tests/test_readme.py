@@ -40,8 +40,9 @@ SHELL = [
     for language, text, line in blocks
     if language == "sh"
 ]
-# A page whose code starts Spark (a JVM, local executors) is in the slow group.
-SLOW = {page for page, blocks in PYTHON.items() if any("rankscope.spark" in t for t, _ in blocks)}
+# A page whose code starts Spark (a JVM, local executors) runs with the Spark tests
+# (tests/spark/test_spark_pages.py), in their session.
+SPARK = {page for page, blocks in PYTHON.items() if any("rankscope.spark" in t for t, _ in blocks)}
 
 # Commands the README shows that this test does not run, and why.
 NOT_RUN = {
@@ -76,14 +77,13 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.mark.parametrize(
-    "page",
-    [
-        pytest.param(page, marks=[pytest.mark.slow] if page in SLOW else [])
-        for page, blocks in PYTHON.items()
-        if blocks
-    ],
+    "page", [page for page, blocks in PYTHON.items() if blocks and page not in SPARK]
 )
 def test_python_blocks_in_order(page: str, workdir: Path) -> None:
+    run_python_blocks(page)
+
+
+def run_python_blocks(page: str) -> None:
     """A page's Python blocks run as one session, as a reader would type them: doctests where
     they show output (the output must match), plain code otherwise."""
     namespace: dict[str, object] = {}

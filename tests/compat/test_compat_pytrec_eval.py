@@ -6,15 +6,13 @@ pytrec_eval supports."""
 from __future__ import annotations
 
 import math
-import os
-import pickle
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from peer_child import in_child, pytrec_eval_dicts
 
 from rankscope.compat import pytrec_eval as compat
 from rankscope.errors import ParseError
@@ -54,34 +52,14 @@ run_strategy = st.dictionaries(
 )
 
 
-def in_child(compute: Callable[[], Any]) -> Any:
-    """What `compute` returns, computed in a forked child (None if the child crashes)."""
-    read, write = os.pipe()
-    child = os.fork()
-    if child == 0:  # pragma: no cover (the child)
-        os.close(read)
-        try:
-            os.write(write, pickle.dumps(compute()))
-        finally:
-            os._exit(0)
-    os.close(write)
-    with os.fdopen(read, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(child, 0)
-    if status != 0 or not data:
-        return None
-    return pickle.loads(data)
-
-
 def pytrec_eval_in_child(
     qrels: dict[str, Any], run: dict[str, Any], measures: set[str], **options: Any
 ) -> Any:
-    """pytrec_eval's dicts, computed in a forked child: pytrec_eval reads memory it never
-    wrote on some queries without relevant or judged documents retrieved (it crashes, or
-    returns NaN). None when it does; rankscope's values there are the measures' own."""
-    result = in_child(
-        lambda: pytrec_eval.RelevanceEvaluator(qrels, measures, **options).evaluate(run)
-    )
+    """pytrec_eval's dicts, computed in a child process (`peer_child`): pytrec_eval reads
+    memory it never wrote on some queries without relevant or judged documents retrieved (it
+    crashes, or returns NaN). None when it does; rankscope's values there are the measures'
+    own."""
+    result = in_child(pytrec_eval_dicts, qrels, run, measures, options)
     if result is None:
         return None
     if any(math.isnan(v) for values in result.values() for v in values.values()):

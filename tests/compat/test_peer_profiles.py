@@ -25,7 +25,8 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
-from test_compat_pytrec_eval import in_child, pytrec_eval_in_child, qrels_strategy, run_strategy
+from peer_child import in_child, ir_measures_values
+from test_compat_pytrec_eval import pytrec_eval_in_child, qrels_strategy, run_strategy
 
 import rankscope
 from rankscope.engine.profiles import PROFILES
@@ -122,18 +123,10 @@ def test_the_default_pipeline_is_the_profile_s(qrels: Qrels, run: Run) -> None:
     """ir_measures computes these with pytrec_eval (in a child: it may crash on some queries
     without a relevant document retrieved); every judged query gets a value, 0 where the run
     does not rank it, which is rankscope's ``complete=True``."""
-    ir_measures = pytest.importorskip("ir_measures")
-    measures = [ir_measures.parse_measure(name) for name in DEFAULT_PIPELINE]
+    pytest.importorskip("ir_measures")
     qrels = {q: docs for q, docs in qrels.items() if docs}
     assume(common(qrels, run))
-
-    def pipeline() -> dict[str, dict[str, float]]:
-        values: dict[str, dict[str, float]] = {}
-        for metric in ir_measures.iter_calc(measures, qrels, run):
-            values.setdefault(metric.query_id, {})[str(metric.measure)] = metric.value
-        return values
-
-    theirs = in_child(pipeline)
+    theirs = in_child(ir_measures_values, DEFAULT_PIPELINE, qrels, run)
     assume(theirs is not None)
     ours = per_query(qrels, run, DEFAULT_PIPELINE, "ir_measures", complete=True)
     ours = {q: row for q, row in ours.items() if q in theirs}

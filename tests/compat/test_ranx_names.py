@@ -8,8 +8,10 @@ set, for all names together; those tests are marked slow."""
 from __future__ import annotations
 
 import math
+import os
 import random
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -183,3 +185,17 @@ def test_bpref_where_ranx_gives_nan() -> None:
     run = {"q": {"a": 2.0, "c": 1.0, "b": 0.5}}
     assert math.isnan(ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "bpref"))
     assert rankscope.evaluate(qrels, run, "bpref").mean()["Bpref"] == 1.0
+
+
+@pytest.mark.slow
+def test_each_worker_compiles_ranx_into_a_cache_of_its_own(worker_id: str) -> None:
+    """Under pytest-xdist ranx's numba caches are the worker's own (tests/conftest.py: two
+    processes saving two signatures of one function into one cache can leave an index naming
+    one signature over the other's machine code); in one process numba's default is kept."""
+    ndcg = pytest.importorskip("ranx.metrics.ndcg")
+    cache = Path(ndcg._ndcg._cache.cache_path)  # where the function's index and code are saved
+    if worker_id == "master":
+        assert Path(__file__).parents[2] / "build" / "numba-cache" not in cache.parents, cache
+        return
+    ours = Path(os.environ["NUMBA_CACHE_DIR"])
+    assert ours.name == worker_id and ours in cache.parents, cache

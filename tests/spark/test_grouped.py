@@ -71,11 +71,16 @@ def small_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rankscope.spark._read, "RANGE_BYTES", 300)  # many ranges, many cuts
 
 
+# 14 queries in the run, 4.7 kB: 16 ranges of 300 bytes, cut inside queries, 5 of them holding
+# no query's start (empty); each range is a Spark task, the tests' cost.
+QUERIES = 20
+
+
 @pytest.mark.parametrize("options", [{}, {"complete": True}], ids=["default", "complete"])
 def test_a_grouped_run_gives_the_in_memory_numbers(
     spark: Any, tmp_path: Path, small_ranges: None, options: dict[str, Any]
 ) -> None:
-    qrels, run = generated()
+    qrels, run = generated(queries=QUERIES)
     run = run.sort_values("query_id", kind="stable")  # grouped, queries in no particular order
     qrels_path = _write(qrels, tmp_path / "qrels", run=False)
     run_path = _write(run, tmp_path / "run", run=True)
@@ -99,7 +104,7 @@ def test_a_grouped_run_gives_the_in_memory_numbers(
 def test_a_run_not_grouped_is_evaluated_again_with_a_shuffle(
     spark: Any, tmp_path: Path, small_ranges: None
 ) -> None:
-    qrels, run = generated()  # rows shuffled: queries scattered over the file
+    qrels, run = generated(queries=QUERIES)  # rows shuffled: queries scattered over the file
     qrels_path = _write(qrels, tmp_path / "qrels", run=False)
     run_path = _write(run, tmp_path / "run", run=True)
     with warnings.catch_warnings():
@@ -126,7 +131,7 @@ def test_files_are_evaluated_range_by_range_with_the_in_memory_numbers(
 ) -> None:
     # What the command line runs: one plain Spark job over the run's ranges, the judged
     # queries the run lacks added on the driver.
-    qrels, run = generated()
+    qrels, run = generated(queries=QUERIES)
     run = run.sort_values("query_id", kind="stable")
     qrels_path = _write(qrels, tmp_path / "qrels", run=False)
     run_path = _write(run, tmp_path / "run", run=True)
@@ -149,7 +154,7 @@ def test_files_are_evaluated_range_by_range_with_the_in_memory_numbers(
 def test_files_not_grouped_are_evaluated_again_with_a_shuffle(
     spark: Any, tmp_path: Path, small_ranges: None
 ) -> None:
-    qrels, run = generated()  # queries scattered over the file
+    qrels, run = generated(queries=QUERIES)  # queries scattered over the file
     qrels_path = _write(qrels, tmp_path / "qrels", run=False)
     run_path = _write(run, tmp_path / "run", run=True)
     with warnings.catch_warnings():
