@@ -23,7 +23,7 @@ const EPSILON: f64 = 1e-8;
 /// The highest n-gram order of WeKnora's ROUGE-N (`rouge-5`).
 pub const MAX_ROUGE_ORDER: usize = 5;
 
-/// WeKnora's `BLEUMetric.Compute`: `weights` for n = 1, 2, ... (at most [`MAX_ORDER`]), add-1
+/// WeKnora's `BLEUMetric.Compute`: `weights` for n = 1, 2, ... (at most 4), add-1
 /// smoothed or not.
 pub fn bleu(answer: &[u32], reference: &[u32], weights: &[f64], smoothing: bool) -> f64 {
     debug_assert!(weights.len() <= MAX_ORDER);
