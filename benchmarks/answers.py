@@ -21,10 +21,7 @@ import argparse
 import os
 import platform
 import random
-import statistics
 import subprocess
-import time
-from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -32,6 +29,7 @@ import sacrebleu
 from rouge_score import rouge_scorer
 
 import rankscope
+from launcher import timed
 
 HERE = Path(__file__).resolve().parent
 ENGLISH_TEXT = (
@@ -47,18 +45,6 @@ def texts(rng: random.Random, vocabulary: list[str], pairs: int, joiner: str) ->
         f"q{i}": joiner.join(rng.choice(vocabulary) for _ in range(rng.randint(5, 40)))
         for i in range(pairs)
     }
-
-
-def timed(call: Callable[[], object], repeats: int) -> tuple[float, float]:
-    """Median wall and CPU seconds of ``repeats`` calls after a warm-up."""
-    call()
-    wall, cpu = [], []
-    for _ in range(repeats):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        call()
-        wall.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - start_cpu)
-    return statistics.median(wall), statistics.median(cpu)
 
 
 def direct(references: dict[str, str], answers: dict[str, str]) -> dict[str, list[float]]:

@@ -17,11 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
-import time
-from collections.abc import Callable
 from pathlib import Path
 
+from launcher import timed
 from rankscope import _core
 
 PIECES = [
@@ -38,18 +36,6 @@ def lines(rng: random.Random, count: int) -> list[str]:
         pieces = [rng.choice(PIECES) for _ in range(rng.randint(5, 60))]
         out.append("".join(p if rng.random() < 0.1 else f" {p}" for p in pieces).strip())
     return out
-
-
-def timed(call: Callable[[], object], repeats: int) -> tuple[float, float]:
-    """Median wall and CPU seconds of ``repeats`` calls after a warm-up."""
-    call()
-    wall, cpu = [], []
-    for _ in range(repeats):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        call()
-        wall.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - start_cpu)
-    return statistics.median(wall), statistics.median(cpu)
 
 
 def main() -> None:
