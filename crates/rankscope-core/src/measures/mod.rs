@@ -633,6 +633,7 @@ impl Measure {
             cutoff,
             &name,
         )
+        .map_err(names::described)
     }
 
     /// The canonical name; parsing it gives this measure back.

@@ -22,7 +22,13 @@ pub const MAX_CUTOFF: u64 = 1_000_000_000;
 /// assert_eq!(problem.suggestions[0], "nDCG");
 /// ```
 pub fn parse_measure(name: &str) -> Result<Measure> {
-    parse(name.trim()).map_err(|error| error.in_measure(name.trim()))
+    parse(name.trim()).map_err(|error| described(error).in_measure(name.trim()))
+}
+
+/// Whether `text` is one measure name: [`parse_measure`] without the error's message (an
+/// unknown name's close matches cost a thousand times the parsing).
+fn is_measure(text: &str) -> bool {
+    parse(text.trim()).is_ok()
 }
 
 fn parse(text: &str) -> Result<Measure> {
@@ -176,7 +182,7 @@ fn is_trec_eval_list(text: &str) -> bool {
 /// assert_eq!(listed_names("nDCG(gains={0:0,1:4})"), ["nDCG(gains={0:0,1:4})"]);
 /// ```
 pub fn listed_names(text: &str) -> Vec<&str> {
-    if parse_measure(text).is_ok() {
+    if is_measure(text) {
         return vec![text.trim()];
     }
     split_list(text)
@@ -358,6 +364,17 @@ fn split_trec(text: &str) -> Option<(&str, Option<&str>)> {
 
 pub(super) fn family_of(name: &str) -> Result<&'static Family> {
     family(name).ok_or_else(|| unknown(name))
+}
+
+/// An error of [`parse`] or [`build`] as they are shown: an unknown name's message and close
+/// names are made here ([`suggesting`]), only for an error that is returned.
+pub(super) fn described(error: Error) -> Error {
+    match error {
+        Error::UnknownMeasure(problem) if problem.message.is_empty() => {
+            suggesting(problem.part.as_deref().unwrap_or(&problem.measure))
+        }
+        other => other,
+    }
 }
 
 /// Whether `text` is an integer from 1 to MAX_CUTOFF in ASCII digits.
@@ -635,9 +652,15 @@ fn parse_gains(text: &str) -> Option<Vec<(i64, f64)>> {
     (gains.len() == before && !gains.is_empty()).then_some(gains)
 }
 
+/// The unknown-name error as [`parse`] and [`build`] return it, without its message, which
+/// [`described`] makes for an error that is shown.
+fn unknown(name: &str) -> Error {
+    Error::UnknownMeasure(MeasureProblem::new(name, String::new()).at(name))
+}
+
 /// The unknown-name error, with up to three close names (as `difflib.get_close_matches`
 /// picks them) among its suggestions.
-fn unknown(name: &str) -> Error {
+fn suggesting(name: &str) -> Error {
     let mut known: Vec<&str> = families().flat_map(Family::names).collect();
     known.sort_unstable();
     known.dedup();
