@@ -1,6 +1,7 @@
 """What the native `rankscope` executable serves itself: with ``RANKSCOPE_NO_HANDOFF`` set it
 hands nothing to the Python command, so these command lines print the Python command's bytes
-only if the core served them; what it does not serve ends with a message instead."""
+(errors and trec_eval's stops included) only if the core served them; what it does not serve
+ends with a message instead."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from doors import NATIVE
+from trec_eval_cases import cases
 
 from rankscope.cli import main
 
@@ -195,17 +197,89 @@ def test_what_is_not_served_is_not_handed_on_either(arguments: list[str]) -> Non
     assert "does not serve `rankscope " in err and "RANKSCOPE_NO_HANDOFF is set" in err
 
 
-def test_a_grade_trec_eval_reads_otherwise_is_left_to_the_python_command(
+def _file(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+# trec-eval's errors and trec_eval 10's stops (exit status 4), each met in the order the Python
+# command meets them: the measures, the -Z file, the judgements a line needs, the run, the
+# grades, the qrels, then the evaluation.
+TREC_EVAL_ERRORS = {
+    "no such run": lambda _: [QRELS, "no-such-run"],
+    "no such qrels": lambda _: ["no-such-qrels", BM25],
+    "the run before the qrels": lambda _: ["no-such-qrels", "no-such-run"],
+    "bad run line": lambda tmp_path: [QRELS, _bad_line(tmp_path)],
+    "empty qrels": lambda tmp_path: [_empty(tmp_path), BM25],
+    "unknown measure": lambda _: ["-m", "nosuch", QRELS, "no-such-run"],
+    "a warning, then the error": lambda _: ["-m", "set_P.5", "-m", "P.5,5", QRELS, BM25],
+    "another -R's measure": lambda _: ["-m", "map_avgjg", QRELS, "no-such-run"],
+    "a malformed -Z file": lambda tmp_path: [
+        "-Z",
+        _file(tmp_path, "z", "101 map 0.5 x\n"),
+        QRELS,
+        "no-such-run",
+    ],
+    "a grade trec_eval reads otherwise": lambda tmp_path: [
+        _file(tmp_path, "qrels", "101 0 D101-4763 1\n101 0 D101-2286 1e1\n101 0 x\n"),
+        BM25,
+    ],
+    "the run before the grades": lambda tmp_path: [
+        _file(tmp_path, "qrels", "101 0 D101-4763 1\n101 0 D101-2286 2.5\n"),
+        _bad_line(tmp_path),
+    ],
+    "a document ranked twice": lambda tmp_path: ["-m", "map", QRELS, _twice(tmp_path)],
+    "a document judged under two iterations": lambda tmp_path: [
+        _file(tmp_path, "qrels", "101 0 D101-4763 1\n101 1 D101-4763 0\n"),
+        BM25,
+    ],
+    "a judged query without results": lambda tmp_path: [
+        "-q",
+        "-m",
+        "map",
+        _file(tmp_path, "qrels", "101 0 D101-4763 1\n1011 0 d 1\n999 0 d 1\n"),
+        _unjudged_run(tmp_path),
+    ],
+    "no query judged": lambda tmp_path: [
+        "-m",
+        "map",
+        QRELS,
+        _file(tmp_path, "run", "9z Q0 d1 1 1.0 t\n"),
+    ],
+    "a first query of negative grades": lambda tmp_path: [
+        "-c",
+        "-m",
+        "ndcg_cut.5",
+        _file(tmp_path, "qrels", "100 0 d -1\n101 0 D101-4763 1\n"),
+        BM25,
+    ],
+}
+
+
+@pytest.mark.parametrize("case", TREC_EVAL_ERRORS)
+def test_trec_eval_s_errors_and_stops_are_served_with_the_python_command_s_bytes(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    arguments = ["trec-eval", *TREC_EVAL_ERRORS[case](tmp_path)]
+    expected = python(arguments, capsys)
+    assert expected[0] in (1, 2, 4) and "rankscope: error: " in expected[2], expected
+    assert native(arguments) == expected
+
+
+def test_trec_eval_s_corner_cases_are_served_with_the_python_command_s_bytes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The core's reader reads ``1e1`` as 10 and notes it as it reads the qrels (once): the
-    door leaves the file to the Python command, which refuses it in its words."""
-    qrels = tmp_path / "qrels"
-    qrels.write_text("101 0 D101-4763 1\n101 0 D101-2286 1e1\n")
-    arguments = ["trec-eval", "-m", "map", str(qrels), BM25]
-    code, out, err = python(arguments, capsys)
-    assert (code, out) == (1, "") and "qrels:2: the grade '1e1' is not an integer" in err
-    code, out, err = native(arguments)
-    assert (code, out) == (3, "") and "does not serve `rankscope trec-eval" in err
-    qrels.write_text("101 0 D101-4763 1\n101 0 D101-2286 10\n")
-    assert native(arguments) == python(arguments, capsys)
+    """trec_eval_cases' corners (its stops before printing) and a run lacking judged queries
+    (its stop after printing the queries before), served without Python."""
+    found = [case for case in cases(tmp_path, range(1)) if not case.data.complete]
+    found = [case for case in found if case.options in (("-q", "-m", "official"),)]
+    found += [case for case in cases(tmp_path, range(0)) if "-Z" not in case.options]
+    assert found
+    stops = 0
+    for case in found:
+        arguments = ["trec-eval", *case.options, str(case.data.qrels), str(case.data.run)]
+        expected = python(arguments, capsys)
+        stops += expected[0] == 4
+        assert native(arguments) == expected, case.id
+    assert stops >= 3

@@ -6,6 +6,8 @@ use std::ffi::OsString;
 use std::io::{ErrorKind, Read, Write};
 use std::process::ExitCode;
 
+use rankscope_core::error::Error;
+
 /// An integer as the command's options take it: an optional sign and digits.
 pub fn integer(text: &str) -> Option<i64> {
     let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
@@ -90,24 +92,27 @@ pub fn arguments<'a, T>(
 /// Whether `path` is a plain file the core reads as the Python command does: not compressed
 /// (by name or content), without a byte order mark.
 pub fn plain_file(path: &str) -> Option<()> {
+    head(path, 16).map(|_| ())
+}
+
+/// The first `bytes` bytes (or fewer) of `path` and its size, when it is a plain file the core
+/// reads as the Python command does ([`plain_file`]), read in one opening of the file.
+pub fn head(path: &str, bytes: u64) -> Option<(Vec<u8>, u64)> {
     let lower = path.to_ascii_lowercase();
     let compressed = [".gz", ".gzip", ".bz2", ".xz", ".lzma", ".zst", ".zstd"];
     if compressed.iter().any(|suffix| lower.ends_with(suffix)) {
         return None;
     }
-    let mut head = [0u8; 16];
-    let mut file = std::fs::File::open(path).ok()?;
-    if !file.metadata().ok()?.is_file() {
+    let file = std::fs::File::open(path).ok()?;
+    let metadata = file.metadata().ok()?;
+    if !metadata.is_file() {
         return None;
     }
-    let mut read = 0;
-    while read < head.len() {
-        match file.read(&mut head[read..]).ok()? {
-            0 => break,
-            n => read += n,
-        }
-    }
-    let head = &head[..read];
+    let size = metadata.len();
+    // As much as is asked and the file holds, in as few reads as the system gives it.
+    let wanted = usize::try_from(bytes.min(size)).ok()?;
+    let mut head = Vec::with_capacity(wanted);
+    file.take(wanted as u64).read_to_end(&mut head).ok()?;
     let magic: [&[u8]; 5] = [
         b"\x1f\x8b",
         b"\xfd7zXZ\x00",
@@ -118,41 +123,66 @@ pub fn plain_file(path: &str) -> Option<()> {
     if magic.iter().any(|m| head.starts_with(m)) {
         return None;
     }
-    Some(())
+    Some((head, size))
+}
+
+/// The exit status the Python command ends with on `error`: 2 for a measure, a profile or an
+/// option, as for any usage error, 1 for the input; `None` for the errors no evaluation
+/// raises.
+pub fn exit_status(error: &Error) -> Option<u8> {
+    match error {
+        Error::Measure(_) | Error::UnknownMeasure(_) | Error::Profile(_) | Error::Option(_) => {
+            Some(2)
+        }
+        Error::Input(_)
+        | Error::Parse(_)
+        | Error::DuplicateDocument(_)
+        | Error::EmptyInput(_)
+        | Error::NoCommonQueries(_)
+        | Error::NotGrouped(_) => Some(1),
+        Error::Fusion(_) | Error::Raised(_) => None,
+    }
 }
 
 /// Print a served command's warnings (as the Python command shows them) and its output: exit
 /// status 0, also when the reader of the output went away (`| head`), as for the Python
 /// command.
 pub fn print(warnings: &[String], text: &str) -> ExitCode {
-    warn(warnings);
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) if error.kind() == ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("rankscope: error: {error}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// Show warnings as the Python command shows them.
-fn warn(warnings: &[String]) {
-    for warning in warnings {
-        eprintln!("rankscope: warning: {warning}");
-    }
+    finish(warnings, text, None)
 }
 
 /// End a served command as the Python command ends on an error: its warnings until then, the
 /// error's message, exit status `code`.
 pub fn fail(warnings: &[String], message: &str, code: u8) -> ExitCode {
-    warn(warnings);
-    eprintln!("rankscope: error: {message}");
-    ExitCode::from(code)
+    finish(warnings, "", Some((message, code)))
+}
+
+/// End a served command as the Python command ends: its warnings, its output, then the error
+/// it ends with (`error`: its message and exit status), if any. When the reader of the output
+/// went away (`| head`), exit status 0, as for the Python command.
+pub fn finish(warnings: &[String], text: &str, error: Option<(&str, u8)>) -> ExitCode {
+    for warning in warnings {
+        eprintln!("rankscope: warning: {warning}");
+    }
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => {}
+        Err(error) if error.kind() == ErrorKind::BrokenPipe => return ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("rankscope: error: {error}");
+            return ExitCode::FAILURE;
+        }
+    }
+    match error {
+        None => ExitCode::SUCCESS,
+        Some((message, code)) => {
+            eprintln!("rankscope: error: {message}");
+            ExitCode::from(code)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 //! Python command line, which says what it says about it.
 
 use std::ffi::OsString;
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -32,7 +32,7 @@ use rankscope_core::stream::{
 use rankscope_core::table::Qrels;
 use rankscope_core::trec::{read_qrels_file, read_run_file, Parsed, ReadOptions};
 
-use crate::args::{fail, integer, plain_file, print, Argument};
+use crate::args::{exit_status, fail, head, integer, print, Argument};
 
 /// How much of a file's start is looked at to tell its format.
 const HEAD_BYTES: u64 = 64 * 1024;
@@ -153,7 +153,6 @@ fn parse(arguments: &[OsString]) -> Option<Options> {
 /// format could start with (no JSON object, no tab or comma that a TSV or CSV header or row
 /// would hold), or no such line at all.
 fn trec_file(path: &str) -> Option<u64> {
-    plain_file(path)?;
     let lower = path.to_ascii_lowercase();
     let others = [
         ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".csv", ".tsv",
@@ -161,10 +160,7 @@ fn trec_file(path: &str) -> Option<u64> {
     if others.iter().any(|extension| lower.ends_with(extension)) {
         return None;
     }
-    let file = std::fs::File::open(path).ok()?;
-    let size = file.metadata().ok()?.len();
-    let mut head = Vec::new();
-    file.take(HEAD_BYTES).read_to_end(&mut head).ok()?;
+    let (head, size) = head(path, HEAD_BYTES)?;
     if head.starts_with(b"PAR1") {
         return None;
     }
@@ -200,24 +196,6 @@ enum Outcome {
     Printed(Vec<String>, String),
     /// The warnings before the error, and the error.
     Failed(Vec<String>, Error),
-}
-
-/// The exit status the Python command ends with on `error`: 2 for a measure, a profile or an
-/// option, as for any usage error, 1 for the input; `None` for the errors no evaluation
-/// raises.
-fn exit_status(error: &Error) -> Option<u8> {
-    match error {
-        Error::Measure(_) | Error::UnknownMeasure(_) | Error::Profile(_) | Error::Option(_) => {
-            Some(2)
-        }
-        Error::Input(_)
-        | Error::Parse(_)
-        | Error::DuplicateDocument(_)
-        | Error::EmptyInput(_)
-        | Error::NoCommonQueries(_)
-        | Error::NotGrouped(_) => Some(1),
-        Error::Fusion(_) | Error::Raised(_) => None,
-    }
 }
 
 /// A TREC file read by the core, for the Python command's reading of the same: a missing file

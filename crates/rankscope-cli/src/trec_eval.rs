@@ -2,26 +2,35 @@
 //! them, the core's reader, evaluation and output.
 //!
 //! [`serve`] prints and returns the exit status only for what it serves byte for byte: plain
-//! TREC files, qrels judgements (`-R qrels`), and a run that gives no error (its warnings are
-//! the core's, shown as the Python command shows them).
-//! For anything else it returns `None` before printing anything, and the command is handed to
-//! the Python command line, which says what it says about it.
+//! TREC files (or none: the core's reader says so), qrels judgements (`-R qrels`), their
+//! warnings (the core's, shown as the Python command shows them), their errors (an unknown
+//! measure, a line computed from other judgements, a missing file, a malformed line, a grade
+//! trec_eval reads otherwise...) and trec_eval 10's own stops with exit status 4 (a judged
+//! query without results, no query judged, a first query of negative grades only), worded by
+//! the core for both doors and met in the order the Python command meets them. For anything
+//! else it returns `None` before printing anything, and the command is handed to the Python
+//! command line, which says what it says about it.
 
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
 
+use rankscope_core::error::Error;
 use rankscope_core::evaluate::{evaluate, relevance_strings, EvalOptions};
 use rankscope_core::measures::trec_eval::Judgements;
 use rankscope_core::measures::{parse_measure, Measure};
 use rankscope_core::output::trec_eval::{
-    negative_first_query, read_zscores, render, select, undetermined_warning, Column, Layout,
+    check_judgements, grade_refusal, missing_query_stop, negative_first_query,
+    negative_first_query_stop, no_common_queries_stop, read_zscores, render, select,
+    undetermined_warning, Column, Layout, STOP_STATUS,
 };
 use rankscope_core::profile::Conventions;
 use rankscope_core::stream::CHUNKED_MIN_BYTES;
-use rankscope_core::trec::{read_qrels_file, read_run_file, ReadOptions};
+use rankscope_core::trec::{
+    non_integer_grade, read_qrels_file, read_run_file, NonIntegerGrade, ReadOptions,
+};
 
-use crate::args::{integer, plain_file, print, Argument};
+use crate::args::{exit_status, finish, integer, plain_file, Argument};
 use crate::evaluate::in_chunks;
 
 /// The options of `rankscope trec-eval` this door serves (trec_eval's flags are flags).
@@ -138,17 +147,81 @@ fn parse(arguments: &[OsString]) -> Option<Options> {
     Some(options)
 }
 
-/// What the Python command prints for `options` (its warnings, in order, and its output), if
-/// it would exit with status 0.
-fn output(options: &Options) -> Option<(Vec<String>, String)> {
-    let mut warnings = Vec::new();
-    let lines = select(&options.measures, options.collection_size, &mut warnings).ok()?;
-    let served = lines
-        .iter()
-        .all(|line| matches!(line.judgements, Judgements::Qrels | Judgements::Any));
-    if !served {
-        return None;
+/// How the Python command ends for `options`: its warnings (in order), its output, and the
+/// error it ends with, if any (its message and exit status).
+struct Outcome {
+    warnings: Vec<String>,
+    text: String,
+    error: Option<(String, u8)>,
+}
+
+impl Outcome {
+    /// Nothing printed but the warnings, then `error` (an error of the core's, worded in the
+    /// command line's terms); `None` for an error no evaluation raises.
+    fn failed(warnings: Vec<String>, error: &Error, qrels: &str) -> Option<Self> {
+        let code = exit_status(error)?;
+        Some(Self::stopped(
+            warnings,
+            String::new(),
+            error.in_cli_terms(Some(qrels)),
+            code,
+        ))
     }
+
+    /// The warnings, `text`, then the error `message` with exit status `code`.
+    fn stopped(warnings: Vec<String>, text: String, message: String, code: u8) -> Self {
+        Self {
+            warnings,
+            text,
+            error: Some((message, code)),
+        }
+    }
+}
+
+/// Whether the core reads `path` as the Python command reads it: a plain file, or none (the
+/// core's reader says so as the Python command does).
+fn readable(path: &str) -> Option<()> {
+    if Path::new(path).exists() {
+        plain_file(path)?;
+    }
+    Some(())
+}
+
+/// The error the Python command meets first where the qrels cannot be used (`qrels_error`,
+/// the reader's, or else a grade trec_eval reads otherwise, `grade`): it reads the run before
+/// the qrels, and checks the grades before it reads them.
+fn qrels_refused(
+    options: &Options,
+    read: &ReadOptions,
+    qrels_error: Option<Error>,
+    grade: Option<NonIntegerGrade>,
+) -> Error {
+    if let Err(error) = read_run_file(Path::new(&options.run), &options.run, read) {
+        return error;
+    }
+    // The reader stopped at an error: the grades are checked in the whole text.
+    let grade = grade.or_else(|| {
+        let data = std::fs::read(&options.qrels).ok()?;
+        non_integer_grade(&data)
+    });
+    match (grade, qrels_error) {
+        (Some(found), _) => grade_refusal(&found, &options.qrels),
+        (None, Some(error)) => error,
+        (None, None) => unreachable!("refused for a reason"),
+    }
+}
+
+/// How the Python command ends for `options`, if this door serves it (else `None`, before
+/// anything is printed): every step in the Python command's order, its errors and trec_eval's
+/// stops worded by the core for both.
+#[allow(clippy::too_many_lines)]
+fn output(options: &Options) -> Option<Outcome> {
+    let qrels_path = options.qrels.as_str();
+    let mut warnings = Vec::new();
+    let lines = match select(&options.measures, options.collection_size, &mut warnings) {
+        Ok(lines) => lines,
+        Err(error) => return Outcome::failed(warnings, &error, qrels_path),
+    };
     warnings.extend(lines.iter().filter_map(undetermined_warning));
     // The measures once each, in the order of the lines; under -c, trec_eval sums num_rel over
     // every line of the qrels with a grade above 0, whatever -l says.
@@ -197,30 +270,39 @@ fn output(options: &Options) -> Option<(Vec<String>, String)> {
         max_documents,
     };
     let zscores = match &options.zscores {
-        Some(path) => Some(read_zscores(Path::new(path), path).ok()?),
+        // Read by the core for both doors, whatever the file.
+        Some(path) => match read_zscores(Path::new(path), path) {
+            Ok(zscores) => Some(zscores),
+            Err(error) => return Outcome::failed(warnings, &error, qrels_path),
+        },
         None => None,
     };
-    plain_file(&options.run)?;
-    plain_file(&options.qrels)?;
-    let read = ReadOptions::default();
-    let qrels = read_qrels_file(Path::new(&options.qrels), &options.qrels, &read).ok()?;
-    // A grade trec_eval reads otherwise: refused by the Python command, in its words. The
-    // reader notes it (of a file read without error, the first the Python command finds).
-    if qrels.non_integer_grade.is_some() {
-        return None;
+    let judgements = lines
+        .iter()
+        .map(|line| (line.printed.as_str(), line.judgements));
+    if let Err(error) = check_judgements(judgements, Judgements::Qrels) {
+        return Outcome::failed(warnings, &error, qrels_path);
     }
-    let qrels = qrels.table;
+    readable(&options.run)?;
+    readable(qrels_path)?;
+    let read = ReadOptions::default();
+    let qrels = match read_qrels_file(Path::new(qrels_path), qrels_path, &read) {
+        Ok(parsed) if parsed.non_integer_grade.is_none() => parsed.table,
+        Ok(parsed) => {
+            let error = qrels_refused(options, &read, None, parsed.non_integer_grade);
+            return Outcome::failed(warnings, &error, qrels_path);
+        }
+        Err(error) => {
+            let error = qrels_refused(options, &read, Some(error), None);
+            return Outcome::failed(warnings, &error, qrels_path);
+        }
+    };
     // trec_eval ignores the second field: a document judged under two is judged twice.
     let qrels = if qrels.has_subtopics() {
         qrels.without_subtopics()
     } else {
         qrels
     };
-    // Where trec_eval stops at its first query (only negative grades), the Python command
-    // says so.
-    if negative_first_query(&qrels, &lines).is_some() {
-        return None;
-    }
     let relstring = lines.iter().find_map(|line| line.relstring);
     // The relevance strings of -q need the run whole; else a large one is read in chunks.
     let chunked = match relstring {
@@ -236,20 +318,42 @@ fn output(options: &Options) -> Option<(Vec<String>, String)> {
     let (evaluation, run) = match chunked {
         Some(evaluation) => (evaluation, None),
         None => {
-            let run = read_run_file(Path::new(&options.run), &options.run, &read)
-                .ok()?
-                .table;
-            (
-                evaluate(&qrels, &run, &measures, &eval_options).ok()?,
-                Some(run),
-            )
+            let evaluated = read_run_file(Path::new(&options.run), &options.run, &read)
+                .map(|parsed| parsed.table)
+                .and_then(|run| {
+                    let evaluation = evaluate(&qrels, &run, &measures, &eval_options)?;
+                    Ok((evaluation, run))
+                });
+            match evaluated {
+                Ok((evaluation, run)) => (evaluation, Some(run)),
+                Err(error @ Error::NoCommonQueries(_)) if !options.complete => {
+                    // trec_eval stops at its first judged query, which the run lacks.
+                    let message = no_common_queries_stop(&error.to_string(), &qrels);
+                    return Some(Outcome::stopped(
+                        warnings,
+                        String::new(),
+                        message,
+                        STOP_STATUS,
+                    ));
+                }
+                Err(error) => return Outcome::failed(warnings, &error, qrels_path),
+            }
         }
     };
-    // trec_eval's stop at a judged query without results: the Python command words it.
-    if !options.complete && !evaluation.missing_queries.is_empty() {
-        return None;
-    }
     warnings.extend(evaluation.unjudged_warning());
+    // Where trec_eval stops at its first query (only negative grades), unless the run lacks
+    // it (then it stops there, below).
+    if let Some((query, measure)) = negative_first_query(&qrels, &lines) {
+        if options.complete || !evaluation.missing_queries.contains(&query) {
+            let message = negative_first_query_stop(&query, &measure, qrels_path);
+            return Some(Outcome::stopped(
+                warnings,
+                String::new(),
+                message,
+                STOP_STATUS,
+            ));
+        }
+    }
     let relstrings = match relstring {
         Some(length) if options.per_query => Some(
             relevance_strings(&qrels, run.as_ref()?, &eval_options, length)
@@ -259,6 +363,20 @@ fn output(options: &Options) -> Option<(Vec<String>, String)> {
         ),
         _ => None,
     };
+    // trec_eval's stop at the first judged query without results: the queries before it, no
+    // summary.
+    let stop_at = evaluation
+        .missing_queries
+        .iter()
+        .filter(|_| !options.complete)
+        .min_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    let shown = stop_at.map_or(evaluation.query_ids.len(), |stop| {
+        evaluation
+            .query_ids
+            .iter()
+            .take_while(|query| query.as_bytes() < stop.as_bytes())
+            .count()
+    });
     let aggregates = evaluation.aggregates();
     let columns: Vec<Column<'_>> = lines
         .iter()
@@ -275,29 +393,44 @@ fn output(options: &Options) -> Option<(Vec<String>, String)> {
             let other = complete_num_rel.filter(|_| line.printed == "num_rel");
             Column {
                 line,
-                values: evaluation.scores(m),
+                values: &evaluation.scores(m)[..shown],
                 summary: aggregates[other.unwrap_or(m)],
                 summary_of_other: other.is_some(),
             }
         })
         .collect();
     let layout = Layout {
-        query_ids: &evaluation.query_ids,
+        query_ids: &evaluation.query_ids[..shown],
         per_query: options.per_query,
-        summary: !options.no_summary,
+        summary: !options.no_summary && stop_at.is_none(),
         run_name: &evaluation.run_name,
         relstrings: relstrings.as_ref(),
         zscores: zscores.as_ref(),
     };
-    Some((warnings, render(&columns, &layout)))
+    let text = render(&columns, &layout);
+    Some(match stop_at {
+        None => Outcome {
+            warnings,
+            text,
+            error: None,
+        },
+        Some(query) => {
+            let message = missing_query_stop(query, qrels_path, &options.run);
+            Outcome::stopped(warnings, text, message, STOP_STATUS)
+        }
+    })
 }
 
 /// Serve `rankscope trec-eval ARGUMENTS` (the arguments after the command's name): its exit
 /// status, or `None` for the Python command line to run it.
 pub fn serve(arguments: &[OsString]) -> Option<ExitCode> {
     let options = parse(arguments)?;
-    let (warnings, text) = output(&options)?;
-    Some(print(&warnings, &text))
+    let outcome = output(&options)?;
+    let error = outcome
+        .error
+        .as_ref()
+        .map(|(message, code)| (message.as_str(), *code));
+    Some(finish(&outcome.warnings, &outcome.text, error))
 }
 
 #[cfg(test)]

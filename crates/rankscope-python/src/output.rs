@@ -7,12 +7,14 @@ use std::path::PathBuf;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rankscope_core::measures::parse_measure;
+use rankscope_core::measures::trec_eval::Judgements;
 use rankscope_core::output::table::{self, Digits, Format, Heading, RunValues};
 use rankscope_core::output::trec_eval::{
-    negative_first_query, read_zscores as core_read_zscores, render, select, undetermined_warning,
-    Column, Layout, TrecLine, ZScores,
+    check_judgements, grade_refusal, missing_query_stop, negative_first_query,
+    negative_first_query_stop, no_common_queries_stop, read_zscores as core_read_zscores, render,
+    select, undetermined_warning, Column, Layout, TrecLine, ZScores, STOP_STATUS,
 };
-use rankscope_core::trec::non_integer_grade as core_non_integer_grade;
+use rankscope_core::trec::non_integer_grade;
 
 use crate::errors::IntoPyResult;
 use crate::evaluate::NativeQrels;
@@ -118,26 +120,68 @@ fn format_trec_eval(
     Ok(py.detach(|| render(&columns, &layout)))
 }
 
-/// The first qrels line whose grade is not an integer: (line number, grade, line, what
-/// trec_eval reads it as), or None.
+/// Refuse the qrels `data` (`source`: the file as named) at their first grade that is not an
+/// integer, which trec_eval reads otherwise (a `ParseError` naming the line).
 #[pyfunction]
-fn non_integer_grade(data: &[u8]) -> Option<(usize, String, String, i64)> {
-    core_non_integer_grade(data)
-        .map(|found| (found.line, found.grade, found.text, found.as_trec_eval))
+fn trec_eval_check_grades(py: Python<'_>, data: &[u8], source: &str) -> PyResult<()> {
+    match non_integer_grade(data) {
+        Some(found) => Err(grade_refusal(&found, source)).or_raise(py),
+        None => Ok(()),
+    }
 }
 
-/// Where trec_eval 10 stops before printing a line for `qrels` and its `-m` arguments `specs`
-/// (`collection_size`: its `-N`): the first query it evaluates has only negative grades.
-/// `(query id, trec_eval's name of the measure it names)`, or None.
+/// Refuse the first of `lines` (printed name, judgements as `trec_eval_lines` names them) that
+/// trec_eval computes only from other judgements than `given` (an `OptionError`).
+#[pyfunction]
+fn trec_eval_check_judgements(
+    py: Python<'_>,
+    lines: Vec<(String, String)>,
+    given: &str,
+) -> PyResult<()> {
+    let kind = |name: &str| {
+        Judgements::named(name)
+            .ok_or_else(|| PyValueError::new_err(format!("no judgements named {name:?}")))
+    };
+    let given = kind(given)?;
+    let lines = lines
+        .iter()
+        .map(|(printed, judgements)| Ok((printed.as_str(), kind(judgements)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    check_judgements(lines, given).or_raise(py)
+}
+
+/// Where trec_eval 10 stops before printing a line for `qrels` (the file `source`) and its
+/// `-m` arguments `specs` (`collection_size`: its `-N`): the first query it evaluates has only
+/// negative grades. `(query id, the message)`, or None.
 #[pyfunction]
 fn trec_eval_negative_first_query(
     py: Python<'_>,
     qrels: &NativeQrels,
     specs: Vec<String>,
     collection_size: i64,
+    source: &str,
 ) -> PyResult<Option<(String, String)>> {
     let lines = select(&specs, collection_size, &mut Vec::new()).or_raise(py)?;
-    Ok(negative_first_query(&qrels.table, &lines))
+    Ok(
+        negative_first_query(&qrels.table, &lines).map(|(query, measure)| {
+            let message = negative_first_query_stop(&query, &measure, source);
+            (query, message)
+        }),
+    )
+}
+
+/// The message where trec_eval stops at its first judged query of `qrels`, no query of the run
+/// being judged (`error`: that error's message).
+#[pyfunction]
+fn trec_eval_no_common_queries(error: &str, qrels: &NativeQrels) -> String {
+    no_common_queries_stop(error, &qrels.table)
+}
+
+/// The message where trec_eval stops at `query`, judged in the file `qrels` but without
+/// results in the file `run`.
+#[pyfunction]
+fn trec_eval_missing_query(query: &str, qrels: &str, run: &str) -> String {
+    missing_query_stop(query, qrels, run)
 }
 
 /// The warning for the line `printed` of `measure` where trec_eval's own value is not
@@ -243,7 +287,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(format_results, m)?)?;
     m.add_function(wrap_pyfunction!(trec_eval_lines, m)?)?;
     m.add_function(wrap_pyfunction!(format_trec_eval, m)?)?;
-    m.add_function(wrap_pyfunction!(non_integer_grade, m)?)?;
+    m.add_function(wrap_pyfunction!(trec_eval_check_grades, m)?)?;
+    m.add_function(wrap_pyfunction!(trec_eval_check_judgements, m)?)?;
+    m.add_function(wrap_pyfunction!(trec_eval_no_common_queries, m)?)?;
+    m.add_function(wrap_pyfunction!(trec_eval_missing_query, m)?)?;
+    m.add("TREC_EVAL_STOP_STATUS", STOP_STATUS)?;
     m.add_function(wrap_pyfunction!(trec_eval_undetermined, m)?)?;
     m.add_function(wrap_pyfunction!(trec_eval_negative_first_query, m)?)?;
     Ok(())

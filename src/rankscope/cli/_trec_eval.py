@@ -22,19 +22,18 @@ from rankscope.engine._evaluate import (
 )
 from rankscope.engine.measures import Measure, measure
 from rankscope.engine.native import (
+    TREC_EVAL_STOP_STATUS,
     PerQuery,
-    non_integer_grade,
+    trec_eval_check_grades,
+    trec_eval_check_judgements,
+    trec_eval_missing_query,
     trec_eval_negative_first_query,
+    trec_eval_no_common_queries,
     trec_eval_undetermined,
 )
 from rankscope.engine.profiles import resolve_profile
 from rankscope.engine.results import Results
-from rankscope.errors import (
-    NoCommonQueriesError,
-    OptionError,
-    ParseError,
-    RankscopeWarning,
-)
+from rankscope.errors import NoCommonQueriesError, OptionError, RankscopeWarning
 from rankscope.report.results import write_text
 from rankscope.report.trec_eval import (
     TrecMeasure,
@@ -52,12 +51,6 @@ _REL_INFO_FORMATS = {
     "prefs": "prefs",
     "qrels_prefs": "prefs",
     "qrels_jg": "qrels_jg",
-}
-# The -R options a kind of measure needs.
-_NEEDS = {
-    "qrels": "-R qrels (the default)",
-    "qrels_jg": "-R qrels_jg",
-    "prefs": "-R prefs or -R qrels_prefs",
 }
 
 
@@ -214,34 +207,22 @@ def add_parser(subparsers: Any) -> None:
 
 
 # The exit status of trec_eval for a judged query without results (and no -c), and for a
-# measure it cannot calculate.
-EXIT_MISSING_QUERY = 4
+# measure it cannot calculate (the core's, as the native executable's).
+EXIT_MISSING_QUERY = TREC_EVAL_STOP_STATUS
 
 # trec_eval 10's deterministic quirks, as conventions (--fix-trec-eval-quirks leaves them).
 _QUIRKS = {"zero_division": "nan", "missing_query_ranking": "placeholder"}
 
 
 def _check_integer_grades(path: str) -> None:
-    """Refuse a grade trec_eval would read otherwise than rankscope: trec_eval reads grades
-    with atol, which stops at the first character that is not a digit (``1e1`` is 1, ``2.7``
-    is 2); rankscope reads ``1e1`` as 10 and refuses ``2.7``."""
+    """Refuse a grade trec_eval would read otherwise than rankscope (the core words it)."""
     file = Path(path)
     if not file.is_file():
         return
     data = file.read_bytes()
     if data[:2] == b"\x1f\x8b":
         return  # compressed: trec_eval cannot read it anyway
-    found = non_integer_grade(data)
-    if found is None:
-        return
-    line, grade, text, as_trec_eval = found
-    raise ParseError(
-        f"the grade {grade!r} is not an integer: trec_eval would read it as {as_trec_eval} (it "
-        "stops at the first character that is not a digit); write the grade as an integer",
-        source=path,
-        line=line,
-        text=text,
-    )
+    trec_eval_check_grades(data, path)
 
 
 def _debug_query(text: str | None) -> str | None:
@@ -328,11 +309,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.fix_quirks:
         profile = profile.with_options(**_QUIRKS)
     zscores = read_zscores(args.zscores) if args.zscores is not None else None
-    for line in lines:
-        if line.judgements not in ("any", kind):
-            raise OptionError(
-                f"-m {line.printed}: trec_eval computes it only with {_NEEDS[line.judgements]}"
-            )
+    trec_eval_check_judgements([(line.printed, line.judgements) for line in lines], kind)
     ranking = load_ranking(args.run, "trec", lenient=False)
     options: dict[str, Any] = {
         "profile": profile,
@@ -356,17 +333,12 @@ def run(args: argparse.Namespace) -> int:
             if args.fix_quirks or args.all_queries:
                 raise
             # trec_eval stops at its first judged query, which the run lacks.
-            first = min(qrels.query_ids(), key=str.encode)
-            print(
-                f"rankscope: error: {error}; trec_eval stops at its first judged query, "
-                f"{first!r}, with exit status {EXIT_MISSING_QUERY}, and so does this command. "
-                "Give -c to score the judged queries the run lacks",
-                file=sys.stderr,
-            )
+            message = trec_eval_no_common_queries(str(error), qrels)
+            print(f"rankscope: error: {message}", file=sys.stderr)
             return EXIT_MISSING_QUERY
         stopped = _negative_first_query(qrels, results, args, only_query)
         if stopped is not None:
-            print(stopped, file=sys.stderr)
+            print(f"rankscope: error: {stopped}", file=sys.stderr)
             return EXIT_MISSING_QUERY
     relstring = next((line.relstring for line in lines if line.relstring is not None), None)
     strings = None
@@ -399,14 +371,8 @@ def run(args: argparse.Namespace) -> int:
     )
     write_text(text, None)
     if stop_at is not None:
-        print(
-            f"rankscope: error: query {stop_at!r} is judged in {args.qrels} but has no results "
-            f"in {args.run}; trec_eval stops there with exit status {EXIT_MISSING_QUERY}, "
-            "and so does this command (the output above is what trec_eval prints before it). "
-            "Give -c to score such queries, or --fix-trec-eval-quirks to leave them out of the "
-            "averages",
-            file=sys.stderr,
-        )
+        message = trec_eval_missing_query(stop_at, args.qrels, args.run)
+        print(f"rankscope: error: {message}", file=sys.stderr)
         return EXIT_MISSING_QUERY
     return 0
 
@@ -431,19 +397,15 @@ def _negative_first_query(
     --fix-trec-eval-quirks, it is evaluated)."""
     if args.fix_quirks or only_query is not None:
         return None
-    found = trec_eval_negative_first_query(qrels, list(args.measures or []), args.collection_size)
+    found = trec_eval_negative_first_query(
+        qrels, list(args.measures or []), args.collection_size, args.qrels
+    )
     if found is None:
         return None
-    query, name = found
+    query, message = found
     if query in results.missing_queries and not results.complete:
         return None
-    return (
-        f"rankscope: error: query {query!r}, the first trec_eval evaluates, has only negative "
-        f"grades in {args.qrels}: trec_eval 10 sizes its count of documents per grade by the "
-        f"highest grade, and stops with \"Can't calculate measure '{name}'\" and exit status "
-        f"{EXIT_MISSING_QUERY} before printing anything; so does this command. Give "
-        "--fix-trec-eval-quirks to evaluate it as trec_eval does any later query"
-    )
+    return message
 
 
 def _first_missing(results: Results, only_query: str | None) -> str | None:

@@ -17,6 +17,7 @@ Examples
 from rankscope import _core
 
 __all__ = [
+    "TREC_EVAL_STOP_STATUS",
     "FusionRuns",
     "PerQuery",
     "aggregate",
@@ -24,13 +25,16 @@ __all__ = [
     "format_results",
     "format_trec_eval",
     "in_cli_terms",
-    "non_integer_grade",
     "read_zscores",
     "results_rows",
     "score_answers",
     "score_weknora_answers",
+    "trec_eval_check_grades",
+    "trec_eval_check_judgements",
     "trec_eval_lines",
+    "trec_eval_missing_query",
     "trec_eval_negative_first_query",
+    "trec_eval_no_common_queries",
     "trec_eval_undetermined",
 ]
 
@@ -69,17 +73,33 @@ in_cli_terms = _core.in_cli_terms
 """An error's message in the command line's terms (message, the option an option error names
 or None, whether the error is in the qrels), as the native executable prints it too."""
 
-non_integer_grade = _core.non_integer_grade
-"""The first qrels line whose grade is not an integer: (line, grade, text, as trec_eval reads
-it), or None."""
+trec_eval_check_grades = _core.trec_eval_check_grades
+"""Refuse qrels (their bytes, and the file's name) at their first grade that is not an integer,
+which trec_eval reads otherwise: a `ParseError` naming the line."""
+
+trec_eval_check_judgements = _core.trec_eval_check_judgements
+"""Refuse the first trec_eval line (printed name, judgements) that trec_eval computes only from
+other judgements than ``-R``'s (given as ``trec_eval_lines`` names them): an `OptionError`."""
 
 trec_eval_undetermined = _core.trec_eval_undetermined
 """The warning for a trec_eval line (printed name, canonical measure name) whose value trec_eval
 computes from memory it never wrote, or None."""
 
 trec_eval_negative_first_query = _core.trec_eval_negative_first_query
-"""Where trec_eval 10 stops before printing a line (qrels, ``-m`` arguments, ``-N``): the first
-query it evaluates has only negative grades; (query id, trec_eval's measure name) or None."""
+"""Where trec_eval 10 stops before printing a line (qrels, ``-m`` arguments, ``-N``, the qrels
+file's name): the first query it evaluates has only negative grades; (query id, the message)
+or None."""
+
+trec_eval_no_common_queries = _core.trec_eval_no_common_queries
+"""The message where trec_eval stops at its first judged query (the error's message, the
+qrels), no query of the run being judged."""
+
+trec_eval_missing_query = _core.trec_eval_missing_query
+"""The message where trec_eval stops at a judged query (query id, qrels file, run file) the run
+has no results for."""
+
+TREC_EVAL_STOP_STATUS: int = _core.TREC_EVAL_STOP_STATUS
+"""The exit status trec_eval 10 ends with where it stops, and so does ``rankscope trec-eval``."""
 
 read_zscores = _core.read_zscores
 """trec_eval's ``-Z`` file (path, and its name in messages): ``{(query_id, measure): (mean,

@@ -68,6 +68,18 @@ impl Judgements {
             Judgements::Any => "any",
         }
     }
+
+    /// The judgements of a name [`Judgements::as_str`] gives.
+    pub fn named(name: &str) -> Option<Self> {
+        [
+            Judgements::Qrels,
+            Judgements::Groups,
+            Judgements::Preferences,
+            Judgements::Any,
+        ]
+        .into_iter()
+        .find(|judgements| judgements.as_str() == name)
+    }
 }
 
 /// One of trec_eval's names for a family's measures.

@@ -10,11 +10,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use crate::error::{float_text, quoted, Error, InputProblem, Result};
+use crate::error::{float_text, quoted, Error, InputProblem, OptionProblem, Result};
 use crate::measures::trec_eval::{table, Judgements, Style, TrecName, NICKNAMES};
 use crate::measures::{parse_measure, Aggregate, Family, Measure, GEOMETRIC_MEAN_FLOOR};
 use crate::table::Qrels;
-use crate::trec::{byte_problem, io_error};
+use crate::trec::{byte_problem, io_error, NonIntegerGrade};
 
 /// The width trec_eval left-justifies measure names to.
 const NAME_WIDTH: usize = 22;
@@ -496,23 +496,38 @@ pub fn undetermined_warning(line: &TrecLine) -> Option<String> {
 /// assert_eq!(negative_first_query(&qrels, &lines), None);
 /// ```
 pub fn negative_first_query(qrels: &Qrels, lines: &[TrecLine]) -> Option<(String, String)> {
-    // The highest grade of each query judged, by code.
-    let mut highest: Vec<Option<i64>> = vec![None; qrels.queries.len()];
+    let name = |code: u32| qrels.queries.name(code).as_bytes();
+    // The byte-wise first query named; its judgements end the look at the first grade of 0
+    // or more (in the file's first lines, as a rule).
+    let first = first_query(qrels)?;
+    let mut judged = false;
     for (&query, &grade) in qrels.query.iter().zip(&qrels.grade) {
-        let seen = &mut highest[query as usize];
-        *seen = Some(seen.map_or(grade, |g| g.max(grade)));
+        if query == first {
+            if grade >= 0 {
+                return None;
+            }
+            judged = true;
+        }
     }
-    let (first, grade) = highest
-        .iter()
-        .enumerate()
-        .filter_map(|(code, grade)| Some((code as u32, (*grade)?)))
-        .min_by(|&(a, _), &(b, _)| {
-            let name = |code| qrels.queries.name(code).as_bytes();
-            name(a).cmp(name(b))
-        })?;
-    if grade >= 0 {
-        return None;
-    }
+    let first = if judged {
+        first
+    } else {
+        // A query named without judgements (not one the reader gives): the first judged one.
+        let mut highest: Vec<Option<i64>> = vec![None; qrels.queries.len()];
+        for (&query, &grade) in qrels.query.iter().zip(&qrels.grade) {
+            let seen = &mut highest[query as usize];
+            *seen = Some(seen.map_or(grade, |g| g.max(grade)));
+        }
+        let (first, grade) = highest
+            .iter()
+            .enumerate()
+            .filter_map(|(code, grade)| Some((code as u32, (*grade)?)))
+            .min_by(|&(a, _), &(b, _)| name(a).cmp(name(b)))?;
+        if grade >= 0 {
+            return None;
+        }
+        first
+    };
     let line = lines
         .iter()
         .find(|line| line.judgements != Judgements::Any)?;
@@ -532,6 +547,104 @@ pub fn negative_first_query(qrels: &Qrels, lines: &[TrecLine]) -> Option<(String
             .unwrap_or(line.printed.as_str()),
     };
     Some((qrels.queries.name(first).to_owned(), name.to_owned()))
+}
+
+/// The exit status trec_eval 10 ends with where it stops (a judged query without results, a
+/// measure it cannot calculate), and so do both command lines.
+pub const STOP_STATUS: u8 = 4;
+
+/// The byte-wise first query named in `qrels`, the first trec_eval evaluates.
+fn first_query(qrels: &Qrels) -> Option<u32> {
+    let name = |code: u32| qrels.queries.name(code).as_bytes();
+    (0..qrels.queries.len() as u32).min_by(|&a, &b| name(a).cmp(name(b)))
+}
+
+/// The -R options a kind of judgements is read with, as the refusal names them.
+fn read_with(judgements: Judgements) -> &'static str {
+    match judgements {
+        Judgements::Qrels | Judgements::Any => "-R qrels (the default)",
+        Judgements::Groups => "-R qrels_jg",
+        Judgements::Preferences => "-R prefs or -R qrels_prefs",
+    }
+}
+
+/// Refuse the first line (`printed` name, the judgements it is computed from) that `given`
+/// (`-R`'s kind of judgements) cannot compute, as trec_eval cannot.
+///
+/// ```
+/// use rankscope_core::measures::trec_eval::Judgements;
+/// use rankscope_core::output::trec_eval::check_judgements;
+///
+/// let lines = [("map", Judgements::Qrels), ("runid", Judgements::Any)];
+/// assert!(check_judgements(lines, Judgements::Qrels).is_ok());
+/// let error = check_judgements(lines, Judgements::Groups).unwrap_err();
+/// assert_eq!(error.to_string(), "-m map: trec_eval computes it only with -R qrels (the default)");
+/// ```
+pub fn check_judgements<'a>(
+    lines: impl IntoIterator<Item = (&'a str, Judgements)>,
+    given: Judgements,
+) -> Result<()> {
+    for (printed, judgements) in lines {
+        if judgements != Judgements::Any && judgements != given {
+            let message = format!(
+                "-m {printed}: trec_eval computes it only with {}",
+                read_with(judgements)
+            );
+            return Err(Error::Option(OptionProblem::new("-m", printed, message)));
+        }
+    }
+    Ok(())
+}
+
+/// The refusal of a grade trec_eval reads otherwise than rankscope (`source`: the qrels file
+/// as named): trec_eval reads grades with `atol`, which stops at the first character that is
+/// not a digit (`1e1` is 1, `2.7` is 2); rankscope reads `1e1` as 10 and refuses `2.7`.
+pub fn grade_refusal(found: &NonIntegerGrade, source: &str) -> Error {
+    let message = format!(
+        "the grade {} is not an integer: trec_eval would read it as {} (it stops at the first \
+         character that is not a digit); write the grade as an integer",
+        quoted(&found.grade),
+        found.as_trec_eval
+    );
+    let problem = InputProblem::new(message).in_source(source);
+    Error::Parse(problem.at_line(found.line as u64, found.text.clone()))
+}
+
+/// The message where trec_eval stops at its first judged query because no query of the run
+/// is judged (`error`: the error's message, as shown), without `-c`.
+pub fn no_common_queries_stop(error: &str, qrels: &Qrels) -> String {
+    let first =
+        first_query(qrels).map_or_else(String::new, |code| quoted(qrels.queries.name(code)));
+    format!(
+        "{error}; trec_eval stops at its first judged query, {first}, with exit status \
+         {STOP_STATUS}, and so does this command. Give -c to score the judged queries the run \
+         lacks"
+    )
+}
+
+/// The message where trec_eval stops at `query`, judged in the qrels file `qrels` but without
+/// results in the run file `run` (without `-c`), having printed the queries before it.
+pub fn missing_query_stop(query: &str, qrels: &str, run: &str) -> String {
+    format!(
+        "query {} is judged in {qrels} but has no results in {run}; trec_eval stops there with \
+         exit status {STOP_STATUS}, and so does this command (the output above is what \
+         trec_eval prints before it). Give -c to score such queries, or \
+         --fix-trec-eval-quirks to leave them out of the averages",
+        quoted(query)
+    )
+}
+
+/// The message where trec_eval stops before printing a line ([`negative_first_query`]'s
+/// query and measure; `qrels`: the qrels file as named).
+pub fn negative_first_query_stop(query: &str, measure: &str, qrels: &str) -> String {
+    format!(
+        "query {}, the first trec_eval evaluates, has only negative grades in {qrels}: \
+         trec_eval 10 sizes its count of documents per grade by the highest grade, and stops \
+         with \"Can't calculate measure '{measure}'\" and exit status {STOP_STATUS} before \
+         printing anything; so does this command. Give --fix-trec-eval-quirks to evaluate it \
+         as trec_eval does any later query",
+        quoted(query)
+    )
 }
 
 /// One line kind's values, as [`render`] prints them.
