@@ -1,11 +1,12 @@
 //! The native `rankscope` executable, the command line's front door.
 //!
 //! `rankscope trec-eval` and `rankscope evaluate` on plain TREC files are served here, by the
-//! core, with the Python command's output, messages and exit codes: the lines and their text
-//! come from [`rankscope_core::output`], which the Python command prints through too.
-//! Everything else (every other command, every option this door does not serve, and any run
-//! that would warn or fail) is handed to the Python command line with the arguments
-//! unchanged ([`handoff`]), which stays the reference.
+//! core, with the Python command's output, warnings, errors and exit codes: the lines and
+//! their text come from [`rankscope_core::output`], the messages from the core's errors and
+//! trec_eval's stops, which the Python command prints through too. Everything else (every
+//! other command, every option this door does not serve, and the outcomes it leaves to the
+//! Python command) is handed to the Python command line with the arguments unchanged
+//! ([`handoff`]), which stays the reference.
 
 mod args;
 mod evaluate;
