@@ -24,11 +24,27 @@ ROOT = Path(__file__).resolve().parent.parent
 # notebook, the wheels' dist/) are set up once; the Spark tests share one worker too, so that
 # one local Spark (a JVM, session-scoped in tests/spark/conftest.py) serves them all.
 ONE_WORKER_FOLDERS = ("tests/spark/",)
+# The tests that call ranx (every test whose file or function name says "ranx") share one
+# worker too:
+# numba compiles ranx's functions on their first call in a process, about a minute for
+# ``ranx.evaluate`` alone on this project's 2 cores, and a worker that compiled them serves
+# every later call from memory (and its cache on disk, one per worker: see below).
+RANX_UNIT = "ranx (numba)"
 # The longest units of work are handed out first, one to each worker, while the rest (in
 # xdist's order: the units with most tests first) fills in around them: the wheels' builds and
-# installs (minutes) and the Spark tests. Last (where xdist's order by number of tests put
-# them: 12 and 64 tests of 3,489) one of them ran alone at the end.
-FIRST_UNITS = ("tests/test_packaging.py", "tests/spark/")
+# installs (minutes), the Spark tests and ranx's. Last (where xdist's order by number of tests
+# put them: 12 and 64 tests of 3,489) one of them ran alone at the end.
+FIRST_UNITS = ("tests/test_packaging.py", "tests/spark/", RANX_UNIT)
+
+
+def _unit(nodeid: str, path: str) -> str:
+    """The unit of work of the test ``nodeid`` in the file ``path``: its folder's, ranx's or
+    its file's."""
+    folder = next((folder for folder in ONE_WORKER_FOLDERS if path.startswith(folder)), None)
+    if folder is not None:
+        return folder
+    name = nodeid.rsplit("::", 1)[-1].split("[", 1)[0]  # the test's, its parameters left out
+    return RANX_UNIT if "ranx" in f"{path}::{name}".lower() else path
 
 
 def _numba_cache_of_this_worker(config: pytest.Config) -> None:
@@ -60,8 +76,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
 
     class FileScheduling(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            path = super()._split_scope(nodeid)
-            return next((folder for folder in ONE_WORKER_FOLDERS if path.startswith(folder)), path)
+            return _unit(nodeid, super()._split_scope(nodeid))
 
         def _assign_work_unit(self, node: Any) -> None:
             for unit in reversed(FIRST_UNITS):  # those not handed out yet go to the front

@@ -385,6 +385,7 @@ def test_wheel_door_refuses_a_script_and_names_a_wheel_that_keeps_its_entry_poin
     assert f"wheel: {both.name} lacks {expected}" in done.stderr
 
 
+@pytest.mark.slow  # dist/: scripts/wheel builds every wheel once
 def test_the_executable_taken_out_of_maturins_wheel_is_the_one_in_the_wheels(
     dist: Path, tmp_path: Path
 ) -> None:

@@ -76,6 +76,7 @@ def small_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
 QUERIES = 20
 
 
+@pytest.mark.slow  # a local Spark
 @pytest.mark.parametrize("options", [{}, {"complete": True}], ids=["default", "complete"])
 def test_a_grouped_run_gives_the_in_memory_numbers(
     spark: Any, tmp_path: Path, small_ranges: None, options: dict[str, Any]
@@ -101,6 +102,7 @@ def test_a_grouped_run_gives_the_in_memory_numbers(
     assert got.unjudged_queries == expected.unjudged_queries
 
 
+@pytest.mark.slow  # a local Spark
 def test_a_run_not_grouped_is_evaluated_again_with_a_shuffle(
     spark: Any, tmp_path: Path, small_ranges: None
 ) -> None:
@@ -125,6 +127,7 @@ def test_a_run_not_grouped_is_evaluated_again_with_a_shuffle(
     ), messages
 
 
+@pytest.mark.slow  # a local Spark
 @pytest.mark.parametrize("options", [{}, {"complete": True}], ids=["default", "complete"])
 def test_files_are_evaluated_range_by_range_with_the_in_memory_numbers(
     spark: Any, tmp_path: Path, small_ranges: None, options: dict[str, Any]
@@ -151,6 +154,7 @@ def test_files_are_evaluated_range_by_range_with_the_in_memory_numbers(
     assert got.unjudged_queries == expected.unjudged_queries
 
 
+@pytest.mark.slow  # a local Spark
 def test_files_not_grouped_are_evaluated_again_with_a_shuffle(
     spark: Any, tmp_path: Path, small_ranges: None
 ) -> None:
