@@ -8,7 +8,7 @@ use hashbrown::{DefaultHashBuilder, HashMap};
 
 use crate::batch::{Label, SubtopicJudgements, POOLED_UNJUDGED, UNJUDGED};
 use crate::error::{quoted, Error, InputProblem, Result};
-use crate::intern::Interner;
+use crate::intern::{same_bytes, Interner};
 use crate::parallel::{self, PARALLEL_MIN_ROWS};
 use crate::profile::{Conventions, IdealTies};
 use crate::table::{Qrels, StrColumn};
@@ -402,7 +402,7 @@ fn probe(
             return Err(i);
         }
         let row = row_plus_one - 1;
-        if slot_tag == tag && docs.get_bytes(row as usize) == doc {
+        if slot_tag == tag && same_bytes(docs.get_bytes(row as usize), doc) {
             return Ok(row);
         }
         i = (i + 1) & mask;
