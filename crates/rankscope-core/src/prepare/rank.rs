@@ -21,11 +21,12 @@ pub(super) struct Scratch {
 }
 
 /// The documents of one query seen so far, by hash: an open-addressing table of
-/// `(upper half of the hash, item + 1)` (0: an empty slot), a power of two of slots at most half
-/// full, cleared from query to query. Finding and inserting are one probe.
+/// `(upper half of the hash) << 32 | item + 1` (0: an empty slot), a power of two of slots at
+/// most half full, cleared from query to query (zeroed at once). Finding and inserting are one
+/// probe.
 #[derive(Default)]
 struct SeenDocuments {
-    slots: Vec<(u32, u32)>,
+    slots: Vec<u64>,
 }
 
 impl SeenDocuments {
@@ -33,7 +34,7 @@ impl SeenDocuments {
     fn clear(&mut self, items: usize) {
         let size = (2 * items).next_power_of_two().max(2);
         self.slots.clear();
-        self.slots.resize(size, (0, 0));
+        self.slots.resize(size, 0);
     }
 
     /// The item seen before whose document is `item`'s (`same(earlier)` tells, for an item of
@@ -49,9 +50,10 @@ impl SeenDocuments {
         let tag = (hash >> 32) as u32;
         let mut i = hash as usize & mask;
         loop {
-            let (slot_tag, item_plus_one) = self.slots[i];
+            let slot = self.slots[i];
+            let (slot_tag, item_plus_one) = ((slot >> 32) as u32, slot as u32);
             if item_plus_one == 0 {
-                self.slots[i] = (tag, item + 1);
+                self.slots[i] = u64::from(tag) << 32 | u64::from(item + 1);
                 return None;
             }
             if slot_tag == tag && same(item_plus_one - 1) {

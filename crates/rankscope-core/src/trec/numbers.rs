@@ -1,7 +1,25 @@
 //! Scores and grades from the text of a field.
 
 /// A score: a number as polars casts text to Float64, and finite.
+///
+/// A sign and at most eight characters (most scores written) are read where this is called
+/// ([`word_decimal`]); anything else by a function of its own.
+#[inline]
 pub fn parse_score(field: &[u8]) -> Option<f64> {
+    if let Some((negative, digits)) = split_sign(field) {
+        if digits.len() <= 8 {
+            if let Some(value) = word_decimal(digits) {
+                return Some(if negative { -value } else { value });
+            }
+        }
+    }
+    longer_score(field)
+}
+
+/// [`parse_score`] of the others: the fast path of up to 19 characters, else the general
+/// parser.
+#[inline(never)]
+fn longer_score(field: &[u8]) -> Option<f64> {
     if let Some(value) = plain_decimal(field) {
         return Some(value);
     }
@@ -78,14 +96,7 @@ const POWERS_OF_TEN: [u64; 9] = [
 #[inline]
 fn short_decimal(text: &[u8]) -> Option<f64> {
     if text.len() <= 8 {
-        // One word (most scores).
-        let (digits, point) = without_point(load_eight(text));
-        let count = text.len() - usize::from(point.is_some());
-        let fraction = point.map_or(0, |point| count - point);
-        if count == 0 {
-            return None;
-        }
-        return exact_quotient(digits_value(digits, count)?, fraction);
+        return word_decimal(text);
     }
     let (first, rest) = text.split_at(8);
     let (high, high_point) = without_point(load_eight(first));
@@ -106,6 +117,18 @@ fn short_decimal(text: &[u8]) -> Option<f64> {
     let mantissa = digits_value(high, high_digits)? * POWERS_OF_TEN[low_digits]
         + digits_value(low, low_digits)?;
     exact_quotient(mantissa, fraction)
+}
+
+/// [`short_decimal`] of at most eight characters: one word.
+#[inline]
+fn word_decimal(text: &[u8]) -> Option<f64> {
+    let (digits, point) = without_point(load_eight(text));
+    let count = text.len() - usize::from(point.is_some());
+    let fraction = point.map_or(0, |point| count - point);
+    if count == 0 {
+        return None;
+    }
+    exact_quotient(digits_value(digits, count)?, fraction)
 }
 
 /// The bytes of `text` (at most eight) as one word, byte `i` for `text[i]`, zero past its end;
