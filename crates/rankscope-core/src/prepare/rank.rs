@@ -1,7 +1,6 @@
 //! One query in rank order: sorted (or checked), de-duplicated, cut, and looked up.
 
-use hashbrown::HashTable;
-
+use crate::intern::same_bytes;
 use crate::profile::{
     Conventions, DuplicatePolicy, IdealTies, IdenticalIds, MissingQueryRanking, Ordering,
     ScorePrecision, TiedScores, UnjudgedDocuments, PLACEHOLDER_DOCUMENT,
@@ -18,7 +17,51 @@ pub(super) struct Scratch {
     pub(super) rows: Vec<u32>,
     keys: Vec<f64>,
     pub(super) hashes: Vec<u64>,
-    seen: HashTable<u32>,
+    seen: SeenDocuments,
+}
+
+/// The documents of one query seen so far, by hash: an open-addressing table of
+/// `(upper half of the hash) << 32 | item + 1` (0: an empty slot), a power of two of slots at
+/// most half full, cleared from query to query (zeroed at once). Finding and inserting are one
+/// probe.
+#[derive(Default)]
+struct SeenDocuments {
+    slots: Vec<u64>,
+}
+
+impl SeenDocuments {
+    /// Empty, with room for `items` documents.
+    fn clear(&mut self, items: usize) {
+        let size = (2 * items).next_power_of_two().max(2);
+        self.slots.clear();
+        self.slots.resize(size, 0);
+    }
+
+    /// The item seen before whose document is `item`'s (`same(earlier)` tells, for an item of
+    /// the same hash), or `None` after taking `item` in.
+    #[inline]
+    fn earlier_or_insert(
+        &mut self,
+        hash: u64,
+        item: u32,
+        same: impl Fn(u32) -> bool,
+    ) -> Option<u32> {
+        let mask = self.slots.len() - 1;
+        let tag = (hash >> 32) as u32;
+        let mut i = hash as usize & mask;
+        loop {
+            let slot = self.slots[i];
+            let (slot_tag, item_plus_one) = ((slot >> 32) as u32, slot as u32);
+            if item_plus_one == 0 {
+                self.slots[i] = u64::from(tag) << 32 | u64::from(item + 1);
+                return None;
+            }
+            if slot_tag == tag && same(item_plus_one - 1) {
+                return Some(item_plus_one - 1);
+            }
+            i = (i + 1) & mask;
+        }
+    }
 }
 
 /// One query prepared.
@@ -170,7 +213,17 @@ pub(super) fn order_rows(
                     }
                 })
         };
-        let in_order = (1..rows.len()).all(|i| before(i - 1, i) != std::cmp::Ordering::Greater);
+        // Most rankings come in order: checked pair by pair, the ids compared only on a tie.
+        let in_order = keys.windows(2).zip(rows.windows(2)).all(|(key, pair)| {
+            key[0] > key[1]
+                || (key[0] == key[1] && {
+                    let ids = run
+                        .docs
+                        .get_bytes(pair[1] as usize)
+                        .cmp(run.docs.get_bytes(pair[0] as usize));
+                    (if ascending { ids.reverse() } else { ids }) != std::cmp::Ordering::Greater
+                })
+        });
         if !in_order {
             let mut order: Vec<usize> = (0..rows.len()).collect();
             order.sort_by(|&a, &b| before(a, b)); // stable: exact repeats keep the input order
@@ -187,20 +240,23 @@ pub(super) fn order_rows(
         );
     };
     hash_docs(rows, hashes);
-    let same_doc =
-        |a: u32, b: u32| run.docs.get_bytes(a as usize) == run.docs.get_bytes(b as usize);
+    let same_doc = |a: u32, b: u32| {
+        same_bytes(
+            run.docs.get_bytes(a as usize),
+            run.docs.get_bytes(b as usize),
+        )
+    };
     let mut duplicate = None;
     match conventions.duplicate_documents {
         DuplicatePolicy::KeepFirst => {
-            seen.clear();
+            seen.clear(rows.len());
             let mut kept = 0;
             for i in 0..rows.len() {
                 let (row, hash) = (rows[i], hashes[i]);
-                let fresh = seen.find(hash, |&other| same_doc(other, row)).is_none();
-                if fresh {
-                    seen.insert_unique(hash, row, |&r| {
-                        judgements.doc_hash(run.docs.get_bytes(r as usize))
-                    });
+                if seen
+                    .earlier_or_insert(hash, row, |other| same_doc(other, row))
+                    .is_none()
+                {
                     rows[kept] = row;
                     hashes[kept] = hash;
                     kept += 1;
@@ -216,19 +272,15 @@ pub(super) fn order_rows(
         hashes.truncate(limit);
     }
     if conventions.duplicate_documents == DuplicatePolicy::Error {
-        seen.clear();
+        seen.clear(rows.len());
         // The first document (in rank order) that appears again later.
         let mut first_repeat: Option<usize> = None;
         for i in 0..rows.len() {
             let (row, hash) = (rows[i], hashes[i]);
-            match seen.find(hash, |&other| same_doc(rows[other as usize], row)) {
-                Some(&earlier) => {
-                    let earlier = earlier as usize;
-                    first_repeat = Some(first_repeat.map_or(earlier, |f| f.min(earlier)));
-                }
-                None => {
-                    seen.insert_unique(hash, i as u32, |&j| hashes[j as usize]);
-                }
+            let same = |other: u32| same_doc(rows[other as usize], row);
+            if let Some(earlier) = seen.earlier_or_insert(hash, i as u32, same) {
+                let earlier = earlier as usize;
+                first_repeat = Some(first_repeat.map_or(earlier, |f| f.min(earlier)));
             }
         }
         duplicate = first_repeat.map(|i| rows[i] as usize);

@@ -41,36 +41,49 @@ pub(super) struct Split<'a, const N: usize> {
 /// (its newline, or the end of the text), and whether it is plain ASCII text (see [`Split`]).
 ///
 /// A line that ends within the 64 bytes from its start (most lines of runs and qrels) is split
-/// in one pass over the bit masks of those bytes, those that end a field, newlines, and bytes
-/// that are not plain ASCII text (see [`classify`]): each field is a run of clear bits, found by
-/// counting zeros. Longer lines, and the last 64 bytes of a text, are split eight bytes at a
-/// time.
-#[inline]
+/// from the bit masks of its bytes, those that end a field and those that are not plain ASCII
+/// text (see [`classify_line`], which stops at the 16 bytes holding the newline): each field
+/// is a run of clear bits, from a bit of the mask of field starts to one of the mask of field
+/// ends. Longer lines, and the last 64 bytes of a text, are split eight bytes at a time.
+///
+/// Always inlined, with [`classify_line`]: called as a function, the fields it returns are
+/// written out and copied back for every line, which costs a fifth of reading a run
+/// (`read_files` under callgrind, benchmarks/RESULTS-reader.md).
+#[allow(clippy::inline_always)]
+#[inline(always)]
 pub(super) fn split_line<const N: usize>(text: &[u8], start: usize, limit: usize) -> Split<'_, N> {
     if let Some(block) = text.get(start..start.saturating_add(64)) {
         let block: &[u8; 64] = block.try_into().expect("64 bytes");
-        let Masks {
+        if let Some(LineMasks {
             ends,
-            newlines,
             not_plain,
-        } = classify(block);
-        if newlines != 0 {
-            let newline = newlines.trailing_zeros();
+            newline,
+        }) = classify_line(block)
+        {
             let in_line = (1u64 << newline) - 1;
             let in_fields = !ends & in_line;
             let mut starts = in_fields & !(in_fields << 1);
+            // The last byte of each field: the newline is not in `in_fields`, so a field
+            // right before it ends there.
+            let mut lasts = in_fields & !(in_fields >> 1);
             // Counted field by field rather than by `count_ones`, which the x86_64 baseline
             // (without POPCNT) computes in a dozen instructions.
             let mut count = 0;
             let mut fields: [&[u8]; N] = [&[]; N];
             while starts != 0 && count < limit {
                 if count < N {
-                    let first = starts.trailing_zeros();
-                    // The newline ends a field too, so the end is always found in the block.
-                    let last = first + (ends >> first).trailing_zeros();
-                    fields[count] = &block[first as usize..last as usize];
+                    let first = starts.trailing_zeros() as usize;
+                    let last = lasts.trailing_zeros() as usize;
+                    // SAFETY: `first` and `last` are bits of masks of `newline` bits, and
+                    // `newline < 64`; a field's first byte comes no later than its last (the
+                    // masks' lowest bits pair up, field by field), so `first..last + 1` lies
+                    // within the 64 bytes of `block`.
+                    #[allow(unsafe_code)]
+                    let field = unsafe { block.get_unchecked(first..last + 1) };
+                    fields[count] = field;
                 }
                 starts &= starts - 1;
+                lasts &= lasts.wrapping_sub(1);
                 count += 1;
             }
             return Split {
@@ -170,32 +183,33 @@ fn first_field_end(text: &[u8], at: usize, word: u64) -> Option<usize> {
     None
 }
 
-/// The bit masks of 64 bytes (bit `j` for byte `j`).
-struct Masks {
+/// The bit masks of a line's first bytes (bit `j` for byte `j` of the line), as far as the
+/// 16 bytes that hold its newline.
+struct LineMasks {
     /// The bytes that end a field (whitespace: `\t`, `\n`, `\v`, `\f`, `\r`, space).
     ends: u64,
-    /// Newlines.
-    newlines: u64,
     /// NUL bytes and bytes outside ASCII (a line without any is text; one with some is checked
     /// as UTF-8 on its own).
     not_plain: u64,
+    /// Where the first newline is (below 64).
+    newline: u32,
 }
 
-/// The [`Masks`] of 64 bytes.
+/// The [`LineMasks`] of the line at the start of `block`, 16 bytes at a time up to the 16 that
+/// hold its first newline; `None` if the 64 bytes hold none. Bits past those 16 bytes are
+/// clear.
 #[cfg(target_arch = "x86_64")]
-#[inline]
-fn classify(block: &[u8; 64]) -> Masks {
+#[allow(clippy::inline_always)]
+#[inline(always)]
+fn classify_line(block: &[u8; 64]) -> Option<LineMasks> {
     use std::arch::x86_64::{
         _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
         _mm_set1_epi8, _mm_setzero_si128, _mm_sub_epi8,
     };
     // A movemask of 16 bytes is 16 bits, never negative.
-    let bits = |mask: i32| u16::try_from(mask).map_or(0, u64::from);
-    let mut masks = Masks {
-        ends: 0,
-        newlines: 0,
-        not_plain: 0,
-    };
+    let bits = |mask: i32| u64::from(mask as u16);
+    let mut ends = 0;
+    let mut not_plain = 0;
     for (k, part) in block.chunks_exact(16).enumerate() {
         // SAFETY: SSE2 is part of the x86_64 baseline, so every processor this is compiled for
         // has these instructions; the unaligned load reads the 16 bytes of `part`, which it
@@ -216,26 +230,35 @@ fn classify(block: &[u8; 64]) -> Masks {
                 _mm_movemask_epi8(_mm_or_si128(bytes, nul)),
             )
         };
-        masks.ends |= bits(end_mask) << (16 * k);
-        masks.newlines |= bits(newline_mask) << (16 * k);
-        masks.not_plain |= bits(not_plain_mask) << (16 * k);
+        ends |= bits(end_mask) << (16 * k);
+        not_plain |= bits(not_plain_mask) << (16 * k);
+        if newline_mask != 0 {
+            return Some(LineMasks {
+                ends,
+                not_plain,
+                newline: 16 * k as u32 + newline_mask.trailing_zeros(),
+            });
+        }
     }
-    masks
+    None
 }
 
-/// [`classify`] byte by byte, where SSE2 is not there.
+/// [`classify_line`] byte by byte, where SSE2 is not there.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline]
-fn classify(block: &[u8; 64]) -> Masks {
-    let mut masks = Masks {
-        ends: 0,
-        newlines: 0,
-        not_plain: 0,
-    };
+fn classify_line(block: &[u8; 64]) -> Option<LineMasks> {
+    let mut ends = 0;
+    let mut not_plain = 0;
     for (j, &b) in block.iter().enumerate() {
-        masks.ends |= u64::from(ends_field(b)) << j;
-        masks.newlines |= u64::from(b == b'\n') << j;
-        masks.not_plain |= u64::from(b == 0 || !b.is_ascii()) << j;
+        if b == b'\n' {
+            return Some(LineMasks {
+                ends,
+                not_plain,
+                newline: j as u32,
+            });
+        }
+        ends |= u64::from(ends_field(b)) << j;
+        not_plain |= u64::from(b == 0 || !b.is_ascii()) << j;
     }
-    masks
+    None
 }

@@ -509,3 +509,54 @@ fn the_reader_notes_the_first_grade_trec_eval_reads_otherwise_as_the_check_finds
     let run = parse_run(b"q1 Q0 d1 1 1.5 r\n", "r", &ReadOptions::default()).unwrap();
     assert_eq!(run.non_integer_grade, None);
 }
+
+#[test]
+fn scores_read_a_word_at_a_time_are_the_general_parser_s() {
+    // Every length the words of the fast path take (1 to 16 characters after the sign, and
+    // 17, past them), every place of the point or none, random digits, and each character in
+    // turn replaced by one a word's checks must refuse (bytes next to the digits, a second
+    // point, a sign, bytes outside ASCII): to the bit what the general parser reads.
+    let refused: &[u8] = b"/:.-+e \x00\x7f\x80\xf0\xfa\xff";
+    let mut state: u64 = 0x0123_4567_89ab_cdef;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut fast = 0;
+    let mut check = |text: &[u8]| {
+        let general: Option<f64> = fast_float2::parse::<f64, _>(text)
+            .ok()
+            .filter(|v| v.is_finite());
+        let shown = String::from_utf8_lossy(text);
+        assert_eq!(
+            parse_score(text).map(f64::to_bits),
+            general.map(f64::to_bits),
+            "{shown}"
+        );
+        if let Some(value) = plain_decimal(text) {
+            assert_eq!(Some(value.to_bits()), general.map(f64::to_bits), "{shown}");
+            fast += 1;
+        }
+    };
+    for length in 1..=17 {
+        for point in 0..=length {
+            for sign in ["", "-", "+"] {
+                for _ in 0..40 {
+                    let mut text: Vec<u8> = sign.bytes().collect();
+                    let digits = text.len();
+                    text.extend((0..length).map(|_| b'0' + (next() % 10) as u8));
+                    if point < length {
+                        text[digits + point] = b'.';
+                    }
+                    check(&text);
+                    let at = digits + (next() as usize % length);
+                    text[at] = refused[next() as usize % refused.len()];
+                    check(&text);
+                }
+            }
+        }
+    }
+    assert!(fast > 20_000, "{fast}");
+}
