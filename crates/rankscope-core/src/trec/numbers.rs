@@ -3,7 +3,7 @@
 /// A score: a number as polars casts text to Float64, and finite.
 ///
 /// A sign and at most eight characters (most scores written) are read where this is called
-/// ([`word_decimal`]); anything else by a function of its own.
+/// (`word_decimal`); anything else by a function of its own.
 #[inline]
 pub fn parse_score(field: &[u8]) -> Option<f64> {
     if let Some((negative, digits)) = split_sign(field) {
