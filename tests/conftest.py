@@ -15,36 +15,13 @@ from typing import Any
 
 import pytest
 
+from xdist_units import FIRST_UNITS, unit_of
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 # --- workers ----------------------------------------------------------------------------------
-# Under pytest-xdist with --dist loadfile (``scripts/test -n 2 --dist loadfile``), a
-# file's tests run in one worker, so that its module-scoped fixtures (a browser, an executed
-# notebook, the wheels' dist/) are set up once; the Spark tests share one worker too, so that
-# one local Spark (a JVM, session-scoped in tests/spark/conftest.py) serves them all.
-ONE_WORKER_FOLDERS = ("tests/spark/",)
-# The tests that call ranx (every test whose file or function name says "ranx") share one
-# worker too:
-# numba compiles ranx's functions on their first call in a process, about a minute for
-# ``ranx.evaluate`` alone on this project's 2 cores, and a worker that compiled them serves
-# every later call from memory (and its cache on disk, one per worker: see below).
-RANX_UNIT = "ranx (numba)"
-# The longest units of work are handed out first, one to each worker, while the rest (in
-# xdist's order: the units with most tests first) fills in around them: the wheels' builds and
-# installs (minutes), the Spark tests and ranx's. Last (where xdist's order by number of tests
-# put them: 12 and 64 tests of 3,489) one of them ran alone at the end.
-FIRST_UNITS = ("tests/test_packaging.py", "tests/spark/", RANX_UNIT)
-
-
-def _unit(nodeid: str, path: str) -> str:
-    """The unit of work of the test ``nodeid`` in the file ``path``: its folder's, ranx's or
-    its file's."""
-    folder = next((folder for folder in ONE_WORKER_FOLDERS if path.startswith(folder)), None)
-    if folder is not None:
-        return folder
-    name = nodeid.rsplit("::", 1)[-1].split("[", 1)[0]  # the test's, its parameters left out
-    return RANX_UNIT if "ranx" in f"{path}::{name}".lower() else path
+# Which tests share a worker, and which go first: tests/xdist_units.py.
 
 
 def _numba_cache_of_this_worker(config: pytest.Config) -> None:
@@ -76,12 +53,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
 
     class FileScheduling(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return _unit(nodeid, super()._split_scope(nodeid))
+            return unit_of(nodeid, super()._split_scope(nodeid))
 
         def _assign_work_unit(self, node: Any) -> None:
-            for unit in reversed(FIRST_UNITS):  # those not handed out yet go to the front
-                if unit in self.workqueue:
-                    self.workqueue.move_to_end(unit, last=False)
+            for first in reversed(FIRST_UNITS):  # those not handed out yet go to the front
+                if first in self.workqueue:
+                    self.workqueue.move_to_end(first, last=False)
             super()._assign_work_unit(node)
 
     return FileScheduling(config, log)

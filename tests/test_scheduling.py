@@ -1,6 +1,6 @@
-"""How the suite's tests are shared between pytest-xdist's workers (tests/conftest.py): a file's
-tests in one worker, the Spark folder in one, every test that calls ranx in one (numba compiles
-ranx once per process), and the longest units handed out first."""
+"""How the suite's tests are shared between pytest-xdist's workers (tests/xdist_units.py): a
+file's tests in one worker, the Spark folder in one, every test that calls ranx in one (numba
+compiles ranx once per process), and the longest units handed out first."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIRST_UNITS, ONE_WORKER_FOLDERS, RANX_UNIT, _unit
+from xdist_units import FIRST_UNITS, ONE_WORKER_FOLDERS, RANX_UNIT, unit_of
 
 TESTS = Path(__file__).resolve().parent
 
@@ -31,7 +31,7 @@ TESTS = Path(__file__).resolve().parent
     ],
 )
 def test_each_test_has_the_unit_of_its_folder_ranx_or_file(nodeid: str, unit: str) -> None:
-    assert _unit(nodeid, nodeid.split("::", 1)[0]) == unit
+    assert unit_of(nodeid, nodeid.split("::", 1)[0]) == unit
 
 
 def test_the_units_handed_out_first_exist() -> None:
