@@ -2,9 +2,11 @@
 
 /// A score: a number as polars casts text to Float64, and finite.
 ///
-/// A sign and at most eight characters (most scores written) are read where this is called
-/// (`word_decimal`); anything else by a function of its own.
-#[inline]
+/// A sign and at most eight characters (most scores written) are read here, as one word
+/// (`word_decimal`, always inlined); anything else by a function of its own. This function
+/// is never inlined: left to the compiler, the reader's loop over lines took it in and called
+/// `word_decimal` instead, about 45 instructions a line more (`benchmarks/RESULTS-reader.md`).
+#[inline(never)]
 pub fn parse_score(field: &[u8]) -> Option<f64> {
     if let Some((negative, digits)) = split_sign(field) {
         if digits.len() <= 8 {
@@ -120,7 +122,8 @@ fn short_decimal(text: &[u8]) -> Option<f64> {
 }
 
 /// [`short_decimal`] of at most eight characters: one word.
-#[inline]
+#[allow(clippy::inline_always)]
+#[inline(always)]
 fn word_decimal(text: &[u8]) -> Option<f64> {
     let (digits, point) = without_point(load_eight(text));
     let count = text.len() - usize::from(point.is_some());
