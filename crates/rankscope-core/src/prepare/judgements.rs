@@ -93,7 +93,8 @@ impl<'a> Judgements<'a> {
         }
         table_offsets.push(size_total);
         let hasher = DefaultHashBuilder::default();
-        // Odd, so that the multiplication of two seeded words never loses its low bits.
+        // Random per process (hashbrown's seeded hasher), so that no input can aim at a slot;
+        // odd, so never zero.
         let seeds = [hasher.hash_one(1u64) | 1, hasher.hash_one(2u64) | 1];
         let mut index = Judgements {
             qrels,

@@ -39,7 +39,7 @@ const EXACT_POWERS_OF_TEN: [f64; 23] = [
 /// the general parser computes it: an integer below 2^53 divided by an exact power of ten is
 /// correctly rounded by the division itself (Clinger's fast path). Anything else (exponents,
 /// long digit strings, words) is `None`, for the general parser. Up to 16 characters after the
-/// sign (nearly every score written) are read 16 bytes at once ([`short_decimal`]).
+/// sign (nearly every score written) are read eight bytes at a time ([`short_decimal`]).
 #[inline]
 pub(super) fn plain_decimal(field: &[u8]) -> Option<f64> {
     let (negative, digits) = split_sign(field)?;
