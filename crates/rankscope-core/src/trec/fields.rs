@@ -278,15 +278,12 @@ mod tests {
     #[test]
     fn the_portable_classification_is_the_vectorised_one() {
         const BYTES: &[u8] = b"ab \t\r\x0b\x0c\n\0\x80\xff~!";
-        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = crate::trec::tests::xorshift(0x9E37_79B9_7F4A_7C15);
         for round in 0..20_000 {
             let mut block = [b'x'; 64];
             for byte in &mut block {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
                 // Newlines rare enough that a block of 64 often has none or only a late one.
-                let pick = (state % 64) as usize;
+                let pick = (next() % 64) as usize;
                 *byte = if pick < BYTES.len() {
                     BYTES[pick]
                 } else {

@@ -2,6 +2,25 @@ use super::numbers::plain_decimal;
 use super::parse::pieces;
 use super::*;
 
+/// A xorshift generator of 64-bit words from `seed` (not zero): the tests' inputs, the same
+/// on every run.
+pub(super) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
+/// A score as the general parser reads it, finite or nothing: what `parse_score` must give.
+fn general_score(text: &[u8]) -> Option<f64> {
+    fast_float2::parse::<f64, _>(text)
+        .ok()
+        .filter(|v| v.is_finite())
+}
+
 fn run_error(data: &[u8]) -> String {
     parse_run(data, "run.txt", &ReadOptions::default())
         .unwrap_err()
@@ -236,13 +255,7 @@ fn pieces_join_in_file_order_with_the_right_line_numbers() {
 
 #[test]
 fn the_fast_path_of_scores_gives_the_general_parser_s_values() {
-    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d);
     let mut checked = 0;
     for _ in 0..200_000 {
         let r = next();
@@ -286,13 +299,7 @@ fn scores_of_any_short_text_are_the_general_parser_s() {
     // Texts of digits, points, signs and an exponent up to 20 bytes: the fast path takes or
     // leaves each as the general parser reads it, to the bit.
     let alphabet: &[u8] = b"0123456789012345678901234567890123456789..-+e x";
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
     let mut fast = 0;
     for _ in 0..300_000 {
         let r = next();
@@ -310,9 +317,7 @@ fn scores_of_any_short_text_are_the_general_parser_s() {
                 text[0] = b'-';
             }
         }
-        let general: Option<f64> = fast_float2::parse::<f64, _>(&text)
-            .ok()
-            .filter(|v| v.is_finite());
+        let general = general_score(&text);
         let shown = String::from_utf8_lossy(&text);
         assert_eq!(
             parse_score(&text).map(f64::to_bits),
@@ -517,18 +522,10 @@ fn scores_read_a_word_at_a_time_are_the_general_parser_s() {
     // turn replaced by one a word's checks must refuse (bytes next to the digits, a second
     // point, a sign, bytes outside ASCII): to the bit what the general parser reads.
     let refused: &[u8] = b"/:.-+e \x00\x7f\x80\xf0\xfa\xff";
-    let mut state: u64 = 0x0123_4567_89ab_cdef;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = xorshift(0x0123_4567_89ab_cdef);
     let mut fast = 0;
     let mut check = |text: &[u8]| {
-        let general: Option<f64> = fast_float2::parse::<f64, _>(text)
-            .ok()
-            .filter(|v| v.is_finite());
+        let general = general_score(text);
         let shown = String::from_utf8_lossy(text);
         assert_eq!(
             parse_score(text).map(f64::to_bits),
