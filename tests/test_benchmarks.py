@@ -185,6 +185,54 @@ def test_the_targets_of_a_table() -> None:
     assert not any(text.startswith("TREC DL-like") for text in found)  # a row not run
 
 
+@pytest.mark.parametrize("n", [1, 2, 5, 6, 9, 17, 41, 100])
+def test_the_median_s_interval_covers_it_as_the_binomial_distribution_says(n: int) -> None:
+    stats = pytest.importorskip("scipy.stats")
+    values = [float(value) for value in range(n, 0, -1)]  # n, ..., 1: rank r is the value r
+    low, high = harness.median_interval(values)
+    k = int(low)
+    assert high == n + 1 - k  # the interval is symmetric in the ranks
+    if k == 1 and stats.binom.cdf(0, n, 0.5) > 0.025:
+        return  # too few values for 95 %: their whole range
+    # k is the largest rank whose lower tail stays within 2.5 %
+    assert stats.binom.cdf(k - 1, n, 0.5) <= 0.025 < stats.binom.cdf(k, n, 0.5)
+    coverage = stats.binom.cdf(n - k, n, 0.5) - stats.binom.cdf(k - 1, n, 0.5)
+    assert coverage >= 0.95
+
+
+def test_never_slower_is_missed_only_where_the_pairs_show_it_slower() -> None:
+    equal = harness.Paired([1.02, 0.97, 1.01, 0.99, 1.03, 0.98, 1.006, 1.0, 1.04])
+    slower = harness.Paired([1.05, 1.06, 1.04, 1.07, 1.05, 1.08, 1.06, 1.05, 1.04])
+    assert equal.median == pytest.approx(1.006)
+    found = {
+        case: t
+        for case, paired in (("equal", equal), ("slower", slower))
+        for t in harness.targets({"small": {}}, {}, {"small": paired})
+    }
+    assert found["equal"].met is True  # above 1, inside the noise: not shown slower
+    assert found["slower"].met is False
+    assert found["equal"].line() == (
+        "| small, 1,000 × 100: rankscope trec-eval / rankscope evaluate (never slower) "
+        "| <= 1x, within the interval | 1.006x (0.980-1.030) | met |"
+    )
+    # without pairs, the table's rounds decide it strictly
+    cells = {"evaluate": harness.Cell(seconds=[1.0]), "trec-eval": harness.Cell(seconds=[1.01])}
+    assert harness.targets({"small": cells}, {})[0].met is False
+
+
+def test_pairs_alternate_their_order_and_take_the_first_command_over_the_second(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "order"
+    slow = ["sh", "-c", f"echo slow >> {log}; sleep 0.05"]
+    fast = ["sh", "-c", f"echo fast >> {log}"]
+    paired = harness.measure_pairs(slow, fast, 4, timeout=30)
+    assert paired is not None
+    assert log.read_text().split() == ["slow", "fast", "fast", "slow"] * 2
+    assert all(ratio > 1 for ratio in paired.ratios)
+    assert harness.measure_pairs(slow, ["false"], 2, timeout=30) is None
+
+
 def test_the_rust_port_is_held_to_trec_eval_s_printed_values() -> None:
     cells = {
         "trec_eval": harness.Cell(means=dict(SIX)),
