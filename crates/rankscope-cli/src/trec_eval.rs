@@ -20,9 +20,8 @@ use rankscope_core::evaluate::{evaluate, relevance_strings, EvalOptions};
 use rankscope_core::measures::trec_eval::Judgements;
 use rankscope_core::measures::{parse_measure, Measure};
 use rankscope_core::output::trec_eval::{
-    check_judgements, grade_refusal, missing_query_stop, negative_first_query,
-    negative_first_query_stop, no_common_queries_stop, read_zscores, render, select,
-    undetermined_warning, Column, Layout, STOP_STATUS,
+    check_judgements, grade_refusal, negative_first_query, no_common_queries_stop, read_zscores,
+    render, select, stop, undetermined_warning, Column, Layout, Stop, StopFacts, STOP_STATUS,
 };
 use rankscope_core::profile::Conventions;
 use rankscope_core::stream::CHUNKED_MIN_BYTES;
@@ -341,19 +340,33 @@ fn output(options: &Options) -> Option<Outcome> {
         }
     };
     warnings.extend(evaluation.unjudged_warning());
-    // Where trec_eval stops at its first query (only negative grades), unless the run lacks
-    // it (then it stops there, below).
-    if let Some((query, measure)) = negative_first_query(&qrels, &lines) {
-        if options.complete || !evaluation.missing_queries.contains(&query) {
-            let message = negative_first_query_stop(&query, &measure, qrels_path);
+    let negative_first = negative_first_query(&qrels, &lines);
+    // Where trec_eval stops, if it does: before printing, or after the queries before its first
+    // judged query without results (no summary then).
+    let (shown, stop_message) = match stop(&StopFacts {
+        missing_queries: &evaluation.missing_queries,
+        query_ids: &evaluation.query_ids,
+        complete: options.complete,
+        // -D and --fix-trec-eval-quirks are the Python command's.
+        only_query: None,
+        fix_quirks: false,
+        negative_first: negative_first
+            .as_ref()
+            .map(|(query, measure)| (query.as_str(), measure.as_str())),
+        qrels: qrels_path,
+        run: &options.run,
+    }) {
+        Stop::No => (evaluation.query_ids.len(), None),
+        Stop::BeforePrinting(message) => {
             return Some(Outcome::stopped(
                 warnings,
                 String::new(),
                 message,
                 STOP_STATUS,
-            ));
+            ))
         }
-    }
+        Stop::After { shown, message } => (shown, Some(message)),
+    };
     let relstrings = match relstring {
         Some(length) if options.per_query => Some(
             relevance_strings(&qrels, run.as_ref()?, &eval_options, length)
@@ -363,20 +376,6 @@ fn output(options: &Options) -> Option<Outcome> {
         ),
         _ => None,
     };
-    // trec_eval's stop at the first judged query without results: the queries before it, no
-    // summary.
-    let stop_at = evaluation
-        .missing_queries
-        .iter()
-        .filter(|_| !options.complete)
-        .min_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-    let shown = stop_at.map_or(evaluation.query_ids.len(), |stop| {
-        evaluation
-            .query_ids
-            .iter()
-            .take_while(|query| query.as_bytes() < stop.as_bytes())
-            .count()
-    });
     let aggregates = evaluation.aggregates();
     let columns: Vec<Column<'_>> = lines
         .iter()
@@ -402,22 +401,19 @@ fn output(options: &Options) -> Option<Outcome> {
     let layout = Layout {
         query_ids: &evaluation.query_ids[..shown],
         per_query: options.per_query,
-        summary: !options.no_summary && stop_at.is_none(),
+        summary: !options.no_summary && stop_message.is_none(),
         run_name: &evaluation.run_name,
         relstrings: relstrings.as_ref(),
         zscores: zscores.as_ref(),
     };
     let text = render(&columns, &layout);
-    Some(match stop_at {
+    Some(match stop_message {
         None => Outcome {
             warnings,
             text,
             error: None,
         },
-        Some(query) => {
-            let message = missing_query_stop(query, qrels_path, &options.run);
-            Outcome::stopped(warnings, text, message, STOP_STATUS)
-        }
+        Some(message) => Outcome::stopped(warnings, text, message, STOP_STATUS),
     })
 }
 

@@ -647,6 +647,101 @@ pub fn negative_first_query_stop(query: &str, measure: &str, qrels: &str) -> Str
     )
 }
 
+/// What both command lines know where trec_eval 10 decides whether it stops, once the run is
+/// evaluated: [`stop`] decides.
+#[derive(Debug, Clone, Copy)]
+pub struct StopFacts<'a> {
+    /// The judged queries the run has no results for, in any order.
+    pub missing_queries: &'a [String],
+    /// The queries the output prints, byte-wise (with `-D N.QID`, QID's alone).
+    pub query_ids: &'a [String],
+    /// Whether the judged queries without results are scored (`-c`).
+    pub complete: bool,
+    /// The query of `-D N.QID`, the only one trec_eval evaluates.
+    pub only_query: Option<&'a str>,
+    /// Whether trec_eval 10's quirks are fixed (`--fix-trec-eval-quirks`): nothing stops then.
+    pub fix_quirks: bool,
+    /// [`negative_first_query`]'s query and measure (None for judgements other than qrels).
+    pub negative_first: Option<(&'a str, &'a str)>,
+    /// The qrels file, as named.
+    pub qrels: &'a str,
+    /// The run file, as named.
+    pub run: &'a str,
+}
+
+/// Where trec_eval 10 stops, as [`stop`] decides it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// It does not stop: every query is printed, and the summary.
+    No,
+    /// It stops before printing anything, with this message and [`STOP_STATUS`].
+    BeforePrinting(String),
+    /// It prints the first `shown` queries, no summary, then stops with `message` and
+    /// [`STOP_STATUS`].
+    After {
+        /// How many of the queries are printed.
+        shown: usize,
+        /// The message it stops with.
+        message: String,
+    },
+}
+
+/// Where trec_eval 10 stops, for both command lines. Its first query of only negative grades
+/// ([`negative_first_query`]) stops it before it prints anything, unless the run lacks that
+/// query and not `-c` (the stop below comes first then). Else it stops at its first judged
+/// query (byte-wise) without results, not under `-c` (with `-D N.QID`, only QID is looked
+/// at): it prints the queries before it (byte-wise below it) and no summary. With
+/// `--fix-trec-eval-quirks`, or `-D N.QID` for the query of negative grades, it does not stop.
+///
+/// ```
+/// use rankscope_core::output::trec_eval::{stop, Stop, StopFacts};
+///
+/// let ids = |names: &[&str]| names.iter().map(|name| name.to_string()).collect::<Vec<_>>();
+/// let (missing, query_ids) = (ids(&["9", "5"]), ids(&["10", "3", "7"]));
+/// let facts = StopFacts {
+///     missing_queries: &missing,
+///     query_ids: &query_ids,
+///     complete: false,
+///     only_query: None,
+///     fix_quirks: false,
+///     negative_first: None,
+///     qrels: "qrels",
+///     run: "run",
+/// };
+/// // "5" is the first missing query: "10" and "3" are printed before it.
+/// assert!(matches!(stop(&facts), Stop::After { shown: 2, .. }));
+/// assert_eq!(stop(&StopFacts { complete: true, ..facts }), Stop::No);
+/// ```
+pub fn stop(facts: &StopFacts<'_>) -> Stop {
+    if facts.fix_quirks {
+        return Stop::No;
+    }
+    let missing = |query: &str| !facts.complete && facts.missing_queries.iter().any(|q| q == query);
+    if let Some((query, measure)) = facts.negative_first {
+        if facts.only_query.is_none() && !missing(query) {
+            return Stop::BeforePrinting(negative_first_query_stop(query, measure, facts.qrels));
+        }
+    }
+    let first_missing = facts
+        .missing_queries
+        .iter()
+        .filter(|_| !facts.complete)
+        .filter(|query| facts.only_query.map_or(true, |only| only == query.as_str()))
+        .min_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    let Some(stop_at) = first_missing else {
+        return Stop::No;
+    };
+    let shown = facts
+        .query_ids
+        .iter()
+        .take_while(|query| query.as_bytes() < stop_at.as_bytes())
+        .count();
+    Stop::After {
+        shown,
+        message: missing_query_stop(stop_at, facts.qrels, facts.run),
+    }
+}
+
 /// One line kind's values, as [`render`] prints them.
 #[derive(Debug, Clone, Copy)]
 pub struct Column<'a> {
@@ -1108,5 +1203,106 @@ mod tests {
              runid                 \tall\trun\n\
              Zmap                   \tall\t0.2500\n"
         );
+    }
+
+    /// Query ids from names.
+    fn ids(names: &[&str]) -> Vec<String> {
+        names.iter().map(|name| (*name).to_string()).collect()
+    }
+
+    /// [`stop`] for the missing queries and printed queries named, and the facts `set` changes.
+    fn stopped(missing: &[&str], printed: &[&str], set: impl Fn(&mut StopFacts<'_>)) -> Stop {
+        let (missing, printed) = (ids(missing), ids(printed));
+        let mut facts = StopFacts {
+            missing_queries: &missing,
+            query_ids: &printed,
+            complete: false,
+            only_query: None,
+            fix_quirks: false,
+            negative_first: None,
+            qrels: "q.txt",
+            run: "r.txt",
+        };
+        set(&mut facts);
+        stop(&facts)
+    }
+
+    fn missing_stop(query: &str, shown: usize) -> Stop {
+        Stop::After {
+            shown,
+            message: missing_query_stop(query, "q.txt", "r.txt"),
+        }
+    }
+
+    fn negative_stop(query: &str) -> Stop {
+        Stop::BeforePrinting(negative_first_query_stop(query, "map", "q.txt"))
+    }
+
+    #[test]
+    fn without_missing_queries_or_negative_grades_nothing_stops() {
+        assert_eq!(stopped(&[], &["1", "2"], |_| {}), Stop::No);
+    }
+
+    #[test]
+    fn the_first_missing_query_byte_wise_stops_after_the_queries_below_it() {
+        // "10" is below "9" byte-wise, and "100" above "10".
+        let printed = ["1", "100", "2", "8"];
+        assert_eq!(
+            stopped(&["9", "10"], &printed, |_| {}),
+            missing_stop("10", 1)
+        );
+        assert_eq!(stopped(&["9"], &printed, |_| {}), missing_stop("9", 4));
+        assert_eq!(stopped(&["0"], &printed, |_| {}), missing_stop("0", 0));
+        // Code points above the ASCII ones, byte-wise as UTF-8.
+        assert_eq!(
+            stopped(&["é", "z"], &["a", "é"], |_| {}),
+            missing_stop("z", 1)
+        );
+    }
+
+    #[test]
+    fn under_complete_the_missing_queries_are_scored() {
+        let complete = |facts: &mut StopFacts<'_>| facts.complete = true;
+        assert_eq!(stopped(&["9", "10"], &["1", "10", "9"], complete), Stop::No);
+    }
+
+    #[test]
+    fn with_a_debug_query_only_that_query_is_looked_at() {
+        let only =
+            |query: &'static str| move |facts: &mut StopFacts<'_>| facts.only_query = Some(query);
+        assert_eq!(stopped(&["10", "9"], &[], only("9")), missing_stop("9", 0));
+        assert_eq!(stopped(&["10"], &["9"], only("9")), Stop::No);
+    }
+
+    #[test]
+    fn the_first_query_of_negative_grades_stops_before_anything_is_printed() {
+        let negative = |facts: &mut StopFacts<'_>| facts.negative_first = Some(("1", "map"));
+        assert_eq!(stopped(&[], &["1", "2"], negative), negative_stop("1"));
+        // Before a missing query's stop, when the run has the query.
+        assert_eq!(stopped(&["2"], &["1", "3"], negative), negative_stop("1"));
+    }
+
+    #[test]
+    fn a_missing_first_query_of_negative_grades_stops_as_missing_unless_complete() {
+        let negative = |facts: &mut StopFacts<'_>| facts.negative_first = Some(("1", "map"));
+        assert_eq!(stopped(&["1", "2"], &["3"], negative), missing_stop("1", 0));
+        let complete = |facts: &mut StopFacts<'_>| {
+            negative(facts);
+            facts.complete = true;
+        };
+        assert_eq!(
+            stopped(&["1", "2"], &["1", "2", "3"], complete),
+            negative_stop("1")
+        );
+    }
+
+    #[test]
+    fn fixing_trec_eval_s_quirks_never_stops() {
+        let fixed = |facts: &mut StopFacts<'_>| {
+            facts.fix_quirks = true;
+            facts.negative_first = Some(("1", "map"));
+        };
+        assert_eq!(stopped(&["1", "2"], &["3"], fixed), Stop::No);
+        assert_eq!(stopped(&[], &["1", "3"], fixed), Stop::No);
     }
 }
