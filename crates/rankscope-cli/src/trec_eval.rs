@@ -340,7 +340,7 @@ fn output(options: &Options) -> Option<Outcome> {
         }
     };
     warnings.extend(evaluation.unjudged_warning());
-    let negative_first = negative_first_query(&qrels, &lines);
+    let negative_first = negative_first_query(&qrels, &lines, None);
     // Where trec_eval stops, if it does: before printing, or after the queries before its first
     // judged query without results (no summary then).
     let (shown, stop_message) = match stop(&StopFacts {

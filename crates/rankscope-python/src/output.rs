@@ -150,18 +150,20 @@ fn trec_eval_check_judgements(
     check_judgements(lines, given).or_raise(py)
 }
 
-/// trec_eval 10's first query of only negative grades in `qrels`, for its `-m` arguments
-/// `specs` (`collection_size`: its `-N`), and the measure it stops at: `(query id, measure)`,
-/// or None (`trec_eval_stop` decides whether it stops there).
+/// trec_eval 10's first query evaluated (`-D N.QID`'s `only_query`, if given) where it has only
+/// negative grades in `qrels`, for its `-m` arguments `specs` (`collection_size`: its `-N`), and
+/// the measure it stops at: `(query id, measure)`, or None (`trec_eval_stop` decides whether it
+/// stops there).
 #[pyfunction]
 fn trec_eval_negative_first_query(
     py: Python<'_>,
     qrels: &NativeQrels,
     specs: Vec<String>,
     collection_size: i64,
+    only_query: Option<&str>,
 ) -> PyResult<Option<(String, String)>> {
     let lines = select(&specs, collection_size, &mut Vec::new()).or_raise(py)?;
-    Ok(negative_first_query(&qrels.table, &lines))
+    Ok(negative_first_query(&qrels.table, &lines, only_query))
 }
 
 /// Where trec_eval 10 stops: `missing_queries` (judged, without results), `query_ids` (those

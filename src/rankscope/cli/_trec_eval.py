@@ -338,13 +338,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"rankscope: error: {message}", file=sys.stderr)
             return EXIT_MISSING_QUERY
         negative_first = trec_eval_negative_first_query(
-            qrels, list(args.measures or []), args.collection_size
+            qrels, list(args.measures or []), args.collection_size, only_query
         )
     # Where trec_eval stops, if it does (the core decides): before printing anything, or after
     # the queries before its first judged query without results, with no summary.
+    query_ids = [query for query in results.query_ids if only_query in (None, query)]
     stop = trec_eval_stop(
         list(results.missing_queries),
-        [query for query in results.query_ids if only_query in (None, query)],
+        query_ids,
         complete=results.complete,
         only_query=only_query,
         fix_quirks=args.fix_quirks,
@@ -359,15 +360,15 @@ def run(args: argparse.Namespace) -> int:
     strings = None
     if relstring is not None and args.query and kind == "qrels":
         strings = relevance_strings(qrels, ranking, relstring, **options)
-    if only_query is not None:
-        results = results.only_queries([only_query])
     summary_from: dict[str, TrecMeasure] = {}
     if counts_num_rel:
         summary_from = {"num_rel": TrecMeasure("num_rel", complete_num_rel)}
     printed: Results | None = results
     if stop is not None and stop[0] is not None:
-        shown = list(results.query_ids[: stop[0]])
+        shown = query_ids[: stop[0]]
         printed = results.only_queries(shown) if shown else None
+    elif only_query is not None:
+        printed = results.only_queries([only_query])
     text = (
         ""
         if printed is None

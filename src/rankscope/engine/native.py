@@ -86,8 +86,9 @@ trec_eval_undetermined = _core.trec_eval_undetermined
 computes from memory it never wrote, or None."""
 
 trec_eval_negative_first_query = _core.trec_eval_negative_first_query
-"""trec_eval 10's first query of only negative grades (qrels, ``-m`` arguments, ``-N``) and the
-measure it would stop at: (query id, measure) or None; `trec_eval_stop` decides."""
+"""trec_eval 10's first query evaluated (qrels, ``-m`` arguments, ``-N``, ``-D N.QID``'s query
+or None) where it has only negative grades, and the measure it would stop at: (query id,
+measure) or None; `trec_eval_stop` decides."""
 
 trec_eval_stop = _core.trec_eval_stop
 """Where trec_eval 10 stops (the missing queries, the query ids printed, byte-wise; keywords

@@ -475,13 +475,14 @@ pub fn undetermined_warning(line: &TrecLine) -> Option<String> {
 }
 
 /// Where trec_eval 10 stops before printing a line: the first query it evaluates, its first
-/// judged query in byte order (when the run has it, or with `-c`), has only negative grades.
-/// trec_eval sizes its count of documents per grade by the query's highest grade plus one,
-/// nothing here, and its first allocation of nothing fails: the first line asked, in its
-/// order, that reads the judgements (all but runid and num_q) stops it with `Can't calculate
-/// measure '...'` and exit status 4. A later query with only negative grades is evaluated
-/// (the count exists by then). Returns that query and trec_eval's name of the measure; the
-/// caller knows whether the run has the query.
+/// judged query in byte order (when the run has it, or with `-c`) or `only_query` (`-D
+/// N.QID`'s, the only one it evaluates then), has only negative grades. trec_eval sizes its
+/// count of documents per grade by the query's highest grade plus one, nothing here, and its
+/// first allocation of nothing fails: the first line asked, in its order, that reads the
+/// judgements (all but runid and num_q) stops it with `Can't calculate measure '...'` and exit
+/// status 4. A later query with only negative grades is evaluated (the count exists by then).
+/// Returns that query and trec_eval's name of the measure; the caller knows whether the run
+/// has the query ([`stop`] decides).
 ///
 /// ```
 /// use rankscope_core::output::trec_eval::{negative_first_query, select};
@@ -490,16 +491,27 @@ pub fn undetermined_warning(line: &TrecLine) -> Option<String> {
 /// let lines = select(&["num_q".into(), "map".into(), "P.5".into()], 0, &mut Vec::new()).unwrap();
 /// let mut qrels = Qrels::new("qrels");
 /// qrels.push("b", "d1", 1);
+/// qrels.push("c", "d1", -1);
 /// qrels.push("a", "d1", -1);
-/// assert_eq!(negative_first_query(&qrels, &lines), Some(("a".into(), "map".into())));
+/// assert_eq!(negative_first_query(&qrels, &lines, None), Some(("a".into(), "map".into())));
+/// // With -D N.QID, QID is the first query evaluated.
+/// assert_eq!(negative_first_query(&qrels, &lines, Some("b")), None);
+/// assert_eq!(negative_first_query(&qrels, &lines, Some("c")), Some(("c".into(), "map".into())));
 /// qrels.push("a", "d2", 0);
-/// assert_eq!(negative_first_query(&qrels, &lines), None);
+/// assert_eq!(negative_first_query(&qrels, &lines, None), None);
 /// ```
-pub fn negative_first_query(qrels: &Qrels, lines: &[TrecLine]) -> Option<(String, String)> {
+pub fn negative_first_query(
+    qrels: &Qrels,
+    lines: &[TrecLine],
+    only_query: Option<&str>,
+) -> Option<(String, String)> {
     let name = |code: u32| qrels.queries.name(code).as_bytes();
-    // The byte-wise first query named; its judgements end the look at the first grade of 0
-    // or more (in the file's first lines, as a rule).
-    let first = first_query(qrels)?;
+    // The first query evaluated (the byte-wise first named, or -D's); its judgements end the
+    // look at the first grade of 0 or more (in the file's first lines, as a rule).
+    let first = match only_query {
+        Some(query) => qrels.queries.get(query)?,
+        None => first_query(qrels)?,
+    };
     let mut judged = false;
     for (&query, &grade) in qrels.query.iter().zip(&qrels.grade) {
         if query == first {
@@ -511,6 +523,8 @@ pub fn negative_first_query(qrels: &Qrels, lines: &[TrecLine]) -> Option<(String
     }
     let first = if judged {
         first
+    } else if only_query.is_some() {
+        return None;
     } else {
         // A query named without judgements (not one the reader gives): the first judged one.
         let mut highest: Vec<Option<i64>> = vec![None; qrels.queries.len()];
@@ -661,7 +675,8 @@ pub struct StopFacts<'a> {
     pub only_query: Option<&'a str>,
     /// Whether trec_eval 10's quirks are fixed (`--fix-trec-eval-quirks`): nothing stops then.
     pub fix_quirks: bool,
-    /// [`negative_first_query`]'s query and measure (None for judgements other than qrels).
+    /// [`negative_first_query`]'s query and measure, given `only_query` (None for judgements
+    /// other than qrels).
     pub negative_first: Option<(&'a str, &'a str)>,
     /// The qrels file, as named.
     pub qrels: &'a str,
@@ -691,7 +706,7 @@ pub enum Stop {
 /// query and not `-c` (the stop below comes first then). Else it stops at its first judged
 /// query (byte-wise) without results, not under `-c` (with `-D N.QID`, only QID is looked
 /// at): it prints the queries before it (byte-wise below it) and no summary. With
-/// `--fix-trec-eval-quirks`, or `-D N.QID` for the query of negative grades, it does not stop.
+/// `--fix-trec-eval-quirks` it does not stop.
 ///
 /// ```
 /// use rankscope_core::output::trec_eval::{stop, Stop, StopFacts};
@@ -718,7 +733,7 @@ pub fn stop(facts: &StopFacts<'_>) -> Stop {
     }
     let missing = |query: &str| !facts.complete && facts.missing_queries.iter().any(|q| q == query);
     if let Some((query, measure)) = facts.negative_first {
-        if facts.only_query.is_none() && !missing(query) {
+        if !missing(query) {
             return Stop::BeforePrinting(negative_first_query_stop(query, measure, facts.qrels));
         }
     }
@@ -1293,6 +1308,19 @@ mod tests {
         assert_eq!(
             stopped(&["1", "2"], &["1", "2", "3"], complete),
             negative_stop("1")
+        );
+    }
+
+    #[test]
+    fn with_a_debug_query_its_negative_grades_stop_unless_the_run_lacks_it() {
+        let only_negative = |facts: &mut StopFacts<'_>| {
+            facts.only_query = Some("7");
+            facts.negative_first = Some(("7", "map"));
+        };
+        assert_eq!(stopped(&["10"], &["7"], only_negative), negative_stop("7"));
+        assert_eq!(
+            stopped(&["10", "7"], &[], only_negative),
+            missing_stop("7", 0)
         );
     }
 
