@@ -2,10 +2,10 @@
 //! them, the core's reader, evaluation and output.
 //!
 //! [`serve`] prints and returns the exit status only for what it serves byte for byte: plain
-//! TREC files (or none: the core's reader says so), qrels judgements (`-R qrels`), their
-//! warnings (the core's, shown as the Python command shows them), their errors (an unknown
-//! measure, a line computed from other judgements, a missing file, a malformed line, a grade
-//! trec_eval reads otherwise...) and trec_eval 10's own stops with exit status 4 (a judged
+//! TREC files (or none, or a directory: the core's reader says so), qrels judgements (`-R
+//! qrels`), their warnings (the core's, shown as the Python command shows them), their errors
+//! (an unknown measure, a line computed from other judgements, a missing file or a directory,
+//! a malformed line, a grade trec_eval reads otherwise...) and trec_eval 10's own stops with exit status 4 (a judged
 //! query without results, no query judged, a first query of negative grades only), worded by
 //! the core for both doors and met in the order the Python command meets them. For anything
 //! else it returns `None` before printing anything, and the command is handed to the Python
@@ -177,10 +177,11 @@ impl Outcome {
     }
 }
 
-/// Whether the core reads `path` as the Python command reads it: a plain file, or none (the
-/// core's reader says so as the Python command does).
+/// Whether the core reads `path` as the Python command reads it: a plain file, or none or a
+/// directory (the core's reader refuses them as the Python command does).
 fn readable(path: &str) -> Option<()> {
-    if Path::new(path).exists() {
+    let file = Path::new(path);
+    if file.exists() && !file.is_dir() {
         plain_file(path)?;
     }
     Some(())

@@ -9,12 +9,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
+use std::io::Read as _;
 
 use crate::error::{float_text, quoted, Error, InputProblem, OptionProblem, Result};
 use crate::measures::trec_eval::{table, Judgements, Style, TrecName, NICKNAMES};
 use crate::measures::{parse_measure, Aggregate, Family, Measure, GEOMETRIC_MEAN_FLOOR};
 use crate::table::Qrels;
-use crate::trec::{byte_problem, io_error, NonIntegerGrade};
+use crate::trec::{byte_problem, io_error, open_file, NonIntegerGrade};
 
 /// The width trec_eval left-justifies measure names to.
 const NAME_WIDTH: usize = 22;
@@ -779,7 +780,10 @@ pub type ZScores = HashMap<(String, String), (f64, f64)>;
 /// names), blank lines skipped; `source` names the file in messages. A pair given twice keeps
 /// its last line.
 pub fn read_zscores(path: &std::path::Path, source: &str) -> Result<ZScores> {
-    let data = std::fs::read(path).map_err(|error| io_error(&error, source))?;
+    let mut data = Vec::new();
+    open_file(path, source)?
+        .read_to_end(&mut data)
+        .map_err(|error| io_error(&error, source))?;
     parse_zscores(&data, source)
 }
 
