@@ -214,7 +214,9 @@ def trec_eval_stop(
     qrels: str,
     run: str,
 ) -> tuple[int | None, str] | None: ...
-def trec_eval_no_common_queries(error: str, qrels: Qrels) -> str: ...
+def trec_eval_no_common_queries(
+    error: str, qrels: Qrels, *, complete: bool, fix_quirks: bool
+) -> str | None: ...
 
 TREC_EVAL_STOP_STATUS: int
 

@@ -326,15 +326,17 @@ fn output(options: &Options) -> Option<Outcome> {
                 });
             match evaluated {
                 Ok((evaluation, run)) => (evaluation, Some(run)),
-                Err(error @ Error::NoCommonQueries(_)) if !options.complete => {
-                    // trec_eval stops at its first judged query, which the run lacks.
-                    let message = no_common_queries_stop(&error.to_string(), &qrels);
-                    return Some(Outcome::stopped(
-                        warnings,
-                        String::new(),
-                        message,
-                        STOP_STATUS,
-                    ));
+                Err(error @ Error::NoCommonQueries(_)) => {
+                    // trec_eval stops at its first judged query, which the run lacks (the
+                    // core says when).
+                    let message =
+                        no_common_queries_stop(&error.to_string(), &qrels, options.complete, false);
+                    return Some(match message {
+                        Some(message) => {
+                            Outcome::stopped(warnings, String::new(), message, STOP_STATUS)
+                        }
+                        None => Outcome::failed(warnings, &error, qrels_path)?,
+                    });
                 }
                 Err(error) => return Outcome::failed(warnings, &error, qrels_path),
             }

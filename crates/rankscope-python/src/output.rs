@@ -206,11 +206,18 @@ fn trec_eval_stop(
     }
 }
 
-/// The message where trec_eval stops at its first judged query of `qrels`, no query of the run
-/// being judged (`error`: that error's message).
+/// Where no query of the run is judged (`error`: that error's message): the message trec_eval
+/// stops with at its first judged query of `qrels`, or None under `-c` (`complete`) or
+/// `--fix-trec-eval-quirks` (`fix_quirks`), where the error is raised.
 #[pyfunction]
-fn trec_eval_no_common_queries(error: &str, qrels: &NativeQrels) -> String {
-    no_common_queries_stop(error, &qrels.table)
+#[pyo3(signature = (error, qrels, *, complete, fix_quirks))]
+fn trec_eval_no_common_queries(
+    error: &str,
+    qrels: &NativeQrels,
+    complete: bool,
+    fix_quirks: bool,
+) -> Option<String> {
+    no_common_queries_stop(error, &qrels.table, complete, fix_quirks)
 }
 
 /// The warning for the line `printed` of `measure` where trec_eval's own value is not

@@ -331,10 +331,13 @@ def run(args: argparse.Namespace) -> int:
         try:
             results = evaluate(qrels, ranking, [*measures, *extra], **options)
         except NoCommonQueriesError as error:
-            if args.fix_quirks or args.all_queries:
+            # trec_eval stops at its first judged query, which the run lacks (the core says
+            # when).
+            message = trec_eval_no_common_queries(
+                str(error), qrels, complete=args.all_queries, fix_quirks=args.fix_quirks
+            )
+            if message is None:
                 raise
-            # trec_eval stops at its first judged query, which the run lacks.
-            message = trec_eval_no_common_queries(str(error), qrels)
             print(f"rankscope: error: {message}", file=sys.stderr)
             return EXIT_MISSING_QUERY
         negative_first = trec_eval_negative_first_query(

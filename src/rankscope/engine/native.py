@@ -99,7 +99,8 @@ printing anything; the message)."""
 
 trec_eval_no_common_queries = _core.trec_eval_no_common_queries
 """The message where trec_eval stops at its first judged query (the error's message, the
-qrels), no query of the run being judged."""
+qrels), no query of the run being judged; None under ``complete`` (``-c``) or ``fix_quirks``
+(``--fix-trec-eval-quirks``), where the error is the error."""
 
 TREC_EVAL_STOP_STATUS: int = _core.TREC_EVAL_STOP_STATUS
 """The exit status trec_eval 10 ends with where it stops, and so does ``rankscope trec-eval``."""

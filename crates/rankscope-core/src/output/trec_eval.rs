@@ -625,16 +625,25 @@ pub fn grade_refusal(found: &NonIntegerGrade, source: &str) -> Error {
     Error::Parse(problem.at_line(found.line as u64, found.text.clone()))
 }
 
-/// The message where trec_eval stops at its first judged query because no query of the run
-/// is judged (`error`: the error's message, as shown), without `-c`.
-pub fn no_common_queries_stop(error: &str, qrels: &Qrels) -> String {
+/// Where no query of the run is judged (`error`: the error's message, as shown): the message
+/// trec_eval stops with at its first judged query, with [`STOP_STATUS`], unless `complete`
+/// (`-c`) or `fix_quirks` (`--fix-trec-eval-quirks`), where the error is the error (None).
+pub fn no_common_queries_stop(
+    error: &str,
+    qrels: &Qrels,
+    complete: bool,
+    fix_quirks: bool,
+) -> Option<String> {
+    if complete || fix_quirks {
+        return None;
+    }
     let first =
         first_query(qrels).map_or_else(String::new, |code| quoted(qrels.queries.name(code)));
-    format!(
+    Some(format!(
         "{error}; trec_eval stops at its first judged query, {first}, with exit status \
          {STOP_STATUS}, and so does this command. Give -c to score the judged queries the run \
          lacks"
-    )
+    ))
 }
 
 /// The message where trec_eval stops at `query`, judged in the qrels file `qrels` but without
@@ -1326,6 +1335,17 @@ mod tests {
             stopped(&["10", "7"], &[], only_negative),
             missing_stop("7", 0)
         );
+    }
+
+    #[test]
+    fn no_query_of_the_run_judged_stops_at_the_first_judged_one_unless_complete_or_fixed() {
+        let mut qrels = Qrels::new("q.txt");
+        qrels.push("9", "d", 1);
+        qrels.push("10", "d", 1);
+        let stop = no_common_queries_stop("none", &qrels, false, false).unwrap();
+        assert!(stop.starts_with("none; trec_eval stops at its first judged query, '10', "));
+        assert_eq!(no_common_queries_stop("none", &qrels, true, false), None);
+        assert_eq!(no_common_queries_stop("none", &qrels, false, true), None);
     }
 
     #[test]
