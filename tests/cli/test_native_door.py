@@ -135,6 +135,27 @@ def test_errors_worded_by_the_core_are_served_with_the_python_command_s_message(
     assert native(arguments) == expected
 
 
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["evaluate", QRELS, str(EXAMPLE)],
+        ["evaluate", str(EXAMPLE), "no-such-run"],
+        ["evaluate", QRELS, BM25, str(EXAMPLE), "--no-stream"],
+        ["trec-eval", QRELS, str(EXAMPLE)],
+        ["trec-eval", str(EXAMPLE), BM25],
+        ["trec-eval", "-Z", str(EXAMPLE), QRELS, BM25],
+    ],
+    ids=lambda a: " ".join(Path(x).name for x in a),
+)
+def test_a_directory_given_as_a_file_is_refused_as_the_python_command_refuses_it(
+    arguments: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The core's check of an input file, which the Python command's readers make too."""
+    expected = python(arguments, capsys)
+    assert expected == (1, "", f"rankscope: error: {EXAMPLE}: expected a file; found a directory\n")
+    assert native(arguments) == expected
+
+
 # Errors whose message names the library's keywords, which the command line words in its own
 # terms (the core's table, for both doors), each with a term of the command line's it says;
 # and errors met in the order the Python command meets them.
@@ -186,7 +207,6 @@ def test_errors_in_the_command_line_s_terms_are_served_as_the_python_command_wor
         ["evaluate", QRELS, BM25, "-f", "json"],
         ["evaluate", QRELS, BM25, "--profile", "nosuch"],
         ["evaluate", QRELS, BM25, "-m", "AP,nDGC@10"],
-        ["evaluate", QRELS, str(EXAMPLE)],
         ["trec-eval", "-R", "prefs", QRELS, BM25],
         ["measures"],
     ],

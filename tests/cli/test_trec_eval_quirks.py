@@ -219,6 +219,40 @@ def test_a_first_query_of_negative_grades_only_stops_trec_eval_with_exit_4(
     assert (code, out) == (4, "") and "query 'a' is judged in" in err
 
 
+def test_with_a_debug_query_trec_eval_stops_where_that_query_stops_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With -D N.QID trec_eval 10 evaluates QID alone: it stops there (exit status 4, nothing
+    printed) if the run lacks QID, without -c ("result qid '2' not found in qrels"), or if QID
+    has only negative grades ("Can't calculate measure 'map'"), first or not."""
+    code, out, err = _run(tmp_path, capsys, ["-q", "-D", "0.2", "-m", "map"])
+    assert (code, out) == (4, "") and "query '2' is judged in" in err
+    assert _run(tmp_path, capsys, ["-q", "-D", "0.1", "-m", "map"])[:2] == (
+        EXIT_OK,
+        "map                   \t1\t1.0000\nmap                   \tall\t1.0000\n",
+    )
+    assert _run(tmp_path, capsys, ["-q", "-c", "-D", "0.2", "-m", "map"])[:2] == (
+        EXIT_OK,
+        "map                   \t2\t0.0000\nmap                   \tall\t0.0000\n",
+    )
+    code, out, err = _run(
+        tmp_path, capsys, ["-q", "-D", "0.b", "-m", "map"], NEGATIVE_LATER, RUN_AB
+    )
+    assert (code, out) == (4, "") and "query 'b'" in err and "only negative grades" in err
+    assert _run(tmp_path, capsys, ["-q", "-D", "0.b", "-m", "map"], NEGATIVE_FIRST, RUN_AB)[:2] == (
+        EXIT_OK,
+        "map                   \tb\t1.0000\nmap                   \tall\t1.0000\n",
+    )
+    # A query of negative grades the run lacks: the missing query stops it, unless -c.
+    run_b = "b Q0 d1 1 1.0 t\n"
+    code, out, err = _run(tmp_path, capsys, ["-q", "-D", "0.a", "-m", "map"], NEGATIVE_FIRST, run_b)
+    assert (code, out) == (4, "") and "query 'a' is judged in" in err
+    code, out, err = _run(
+        tmp_path, capsys, ["-q", "-c", "-D", "0.a", "-m", "map"], NEGATIVE_FIRST, run_b
+    )
+    assert (code, out) == (4, "") and "Can't calculate measure 'map'" in err
+
+
 @pytest.mark.parametrize(
     ("options", "qrels", "warned"),
     [

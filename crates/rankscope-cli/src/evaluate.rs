@@ -6,9 +6,9 @@
 //! `--profile`, `-l`, `-c`, `-M`, `-q`, `--no-stream`, the text table, CSV and trec_eval's
 //! format, written to standard output when it is not a terminal (there the Python command
 //! draws its own table). Its warnings are the core's, shown as the Python command shows them;
-//! so are its errors (a missing file, a malformed line, an empty file, an unknown measure, an
-//! option out of range...), in the command line's terms as the core words them for both
-//! doors ([`Error::in_cli_terms`]), met in the order the Python command meets them. For
+//! so are its errors (a missing file or a directory, a malformed line, an empty file, an
+//! unknown measure, an option out of range...), in the command line's terms as the core words
+//! them for both doors ([`Error::in_cli_terms`]), met in the order the Python command meets them. For
 //! anything else it returns `None` before printing anything, and the command is handed to the
 //! Python command line, which says what it says about it.
 
@@ -199,14 +199,14 @@ enum Outcome {
 }
 
 /// A TREC file read by the core, for the Python command's reading of the same: a missing file
-/// is refused by the core's reader as it refuses it for the Python command; another file only
-/// when it is one the Python command reads as TREC lines, else `None`.
+/// or a directory is refused by the core's reader as it refuses it for the Python command;
+/// another file only when it is one the Python command reads as TREC lines, else `None`.
 fn read_trec<T>(
     path: &str,
     read: impl Fn(&Path, &str, &ReadOptions) -> rankscope_core::Result<Parsed<T>>,
 ) -> Option<Result<T, Error>> {
     let file = Path::new(path);
-    if file.exists() {
+    if file.exists() && !file.is_dir() {
         let size = trec_file(path)?;
         if size >= STREAM_THRESHOLD_BYTES {
             // Streamed block by block by the Python command, which warns when its queries are

@@ -2,10 +2,10 @@
 //! them, the core's reader, evaluation and output.
 //!
 //! [`serve`] prints and returns the exit status only for what it serves byte for byte: plain
-//! TREC files (or none: the core's reader says so), qrels judgements (`-R qrels`), their
-//! warnings (the core's, shown as the Python command shows them), their errors (an unknown
-//! measure, a line computed from other judgements, a missing file, a malformed line, a grade
-//! trec_eval reads otherwise...) and trec_eval 10's own stops with exit status 4 (a judged
+//! TREC files (or none, or a directory: the core's reader says so), qrels judgements (`-R
+//! qrels`), their warnings (the core's, shown as the Python command shows them), their errors
+//! (an unknown measure, a line computed from other judgements, a missing file or a directory,
+//! a malformed line, a grade trec_eval reads otherwise...) and trec_eval 10's own stops with exit status 4 (a judged
 //! query without results, no query judged, a first query of negative grades only), worded by
 //! the core for both doors and met in the order the Python command meets them. For anything
 //! else it returns `None` before printing anything, and the command is handed to the Python
@@ -20,9 +20,8 @@ use rankscope_core::evaluate::{evaluate, relevance_strings, EvalOptions};
 use rankscope_core::measures::trec_eval::Judgements;
 use rankscope_core::measures::{parse_measure, Measure};
 use rankscope_core::output::trec_eval::{
-    check_judgements, grade_refusal, missing_query_stop, negative_first_query,
-    negative_first_query_stop, no_common_queries_stop, read_zscores, render, select,
-    undetermined_warning, Column, Layout, STOP_STATUS,
+    check_judgements, grade_refusal, negative_first_query, no_common_queries_stop, read_zscores,
+    render, select, stop, undetermined_warning, Column, Layout, Stop, StopFacts, STOP_STATUS,
 };
 use rankscope_core::profile::Conventions;
 use rankscope_core::stream::CHUNKED_MIN_BYTES;
@@ -178,10 +177,11 @@ impl Outcome {
     }
 }
 
-/// Whether the core reads `path` as the Python command reads it: a plain file, or none (the
-/// core's reader says so as the Python command does).
+/// Whether the core reads `path` as the Python command reads it: a plain file, or none or a
+/// directory (the core's reader refuses them as the Python command does).
 fn readable(path: &str) -> Option<()> {
-    if Path::new(path).exists() {
+    let file = Path::new(path);
+    if file.exists() && !file.is_dir() {
         plain_file(path)?;
     }
     Some(())
@@ -326,34 +326,50 @@ fn output(options: &Options) -> Option<Outcome> {
                 });
             match evaluated {
                 Ok((evaluation, run)) => (evaluation, Some(run)),
-                Err(error @ Error::NoCommonQueries(_)) if !options.complete => {
-                    // trec_eval stops at its first judged query, which the run lacks.
-                    let message = no_common_queries_stop(&error.to_string(), &qrels);
-                    return Some(Outcome::stopped(
-                        warnings,
-                        String::new(),
-                        message,
-                        STOP_STATUS,
-                    ));
+                Err(error @ Error::NoCommonQueries(_)) => {
+                    // trec_eval stops at its first judged query, which the run lacks (the
+                    // core says when).
+                    let message =
+                        no_common_queries_stop(&error.to_string(), &qrels, options.complete, false);
+                    return Some(match message {
+                        Some(message) => {
+                            Outcome::stopped(warnings, String::new(), message, STOP_STATUS)
+                        }
+                        None => Outcome::failed(warnings, &error, qrels_path)?,
+                    });
                 }
                 Err(error) => return Outcome::failed(warnings, &error, qrels_path),
             }
         }
     };
     warnings.extend(evaluation.unjudged_warning());
-    // Where trec_eval stops at its first query (only negative grades), unless the run lacks
-    // it (then it stops there, below).
-    if let Some((query, measure)) = negative_first_query(&qrels, &lines) {
-        if options.complete || !evaluation.missing_queries.contains(&query) {
-            let message = negative_first_query_stop(&query, &measure, qrels_path);
+    let negative_first = negative_first_query(&qrels, &lines, None);
+    // Where trec_eval stops, if it does: before printing, or after the queries before its first
+    // judged query without results (no summary then).
+    let (shown, stop_message) = match stop(&StopFacts {
+        missing_queries: &evaluation.missing_queries,
+        query_ids: &evaluation.query_ids,
+        complete: options.complete,
+        // -D and --fix-trec-eval-quirks are the Python command's.
+        only_query: None,
+        fix_quirks: false,
+        negative_first: negative_first
+            .as_ref()
+            .map(|(query, measure)| (query.as_str(), measure.as_str())),
+        qrels: qrels_path,
+        run: &options.run,
+    }) {
+        Stop::No => (evaluation.query_ids.len(), None),
+        Stop::BeforePrinting(message) => {
             return Some(Outcome::stopped(
                 warnings,
                 String::new(),
                 message,
                 STOP_STATUS,
-            ));
+            ))
         }
-    }
+        Stop::After { shown, message } => (shown, Some(message)),
+    };
     let relstrings = match relstring {
         Some(length) if options.per_query => Some(
             relevance_strings(&qrels, run.as_ref()?, &eval_options, length)
@@ -363,20 +379,6 @@ fn output(options: &Options) -> Option<Outcome> {
         ),
         _ => None,
     };
-    // trec_eval's stop at the first judged query without results: the queries before it, no
-    // summary.
-    let stop_at = evaluation
-        .missing_queries
-        .iter()
-        .filter(|_| !options.complete)
-        .min_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-    let shown = stop_at.map_or(evaluation.query_ids.len(), |stop| {
-        evaluation
-            .query_ids
-            .iter()
-            .take_while(|query| query.as_bytes() < stop.as_bytes())
-            .count()
-    });
     let aggregates = evaluation.aggregates();
     let columns: Vec<Column<'_>> = lines
         .iter()
@@ -402,22 +404,19 @@ fn output(options: &Options) -> Option<Outcome> {
     let layout = Layout {
         query_ids: &evaluation.query_ids[..shown],
         per_query: options.per_query,
-        summary: !options.no_summary && stop_at.is_none(),
+        summary: !options.no_summary && stop_message.is_none(),
         run_name: &evaluation.run_name,
         relstrings: relstrings.as_ref(),
         zscores: zscores.as_ref(),
     };
     let text = render(&columns, &layout);
-    Some(match stop_at {
+    Some(match stop_message {
         None => Outcome {
             warnings,
             text,
             error: None,
         },
-        Some(query) => {
-            let message = missing_query_stop(query, qrels_path, &options.run);
-            Outcome::stopped(warnings, text, message, STOP_STATUS)
-        }
+        Some(message) => Outcome::stopped(warnings, text, message, STOP_STATUS),
     })
 }
 

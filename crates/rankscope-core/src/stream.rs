@@ -228,9 +228,7 @@ impl ReadAhead {
 
     /// The file at `path` read ahead; `source` names it in messages.
     pub fn open(path: &Path, source: &str) -> Result<Self> {
-        File::open(path)
-            .map(Self::new)
-            .map_err(|e| trec::io_error(&e, source))
+        trec::open_file(path, source).map(Self::new)
     }
 
     /// Read `reader` ahead on a thread of its own.
@@ -420,7 +418,7 @@ impl MappedBlocks {
     /// Blocks of about `chunk_bytes` of the file at `path` (at least 1), if it is a regular
     /// file, not empty, that can be mapped; `None` otherwise (read it instead).
     pub fn open(path: &Path, source: &str, chunk_bytes: usize) -> Result<Option<Self>> {
-        let file = File::open(path).map_err(|e| trec::io_error(&e, source))?;
+        let file = trec::open_file(path, source)?;
         let Ok(metadata) = file.metadata() else {
             return Ok(None);
         };

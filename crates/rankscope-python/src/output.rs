@@ -10,9 +10,9 @@ use rankscope_core::measures::parse_measure;
 use rankscope_core::measures::trec_eval::Judgements;
 use rankscope_core::output::table::{self, Digits, Format, Heading, RunValues};
 use rankscope_core::output::trec_eval::{
-    check_judgements, grade_refusal, missing_query_stop, negative_first_query,
-    negative_first_query_stop, no_common_queries_stop, read_zscores as core_read_zscores, render,
-    select, undetermined_warning, Column, Layout, TrecLine, ZScores, STOP_STATUS,
+    check_judgements, grade_refusal, negative_first_query, no_common_queries_stop,
+    read_zscores as core_read_zscores, render, select, stop, undetermined_warning, Column, Layout,
+    Stop, StopFacts, TrecLine, ZScores, STOP_STATUS,
 };
 use rankscope_core::trec::non_integer_grade;
 
@@ -150,38 +150,74 @@ fn trec_eval_check_judgements(
     check_judgements(lines, given).or_raise(py)
 }
 
-/// Where trec_eval 10 stops before printing a line for `qrels` (the file `source`) and its
-/// `-m` arguments `specs` (`collection_size`: its `-N`): the first query it evaluates has only
-/// negative grades. `(query id, the message)`, or None.
+/// trec_eval 10's first query evaluated (`-D N.QID`'s `only_query`, if given) where it has only
+/// negative grades in `qrels`, for its `-m` arguments `specs` (`collection_size`: its `-N`), and
+/// the measure it stops at: `(query id, measure)`, or None (`trec_eval_stop` decides whether it
+/// stops there).
 #[pyfunction]
 fn trec_eval_negative_first_query(
     py: Python<'_>,
     qrels: &NativeQrels,
     specs: Vec<String>,
     collection_size: i64,
-    source: &str,
+    only_query: Option<&str>,
 ) -> PyResult<Option<(String, String)>> {
     let lines = select(&specs, collection_size, &mut Vec::new()).or_raise(py)?;
-    Ok(
-        negative_first_query(&qrels.table, &lines).map(|(query, measure)| {
-            let message = negative_first_query_stop(&query, &measure, source);
-            (query, message)
-        }),
-    )
+    Ok(negative_first_query(&qrels.table, &lines, only_query))
 }
 
-/// The message where trec_eval stops at its first judged query of `qrels`, no query of the run
-/// being judged (`error`: that error's message).
+/// Where trec_eval 10 stops: `missing_queries` (judged, without results), `query_ids` (those
+/// the output prints, byte-wise), `-c` (`complete`), `-D N.QID`'s query (`only_query`),
+/// `--fix-trec-eval-quirks`, `trec_eval_negative_first_query`'s answer, the qrels and run
+/// files as named. None where it does not stop; else `(shown, message)`: `shown` None where it
+/// stops before printing anything, else how many of `query_ids` it prints (no summary) before
+/// it stops with `message`.
 #[pyfunction]
-fn trec_eval_no_common_queries(error: &str, qrels: &NativeQrels) -> String {
-    no_common_queries_stop(error, &qrels.table)
+#[pyo3(signature = (
+    missing_queries, query_ids, *, complete, only_query, fix_quirks, negative_first, qrels, run
+))]
+#[allow(clippy::too_many_arguments)]
+fn trec_eval_stop(
+    missing_queries: Vec<String>,
+    query_ids: Vec<String>,
+    complete: bool,
+    only_query: Option<&str>,
+    fix_quirks: bool,
+    negative_first: Option<(String, String)>,
+    qrels: &str,
+    run: &str,
+) -> Option<(Option<usize>, String)> {
+    let facts = StopFacts {
+        missing_queries: &missing_queries,
+        query_ids: &query_ids,
+        complete,
+        only_query,
+        fix_quirks,
+        negative_first: negative_first
+            .as_ref()
+            .map(|(query, measure)| (query.as_str(), measure.as_str())),
+        qrels,
+        run,
+    };
+    match stop(&facts) {
+        Stop::No => None,
+        Stop::BeforePrinting(message) => Some((None, message)),
+        Stop::After { shown, message } => Some((Some(shown), message)),
+    }
 }
 
-/// The message where trec_eval stops at `query`, judged in the file `qrels` but without
-/// results in the file `run`.
+/// Where no query of the run is judged (`error`: that error's message): the message trec_eval
+/// stops with at its first judged query of `qrels`, or None under `-c` (`complete`) or
+/// `--fix-trec-eval-quirks` (`fix_quirks`), where the error is raised.
 #[pyfunction]
-fn trec_eval_missing_query(query: &str, qrels: &str, run: &str) -> String {
-    missing_query_stop(query, qrels, run)
+#[pyo3(signature = (error, qrels, *, complete, fix_quirks))]
+fn trec_eval_no_common_queries(
+    error: &str,
+    qrels: &NativeQrels,
+    complete: bool,
+    fix_quirks: bool,
+) -> Option<String> {
+    no_common_queries_stop(error, &qrels.table, complete, fix_quirks)
 }
 
 /// The warning for the line `printed` of `measure` where trec_eval's own value is not
@@ -290,9 +326,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trec_eval_check_grades, m)?)?;
     m.add_function(wrap_pyfunction!(trec_eval_check_judgements, m)?)?;
     m.add_function(wrap_pyfunction!(trec_eval_no_common_queries, m)?)?;
-    m.add_function(wrap_pyfunction!(trec_eval_missing_query, m)?)?;
     m.add("TREC_EVAL_STOP_STATUS", STOP_STATUS)?;
     m.add_function(wrap_pyfunction!(trec_eval_undetermined, m)?)?;
     m.add_function(wrap_pyfunction!(trec_eval_negative_first_query, m)?)?;
+    m.add_function(wrap_pyfunction!(trec_eval_stop, m)?)?;
     Ok(())
 }

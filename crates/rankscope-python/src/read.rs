@@ -394,6 +394,13 @@ fn last_trec_run_tag(py: Python<'_>, path: PathBuf, source: String) -> PyResult<
         .or_raise(py)
 }
 
+/// Refuse `path` (`source` names it) where it cannot be read as a file: missing, or a
+/// directory (an `InputError`, as every reader of the core words it).
+#[pyfunction]
+fn check_input_file(py: Python<'_>, path: PathBuf, source: &str) -> PyResult<()> {
+    trec::check_input_file(&path, source).or_raise(py)
+}
+
 /// What a chunked read holds between chunks.
 struct ChunkState {
     chunks: RunChunks<QueryBlocks<Box<dyn Read + Send>>>,
@@ -505,5 +512,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_trec_run_rows, m)?)?;
     m.add_function(wrap_pyfunction!(parse_trec_qrels_rows, m)?)?;
     m.add_function(wrap_pyfunction!(last_trec_run_tag, m)?)?;
+    m.add_function(wrap_pyfunction!(check_input_file, m)?)?;
     Ok(())
 }

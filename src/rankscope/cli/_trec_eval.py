@@ -26,9 +26,9 @@ from rankscope.engine.native import (
     PerQuery,
     trec_eval_check_grades,
     trec_eval_check_judgements,
-    trec_eval_missing_query,
     trec_eval_negative_first_query,
     trec_eval_no_common_queries,
+    trec_eval_stop,
     trec_eval_undetermined,
 )
 from rankscope.engine.profiles import resolve_profile
@@ -317,6 +317,7 @@ def run(args: argparse.Namespace) -> int:
         "relevance_level": args.level_for_rel,
         "max_documents": args.max_retrieved_per_topic,
     }
+    negative_first = None
     if kind == "prefs":
         results = _preference_results(
             args.qrels, args.rel_info_format, ranking, [*measures, *extra], options
@@ -330,32 +331,47 @@ def run(args: argparse.Namespace) -> int:
         try:
             results = evaluate(qrels, ranking, [*measures, *extra], **options)
         except NoCommonQueriesError as error:
-            if args.fix_quirks or args.all_queries:
+            # trec_eval stops at its first judged query, which the run lacks (the core says
+            # when).
+            message = trec_eval_no_common_queries(
+                str(error), qrels, complete=args.all_queries, fix_quirks=args.fix_quirks
+            )
+            if message is None:
                 raise
-            # trec_eval stops at its first judged query, which the run lacks.
-            message = trec_eval_no_common_queries(str(error), qrels)
             print(f"rankscope: error: {message}", file=sys.stderr)
             return EXIT_MISSING_QUERY
-        stopped = _negative_first_query(qrels, results, args, only_query)
-        if stopped is not None:
-            print(f"rankscope: error: {stopped}", file=sys.stderr)
-            return EXIT_MISSING_QUERY
+        negative_first = trec_eval_negative_first_query(
+            qrels, list(args.measures or []), args.collection_size, only_query
+        )
+    # Where trec_eval stops, if it does (the core decides): before printing anything, or after
+    # the queries before its first judged query without results, with no summary.
+    query_ids = [query for query in results.query_ids if only_query in (None, query)]
+    stop = trec_eval_stop(
+        list(results.missing_queries),
+        query_ids,
+        complete=results.complete,
+        only_query=only_query,
+        fix_quirks=args.fix_quirks,
+        negative_first=negative_first,
+        qrels=args.qrels,
+        run=args.run,
+    )
+    if stop is not None and stop[0] is None:
+        print(f"rankscope: error: {stop[1]}", file=sys.stderr)
+        return EXIT_MISSING_QUERY
     relstring = next((line.relstring for line in lines if line.relstring is not None), None)
     strings = None
     if relstring is not None and args.query and kind == "qrels":
         strings = relevance_strings(qrels, ranking, relstring, **options)
-    if only_query is not None:
-        results = results.only_queries([only_query])
     summary_from: dict[str, TrecMeasure] = {}
     if counts_num_rel:
         summary_from = {"num_rel": TrecMeasure("num_rel", complete_num_rel)}
-    stop_at = _first_missing(results, only_query) if not args.fix_quirks else None
     printed: Results | None = results
-    if stop_at is not None:
-        # trec_eval prints the queries before the first judged one without results, then
-        # stops: no summary.
-        shown = [query for query in results.query_ids if query < stop_at]
+    if stop is not None and stop[0] is not None:
+        shown = query_ids[: stop[0]]
         printed = results.only_queries(shown) if shown else None
+    elif only_query is not None:
+        printed = results.only_queries([only_query])
     text = (
         ""
         if printed is None
@@ -363,16 +379,15 @@ def run(args: argparse.Namespace) -> int:
             printed,
             lines,
             per_query=args.query,
-            summary=not args.nosummary and stop_at is None,
+            summary=not args.nosummary and stop is None,
             summary_from=summary_from,
             relstrings=strings,
             zscores=zscores,
         )
     )
     write_text(text, None)
-    if stop_at is not None:
-        message = trec_eval_missing_query(stop_at, args.qrels, args.run)
-        print(f"rankscope: error: {message}", file=sys.stderr)
+    if stop is not None:
+        print(f"rankscope: error: {stop[1]}", file=sys.stderr)
         return EXIT_MISSING_QUERY
     return 0
 
@@ -386,34 +401,3 @@ def _warn_undetermined(lines: list[TrecMeasure]) -> None:
         message = trec_eval_undetermined(line.printed, line.measure.name)
         if message is not None:
             warnings.warn(message, RankscopeWarning, stacklevel=2)
-
-
-def _negative_first_query(
-    qrels: Any, results: Results, args: argparse.Namespace, only_query: str | None
-) -> str | None:
-    """The error where trec_eval 10 stops before printing a line: the first query it evaluates
-    has only negative grades (the core says when); None when it does not stop there (its
-    first judged query lacking results stops it earlier, unless -c; with -D N.QID, or
-    --fix-trec-eval-quirks, it is evaluated)."""
-    if args.fix_quirks or only_query is not None:
-        return None
-    found = trec_eval_negative_first_query(
-        qrels, list(args.measures or []), args.collection_size, args.qrels
-    )
-    if found is None:
-        return None
-    query, message = found
-    if query in results.missing_queries and not results.complete:
-        return None
-    return message
-
-
-def _first_missing(results: Results, only_query: str | None) -> str | None:
-    """The first judged query (byte-wise) that the run has no results for, when they are not
-    scored: where trec_eval stops (with -D N.QID, only QID is looked at)."""
-    missing = results.missing_queries
-    if only_query is not None:
-        missing = tuple(query for query in missing if query == only_query)
-    if results.complete or not missing:
-        return None
-    return min(missing, key=lambda query: query.encode())

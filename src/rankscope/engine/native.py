@@ -32,9 +32,9 @@ __all__ = [
     "trec_eval_check_grades",
     "trec_eval_check_judgements",
     "trec_eval_lines",
-    "trec_eval_missing_query",
     "trec_eval_negative_first_query",
     "trec_eval_no_common_queries",
+    "trec_eval_stop",
     "trec_eval_undetermined",
 ]
 
@@ -86,17 +86,21 @@ trec_eval_undetermined = _core.trec_eval_undetermined
 computes from memory it never wrote, or None."""
 
 trec_eval_negative_first_query = _core.trec_eval_negative_first_query
-"""Where trec_eval 10 stops before printing a line (qrels, ``-m`` arguments, ``-N``, the qrels
-file's name): the first query it evaluates has only negative grades; (query id, the message)
-or None."""
+"""trec_eval 10's first query evaluated (qrels, ``-m`` arguments, ``-N``, ``-D N.QID``'s query
+or None) where it has only negative grades, and the measure it would stop at: (query id,
+measure) or None; `trec_eval_stop` decides."""
+
+trec_eval_stop = _core.trec_eval_stop
+"""Where trec_eval 10 stops (the missing queries, the query ids printed, byte-wise; keywords
+``complete``, ``only_query`` of ``-D N.QID``, ``fix_quirks``, ``negative_first`` as
+`trec_eval_negative_first_query` gives it, ``qrels`` and ``run`` as named): None where it does
+not; else (how many of the query ids it prints without a summary, or None where it stops before
+printing anything; the message)."""
 
 trec_eval_no_common_queries = _core.trec_eval_no_common_queries
 """The message where trec_eval stops at its first judged query (the error's message, the
-qrels), no query of the run being judged."""
-
-trec_eval_missing_query = _core.trec_eval_missing_query
-"""The message where trec_eval stops at a judged query (query id, qrels file, run file) the run
-has no results for."""
+qrels), no query of the run being judged; None under ``complete`` (``-c``) or ``fix_quirks``
+(``--fix-trec-eval-quirks``), where the error is the error."""
 
 TREC_EVAL_STOP_STATUS: int = _core.TREC_EVAL_STOP_STATUS
 """The exit status trec_eval 10 ends with where it stops, and so does ``rankscope trec-eval``."""

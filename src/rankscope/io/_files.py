@@ -200,12 +200,11 @@ def _read_stdin() -> bytes:
 
 def existing_file(path: str | os.PathLike[str]) -> tuple[str, str]:
     """The path as text, and its name for messages (the same text); an `InputError` if it is
-    missing or a folder."""
+    missing or a folder (the core's check, as its readers make it for the native executable)."""
+    from rankscope.io._native import check_input_file
+
     file = source = os.fspath(path)
-    if not os.path.exists(file):
-        raise InputError("no such file", source=source)
-    if os.path.isdir(file):
-        raise InputError("expected a file; found a directory", source=source)
+    check_input_file(file, source)
     return file, source
 
 

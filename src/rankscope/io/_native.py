@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_CHUNK_BYTES",
     "NativeQrels",
     "NativeRun",
+    "check_input_file",
     "is_trec_run_file",
     "native_qrels",
     "native_run",
@@ -109,6 +110,12 @@ def trec_qrels_rows(data: bytes, source: str, first_line: int = 1) -> ArrowTable
     """The rows of a piece of TREC qrels, as `trec_run_rows` reads a piece of a run."""
     table, _ = _core.parse_trec_qrels_rows(source, data, first_line=first_line)
     return table
+
+
+def check_input_file(path: str, source: str) -> None:
+    """Refuse a path that cannot be read as a file, missing or a directory: the `InputError`
+    (naming ``source``) the core's readers give, for the readers of every format."""
+    _core.check_input_file(path, source)
 
 
 def trec_run_tag(path: str, source: str) -> str | None:

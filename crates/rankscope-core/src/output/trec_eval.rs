@@ -9,12 +9,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
+use std::io::Read as _;
 
 use crate::error::{float_text, quoted, Error, InputProblem, OptionProblem, Result};
 use crate::measures::trec_eval::{table, Judgements, Style, TrecName, NICKNAMES};
 use crate::measures::{parse_measure, Aggregate, Family, Measure, GEOMETRIC_MEAN_FLOOR};
 use crate::table::Qrels;
-use crate::trec::{byte_problem, io_error, NonIntegerGrade};
+use crate::trec::{byte_problem, io_error, open_file, NonIntegerGrade};
 
 /// The width trec_eval left-justifies measure names to.
 const NAME_WIDTH: usize = 22;
@@ -475,13 +476,14 @@ pub fn undetermined_warning(line: &TrecLine) -> Option<String> {
 }
 
 /// Where trec_eval 10 stops before printing a line: the first query it evaluates, its first
-/// judged query in byte order (when the run has it, or with `-c`), has only negative grades.
-/// trec_eval sizes its count of documents per grade by the query's highest grade plus one,
-/// nothing here, and its first allocation of nothing fails: the first line asked, in its
-/// order, that reads the judgements (all but runid and num_q) stops it with `Can't calculate
-/// measure '...'` and exit status 4. A later query with only negative grades is evaluated
-/// (the count exists by then). Returns that query and trec_eval's name of the measure; the
-/// caller knows whether the run has the query.
+/// judged query in byte order (when the run has it, or with `-c`) or `only_query` (`-D
+/// N.QID`'s, the only one it evaluates then), has only negative grades. trec_eval sizes its
+/// count of documents per grade by the query's highest grade plus one, nothing here, and its
+/// first allocation of nothing fails: the first line asked, in its order, that reads the
+/// judgements (all but runid and num_q) stops it with `Can't calculate measure '...'` and exit
+/// status 4. A later query with only negative grades is evaluated (the count exists by then).
+/// Returns that query and trec_eval's name of the measure; the caller knows whether the run
+/// has the query ([`stop`] decides).
 ///
 /// ```
 /// use rankscope_core::output::trec_eval::{negative_first_query, select};
@@ -490,16 +492,27 @@ pub fn undetermined_warning(line: &TrecLine) -> Option<String> {
 /// let lines = select(&["num_q".into(), "map".into(), "P.5".into()], 0, &mut Vec::new()).unwrap();
 /// let mut qrels = Qrels::new("qrels");
 /// qrels.push("b", "d1", 1);
+/// qrels.push("c", "d1", -1);
 /// qrels.push("a", "d1", -1);
-/// assert_eq!(negative_first_query(&qrels, &lines), Some(("a".into(), "map".into())));
+/// assert_eq!(negative_first_query(&qrels, &lines, None), Some(("a".into(), "map".into())));
+/// // With -D N.QID, QID is the first query evaluated.
+/// assert_eq!(negative_first_query(&qrels, &lines, Some("b")), None);
+/// assert_eq!(negative_first_query(&qrels, &lines, Some("c")), Some(("c".into(), "map".into())));
 /// qrels.push("a", "d2", 0);
-/// assert_eq!(negative_first_query(&qrels, &lines), None);
+/// assert_eq!(negative_first_query(&qrels, &lines, None), None);
 /// ```
-pub fn negative_first_query(qrels: &Qrels, lines: &[TrecLine]) -> Option<(String, String)> {
+pub fn negative_first_query(
+    qrels: &Qrels,
+    lines: &[TrecLine],
+    only_query: Option<&str>,
+) -> Option<(String, String)> {
     let name = |code: u32| qrels.queries.name(code).as_bytes();
-    // The byte-wise first query named; its judgements end the look at the first grade of 0
-    // or more (in the file's first lines, as a rule).
-    let first = first_query(qrels)?;
+    // The first query evaluated (the byte-wise first named, or -D's); its judgements end the
+    // look at the first grade of 0 or more (in the file's first lines, as a rule).
+    let first = match only_query {
+        Some(query) => qrels.queries.get(query)?,
+        None => first_query(qrels)?,
+    };
     let mut judged = false;
     for (&query, &grade) in qrels.query.iter().zip(&qrels.grade) {
         if query == first {
@@ -511,6 +524,8 @@ pub fn negative_first_query(qrels: &Qrels, lines: &[TrecLine]) -> Option<(String
     }
     let first = if judged {
         first
+    } else if only_query.is_some() {
+        return None;
     } else {
         // A query named without judgements (not one the reader gives): the first judged one.
         let mut highest: Vec<Option<i64>> = vec![None; qrels.queries.len()];
@@ -610,16 +625,25 @@ pub fn grade_refusal(found: &NonIntegerGrade, source: &str) -> Error {
     Error::Parse(problem.at_line(found.line as u64, found.text.clone()))
 }
 
-/// The message where trec_eval stops at its first judged query because no query of the run
-/// is judged (`error`: the error's message, as shown), without `-c`.
-pub fn no_common_queries_stop(error: &str, qrels: &Qrels) -> String {
+/// Where no query of the run is judged (`error`: the error's message, as shown): the message
+/// trec_eval stops with at its first judged query, with [`STOP_STATUS`], unless `complete`
+/// (`-c`) or `fix_quirks` (`--fix-trec-eval-quirks`), where the error is the error (None).
+pub fn no_common_queries_stop(
+    error: &str,
+    qrels: &Qrels,
+    complete: bool,
+    fix_quirks: bool,
+) -> Option<String> {
+    if complete || fix_quirks {
+        return None;
+    }
     let first =
         first_query(qrels).map_or_else(String::new, |code| quoted(qrels.queries.name(code)));
-    format!(
+    Some(format!(
         "{error}; trec_eval stops at its first judged query, {first}, with exit status \
          {STOP_STATUS}, and so does this command. Give -c to score the judged queries the run \
          lacks"
-    )
+    ))
 }
 
 /// The message where trec_eval stops at `query`, judged in the qrels file `qrels` but without
@@ -647,6 +671,102 @@ pub fn negative_first_query_stop(query: &str, measure: &str, qrels: &str) -> Str
     )
 }
 
+/// What both command lines know where trec_eval 10 decides whether it stops, once the run is
+/// evaluated: [`stop`] decides.
+#[derive(Debug, Clone, Copy)]
+pub struct StopFacts<'a> {
+    /// The judged queries the run has no results for, in any order.
+    pub missing_queries: &'a [String],
+    /// The queries the output prints, byte-wise (with `-D N.QID`, QID's alone).
+    pub query_ids: &'a [String],
+    /// Whether the judged queries without results are scored (`-c`).
+    pub complete: bool,
+    /// The query of `-D N.QID`, the only one trec_eval evaluates.
+    pub only_query: Option<&'a str>,
+    /// Whether trec_eval 10's quirks are fixed (`--fix-trec-eval-quirks`): nothing stops then.
+    pub fix_quirks: bool,
+    /// [`negative_first_query`]'s query and measure, given `only_query` (None for judgements
+    /// other than qrels).
+    pub negative_first: Option<(&'a str, &'a str)>,
+    /// The qrels file, as named.
+    pub qrels: &'a str,
+    /// The run file, as named.
+    pub run: &'a str,
+}
+
+/// Where trec_eval 10 stops, as [`stop`] decides it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// It does not stop: every query is printed, and the summary.
+    No,
+    /// It stops before printing anything, with this message and [`STOP_STATUS`].
+    BeforePrinting(String),
+    /// It prints the first `shown` queries, no summary, then stops with `message` and
+    /// [`STOP_STATUS`].
+    After {
+        /// How many of the queries are printed.
+        shown: usize,
+        /// The message it stops with.
+        message: String,
+    },
+}
+
+/// Where trec_eval 10 stops, for both command lines. Its first query of only negative grades
+/// ([`negative_first_query`]) stops it before it prints anything, unless the run lacks that
+/// query and not `-c` (the stop below comes first then). Else it stops at its first judged
+/// query (byte-wise) without results, not under `-c` (with `-D N.QID`, only QID is looked
+/// at): it prints the queries before it (byte-wise below it) and no summary. With
+/// `--fix-trec-eval-quirks` it does not stop.
+///
+/// ```
+/// use rankscope_core::output::trec_eval::{stop, Stop, StopFacts};
+///
+/// let ids = |names: &[&str]| names.iter().map(|name| name.to_string()).collect::<Vec<_>>();
+/// let (missing, query_ids) = (ids(&["9", "5"]), ids(&["10", "3", "7"]));
+/// let facts = StopFacts {
+///     missing_queries: &missing,
+///     query_ids: &query_ids,
+///     complete: false,
+///     only_query: None,
+///     fix_quirks: false,
+///     negative_first: None,
+///     qrels: "qrels",
+///     run: "run",
+/// };
+/// // "5" is the first missing query: "10" and "3" are printed before it.
+/// assert!(matches!(stop(&facts), Stop::After { shown: 2, .. }));
+/// assert_eq!(stop(&StopFacts { complete: true, ..facts }), Stop::No);
+/// ```
+pub fn stop(facts: &StopFacts<'_>) -> Stop {
+    if facts.fix_quirks {
+        return Stop::No;
+    }
+    let missing = |query: &str| !facts.complete && facts.missing_queries.iter().any(|q| q == query);
+    if let Some((query, measure)) = facts.negative_first {
+        if !missing(query) {
+            return Stop::BeforePrinting(negative_first_query_stop(query, measure, facts.qrels));
+        }
+    }
+    let first_missing = facts
+        .missing_queries
+        .iter()
+        .filter(|_| !facts.complete)
+        .filter(|query| facts.only_query.map_or(true, |only| only == query.as_str()))
+        .min_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    let Some(stop_at) = first_missing else {
+        return Stop::No;
+    };
+    let shown = facts
+        .query_ids
+        .iter()
+        .take_while(|query| query.as_bytes() < stop_at.as_bytes())
+        .count();
+    Stop::After {
+        shown,
+        message: missing_query_stop(stop_at, facts.qrels, facts.run),
+    }
+}
+
 /// One line kind's values, as [`render`] prints them.
 #[derive(Debug, Clone, Copy)]
 pub struct Column<'a> {
@@ -669,7 +789,10 @@ pub type ZScores = HashMap<(String, String), (f64, f64)>;
 /// names), blank lines skipped; `source` names the file in messages. A pair given twice keeps
 /// its last line.
 pub fn read_zscores(path: &std::path::Path, source: &str) -> Result<ZScores> {
-    let data = std::fs::read(path).map_err(|error| io_error(&error, source))?;
+    let mut data = Vec::new();
+    open_file(path, source)?
+        .read_to_end(&mut data)
+        .map_err(|error| io_error(&error, source))?;
     parse_zscores(&data, source)
 }
 
@@ -1108,5 +1231,130 @@ mod tests {
              runid                 \tall\trun\n\
              Zmap                   \tall\t0.2500\n"
         );
+    }
+
+    /// Query ids from names.
+    fn ids(names: &[&str]) -> Vec<String> {
+        names.iter().map(|name| (*name).to_string()).collect()
+    }
+
+    /// [`stop`] for the missing queries and printed queries named, and the facts `set` changes.
+    fn stopped(missing: &[&str], printed: &[&str], set: impl Fn(&mut StopFacts<'_>)) -> Stop {
+        let (missing, printed) = (ids(missing), ids(printed));
+        let mut facts = StopFacts {
+            missing_queries: &missing,
+            query_ids: &printed,
+            complete: false,
+            only_query: None,
+            fix_quirks: false,
+            negative_first: None,
+            qrels: "q.txt",
+            run: "r.txt",
+        };
+        set(&mut facts);
+        stop(&facts)
+    }
+
+    fn missing_stop(query: &str, shown: usize) -> Stop {
+        Stop::After {
+            shown,
+            message: missing_query_stop(query, "q.txt", "r.txt"),
+        }
+    }
+
+    fn negative_stop(query: &str) -> Stop {
+        Stop::BeforePrinting(negative_first_query_stop(query, "map", "q.txt"))
+    }
+
+    #[test]
+    fn without_missing_queries_or_negative_grades_nothing_stops() {
+        assert_eq!(stopped(&[], &["1", "2"], |_| {}), Stop::No);
+    }
+
+    #[test]
+    fn the_first_missing_query_byte_wise_stops_after_the_queries_below_it() {
+        // "10" is below "9" byte-wise, and "100" above "10".
+        let printed = ["1", "100", "2", "8"];
+        assert_eq!(
+            stopped(&["9", "10"], &printed, |_| {}),
+            missing_stop("10", 1)
+        );
+        assert_eq!(stopped(&["9"], &printed, |_| {}), missing_stop("9", 4));
+        assert_eq!(stopped(&["0"], &printed, |_| {}), missing_stop("0", 0));
+        // Code points above the ASCII ones, byte-wise as UTF-8.
+        assert_eq!(
+            stopped(&["é", "z"], &["a", "é"], |_| {}),
+            missing_stop("z", 1)
+        );
+    }
+
+    #[test]
+    fn under_complete_the_missing_queries_are_scored() {
+        let complete = |facts: &mut StopFacts<'_>| facts.complete = true;
+        assert_eq!(stopped(&["9", "10"], &["1", "10", "9"], complete), Stop::No);
+    }
+
+    #[test]
+    fn with_a_debug_query_only_that_query_is_looked_at() {
+        let only =
+            |query: &'static str| move |facts: &mut StopFacts<'_>| facts.only_query = Some(query);
+        assert_eq!(stopped(&["10", "9"], &[], only("9")), missing_stop("9", 0));
+        assert_eq!(stopped(&["10"], &["9"], only("9")), Stop::No);
+    }
+
+    #[test]
+    fn the_first_query_of_negative_grades_stops_before_anything_is_printed() {
+        let negative = |facts: &mut StopFacts<'_>| facts.negative_first = Some(("1", "map"));
+        assert_eq!(stopped(&[], &["1", "2"], negative), negative_stop("1"));
+        // Before a missing query's stop, when the run has the query.
+        assert_eq!(stopped(&["2"], &["1", "3"], negative), negative_stop("1"));
+    }
+
+    #[test]
+    fn a_missing_first_query_of_negative_grades_stops_as_missing_unless_complete() {
+        let negative = |facts: &mut StopFacts<'_>| facts.negative_first = Some(("1", "map"));
+        assert_eq!(stopped(&["1", "2"], &["3"], negative), missing_stop("1", 0));
+        let complete = |facts: &mut StopFacts<'_>| {
+            negative(facts);
+            facts.complete = true;
+        };
+        assert_eq!(
+            stopped(&["1", "2"], &["1", "2", "3"], complete),
+            negative_stop("1")
+        );
+    }
+
+    #[test]
+    fn with_a_debug_query_its_negative_grades_stop_unless_the_run_lacks_it() {
+        let only_negative = |facts: &mut StopFacts<'_>| {
+            facts.only_query = Some("7");
+            facts.negative_first = Some(("7", "map"));
+        };
+        assert_eq!(stopped(&["10"], &["7"], only_negative), negative_stop("7"));
+        assert_eq!(
+            stopped(&["10", "7"], &[], only_negative),
+            missing_stop("7", 0)
+        );
+    }
+
+    #[test]
+    fn no_query_of_the_run_judged_stops_at_the_first_judged_one_unless_complete_or_fixed() {
+        let mut qrels = Qrels::new("q.txt");
+        qrels.push("9", "d", 1);
+        qrels.push("10", "d", 1);
+        let stop = no_common_queries_stop("none", &qrels, false, false).unwrap();
+        assert!(stop.starts_with("none; trec_eval stops at its first judged query, '10', "));
+        assert_eq!(no_common_queries_stop("none", &qrels, true, false), None);
+        assert_eq!(no_common_queries_stop("none", &qrels, false, true), None);
+    }
+
+    #[test]
+    fn fixing_trec_eval_s_quirks_never_stops() {
+        let fixed = |facts: &mut StopFacts<'_>| {
+            facts.fix_quirks = true;
+            facts.negative_first = Some(("1", "map"));
+        };
+        assert_eq!(stopped(&["1", "2"], &["3"], fixed), Stop::No);
+        assert_eq!(stopped(&[], &["1", "3"], fixed), Stop::No);
     }
 }

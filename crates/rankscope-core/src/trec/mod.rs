@@ -31,8 +31,8 @@ pub(crate) use numbers::parse_integer;
 pub use numbers::{parse_grade, parse_score};
 pub(crate) use parse::{byte_problem, empty_error, parse_run_rows_into, Spare};
 pub use parse::{parse_qrels, parse_qrels_rows, parse_run, parse_run_rows};
-pub(crate) use source::io_error;
-pub use source::{last_run_tag, read_qrels_file, read_run_file};
+pub use source::{check_input_file, last_run_tag, read_qrels_file, read_run_file};
+pub(crate) use source::{io_error, open_file};
 
 use crate::error::Skipped;
 

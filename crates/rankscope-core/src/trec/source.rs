@@ -36,7 +36,7 @@ pub fn read_qrels_file(path: &Path, source: &str, options: &ReadOptions) -> Resu
 /// For readers that hand out a file's rows before reaching its end (the run in chunks): every
 /// chunk is named as the whole file is. A line is valid as the lenient reader takes it.
 pub fn last_run_tag(path: &Path, source: &str) -> Result<Option<String>> {
-    let mut file = std::fs::File::open(path).map_err(|e| io_error(&e, source))?;
+    let mut file = open_file(path, source)?;
     let size = file.metadata().map_err(|e| io_error(&e, source))?.len();
     let lenient = ReadOptions {
         lenient: true,
@@ -102,7 +102,7 @@ pub(super) fn read_windows<K: LineKind>(
     options: &ReadOptions,
     windows: &Windows,
 ) -> Result<(ParseOutput<K::Value>, Vec<u8>)> {
-    let mut file = std::fs::File::open(path).map_err(|e| io_error(&e, source))?;
+    let mut file = open_file(path, source)?;
     let metadata = file.metadata().ok();
     let size = metadata.as_ref().map_or(0, std::fs::Metadata::len);
     let mut reader = Reader::<K>::new(source, options, usize::try_from(size).unwrap_or(0));
@@ -193,6 +193,36 @@ fn read_blocks<K: LineKind>(
         filled -= cut;
     }
     Ok(())
+}
+
+/// Whether the file at `path` can be read as one (`source` names it in the error): it exists
+/// and is not a directory. Every reader of a file checks this before it opens it, the Python
+/// command's readers of every format too, so that both command lines refuse a missing file or
+/// a directory with the same message.
+///
+/// ```
+/// use rankscope_core::trec::check_input_file;
+///
+/// let folder = std::env::temp_dir();
+/// let error = check_input_file(&folder, "runs").unwrap_err();
+/// assert_eq!(error.to_string(), "runs: expected a file; found a directory");
+/// let error = check_input_file(&folder.join("no such run"), "run").unwrap_err();
+/// assert_eq!(error.to_string(), "run: no such file");
+/// ```
+pub fn check_input_file(path: &Path, source: &str) -> Result<()> {
+    match std::fs::metadata(path) {
+        Err(error) => Err(io_error(&error, source)),
+        Ok(metadata) if metadata.is_dir() => Err(Error::Input(
+            InputProblem::new("expected a file; found a directory").in_source(source),
+        )),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// The file at `path` opened for reading, once [`check_input_file`] takes it.
+pub(crate) fn open_file(path: &Path, source: &str) -> Result<std::fs::File> {
+    check_input_file(path, source)?;
+    std::fs::File::open(path).map_err(|e| io_error(&e, source))
 }
 
 /// An input error for a failed read, worded as every reader words it.
