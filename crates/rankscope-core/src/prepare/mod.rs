@@ -383,11 +383,10 @@ pub fn rank_documents(
             let grades = if entry.qrels_code == u32::MAX {
                 vec![crate::UNJUDGED; scratch.rows.len()]
             } else {
+                let table = judgements.query_table(entry.qrels_code);
                 let docs = scratch.rows.iter().zip(&scratch.hashes);
-                docs.map(|(&r, &h)| {
-                    judgements.lookup(entry.qrels_code, run.docs.get_bytes(r as usize), h)
-                })
-                .collect()
+                docs.map(|(&r, &h)| table.lookup(run.docs.get_bytes(r as usize), h))
+                    .collect()
             };
             let mut rows = scratch.rows.clone();
             let mut grades: Vec<i64> = grades;
