@@ -379,7 +379,7 @@ pub fn rank_documents(
         run.len() >= PARALLEL_MIN_ROWS,
         Scratch::default,
         |scratch, entry| {
-            let duplicate = order_rows(judgements, run, entry, options, scratch);
+            let duplicate = order_rows(judgements, run, entry, options, scratch, None);
             let grades = if entry.qrels_code == u32::MAX {
                 vec![crate::UNJUDGED; scratch.rows.len()]
             } else {

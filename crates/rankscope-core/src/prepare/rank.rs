@@ -8,7 +8,7 @@ use crate::profile::{
 use crate::table::Run;
 
 use super::groups::Entry;
-use super::judgements::Judgements;
+use super::judgements::{Judgements, QueryTable};
 use super::PrepareOptions;
 
 /// Buffers reused from query to query on one thread.
@@ -113,7 +113,22 @@ pub(super) fn rank_query(
             scores: Vec::new(),
         };
     }
-    let duplicate = order_rows(judgements, run, entry, options, scratch);
+    let with_rows = options.subtopics || conventions.ideal_ties == IdealTies::RunScore;
+    let table = judgements.query_table(entry.qrels_code);
+    // Without the rows, the grades are looked up as the rows are put in order.
+    let mut grades: Vec<i64> = Vec::new();
+    let lookup = if with_rows {
+        None
+    } else {
+        grades.reserve(
+            entry
+                .rows
+                .len()
+                .min(options.max_documents.unwrap_or(usize::MAX)),
+        );
+        Some((&table, &mut grades))
+    };
+    let duplicate = order_rows(judgements, run, entry, options, scratch, lookup);
     let Scratch { rows, hashes, .. } = scratch;
     let mut judged_rows: Vec<Option<u32>> = Vec::new();
     let mut scores: Vec<f64> = Vec::new();
@@ -124,24 +139,14 @@ pub(super) fn rank_query(
                 .map(|&r| at_precision(run.score[r as usize], precision)),
         );
     }
-    let with_rows = options.subtopics || conventions.ideal_ties == IdealTies::RunScore;
-    let table = judgements.query_table(entry.qrels_code);
-    let mut grades: Vec<i64> = if with_rows {
+    if with_rows {
         judged_rows.extend(
             rows.iter()
                 .zip(hashes.iter())
                 .map(|(&r, &h)| table.lookup_row(run.docs.get_bytes(r as usize), h)),
         );
-        judged_rows
-            .iter()
-            .map(|&row| judgements.grade_of(row))
-            .collect()
-    } else {
-        rows.iter()
-            .zip(hashes.iter())
-            .map(|(&r, &h)| table.lookup(run.docs.get_bytes(r as usize), h))
-            .collect()
-    };
+        grades.extend(judged_rows.iter().map(|&row| judgements.grade_of(row)));
+    }
     if conventions.unjudged_documents == UnjudgedDocuments::Drop {
         // After the cut, as trec_eval -J with -M.
         if !scores.is_empty() {
@@ -169,14 +174,16 @@ pub(super) fn rank_query(
 
 /// Put a query's rows in rank order in `scratch.rows` (their documents' hashes in
 /// `scratch.hashes`): sorted by the conventions' ordering, duplicates dropped or kept as the
-/// conventions say, cut at `max_documents`. Returns, when duplicates are an error, the run row
-/// of the first document ranked twice.
+/// conventions say, cut at `max_documents`; with `lookup`, their grades in the query's table
+/// pushed onto its vector, in the same order. Returns, when duplicates are an error, the run
+/// row of the first document ranked twice.
 pub(super) fn order_rows(
     judgements: &Judgements<'_>,
     run: &Run,
     entry: &Entry<'_>,
     options: &PrepareOptions,
     scratch: &mut Scratch,
+    mut lookup: Option<(&QueryTable<'_, '_>, &mut Vec<i64>)>,
 ) -> Option<usize> {
     let conventions = &judgements.conventions;
     let max_documents = options.max_documents;
@@ -248,6 +255,13 @@ pub(super) fn order_rows(
         )
     };
     let limit = max_documents.unwrap_or(usize::MAX);
+    let look_up_all =
+        |rows: &[u32], hashes: &[u64], lookup: Option<(&QueryTable, &mut Vec<i64>)>| {
+            if let Some((table, grades)) = lookup {
+                let docs = rows.iter().zip(hashes);
+                grades.extend(docs.map(|(&r, &h)| table.lookup(run.docs.get_bytes(r as usize), h)));
+            }
+        };
     match conventions.duplicate_documents {
         DuplicatePolicy::KeepFirst => {
             hash_docs(rows, hashes);
@@ -266,15 +280,18 @@ pub(super) fn order_rows(
             }
             rows.truncate(kept.min(limit));
             hashes.truncate(kept.min(limit));
+            look_up_all(rows, hashes, lookup);
             None
         }
         DuplicatePolicy::KeepAll => {
             rows.truncate(limit);
             hash_docs(rows, hashes);
+            look_up_all(rows, hashes, lookup);
             None
         }
         DuplicatePolicy::Error => {
-            // Cut first: only the documents kept count. Each hashed and checked in one pass.
+            // Cut first: only the documents kept count. Each hashed, checked and looked up in
+            // one pass.
             rows.truncate(limit);
             seen.clear(rows.len());
             hashes.clear();
@@ -284,6 +301,9 @@ pub(super) fn order_rows(
                 let doc = run.docs.get_bytes(row as usize);
                 let hash = judgements.doc_hash(doc);
                 hashes.push(hash);
+                if let Some((table, grades)) = &mut lookup {
+                    grades.push(table.lookup(doc, hash));
+                }
                 let same =
                     |other: u32| same_bytes(run.docs.get_bytes(rows[other as usize] as usize), doc);
                 if let Some(earlier) = seen.earlier_or_insert(hash, i as u32, same) {
