@@ -236,18 +236,15 @@ impl<'a> Judgements<'a> {
         }
     }
 
-    /// Query `query`'s table.
+    /// Query `query`'s table, for looking up its documents one after another (the table found
+    /// once, not for every document).
     #[inline]
-    fn table(&self, query: u32) -> &[(u32, u32)] {
+    pub(super) fn query_table(&self, query: u32) -> QueryTable<'_, 'a> {
         let q = query as usize;
-        &self.slots[self.table_offsets[q]..self.table_offsets[q + 1]]
-    }
-
-    /// The first judgement of `doc` in qrels query `query`, given the document's hash by
-    /// [`Judgements::doc_hash`].
-    #[inline]
-    pub(super) fn lookup_row(&self, query: u32, doc: &[u8], doc_hash: u64) -> Option<u32> {
-        probe(self.table(query), &self.qrels.docs, doc, doc_hash).ok()
+        QueryTable {
+            judgements: self,
+            slots: &self.slots[self.table_offsets[q]..self.table_offsets[q + 1]],
+        }
     }
 
     /// The grade of a document by its first judgement ([`UNJUDGED`] if it has none).
@@ -274,17 +271,6 @@ impl<'a> Judgements<'a> {
         }
     }
 
-    /// The grade of `doc` in qrels query `query` ([`UNJUDGED`] if not judged), given the
-    /// document's hash by [`Judgements::doc_hash`].
-    ///
-    /// Always inlined: it is asked once per ranked document, and a call of its own (registers
-    /// saved and restored) cost a third of it.
-    #[allow(clippy::inline_always)]
-    #[inline(always)]
-    pub(super) fn lookup(&self, query: u32, doc: &[u8], doc_hash: u64) -> i64 {
-        self.grade_of(self.lookup_row(query, doc, doc_hash))
-    }
-
     /// The judgements per subtopic, indexed on first use.
     fn subtopic_index(&self) -> &SubtopicIndex {
         self.subtopic_index.get_or_init(|| self.index_subtopics())
@@ -304,7 +290,8 @@ impl<'a> Judgements<'a> {
                 for &row in &by_query[offsets[q]..offsets[q + 1]] {
                     let doc = qrels.docs.get_bytes(row as usize);
                     let first = self
-                        .lookup_row(q as u32, doc, self.doc_hash(doc))
+                        .query_table(q as u32)
+                        .lookup_row(doc, self.doc_hash(doc))
                         .expect("every judged document is in its query's table");
                     let code = qrels.subtopic.get(row as usize).copied().unwrap_or(0);
                     let subtopic = match local.iter().position(|&c| c == code) {
@@ -383,6 +370,33 @@ impl<'a> Judgements<'a> {
         }
         let q = query as usize;
         &self.ideal_rows[self.ideal_offsets[q]..self.ideal_offsets[q + 1]]
+    }
+}
+
+/// One query's table of [`Judgements`] (see [`Judgements::query_table`]).
+pub(super) struct QueryTable<'j, 'a> {
+    judgements: &'j Judgements<'a>,
+    /// The query's slots of [`Judgements::slots`](Judgements).
+    slots: &'j [(u32, u32)],
+}
+
+impl QueryTable<'_, '_> {
+    /// The first judgement of `doc` in the query, given the document's hash by
+    /// [`Judgements::doc_hash`].
+    #[inline]
+    pub(super) fn lookup_row(&self, doc: &[u8], doc_hash: u64) -> Option<u32> {
+        probe(self.slots, &self.judgements.qrels.docs, doc, doc_hash).ok()
+    }
+
+    /// The grade of `doc` in the query ([`UNJUDGED`] if not judged), given the document's
+    /// hash by [`Judgements::doc_hash`].
+    ///
+    /// Always inlined: it is asked once per ranked document, and a call of its own (registers
+    /// saved and restored) cost a third of it.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    pub(super) fn lookup(&self, doc: &[u8], doc_hash: u64) -> i64 {
+        self.judgements.grade_of(self.lookup_row(doc, doc_hash))
     }
 }
 

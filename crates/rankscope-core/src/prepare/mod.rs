@@ -379,15 +379,14 @@ pub fn rank_documents(
         run.len() >= PARALLEL_MIN_ROWS,
         Scratch::default,
         |scratch, entry| {
-            let duplicate = order_rows(judgements, run, entry, options, scratch);
+            let duplicate = order_rows(judgements, run, entry, options, scratch, None);
             let grades = if entry.qrels_code == u32::MAX {
                 vec![crate::UNJUDGED; scratch.rows.len()]
             } else {
+                let table = judgements.query_table(entry.qrels_code);
                 let docs = scratch.rows.iter().zip(&scratch.hashes);
-                docs.map(|(&r, &h)| {
-                    judgements.lookup(entry.qrels_code, run.docs.get_bytes(r as usize), h)
-                })
-                .collect()
+                docs.map(|(&r, &h)| table.lookup(run.docs.get_bytes(r as usize), h))
+                    .collect()
             };
             let mut rows = scratch.rows.clone();
             let mut grades: Vec<i64> = grades;

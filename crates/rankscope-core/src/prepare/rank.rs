@@ -8,7 +8,7 @@ use crate::profile::{
 use crate::table::Run;
 
 use super::groups::Entry;
-use super::judgements::Judgements;
+use super::judgements::{Judgements, QueryTable};
 use super::PrepareOptions;
 
 /// Buffers reused from query to query on one thread.
@@ -113,7 +113,22 @@ pub(super) fn rank_query(
             scores: Vec::new(),
         };
     }
-    let duplicate = order_rows(judgements, run, entry, options, scratch);
+    let with_rows = options.subtopics || conventions.ideal_ties == IdealTies::RunScore;
+    let table = judgements.query_table(entry.qrels_code);
+    // Without the rows, the grades are looked up as the rows are put in order.
+    let mut grades: Vec<i64> = Vec::new();
+    let lookup = if with_rows {
+        None
+    } else {
+        grades.reserve(
+            entry
+                .rows
+                .len()
+                .min(options.max_documents.unwrap_or(usize::MAX)),
+        );
+        Some((&table, &mut grades))
+    };
+    let duplicate = order_rows(judgements, run, entry, options, scratch, lookup);
     let Scratch { rows, hashes, .. } = scratch;
     let mut judged_rows: Vec<Option<u32>> = Vec::new();
     let mut scores: Vec<f64> = Vec::new();
@@ -124,21 +139,14 @@ pub(super) fn rank_query(
                 .map(|&r| at_precision(run.score[r as usize], precision)),
         );
     }
-    let with_rows = options.subtopics || conventions.ideal_ties == IdealTies::RunScore;
-    let mut grades: Vec<i64> = if with_rows {
-        judged_rows.extend(rows.iter().zip(hashes.iter()).map(|(&r, &h)| {
-            judgements.lookup_row(entry.qrels_code, run.docs.get_bytes(r as usize), h)
-        }));
-        judged_rows
-            .iter()
-            .map(|&row| judgements.grade_of(row))
-            .collect()
-    } else {
-        rows.iter()
-            .zip(hashes.iter())
-            .map(|(&r, &h)| judgements.lookup(entry.qrels_code, run.docs.get_bytes(r as usize), h))
-            .collect()
-    };
+    if with_rows {
+        judged_rows.extend(
+            rows.iter()
+                .zip(hashes.iter())
+                .map(|(&r, &h)| table.lookup_row(run.docs.get_bytes(r as usize), h)),
+        );
+        grades.extend(judged_rows.iter().map(|&row| judgements.grade_of(row)));
+    }
     if conventions.unjudged_documents == UnjudgedDocuments::Drop {
         // After the cut, as trec_eval -J with -M.
         if !scores.is_empty() {
@@ -166,14 +174,16 @@ pub(super) fn rank_query(
 
 /// Put a query's rows in rank order in `scratch.rows` (their documents' hashes in
 /// `scratch.hashes`): sorted by the conventions' ordering, duplicates dropped or kept as the
-/// conventions say, cut at `max_documents`. Returns, when duplicates are an error, the run row
-/// of the first document ranked twice.
+/// conventions say, cut at `max_documents`; with `lookup`, their grades in the query's table
+/// pushed onto its vector, in the same order. Returns, when duplicates are an error, the run
+/// row of the first document ranked twice.
 pub(super) fn order_rows(
     judgements: &Judgements<'_>,
     run: &Run,
     entry: &Entry<'_>,
     options: &PrepareOptions,
     scratch: &mut Scratch,
+    mut lookup: Option<(&QueryTable<'_, '_>, &mut Vec<i64>)>,
 ) -> Option<usize> {
     let conventions = &judgements.conventions;
     let max_documents = options.max_documents;
@@ -190,41 +200,40 @@ pub(super) fn order_rows(
     }
     if conventions.ordering != Ordering::AsGiven {
         let ascending = conventions.ordering == Ordering::ScoreThenDocidAsc;
-        keys.clear();
         let precision = conventions.score_precision;
-        keys.extend(
-            rows.iter()
-                .map(|&r| at_precision(run.score[r as usize], precision)),
-        );
-        let before = |a: usize, b: usize| -> std::cmp::Ordering {
-            // Score descending, then document id descending (or ascending), byte-wise.
-            keys[b]
-                .partial_cmp(&keys[a])
-                .expect("scores are finite")
-                .then_with(|| {
-                    let ids = run
-                        .docs
-                        .get_bytes(rows[b] as usize)
-                        .cmp(run.docs.get_bytes(rows[a] as usize));
-                    if ascending {
-                        ids.reverse()
-                    } else {
-                        ids
-                    }
-                })
+        let key = |r: u32| at_precision(run.score[r as usize], precision);
+        // Document ids descending (or ascending), byte-wise: `Greater` when `b` ranks first.
+        let ids = |a: u32, b: u32| {
+            let ids = run
+                .docs
+                .get_bytes(b as usize)
+                .cmp(run.docs.get_bytes(a as usize));
+            if ascending {
+                ids.reverse()
+            } else {
+                ids
+            }
         };
-        // Most rankings come in order: checked pair by pair, the ids compared only on a tie.
-        let in_order = keys.windows(2).zip(rows.windows(2)).all(|(key, pair)| {
-            key[0] > key[1]
-                || (key[0] == key[1] && {
-                    let ids = run
-                        .docs
-                        .get_bytes(pair[1] as usize)
-                        .cmp(run.docs.get_bytes(pair[0] as usize));
-                    (if ascending { ids.reverse() } else { ids }) != std::cmp::Ordering::Greater
-                })
+        // Most rankings come in order: checked pair by pair from the scores (no keys written
+        // out), the ids compared only on a tie.
+        let mut last = rows.first().map_or(0.0, |&first| key(first));
+        let in_order = rows.windows(2).all(|pair| {
+            let next = key(pair[1]);
+            let ordered = last > next
+                || (last == next && ids(pair[0], pair[1]) != std::cmp::Ordering::Greater);
+            last = next;
+            ordered
         });
         if !in_order {
+            keys.clear();
+            keys.extend(rows.iter().map(|&r| key(r)));
+            // Score descending, then the ids.
+            let before = |a: usize, b: usize| -> std::cmp::Ordering {
+                keys[b]
+                    .partial_cmp(&keys[a])
+                    .expect("scores are finite")
+                    .then_with(|| ids(rows[a], rows[b]))
+            };
             let mut order: Vec<usize> = (0..rows.len()).collect();
             order.sort_by(|&a, &b| before(a, b)); // stable: exact repeats keep the input order
             let sorted: Vec<u32> = order.iter().map(|&i| rows[i]).collect();
@@ -239,16 +248,23 @@ pub(super) fn order_rows(
                 .map(|&r| judgements.doc_hash(run.docs.get_bytes(r as usize))),
         );
     };
-    hash_docs(rows, hashes);
     let same_doc = |a: u32, b: u32| {
         same_bytes(
             run.docs.get_bytes(a as usize),
             run.docs.get_bytes(b as usize),
         )
     };
-    let mut duplicate = None;
+    let limit = max_documents.unwrap_or(usize::MAX);
+    let look_up_all =
+        |rows: &[u32], hashes: &[u64], lookup: Option<(&QueryTable, &mut Vec<i64>)>| {
+            if let Some((table, grades)) = lookup {
+                let docs = rows.iter().zip(hashes);
+                grades.extend(docs.map(|(&r, &h)| table.lookup(run.docs.get_bytes(r as usize), h)));
+            }
+        };
     match conventions.duplicate_documents {
         DuplicatePolicy::KeepFirst => {
+            hash_docs(rows, hashes);
             seen.clear(rows.len());
             let mut kept = 0;
             for i in 0..rows.len() {
@@ -262,30 +278,42 @@ pub(super) fn order_rows(
                     kept += 1;
                 }
             }
-            rows.truncate(kept);
-            hashes.truncate(kept);
+            rows.truncate(kept.min(limit));
+            hashes.truncate(kept.min(limit));
+            look_up_all(rows, hashes, lookup);
+            None
         }
-        DuplicatePolicy::KeepAll | DuplicatePolicy::Error => {}
-    }
-    if let Some(limit) = max_documents {
-        rows.truncate(limit);
-        hashes.truncate(limit);
-    }
-    if conventions.duplicate_documents == DuplicatePolicy::Error {
-        seen.clear(rows.len());
-        // The first document (in rank order) that appears again later.
-        let mut first_repeat: Option<usize> = None;
-        for i in 0..rows.len() {
-            let (row, hash) = (rows[i], hashes[i]);
-            let same = |other: u32| same_doc(rows[other as usize], row);
-            if let Some(earlier) = seen.earlier_or_insert(hash, i as u32, same) {
-                let earlier = earlier as usize;
-                first_repeat = Some(first_repeat.map_or(earlier, |f| f.min(earlier)));
+        DuplicatePolicy::KeepAll => {
+            rows.truncate(limit);
+            hash_docs(rows, hashes);
+            look_up_all(rows, hashes, lookup);
+            None
+        }
+        DuplicatePolicy::Error => {
+            // Cut first: only the documents kept count. Each hashed, checked and looked up in
+            // one pass.
+            rows.truncate(limit);
+            seen.clear(rows.len());
+            hashes.clear();
+            // The first document (in rank order) that appears again later.
+            let mut first_repeat: Option<usize> = None;
+            for (i, &row) in rows.iter().enumerate() {
+                let doc = run.docs.get_bytes(row as usize);
+                let hash = judgements.doc_hash(doc);
+                hashes.push(hash);
+                if let Some((table, grades)) = &mut lookup {
+                    grades.push(table.lookup(doc, hash));
+                }
+                let same =
+                    |other: u32| same_bytes(run.docs.get_bytes(rows[other as usize] as usize), doc);
+                if let Some(earlier) = seen.earlier_or_insert(hash, i as u32, same) {
+                    let earlier = earlier as usize;
+                    first_repeat = Some(first_repeat.map_or(earlier, |f| f.min(earlier)));
+                }
             }
+            first_repeat.map(|i| rows[i] as usize)
         }
-        duplicate = first_repeat.map(|i| rows[i] as usize);
     }
-    duplicate
 }
 
 /// trec_eval's ranking of a judged query absent from the run under `-c`: the one document
@@ -297,7 +325,9 @@ fn placeholder_ranking(
     options: &PrepareOptions,
 ) -> Ranked {
     let doc = PLACEHOLDER_DOCUMENT.as_bytes();
-    let row = judgements.lookup_row(entry.qrels_code, doc, judgements.doc_hash(doc));
+    let row = judgements
+        .query_table(entry.qrels_code)
+        .lookup_row(doc, judgements.doc_hash(doc));
     let mut grades = vec![judgements.grade_of(row)];
     let conventions = &judgements.conventions;
     let mut judged_rows = if options.subtopics || conventions.ideal_ties == IdealTies::RunScore {
