@@ -253,6 +253,30 @@ def test_with_a_debug_query_trec_eval_stops_where_that_query_stops_it(
     assert (code, out) == (4, "") and "Can't calculate measure 'map'" in err
 
 
+def test_with_a_debug_query_not_judged_trec_eval_stops_with_exit_7(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With -D N.QID where QID is not judged (retrieved or not, with -c or not, the run judged
+    or not), trec_eval 10 says "No queries with both results and relevance info" and stops with
+    exit status 7 before printing anything; under --fix-trec-eval-quirks it is an error of the
+    option, naming QID and the qrels file."""
+    run = "1 Q0 a 1 1 r\n3 Q0 a 1 1 r\n"
+    for options in (["-q", "-D", "0.3"], ["-D", "0.9"], ["-q", "-c", "-D", "0.3"]):
+        code, out, err = _run(tmp_path, capsys, [*options, "-m", "map"], QRELS, run)
+        assert (code, out) == (7, ""), options
+        assert f"-D: query '{options[-1][2:]}' is not judged in {tmp_path / 'qrels'};" in err
+        assert "No queries with both results and relevance info" in err
+    # No query of the run judged: QID not judged stops it so too; QID judged, at QID.
+    code, out, err = _run(tmp_path, capsys, ["-D", "0.3", "-m", "map"], QRELS, "3 Q0 a 1 1 r\n")
+    assert (code, out) == (7, "") and "query '3' is not judged" in err
+    code, out, err = _run(tmp_path, capsys, ["-D", "0.2", "-m", "map"], QRELS, "3 Q0 a 1 1 r\n")
+    assert (code, out) == (4, "") and "query '2' is judged in" in err
+    fixed = ["-D", "0.9", "-m", "map", "--fix-trec-eval-quirks"]
+    code, out, err = _run(tmp_path, capsys, fixed, QRELS, run)
+    assert (code, out) == (2, "")
+    assert f"rankscope: error: -D: query '9' is not judged in {tmp_path / 'qrels'}: " in err
+
+
 @pytest.mark.parametrize(
     ("options", "qrels", "warned"),
     [

@@ -331,6 +331,22 @@ def run(args: argparse.Namespace) -> int:
         try:
             results = evaluate(qrels, ranking, [*measures, *extra], **options)
         except NoCommonQueriesError as error:
+            # With -D N.QID trec_eval evaluates QID alone: judged, the run lacks it (the core
+            # says where trec_eval stops).
+            if only_query is not None:
+                stop = trec_eval_stop(
+                    qrels.query_ids(),
+                    [],
+                    complete=args.all_queries,
+                    only_query=only_query,
+                    fix_quirks=args.fix_quirks,
+                    negative_first=None,
+                    qrels=args.qrels,
+                    run=args.run,
+                )
+                if stop is not None:
+                    print(f"rankscope: error: {stop[1]}", file=sys.stderr)
+                    return stop[2]
             # trec_eval stops at its first judged query, which the run lacks (the core says
             # when).
             message = trec_eval_no_common_queries(
@@ -358,7 +374,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if stop is not None and stop[0] is None:
         print(f"rankscope: error: {stop[1]}", file=sys.stderr)
-        return EXIT_MISSING_QUERY
+        return stop[2]
     relstring = next((line.relstring for line in lines if line.relstring is not None), None)
     strings = None
     if relstring is not None and args.query and kind == "qrels":
@@ -388,7 +404,7 @@ def run(args: argparse.Namespace) -> int:
     write_text(text, None)
     if stop is not None:
         print(f"rankscope: error: {stop[1]}", file=sys.stderr)
-        return EXIT_MISSING_QUERY
+        return stop[2]
     return 0
 
 
