@@ -253,6 +253,30 @@ def test_with_a_debug_query_trec_eval_stops_where_that_query_stops_it(
     assert (code, out) == (4, "") and "Can't calculate measure 'map'" in err
 
 
+def test_under_c_a_debug_query_s_summary_is_over_every_judged_query(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With -c -D N.QID trec_eval 10 evaluates QID alone but divides by the number of judged
+    queries, the others counting 0 (floored in gm_map); num_rel's summary stays the count of
+    relevant judgements."""
+    options = ["-q", "-c", "-D", "0.1", "-m", "map", "-m", "num_q", "-m", "num_rel"]
+    assert _run(tmp_path, capsys, [*options, "-m", "num_ret", "-m", "gm_map"])[:2] == (
+        EXIT_OK,
+        "num_ret               \t1\t1\n"
+        "num_rel               \t1\t1\n"
+        "map                   \t1\t1.0000\n"
+        "num_q                 \tall\t2\n"
+        "num_ret               \tall\t1\n"
+        "num_rel               \tall\t2\n"
+        "map                   \tall\t0.5000\n"
+        "gm_map                \tall\t0.0032\n",
+    )
+    # Without -c, over QID alone.
+    assert _run(tmp_path, capsys, ["-D", "0.1", "-m", "map", "-m", "num_q"])[1] == (
+        "num_q                 \tall\t1\nmap                   \tall\t1.0000\n"
+    )
+
+
 def test_with_a_debug_query_not_judged_trec_eval_stops_with_exit_7(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -383,11 +383,14 @@ def run(args: argparse.Namespace) -> int:
     if counts_num_rel:
         summary_from = {"num_rel": TrecMeasure("num_rel", complete_num_rel)}
     printed: Results | None = results
+    summary_of = None
     if stop is not None and stop[0] is not None:
         shown = query_ids[: stop[0]]
         printed = results.only_queries(shown) if shown else None
     elif only_query is not None:
         printed = results.only_queries([only_query])
+        if results.complete:
+            summary_of = _debug_query_summary(results, only_query, complete_num_rel)
     text = (
         ""
         if printed is None
@@ -399,6 +402,7 @@ def run(args: argparse.Namespace) -> int:
             summary_from=summary_from,
             relstrings=strings,
             zscores=zscores,
+            summary_of=summary_of,
         )
     )
     write_text(text, None)
@@ -406,6 +410,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"rankscope: error: {stop[1]}", file=sys.stderr)
         return stop[2]
     return 0
+
+
+def _debug_query_summary(results: Results, only_query: str, num_rel: Measure) -> Results:
+    """What trec_eval 10 summarises under -c with -D N.QID: it evaluates QID alone and divides
+    by the number of judged queries, every other one counting 0 (floored in a geometric mean);
+    ``num_rel``, which it sums over the whole qrels under -c, as it is."""
+    ids = results.query_ids
+    kept = [query == only_query for query in ids]
+    columns = [
+        values
+        if m.name == num_rel.name
+        else [value if keep else 0.0 for keep, value in zip(kept, values, strict=True)]
+        for m, values in ((m, results.score_list(m)) for m in results.measures)
+    ]
+    return results._with_values(ids, columns)
 
 
 def _warn_undetermined(lines: list[TrecMeasure]) -> None:
