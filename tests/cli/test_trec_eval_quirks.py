@@ -253,6 +253,54 @@ def test_with_a_debug_query_trec_eval_stops_where_that_query_stops_it(
     assert (code, out) == (4, "") and "Can't calculate measure 'map'" in err
 
 
+def test_under_c_a_debug_query_s_summary_is_over_every_judged_query(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With -c -D N.QID trec_eval 10 evaluates QID alone but divides by the number of judged
+    queries, the others counting 0 (floored in gm_map); num_rel's summary stays the count of
+    relevant judgements."""
+    options = ["-q", "-c", "-D", "0.1", "-m", "map", "-m", "num_q", "-m", "num_rel"]
+    assert _run(tmp_path, capsys, [*options, "-m", "num_ret", "-m", "gm_map"])[:2] == (
+        EXIT_OK,
+        "num_ret               \t1\t1\n"
+        "num_rel               \t1\t1\n"
+        "map                   \t1\t1.0000\n"
+        "num_q                 \tall\t2\n"
+        "num_ret               \tall\t1\n"
+        "num_rel               \tall\t2\n"
+        "map                   \tall\t0.5000\n"
+        "gm_map                \tall\t0.0032\n",
+    )
+    # Without -c, over QID alone.
+    assert _run(tmp_path, capsys, ["-D", "0.1", "-m", "map", "-m", "num_q"])[1] == (
+        "num_q                 \tall\t1\nmap                   \tall\t1.0000\n"
+    )
+
+
+def test_with_a_debug_query_not_judged_trec_eval_stops_with_exit_7(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With -D N.QID where QID is not judged (retrieved or not, with -c or not, the run judged
+    or not), trec_eval 10 says "No queries with both results and relevance info" and stops with
+    exit status 7 before printing anything; under --fix-trec-eval-quirks it is an error of the
+    option, naming QID and the qrels file."""
+    run = "1 Q0 a 1 1 r\n3 Q0 a 1 1 r\n"
+    for options in (["-q", "-D", "0.3"], ["-D", "0.9"], ["-q", "-c", "-D", "0.3"]):
+        code, out, err = _run(tmp_path, capsys, [*options, "-m", "map"], QRELS, run)
+        assert (code, out) == (7, ""), options
+        assert f"-D: query '{options[-1][2:]}' is not judged in {tmp_path / 'qrels'};" in err
+        assert "No queries with both results and relevance info" in err
+    # No query of the run judged: QID not judged stops it so too; QID judged, at QID.
+    code, out, err = _run(tmp_path, capsys, ["-D", "0.3", "-m", "map"], QRELS, "3 Q0 a 1 1 r\n")
+    assert (code, out) == (7, "") and "query '3' is not judged" in err
+    code, out, err = _run(tmp_path, capsys, ["-D", "0.2", "-m", "map"], QRELS, "3 Q0 a 1 1 r\n")
+    assert (code, out) == (4, "") and "query '2' is judged in" in err
+    fixed = ["-D", "0.9", "-m", "map", "--fix-trec-eval-quirks"]
+    code, out, err = _run(tmp_path, capsys, fixed, QRELS, run)
+    assert (code, out) == (2, "")
+    assert f"rankscope: error: -D: query '9' is not judged in {tmp_path / 'qrels'}: " in err
+
+
 @pytest.mark.parametrize(
     ("options", "qrels", "warned"),
     [

@@ -180,14 +180,19 @@ ON_CORNERS: list[tuple[str, ...]] = [
     ("-q", "-m", "P.5", "-m", "map"),
     ("-m", "num_q"),
     ("-m", "runid", "-m", "ndcg_cut.5"),
+    # -D N.QID: QID evaluated alone; judged, or not (in the disjoint run only, or nowhere).
+    ("-q", "-D", "0.1b", "-m", "map"),
+    ("-q", "-D", "0.9z", "-m", "map"),
+    ("-D", "0.7x", "-m", "P.5"),
+    ("-q", "-c", "-D", "0.1b", "-m", "official"),
 ]
 
 
 def corners(folder: Path) -> list[Data]:
     """Where trec_eval 10 stops before printing: its first query (byte-wise) judged with
     negative grades only, whose count of documents per grade it sizes to nothing (a later such
-    query is scored); and a run of queries none of which is judged (it stops at its first judged
-    query, without ``-c``)."""
+    query is scored); a run of queries none of which is judged (it stops at its first judged
+    query, without ``-c``); and, with ``-D N.QID``, a QID not judged (exit status 7)."""
     written: list[Data] = []
     qrels = ["0a 0 d1 -1", "0a 0 d2 -1", "1b 0 d1 1", "1b 0 d3 0", "2c 0 d2 -1"]
     run = [f"{q} Q0 {d} {r} {s} corner" for q in ("0a", "1b", "2c") for r, (d, s) in

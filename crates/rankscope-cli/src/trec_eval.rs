@@ -346,7 +346,7 @@ fn output(options: &Options) -> Option<Outcome> {
     let negative_first = negative_first_query(&qrels, &lines, None);
     // Where trec_eval stops, if it does: before printing, or after the queries before its first
     // judged query without results (no summary then).
-    let (shown, stop_message) = match stop(&StopFacts {
+    let stopped = stop(&StopFacts {
         missing_queries: &evaluation.missing_queries,
         query_ids: &evaluation.query_ids,
         complete: options.complete,
@@ -358,17 +358,14 @@ fn output(options: &Options) -> Option<Outcome> {
             .map(|(query, measure)| (query.as_str(), measure.as_str())),
         qrels: qrels_path,
         run: &options.run,
-    }) {
-        Stop::No => (evaluation.query_ids.len(), None),
-        Stop::BeforePrinting(message) => {
-            return Some(Outcome::stopped(
-                warnings,
-                String::new(),
-                message,
-                STOP_STATUS,
-            ))
+    });
+    let (shown, stop_message) = match stopped {
+        Ok(Stop::No) => (evaluation.query_ids.len(), None),
+        Ok(Stop::BeforePrinting { message, status }) => {
+            return Some(Outcome::stopped(warnings, String::new(), message, status))
         }
-        Stop::After { shown, message } => (shown, Some(message)),
+        Err(error) => return Outcome::failed(warnings, &error, qrels_path),
+        Ok(Stop::After { shown, message }) => (shown, Some(message)),
     };
     let relstrings = match relstring {
         Some(length) if options.per_query => Some(

@@ -169,15 +169,17 @@ fn trec_eval_negative_first_query(
 /// Where trec_eval 10 stops: `missing_queries` (judged, without results), `query_ids` (those
 /// the output prints, byte-wise), `-c` (`complete`), `-D N.QID`'s query (`only_query`),
 /// `--fix-trec-eval-quirks`, `trec_eval_negative_first_query`'s answer, the qrels and run
-/// files as named. None where it does not stop; else `(shown, message)`: `shown` None where it
-/// stops before printing anything, else how many of `query_ids` it prints (no summary) before
-/// it stops with `message`.
+/// files as named. None where it does not stop; else `(shown, message, status)`: `shown` None
+/// where it stops before printing anything, else how many of `query_ids` it prints (no
+/// summary) before it stops with `message` and the exit status `status`. Raises where
+/// `--fix-trec-eval-quirks` makes the stop an error.
 #[pyfunction]
 #[pyo3(signature = (
     missing_queries, query_ids, *, complete, only_query, fix_quirks, negative_first, qrels, run
 ))]
 #[allow(clippy::too_many_arguments)]
 fn trec_eval_stop(
+    py: Python<'_>,
     missing_queries: Vec<String>,
     query_ids: Vec<String>,
     complete: bool,
@@ -186,7 +188,7 @@ fn trec_eval_stop(
     negative_first: Option<(String, String)>,
     qrels: &str,
     run: &str,
-) -> Option<(Option<usize>, String)> {
+) -> PyResult<Option<(Option<usize>, String, u8)>> {
     let facts = StopFacts {
         missing_queries: &missing_queries,
         query_ids: &query_ids,
@@ -199,11 +201,11 @@ fn trec_eval_stop(
         qrels,
         run,
     };
-    match stop(&facts) {
+    Ok(match stop(&facts).or_raise(py)? {
         Stop::No => None,
-        Stop::BeforePrinting(message) => Some((None, message)),
-        Stop::After { shown, message } => Some((Some(shown), message)),
-    }
+        Stop::BeforePrinting { message, status } => Some((None, message, status)),
+        Stop::After { shown, message } => Some((Some(shown), message, STOP_STATUS)),
+    })
 }
 
 /// Where no query of the run is judged (`error`: that error's message): the message trec_eval

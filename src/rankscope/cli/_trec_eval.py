@@ -331,6 +331,22 @@ def run(args: argparse.Namespace) -> int:
         try:
             results = evaluate(qrels, ranking, [*measures, *extra], **options)
         except NoCommonQueriesError as error:
+            # With -D N.QID trec_eval evaluates QID alone: judged, the run lacks it (the core
+            # says where trec_eval stops).
+            if only_query is not None:
+                stop = trec_eval_stop(
+                    qrels.query_ids(),
+                    [],
+                    complete=args.all_queries,
+                    only_query=only_query,
+                    fix_quirks=args.fix_quirks,
+                    negative_first=None,
+                    qrels=args.qrels,
+                    run=args.run,
+                )
+                if stop is not None:
+                    print(f"rankscope: error: {stop[1]}", file=sys.stderr)
+                    return stop[2]
             # trec_eval stops at its first judged query, which the run lacks (the core says
             # when).
             message = trec_eval_no_common_queries(
@@ -358,7 +374,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if stop is not None and stop[0] is None:
         print(f"rankscope: error: {stop[1]}", file=sys.stderr)
-        return EXIT_MISSING_QUERY
+        return stop[2]
     relstring = next((line.relstring for line in lines if line.relstring is not None), None)
     strings = None
     if relstring is not None and args.query and kind == "qrels":
@@ -367,11 +383,14 @@ def run(args: argparse.Namespace) -> int:
     if counts_num_rel:
         summary_from = {"num_rel": TrecMeasure("num_rel", complete_num_rel)}
     printed: Results | None = results
+    summary_of = None
     if stop is not None and stop[0] is not None:
         shown = query_ids[: stop[0]]
         printed = results.only_queries(shown) if shown else None
     elif only_query is not None:
         printed = results.only_queries([only_query])
+        if results.complete:
+            summary_of = _debug_query_summary(results, only_query, complete_num_rel)
     text = (
         ""
         if printed is None
@@ -383,13 +402,29 @@ def run(args: argparse.Namespace) -> int:
             summary_from=summary_from,
             relstrings=strings,
             zscores=zscores,
+            summary_of=summary_of,
         )
     )
     write_text(text, None)
     if stop is not None:
         print(f"rankscope: error: {stop[1]}", file=sys.stderr)
-        return EXIT_MISSING_QUERY
+        return stop[2]
     return 0
+
+
+def _debug_query_summary(results: Results, only_query: str, num_rel: Measure) -> Results:
+    """What trec_eval 10 summarises under -c with -D N.QID: it evaluates QID alone and divides
+    by the number of judged queries, every other one counting 0 (floored in a geometric mean);
+    ``num_rel``, which it sums over the whole qrels under -c, as it is."""
+    ids = results.query_ids
+    kept = [query == only_query for query in ids]
+    columns = [
+        values
+        if m.name == num_rel.name
+        else [value if keep else 0.0 for keep, value in zip(kept, values, strict=True)]
+        for m, values in ((m, results.score_list(m)) for m in results.measures)
+    ]
+    return results._with_values(ids, columns)
 
 
 def _warn_undetermined(lines: list[TrecMeasure]) -> None:

@@ -95,7 +95,8 @@ trec_eval_stop = _core.trec_eval_stop
 ``complete``, ``only_query`` of ``-D N.QID``, ``fix_quirks``, ``negative_first`` as
 `trec_eval_negative_first_query` gives it, ``qrels`` and ``run`` as named): None where it does
 not; else (how many of the query ids it prints without a summary, or None where it stops before
-printing anything; the message)."""
+printing anything; the message; the exit status). Raises `OptionError` where
+``--fix-trec-eval-quirks`` makes the stop an error (``-D N.QID``, QID not judged)."""
 
 trec_eval_no_common_queries = _core.trec_eval_no_common_queries
 """The message where trec_eval stops at its first judged query (the error's message, the

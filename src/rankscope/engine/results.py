@@ -285,11 +285,18 @@ class Results:
             raise MeasureError(f"queries {missing} were not evaluated")
         rows = [row for row, q in enumerate(known) if q in set(query_ids)]
         columns = [self.score_list(m) for m in self.measures]
+        return self._with_values(
+            [known[row] for row in rows], [[column[row] for row in rows] for column in columns]
+        )
+
+    def _with_values(self, query_ids: list[str], columns: list[list[float]]) -> Results:
+        """These results with other per-query values: one column per measure, in the order of
+        ``query_ids``."""
         values = PerQuery(
-            [known[row] for row in rows],
+            query_ids,
             [m.name for m in self.measures],
             [FAMILIES[m.family].aggregate for m in self.measures],
-            [[column[row] for row in rows] for column in columns],
+            columns,
         )
         return Results(
             self.measures,

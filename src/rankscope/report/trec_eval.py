@@ -88,14 +88,17 @@ def format_trec_eval(
     summary_from: dict[str, TrecMeasure] | None = None,
     relstrings: dict[str, str] | None = None,
     zscores: dict[tuple[str, str], tuple[float, float]] | None = None,
+    summary_of: Results | None = None,
 ) -> str:
     """The text trec_eval prints for ``results``, byte for byte, for the given lines.
 
     ``summary_from`` maps a printed name to the line whose aggregate its summary shows
-    instead (trec_eval's num_rel under ``-c``); ``relstrings`` holds the relstring of each
-    query (per query only, as trec_eval prints it). With ``zscores`` (trec_eval's ``-Z``),
-    every value becomes its z-score against the file's mean and standard deviation for its
-    query and printed name, the summaries aggregate the z-scores, and names get a ``Z``.
+    instead (trec_eval's num_rel under ``-c``); ``summary_of`` holds the values the summary
+    aggregates, where they are not ``results``' (trec_eval's ``-c -D N.QID``); ``relstrings``
+    holds the relstring of each query (per query only, as trec_eval prints it). With
+    ``zscores`` (trec_eval's ``-Z``), every value becomes its z-score against the file's mean
+    and standard deviation for its query and printed name, the summaries aggregate the
+    z-scores, and names get a ``Z``.
 
     Examples
     --------
@@ -109,7 +112,7 @@ def format_trec_eval(
     """
     run_name = run_name or results.run_name
     summary_from = summary_from or {}
-    means = results.mean() if summary else {}
+    means = (summary_of or results).mean() if summary else {}
     with_values = per_query or zscores is not None
     values: list[list[float]] = []
     summaries: list[tuple[float, bool]] = []

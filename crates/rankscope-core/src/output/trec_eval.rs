@@ -568,6 +568,10 @@ pub fn negative_first_query(
 /// measure it cannot calculate), and so do both command lines.
 pub const STOP_STATUS: u8 = 4;
 
+/// The exit status trec_eval 10 ends with where no query has both results and judgements
+/// (with `-D N.QID`, QID is not judged), and so do both command lines.
+pub const NO_QUERIES_STATUS: u8 = 7;
+
 /// The byte-wise first query named in `qrels`, the first trec_eval evaluates.
 fn first_query(qrels: &Qrels) -> Option<u32> {
     let name = |code: u32| qrels.queries.name(code).as_bytes();
@@ -671,6 +675,28 @@ pub fn negative_first_query_stop(query: &str, measure: &str, qrels: &str) -> Str
     )
 }
 
+/// The message where the query of `-D N.QID` is not judged in the qrels file `qrels`:
+/// trec_eval evaluates that query alone, finds none with both results and judgements and stops
+/// before printing anything, with [`NO_QUERIES_STATUS`].
+pub fn unjudged_only_query_stop(query: &str, qrels: &str) -> String {
+    format!(
+        "-D: query {} is not judged in {qrels}; trec_eval evaluates that query alone, says \
+         \"No queries with both results and relevance info\" and stops with exit status \
+         {NO_QUERIES_STATUS} before printing anything, and so does this command",
+        quoted(query)
+    )
+}
+
+/// The error where the query of `-D N.QID` is not judged in the qrels file `qrels`, under
+/// `--fix-trec-eval-quirks`: there is nothing to evaluate.
+fn unjudged_only_query(query: &str, qrels: &str) -> Error {
+    let message = format!(
+        "query {} is not judged in {qrels}: there is no query to evaluate",
+        quoted(query)
+    );
+    Error::Option(OptionProblem::new("-D", query, format!("-D: {message}")))
+}
+
 /// What both command lines know where trec_eval 10 decides whether it stops, once the run is
 /// evaluated: [`stop`] decides.
 #[derive(Debug, Clone, Copy)]
@@ -699,8 +725,14 @@ pub struct StopFacts<'a> {
 pub enum Stop {
     /// It does not stop: every query is printed, and the summary.
     No,
-    /// It stops before printing anything, with this message and [`STOP_STATUS`].
-    BeforePrinting(String),
+    /// It stops before printing anything, with `message` and `status` ([`STOP_STATUS`], or
+    /// [`NO_QUERIES_STATUS`]).
+    BeforePrinting {
+        /// The message it stops with.
+        message: String,
+        /// The exit status it ends with.
+        status: u8,
+    },
     /// It prints the first `shown` queries, no summary, then stops with `message` and
     /// [`STOP_STATUS`].
     After {
@@ -711,12 +743,15 @@ pub enum Stop {
     },
 }
 
-/// Where trec_eval 10 stops, for both command lines. Its first query of only negative grades
+/// Where trec_eval 10 stops, for both command lines. With `-D N.QID` where QID is neither
+/// printed nor missing (not judged), it stops before printing anything with
+/// [`NO_QUERIES_STATUS`]; under `--fix-trec-eval-quirks` that is an error (the option's). Its
+/// first query of only negative grades
 /// ([`negative_first_query`]) stops it before it prints anything, unless the run lacks that
 /// query and not `-c` (the stop below comes first then). Else it stops at its first judged
 /// query (byte-wise) without results, not under `-c` (with `-D N.QID`, only QID is looked
-/// at): it prints the queries before it (byte-wise below it) and no summary. With
-/// `--fix-trec-eval-quirks` it does not stop.
+/// at): it prints the queries before it (byte-wise below it) and no summary. Else, and with
+/// `--fix-trec-eval-quirks`, it does not stop.
 ///
 /// ```
 /// use rankscope_core::output::trec_eval::{stop, Stop, StopFacts};
@@ -734,17 +769,36 @@ pub enum Stop {
 ///     run: "run",
 /// };
 /// // "5" is the first missing query: "10" and "3" are printed before it.
-/// assert!(matches!(stop(&facts), Stop::After { shown: 2, .. }));
-/// assert_eq!(stop(&StopFacts { complete: true, ..facts }), Stop::No);
+/// assert!(matches!(stop(&facts).unwrap(), Stop::After { shown: 2, .. }));
+/// assert_eq!(stop(&StopFacts { complete: true, ..facts }).unwrap(), Stop::No);
+/// // -D 0.8: query "8" is not judged.
+/// let unjudged = StopFacts { only_query: Some("8"), query_ids: &[], ..facts };
+/// assert!(matches!(stop(&unjudged).unwrap(), Stop::BeforePrinting { status: 7, .. }));
+/// assert!(stop(&StopFacts { fix_quirks: true, ..unjudged }).is_err());
 /// ```
-pub fn stop(facts: &StopFacts<'_>) -> Stop {
+pub fn stop(facts: &StopFacts<'_>) -> Result<Stop> {
+    if let Some(only) = facts.only_query {
+        let judged = |queries: &[String]| queries.iter().any(|query| query == only);
+        if !judged(facts.query_ids) && !judged(facts.missing_queries) {
+            if facts.fix_quirks {
+                return Err(unjudged_only_query(only, facts.qrels));
+            }
+            return Ok(Stop::BeforePrinting {
+                message: unjudged_only_query_stop(only, facts.qrels),
+                status: NO_QUERIES_STATUS,
+            });
+        }
+    }
     if facts.fix_quirks {
-        return Stop::No;
+        return Ok(Stop::No);
     }
     let missing = |query: &str| !facts.complete && facts.missing_queries.iter().any(|q| q == query);
     if let Some((query, measure)) = facts.negative_first {
         if !missing(query) {
-            return Stop::BeforePrinting(negative_first_query_stop(query, measure, facts.qrels));
+            return Ok(Stop::BeforePrinting {
+                message: negative_first_query_stop(query, measure, facts.qrels),
+                status: STOP_STATUS,
+            });
         }
     }
     let first_missing = facts
@@ -754,17 +808,17 @@ pub fn stop(facts: &StopFacts<'_>) -> Stop {
         .filter(|query| facts.only_query.map_or(true, |only| only == query.as_str()))
         .min_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
     let Some(stop_at) = first_missing else {
-        return Stop::No;
+        return Ok(Stop::No);
     };
     let shown = facts
         .query_ids
         .iter()
         .take_while(|query| query.as_bytes() < stop_at.as_bytes())
         .count();
-    Stop::After {
+    Ok(Stop::After {
         shown,
         message: missing_query_stop(stop_at, facts.qrels, facts.run),
-    }
+    })
 }
 
 /// One line kind's values, as [`render`] prints them.
@@ -1238,8 +1292,13 @@ mod tests {
         names.iter().map(|name| (*name).to_string()).collect()
     }
 
-    /// [`stop`] for the missing queries and printed queries named, and the facts `set` changes.
-    fn stopped(missing: &[&str], printed: &[&str], set: impl Fn(&mut StopFacts<'_>)) -> Stop {
+    /// [`stop`] for the missing queries and printed queries named, and the facts `set` changes
+    /// (where it stops, or its error).
+    fn stopped_or_refused(
+        missing: &[&str],
+        printed: &[&str],
+        set: impl Fn(&mut StopFacts<'_>),
+    ) -> Result<Stop> {
         let (missing, printed) = (ids(missing), ids(printed));
         let mut facts = StopFacts {
             missing_queries: &missing,
@@ -1255,6 +1314,11 @@ mod tests {
         stop(&facts)
     }
 
+    /// [`stopped_or_refused`], where it is no error.
+    fn stopped(missing: &[&str], printed: &[&str], set: impl Fn(&mut StopFacts<'_>)) -> Stop {
+        stopped_or_refused(missing, printed, set).expect("a stop, not an error")
+    }
+
     fn missing_stop(query: &str, shown: usize) -> Stop {
         Stop::After {
             shown,
@@ -1263,7 +1327,10 @@ mod tests {
     }
 
     fn negative_stop(query: &str) -> Stop {
-        Stop::BeforePrinting(negative_first_query_stop(query, "map", "q.txt"))
+        Stop::BeforePrinting {
+            message: negative_first_query_stop(query, "map", "q.txt"),
+            status: STOP_STATUS,
+        }
     }
 
     #[test]
@@ -1300,6 +1367,34 @@ mod tests {
             |query: &'static str| move |facts: &mut StopFacts<'_>| facts.only_query = Some(query);
         assert_eq!(stopped(&["10", "9"], &[], only("9")), missing_stop("9", 0));
         assert_eq!(stopped(&["10"], &["9"], only("9")), Stop::No);
+    }
+
+    #[test]
+    fn a_debug_query_neither_printed_nor_missing_stops_with_7_or_is_refused_when_fixed() {
+        let only = |facts: &mut StopFacts<'_>| {
+            facts.only_query = Some("8");
+            // Its negative grades and -c do not matter: it is not judged.
+            facts.negative_first = Some(("1", "map"));
+            facts.complete = true;
+        };
+        let unjudged = Stop::BeforePrinting {
+            message: unjudged_only_query_stop("8", "q.txt"),
+            status: NO_QUERIES_STATUS,
+        };
+        assert_eq!(stopped(&["1"], &[], only), unjudged);
+        assert!(unjudged_only_query_stop("8", "q.txt")
+            .starts_with("-D: query '8' is not judged in q.txt;"));
+        let fixed = |facts: &mut StopFacts<'_>| {
+            only(facts);
+            facts.fix_quirks = true;
+        };
+        let error = stopped_or_refused(&["1"], &[], fixed).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "-D: query '8' is not judged in q.txt: there is no query to evaluate"
+        );
+        // Judged (printed, or missing), it is looked at as before.
+        assert_eq!(stopped(&[], &["8"], fixed), Stop::No);
     }
 
     #[test]
