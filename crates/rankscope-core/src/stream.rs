@@ -814,7 +814,7 @@ fn evaluate_grouped_ahead<B: Blocks + Send>(
                 for chunk in done.try_iter() {
                     chunks.recycle(chunk);
                 }
-                let Some(next) = chunks.next_chunk().transpose() else {
+                let Some(next) = in_pool(|| chunks.next_chunk()).transpose() else {
                     return chunks.skipped;
                 };
                 let failed = next.is_err();
@@ -825,7 +825,7 @@ fn evaluate_grouped_ahead<B: Blocks + Send>(
         });
         for chunk in &read {
             let chunk = chunk?;
-            grouped.take(judgements, &chunk, source, measures, options)?;
+            in_pool(|| grouped.take(judgements, &chunk, source, measures, options))?;
             let _ = hand_back.send(chunk); // the reader may have ended: then it is dropped
         }
         let skipped = reader
@@ -835,6 +835,14 @@ fn evaluate_grouped_ahead<B: Blocks + Send>(
             .gathered
             .finish(judgements, source, measures, options, skipped)
     })
+}
+
+/// `f()` run as one job of rayon's pool, the thread calling waiting for it once: the work it
+/// spreads over the pool is then forked from a thread of the pool, whose joins wait by taking
+/// other jobs, where each join made from outside the pool puts the caller to sleep and wakes it
+/// again (a sleep and a wake-up of two threads a join).
+fn in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    rayon::scope(|_| f())
 }
 
 fn evaluate_partitioned<R: Read>(

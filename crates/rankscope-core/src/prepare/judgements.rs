@@ -459,9 +459,13 @@ fn split_by_offsets<'v, T>(mut values: &'v mut [T], offsets: &[usize]) -> Vec<&'
     pieces
 }
 
-/// Slots for `n` entries: a power of two, at most half full.
+/// Slots for `n` entries: a power of two, at most a quarter full. Every ranked document is
+/// looked up and most are not judged, so a lookup mostly ends at an empty slot; at half full
+/// the first slot probed held another document so often that whether to probe on was a branch
+/// the processor guessed wrong about for a third of the ranked documents (callgrind's branch
+/// simulation, `benchmarks/RESULTS-reader.md`).
 fn table_size(n: usize) -> usize {
-    (2 * n).next_power_of_two().max(2)
+    (4 * n).next_power_of_two().max(2)
 }
 
 /// The judgements per subtopic of the queries prepared.
