@@ -334,16 +334,7 @@ def run(args: argparse.Namespace) -> int:
             # With -D N.QID trec_eval evaluates QID alone: judged, the run lacks it (the core
             # says where trec_eval stops).
             if only_query is not None:
-                stop = trec_eval_stop(
-                    qrels.query_ids(),
-                    [],
-                    complete=args.all_queries,
-                    only_query=only_query,
-                    fix_quirks=args.fix_quirks,
-                    negative_first=None,
-                    qrels=args.qrels,
-                    run=args.run,
-                )
+                stop = _stop(args, only_query, qrels.query_ids(), [], args.all_queries, None)
                 if stop is not None:
                     print(f"rankscope: error: {stop[1]}", file=sys.stderr)
                     return stop[2]
@@ -362,16 +353,8 @@ def run(args: argparse.Namespace) -> int:
     # Where trec_eval stops, if it does (the core decides): before printing anything, or after
     # the queries before its first judged query without results, with no summary.
     query_ids = [query for query in results.query_ids if only_query in (None, query)]
-    stop = trec_eval_stop(
-        list(results.missing_queries),
-        query_ids,
-        complete=results.complete,
-        only_query=only_query,
-        fix_quirks=args.fix_quirks,
-        negative_first=negative_first,
-        qrels=args.qrels,
-        run=args.run,
-    )
+    missing = list(results.missing_queries)
+    stop = _stop(args, only_query, missing, query_ids, results.complete, negative_first)
     if stop is not None and stop[0] is None:
         print(f"rankscope: error: {stop[1]}", file=sys.stderr)
         return stop[2]
@@ -425,6 +408,28 @@ def _debug_query_summary(results: Results, only_query: str, num_rel: Measure) ->
         for m, values in ((m, results.score_list(m)) for m in results.measures)
     ]
     return results._with_values(ids, columns)
+
+
+def _stop(
+    args: argparse.Namespace,
+    only_query: str | None,
+    missing: list[str],
+    query_ids: list[str],
+    complete: bool,
+    negative_first: tuple[str, str] | None,
+) -> tuple[int | None, str, int] | None:
+    """Where trec_eval stops on these queries, as the core decides it (`trec_eval_stop`): None,
+    or (the queries printed first, None when nothing is; the message; the exit status)."""
+    return trec_eval_stop(
+        missing,
+        query_ids,
+        complete=complete,
+        only_query=only_query,
+        fix_quirks=args.fix_quirks,
+        negative_first=negative_first,
+        qrels=args.qrels,
+        run=args.run,
+    )
 
 
 def _warn_undetermined(lines: list[TrecMeasure]) -> None:
