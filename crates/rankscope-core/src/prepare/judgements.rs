@@ -116,7 +116,12 @@ impl<'a> Judgements<'a> {
         // Each query's table filled on its own, queries in parallel: the earliest first row
         // of a repeated pair, the distinct relevant documents, and (diversity qrels) the
         // repeated rows with their documents' first rows.
-        let mut slots = vec![(0, 0); size_total];
+        // Written with zeros here rather than allocated zeroed (`vec![(0, 0); n]`): the pages of
+        // a zeroed allocation are the kernel's shared zero page until written, so each probe's
+        // first read and then its write cost a copy-on-write fault, whose flush of the other
+        // threads' TLBs interrupts every core (a tenth of the 10M-line run's time under perf).
+        let mut slots = Vec::with_capacity(size_total);
+        slots.resize(size_total, (0, 0));
         let tables = split_by_offsets(&mut slots, &index.table_offsets);
         let parallel = qrels.len() >= PARALLEL_MIN_ROWS;
         let numbered: Vec<_> = tables.into_iter().enumerate().collect();
