@@ -19,7 +19,10 @@ RUN = "1 Q0 a 1 1 r\n"
 # Nothing judged is retrieved for query 1 (so -J leaves it empty); grade-0 judgements.
 QRELS_J = "1 0 a 1\n1 0 b 0\n2 0 c 2\n2 0 d 0\n"
 RUN_J = "1 Q0 x 1 1 r\n1 Q0 y 2 0.5 r\n2 Q0 c 1 1 r\n2 Q0 z 2 0.5 r\n"
-ZSCORES = "1 num_rel 1.0 0.5\n2 num_rel 1.0 0.5\n1 map 0.5 0.25\n2 map 0.5 0.25\n"
+ZSCORES = (
+    "1 num_rel 1.0 0.5\n2 num_rel 1.0 0.5\n1 map 0.5 0.25\n2 map 0.5 0.25\n"
+    "1 gm_map -1.0 2.0\n2 gm_map -1.0 2.0\n1 num_ret 1.0 1.0\n2 num_ret 1.0 1.0\n"
+)
 
 
 def _run(
@@ -258,7 +261,7 @@ def test_under_c_a_debug_query_s_summary_is_over_every_judged_query(
 ) -> None:
     """With -c -D N.QID trec_eval 10 evaluates QID alone but divides by the number of judged
     queries, the others counting 0 (floored in gm_map); num_rel's summary stays the count of
-    relevant judgements."""
+    relevant judgements. Likewise under -Z (trec_eval 10's output on the same files)."""
     options = ["-q", "-c", "-D", "0.1", "-m", "map", "-m", "num_q", "-m", "num_rel"]
     assert _run(tmp_path, capsys, [*options, "-m", "num_ret", "-m", "gm_map"])[:2] == (
         EXIT_OK,
@@ -274,6 +277,21 @@ def test_under_c_a_debug_query_s_summary_is_over_every_judged_query(
     # Without -c, over QID alone.
     assert _run(tmp_path, capsys, ["-D", "0.1", "-m", "map", "-m", "num_q"])[1] == (
         "num_q                 \tall\t1\nmap                   \tall\t1.0000\n"
+    )
+    # Under -Z the same: the other judged queries add a z-score of 0 (the floor's logarithm in
+    # gm_map's mean of logarithms) and count in num_q.
+    assert _run(tmp_path, capsys, [*options, "-Z", "ZFILE", "-m", "num_ret", "-m", "gm_map"])[
+        :2
+    ] == (
+        EXIT_OK,
+        "Znum_ret               \t1\t0.0000\n"
+        "Znum_rel               \t1\t0.0000\n"
+        "Zmap                   \t1\t2.0000\n"
+        "Znum_q                 \tall\t2.0000\n"
+        "Znum_ret               \tall\t0.0000\n"
+        "Znum_rel               \tall\t2.0000\n"
+        "Zmap                   \tall\t1.0000\n"
+        "Zgm_map                \tall\t0.0041\n",
     )
 
 

@@ -6,7 +6,8 @@ grades, documents retrieved but unjudged, queries with no relevant document, que
 judged document retrieved (trec_eval's ``-J`` divides 0 by 0 there), queries judged but not
 retrieved (an error without ``-c``, scored with ``-c``), queries retrieved but not judged, long
 and short rankings, and every parameterised measure; and two corners of their own: a first
-query (byte-wise) whose grades are all negative, and a run none of whose queries is judged.
+query (byte-wise) whose grades are all negative, and a run none of whose queries is judged;
+and ``-Z`` with ``-c -D N.QID``, where the summary counts every judged query.
 """
 
 from __future__ import annotations
@@ -214,6 +215,12 @@ def corners(folder: Path) -> list[Data]:
     return written
 
 
+def _judged_queries(data: Data) -> list[str]:
+    """The queries of ``data``'s qrels, in the order of their first lines."""
+    lines = data.qrels.read_text().splitlines()
+    return list(dict.fromkeys(line.split()[0] for line in lines))
+
+
 def cases(folder: Path, seeds: range) -> list[Case]:
     """Every case for the data made from ``seeds``, and the corners."""
     found: list[Case] = [Case(data, option) for data in corners(folder) for option in ON_CORNERS]
@@ -224,6 +231,11 @@ def cases(folder: Path, seeds: range) -> list[Case]:
             found.extend(Case(data, option) for option in options)
             zscored = ("-q", "-c", "-Z", str(data.zscores), "-m", "official")
             found.append(Case(data, zscored))
+            # -c -D N.QID -Z: QID alone z-scored, the summary over every judged query (the
+            # first, retrieved; the second, not retrieved when the data are incomplete).
+            for query in _judged_queries(data)[:2]:
+                debug = ("-c", "-D", f"0.{query}", "-Z", str(data.zscores), "-m", "official")
+                found.append(Case(data, debug))
             if complete:
                 found.append(Case(data, ("-Z", str(data.zscores), "-m", "official")))
     return found

@@ -387,6 +387,7 @@ fn trec_text(evaluation: &Evaluation, per_query: bool) -> String {
         run_name: &evaluation.run_name,
         relstrings: None,
         zscores: None,
+        absent: 0,
     };
     render(&columns, &layout)
 }

@@ -405,6 +405,8 @@ fn output(options: &Options) -> Option<Outcome> {
         run_name: &evaluation.run_name,
         relstrings: relstrings.as_ref(),
         zscores: zscores.as_ref(),
+        // -D, whose -c counts queries it does not evaluate, is handed to Python.
+        absent: 0,
     };
     let text = render(&columns, &layout);
     Some(match stop_message {

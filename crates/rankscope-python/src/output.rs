@@ -54,11 +54,12 @@ fn trec_eval_lines(
 
 /// The text trec_eval prints: `lines` as (printed, measure name or None, relstring length or
 /// None), `values[i]` line i's value per query (empty for runid and relstring),
-/// `summaries[i]` its summary's value and whether it is another line's.
+/// `summaries[i]` its summary's value and whether it is another line's; `absent` the judged
+/// queries a `-Z` summary counts without values (`Layout::absent`).
 #[pyfunction]
 #[pyo3(signature = (
     lines, query_ids, values, summaries, *, per_query, summary, run_name, relstrings=None,
-    zscores=None
+    zscores=None, absent=0
 ))]
 #[allow(clippy::too_many_arguments)]
 fn format_trec_eval(
@@ -72,6 +73,7 @@ fn format_trec_eval(
     run_name: String,
     relstrings: Option<HashMap<String, String>>,
     zscores: Option<HashMap<(String, String), (f64, f64)>>,
+    absent: usize,
 ) -> PyResult<String> {
     let lines = lines
         .into_iter()
@@ -116,6 +118,7 @@ fn format_trec_eval(
         run_name: &run_name,
         relstrings: relstrings.as_ref(),
         zscores: zscores.as_ref(),
+        absent,
     };
     Ok(py.detach(|| render(&columns, &layout)))
 }

@@ -367,6 +367,7 @@ def run(args: argparse.Namespace) -> int:
         summary_from = {"num_rel": TrecMeasure("num_rel", complete_num_rel)}
     printed: Results | None = results
     summary_of = None
+    absent = 0
     if stop is not None and stop[0] is not None:
         shown = query_ids[: stop[0]]
         printed = results.only_queries(shown) if shown else None
@@ -374,6 +375,8 @@ def run(args: argparse.Namespace) -> int:
         printed = results.only_queries([only_query])
         if results.complete:
             summary_of = _debug_query_summary(results, only_query, complete_num_rel)
+            # Under -Z the core counts the other judged queries in the summary itself.
+            absent = len(results.query_ids) - 1
     text = (
         ""
         if printed is None
@@ -386,6 +389,7 @@ def run(args: argparse.Namespace) -> int:
             relstrings=strings,
             zscores=zscores,
             summary_of=summary_of,
+            absent=absent,
         )
     )
     write_text(text, None)

@@ -89,6 +89,7 @@ def format_trec_eval(
     relstrings: dict[str, str] | None = None,
     zscores: dict[tuple[str, str], tuple[float, float]] | None = None,
     summary_of: Results | None = None,
+    absent: int = 0,
 ) -> str:
     """The text trec_eval prints for ``results``, byte for byte, for the given lines.
 
@@ -98,7 +99,9 @@ def format_trec_eval(
     holds the relstring of each query (per query only, as trec_eval prints it). With
     ``zscores`` (trec_eval's ``-Z``), every value becomes its z-score against the file's mean
     and standard deviation for its query and printed name, the summaries aggregate the
-    z-scores, and names get a ``Z``.
+    z-scores, and names get a ``Z``; ``absent`` judged queries without values count in those
+    summaries as trec_eval counts them under ``-c -D N.QID`` (the core's ``Layout::absent``:
+    0 to a mean or sum of z-scores, the floor to a geometric mean's, one to num_q).
 
     Examples
     --------
@@ -141,4 +144,5 @@ def format_trec_eval(
         run_name=run_name,
         relstrings=relstrings,
         zscores=zscores,
+        absent=absent,
     )

@@ -914,6 +914,11 @@ pub struct Layout<'a> {
     /// trec_eval's `-Z`: every value becomes its z-score against these means and standard
     /// deviations, the summaries aggregate the z-scores, and names get a `Z`.
     pub zscores: Option<&'a ZScores>,
+    /// Under `-Z`: judged queries the summary counts without values (trec_eval's `-c` with
+    /// `-D N.QID` evaluates QID alone and averages over every judged query). Each adds
+    /// nothing to a sum or a mean of z-scores, the floor's logarithm to a geometric mean's,
+    /// and one to num_q. Without `-Z` the caller's summaries already count them.
+    pub absent: usize,
 }
 
 /// The text trec_eval prints for these columns, byte for byte.
@@ -934,6 +939,7 @@ pub struct Layout<'a> {
 ///     run_name: "run",
 ///     relstrings: None,
 ///     zscores: None,
+///     absent: 0,
 /// };
 /// assert_eq!(
 ///     render(&columns, &layout),
@@ -1035,15 +1041,35 @@ fn render_zscores(columns: &[Column<'_>], layout: &Layout<'_>, zscores: &ZScores
             // trec_eval's summary of num_rel under -c is its count of relevant judgements,
             // not a z-score.
             column.summary
-        } else if geometric(line) {
-            Aggregate::Mean.apply(values).exp()
         } else {
-            measure.family.aggregate.apply(values)
+            zscore_summary(measure.family.aggregate, values, layout.absent)
         };
         out.push('Z');
         push_line(&mut out, &line.printed, "all", &number_text(value));
     }
     out
+}
+
+/// The summary of a line's z-scores (of the logarithms, floored, for a geometric mean) under
+/// `aggregate`, with `absent` judged queries that have none (see [`Layout::absent`]): as
+/// trec_eval accumulates them, an absent query adds 0, or `ln(floor)` to a geometric mean.
+fn zscore_summary(aggregate: Aggregate, values: &[f64], absent: usize) -> f64 {
+    let geometric = aggregate == Aggregate::GeometricMean;
+    let filler = if geometric {
+        GEOMETRIC_MEAN_FLOOR.ln()
+    } else {
+        0.0
+    };
+    let all: Vec<f64> = values
+        .iter()
+        .copied()
+        .chain(std::iter::repeat(filler).take(absent))
+        .collect();
+    if geometric {
+        Aggregate::Mean.apply(&all).exp()
+    } else {
+        aggregate.apply(&all)
+    }
 }
 
 /// As trec_eval: (value - mean) / stddev; 0 for a stddev of 0 and the mean itself.
@@ -1227,6 +1253,16 @@ mod tests {
     }
 
     fn rendered(specs: &[&str], per_query: bool, zscores: Option<&ZScores>) -> String {
+        rendered_with_absent(specs, per_query, zscores, 0)
+    }
+
+    /// [`rendered`] with `absent` judged queries the summary counts without values.
+    fn rendered_with_absent(
+        specs: &[&str],
+        per_query: bool,
+        zscores: Option<&ZScores>,
+        absent: usize,
+    ) -> String {
         let specs: Vec<String> = specs.iter().map(|s| (*s).to_string()).collect();
         let lines = select(&specs, 0, &mut Vec::new()).unwrap();
         let values = [0.5, 0.25];
@@ -1250,6 +1286,7 @@ mod tests {
                 run_name: "run",
                 relstrings: Some(&relstrings),
                 zscores,
+                absent,
             },
         )
     }
@@ -1284,6 +1321,42 @@ mod tests {
              Zmap                   \tb\t0.0000\n\
              runid                 \tall\trun\n\
              Zmap                   \tall\t0.2500\n"
+        );
+    }
+
+    /// trec_eval 10 under `-c -D N.QID -Z`: the judged queries not evaluated add 0 to the mean
+    /// and the sum of z-scores, `ln(1e-5)` to the geometric mean's, and count in num_q (the
+    /// same rule on the real binary: `tests/cli/trec_eval_cases.py`'s `-Z` corner).
+    #[test]
+    fn zscore_summaries_count_the_absent_queries_as_trec_eval_does() {
+        let zscores: ZScores = [
+            (("a".to_string(), "map".to_string()), (0.25, 0.5)),
+            (("b".to_string(), "map".to_string()), (0.25, 0.0)),
+            (("a".to_string(), "gm_map".to_string()), (0.0, 1.0)),
+            (("b".to_string(), "gm_map".to_string()), (0.0, 1.0)),
+            (("a".to_string(), "num_ret".to_string()), (0.0, 1.0)),
+            (("b".to_string(), "num_ret".to_string()), (0.0, 1.0)),
+        ]
+        .into();
+        let specs = ["num_q", "num_ret", "map", "gm_map"];
+        // z: map 0.5 and 0, gm_map ln(0.5) and ln(0.25), num_ret 0.5 and 0.25.
+        let gm = ((0.5f64.ln() + 0.25f64.ln() + 3.0 * 1e-5f64.ln()) / 5.0).exp();
+        assert_eq!(
+            rendered_with_absent(&specs, false, Some(&zscores), 3),
+            format!(
+                "Znum_q                 \tall\t5.0000\n\
+                 Znum_ret               \tall\t0.7500\n\
+                 Zmap                   \tall\t0.1000\n\
+                 Zgm_map                \tall\t{gm:.4}\n"
+            )
+        );
+        assert_eq!(format!("{gm:.4}"), "0.0007");
+        assert_eq!(
+            rendered(&specs, false, Some(&zscores)),
+            "Znum_q                 \tall\t2.0000\n\
+             Znum_ret               \tall\t0.7500\n\
+             Zmap                   \tall\t0.2500\n\
+             Zgm_map                \tall\t0.3536\n"
         );
     }
 
