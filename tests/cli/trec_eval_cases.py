@@ -31,6 +31,8 @@ class Data:
     complete: bool
     #: Per query and measure of ``official``, a mean and a standard deviation (``-Z``).
     zscores: Path
+    #: The judged queries, in the qrels' order.
+    judged: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,7 @@ def write_data(folder: Path, seed: int, *, complete: bool) -> Data:
         run=_write(folder / f"run.{seed}.{kind}", run),
         complete=complete,
         zscores=_write(folder / f"zscores.{seed}.{kind}", zscores),
+        judged=tuple(judged_queries),
     )
 
 
@@ -215,12 +218,6 @@ def corners(folder: Path) -> list[Data]:
     return written
 
 
-def _judged_queries(data: Data) -> list[str]:
-    """The queries of ``data``'s qrels, in the order of their first lines."""
-    lines = data.qrels.read_text().splitlines()
-    return list(dict.fromkeys(line.split()[0] for line in lines))
-
-
 def cases(folder: Path, seeds: range) -> list[Case]:
     """Every case for the data made from ``seeds``, and the corners."""
     found: list[Case] = [Case(data, option) for data in corners(folder) for option in ON_CORNERS]
@@ -233,7 +230,7 @@ def cases(folder: Path, seeds: range) -> list[Case]:
             found.append(Case(data, zscored))
             # -c -D N.QID -Z: QID alone z-scored, the summary over every judged query (the
             # first, retrieved; the second, not retrieved when the data are incomplete).
-            for query in _judged_queries(data)[:2]:
+            for query in data.judged[:2]:
                 debug = ("-c", "-D", f"0.{query}", "-Z", str(data.zscores), "-m", "official")
                 found.append(Case(data, debug))
             if complete:
